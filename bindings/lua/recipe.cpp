@@ -1,0 +1,177 @@
+#include "bindings/lua/recipe.h"
+
+#include <fstream>
+#include <regex>
+
+#include "bindings/lua/data_binding.h"
+#include "bindings/lua/lua_hooks.h"
+#include "bindings/lua/lua_module.h"
+#include "runtime/core/did_you_mean.h"
+#include "runtime/core/errors.h"
+
+namespace runner::lua {
+
+const std::vector<std::string>& recipe_keys() {
+  static const std::vector<std::string> keys{"args", "datasets", "model", "callbacks", "input_name", "compute_loss"};
+  return keys;
+}
+
+std::string locate_key(const std::string& path, const std::string& key) {
+  std::ifstream in(path);
+  const std::regex pattern("(^|[\\s,{])" + key + "\\s*=[^=]");
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    const auto comment = line.find("--");
+    const std::string code = comment == std::string::npos ? line : line.substr(0, comment);
+    if (std::regex_search(code + " ", pattern)) return path + ":" + std::to_string(n);
+  }
+  return path;
+}
+
+namespace {
+
+// The recipe table is at stack index `t` throughout.
+void check_keys(lua_State* L, int t, const std::string& path) {
+  lua_pushnil(L);
+  while (lua_next(L, t)) {
+    lua_pop(L, 1);
+    if (lua_type(L, -1) != LUA_TSTRING) {
+      lua_pop(L, 1);
+      throw RecipeError("the recipe table must have named fields only", path);
+    }
+    const std::string key = lua_tostring(L, -1);
+    const auto& keys = recipe_keys();
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
+      lua_pop(L, 1);
+      throw RecipeError("unknown recipe field '" + key + "'" + did_you_mean(key, keys), locate_key(path, key));
+    }
+  }
+}
+
+data::DatasetPtr dataset_field(lua_State* L, int datasets, const char* name, const std::string& path) {
+  lua_getfield(L, datasets, name);
+  data::DatasetPtr ds;
+  if (!lua_isnil(L, -1)) {
+    ds = test_dataset(L, -1);
+    if (!ds) {
+      const std::string got = luaL_typename(L, -1);
+      lua_pop(L, 1);
+      throw RecipeError(std::string("datasets.") + name + " must be a dataset (data.table, data.jsonl, ...), got " + got,
+                        locate_key(path, name));
+    }
+  }
+  lua_pop(L, 1);
+  return ds;
+}
+
+}  // namespace
+
+Recipe load_recipe(LuaState& lua, const std::string& path) {
+  lua_State* L = lua.get();
+  const int base = lua_gettop(L);
+  lua.run_recipe(path);
+  struct Restore {
+    lua_State* L;
+    int top;
+    ~Restore() { lua_settop(L, top); }
+  } restore{L, base};
+  const int t = lua_gettop(L);
+  if (!lua_istable(L, t)) throw RecipeError(std::string("the recipe must return a table, got ") + luaL_typename(L, t), path);
+  check_keys(L, t, path);
+
+  Recipe r;
+  r.path = path;
+
+  lua_getfield(L, t, "args");
+  if (!lua_isnil(L, -1)) {
+    if (!lua_istable(L, -1)) throw RecipeError("args must be a table", locate_key(path, "args"));
+    r.recipe_args = to_json(L, -1, "args");
+    if (!r.recipe_args.is_object()) throw RecipeError("args must be a table of names to values", locate_key(path, "args"));
+    for (auto it = r.recipe_args.begin(); it != r.recipe_args.end(); ++it) {
+      try {
+        r.args.set(it.key(), it.value());
+      } catch (const ArgumentError& e) {
+        throw e.located(locate_key(path, it.key()));
+      }
+    }
+  }
+  lua_pop(L, 1);
+
+  lua_getfield(L, t, "datasets");
+  if (!lua_isnil(L, -1)) {
+    if (!lua_istable(L, -1)) throw RecipeError("datasets must be a table {train = ..., eval = ..., test = ...}", locate_key(path, "datasets"));
+    const int ds = lua_gettop(L);
+    lua_pushnil(L);
+    while (lua_next(L, ds)) {
+      lua_pop(L, 1);
+      const std::string key = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "?";
+      if (key != "train" && key != "eval" && key != "test") {
+        lua_pop(L, 1);
+        throw RecipeError("datasets." + key + ": expected train, eval or test" + did_you_mean(key, {"train", "eval", "test"}),
+                          locate_key(path, key));
+      }
+    }
+    r.datasets.train = dataset_field(L, ds, "train", path);
+    r.datasets.eval = dataset_field(L, ds, "eval", path);
+    r.datasets.test = dataset_field(L, ds, "test", path);
+  }
+  lua_pop(L, 1);
+
+  lua_getfield(L, t, "model");
+  if (!lua_isnil(L, -1)) {
+    r.model = test_module(L, -1);
+    if (!r.model) throw RecipeError(std::string("model must be a module (nn.*, models.*), got ") + luaL_typename(L, -1), locate_key(path, "model"));
+  }
+  lua_pop(L, 1);
+
+  lua_getfield(L, t, "input_name");
+  if (!lua_isnil(L, -1)) {
+    if (lua_type(L, -1) != LUA_TSTRING) throw RecipeError("input_name must be a string (a batch field name)", locate_key(path, "input_name"));
+    r.input_name = lua_tostring(L, -1);
+  }
+  lua_pop(L, 1);
+
+  r.hooks = std::make_shared<LuaHooks>(L, t, path);
+
+  lua_getfield(L, t, "callbacks");
+  if (!lua_isnil(L, -1)) {
+    if (!lua_istable(L, -1)) throw RecipeError("callbacks must be a list of callback tables", locate_key(path, "callbacks"));
+    const int cbs = lua_gettop(L);
+    const size_t n = lua_objlen(L, cbs);
+    for (size_t i = 1; i <= n; ++i) {
+      lua_rawgeti(L, cbs, static_cast<int>(i));
+      if (!lua_istable(L, -1)) throw RecipeError("callbacks[" + std::to_string(i) + "] must be a table of on_* functions", locate_key(path, "callbacks"));
+      // Event names are checked up front: a misspelt on_step_ned would otherwise never fire.
+      const int cb = lua_gettop(L);
+      lua_pushnil(L);
+      while (lua_next(L, cb)) {
+        lua_pop(L, 1);
+        const std::string key = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
+        static const std::vector<std::string> events = [] {
+          std::vector<std::string> v{"name"};
+          for (int e = 0; e <= static_cast<int>(Event::kPredictionStep); ++e) v.emplace_back(event_name(static_cast<Event>(e)));
+          return v;
+        }();
+        if (std::find(events.begin(), events.end(), key) == events.end())
+          throw RecipeError("callbacks[" + std::to_string(i) + "]: unknown event '" + key + "'" + did_you_mean(key, events),
+                            locate_key(path, key));
+      }
+      lua_getfield(L, cb, "name");
+      const std::string name = lua_isstring(L, -1) ? lua_tostring(L, -1) : "LuaCallback" + std::to_string(i);
+      lua_pop(L, 1);
+      r.callbacks.push_back(std::make_shared<LuaCallback>(L, cb, name));
+      lua_pop(L, 1);
+    }
+  }
+  lua_pop(L, 1);
+
+  const auto undeclared = lua.undeclared_options();
+  if (!undeclared.empty()) {
+    std::vector<std::string> known = lua.declared_options();
+    for (const auto& f : arg_fields()) known.emplace_back(f.name);
+    throw ArgumentError("--" + undeclared.front() + ": unknown argument" + did_you_mean(undeclared.front(), known), "command line");
+  }
+  return r;
+}
+
+}  // namespace runner::lua

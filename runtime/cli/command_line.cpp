@@ -1,0 +1,87 @@
+#include "runtime/cli/command_line.h"
+
+#include "runtime/core/errors.h"
+#include "runtime/core/training_args.h"
+
+namespace runner::cli {
+
+const char* usage() {
+  return "usage: runner RECIPE.lua [--<argument> VALUE ...]   train as the recipe says\n"
+         "       runner check RECIPE.lua [--<argument> VALUE ...]   validate; print the resolved arguments as JSON\n"
+         "       runner args [--markdown]   list every training argument with its default\n"
+         "       runner --help | --version\n"
+         "\n"
+         "Arguments are HF TrainingArguments names (runner args lists them); a recipe may declare more\n"
+         "with recipe.options{}. Booleans accept --flag, --flag true|false|1|0. Exit codes: 0 ok,\n"
+         "2 user error (recipe, argument, data, checkpoint), 1 internal error.\n";
+}
+
+namespace {
+bool is_bool_field(const std::string& name) {
+  const ArgField* f = find_arg_field(name);
+  return f && (std::string(f->type) == "Bool" || std::string(f->type) == "OptBool");
+}
+bool looks_like_bool(const std::string& v) {
+  return v == "true" || v == "false" || v == "1" || v == "0" || v == "True" || v == "False" || v == "yes" || v == "no";
+}
+}  // namespace
+
+CommandLine parse_command_line(int argc, const char* const* argv) {
+  CommandLine cl;
+  std::vector<std::string> a(argv + 1, argv + argc);
+  if (a.empty()) {
+    cl.command = "help";
+    return cl;
+  }
+  size_t i = 0;
+  const std::string first = a[0];
+  if (first == "--help" || first == "-h" || first == "help") {
+    cl.command = "help";
+    return cl;
+  }
+  if (first == "--version" || first == "version") {
+    cl.command = "version";
+    return cl;
+  }
+  if (first == "args") {
+    cl.command = "args";
+    for (size_t j = 1; j < a.size(); ++j) {
+      if (a[j] == "--markdown") cl.markdown = true;
+      else throw ArgumentError("runner args takes only --markdown, got \"" + a[j] + "\"", "command line");
+    }
+    return cl;
+  }
+  if (first == "check") {
+    cl.command = "check";
+    i = 1;
+  } else {
+    cl.command = "run";
+  }
+  if (i >= a.size() || a[i].rfind("--", 0) == 0) throw ArgumentError("missing the recipe file (runner --help shows usage)", "command line");
+  cl.recipe = a[i++];
+  while (i < a.size()) {
+    const std::string token = a[i];
+    const std::string position = "command line:" + std::to_string(i + 1);
+    if (token.rfind("--", 0) != 0 || token.size() == 2)
+      throw ArgumentError("expected --name value, got \"" + token + "\"", position);
+    std::string name = token.substr(2), value;
+    const auto eq = name.find('=');
+    if (eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+      ++i;
+    } else if (is_bool_field(name) && (i + 1 >= a.size() || !looks_like_bool(a[i + 1]))) {
+      value = "true";  // --flag alone
+      ++i;
+    } else {
+      if (i + 1 >= a.size()) throw ArgumentError("--" + name + " needs a value", position);
+      value = a[i + 1];
+      i += 2;
+    }
+    if (find_arg_field(name)) cl.arg_overrides.emplace_back(name, value);
+    else cl.recipe_options[name] = value;  // checked against recipe.options{} after loading
+  }
+  return cl;
+}
+
+}  // namespace runner::cli

@@ -1,0 +1,25 @@
+// argv → a command, a recipe path and the --name value overrides, split into training
+// arguments and recipe options (recipe.options{} in the recipe).
+#pragma once
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace runner::cli {
+
+struct CommandLine {
+  std::string command;  // run, check, args, help, version
+  std::string recipe;
+  // Training arguments in the order given: (name, text, argv position).
+  std::vector<std::pair<std::string, std::string>> arg_overrides;
+  std::map<std::string, std::string> recipe_options;
+  bool markdown = false;  // runner args --markdown
+};
+
+// Throws ArgumentError located at "command line" for malformed input.
+CommandLine parse_command_line(int argc, const char* const* argv);
+
+const char* usage();
+
+}  // namespace runner::cli

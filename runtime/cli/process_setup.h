@@ -1,0 +1,13 @@
+// Process-wide settings made once at start-up, before any tensor work.
+#pragma once
+
+namespace runner::cli {
+
+// Intra-op threads = CPUs in this process's affinity mask ÷ processes on the node, and
+// glibc heap thresholds raised so freed activation buffers are reused instead of being
+// returned to the kernel and page-faulted back every step.
+void setup_process(int local_world_size = 1);
+
+int affinity_cpus();
+
+}  // namespace runner::cli

@@ -1,0 +1,324 @@
+#include "runtime/core/training_args.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+#include "runtime/core/did_you_mean.h"
+#include "runtime/core/errors.h"
+
+namespace runner {
+
+using nlohmann::json;
+
+namespace {
+
+std::string show(const json& v) { return v.dump(); }
+
+[[noreturn]] void type_error(const char* key, const char* expected, const json& got) {
+  throw ArgumentError(std::string("args.") + key + ": expected " + expected + ", got " + show(got));
+}
+
+// JSON → field type. Lua numbers arrive as doubles, so integers are accepted when integral.
+template <class T>
+T convert(const json& v, const char* key);
+
+template <>
+bool convert<bool>(const json& v, const char* key) {
+  if (!v.is_boolean()) type_error(key, "true or false", v);
+  return v.get<bool>();
+}
+template <>
+int64_t convert<int64_t>(const json& v, const char* key) {
+  if (v.is_number_integer()) return v.get<int64_t>();
+  if (v.is_number_float() && std::isfinite(v.get<double>()) && v.get<double>() == std::floor(v.get<double>()))
+    return static_cast<int64_t>(v.get<double>());
+  type_error(key, "an integer", v);
+}
+template <>
+double convert<double>(const json& v, const char* key) {
+  if (!v.is_number()) type_error(key, "a number", v);
+  return v.get<double>();
+}
+template <>
+std::string convert<std::string>(const json& v, const char* key) {
+  if (!v.is_string()) type_error(key, "a string", v);
+  return v.get<std::string>();
+}
+template <>
+json convert<json>(const json& v, const char*) { return v; }
+template <>
+std::optional<bool> convert<std::optional<bool>>(const json& v, const char* key) {
+  if (v.is_null()) return std::nullopt;
+  return convert<bool>(v, key);
+}
+template <>
+std::optional<int64_t> convert<std::optional<int64_t>>(const json& v, const char* key) {
+  if (v.is_null()) return std::nullopt;
+  return convert<int64_t>(v, key);
+}
+template <>
+std::optional<double> convert<std::optional<double>>(const json& v, const char* key) {
+  if (v.is_null()) return std::nullopt;
+  return convert<double>(v, key);
+}
+template <>
+std::optional<std::string> convert<std::optional<std::string>>(const json& v, const char* key) {
+  if (v.is_null()) return std::nullopt;
+  return convert<std::string>(v, key);
+}
+
+// Field type → JSON (for to_json and for comparing against the default).
+template <class T>
+json to_json_value(const T& v) { return json(v); }
+template <class T>
+json to_json_value(const std::optional<T>& v) { return v ? json(*v) : json(nullptr); }
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, sep);) out.push_back(item);
+  return out;
+}
+
+void check_choice(const char* key, const char* choices, const std::string& value) {
+  if (!*choices) return;
+  auto options = split(choices, '|');
+  if (std::find(options.begin(), options.end(), value) != options.end()) return;
+  std::string list;
+  for (const auto& o : options) list += (list.empty() ? "" : ", ") + o;
+  throw ArgumentError(std::string("args.") + key + ": unknown \"" + value + "\"" + did_you_mean(value, options) +
+                      " (expected one of " + list + ")");
+}
+void check_choice(const char* key, const char* choices, const std::optional<std::string>& v) {
+  if (v) check_choice(key, choices, *v);
+}
+template <class T>
+void check_choice(const char*, const char*, const T&) {}
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// Command-line text → JSON, guided by the field's type.
+json parse_text(const ArgField& f, const std::string& text) {
+  const std::string type = f.type;
+  const std::string t = lower(text);
+  if (type.rfind("Opt", 0) == 0 && (t == "none" || t == "null")) return nullptr;
+  if (type == "Bool" || type == "OptBool") {
+    if (t == "true" || t == "1" || t == "yes") return true;
+    if (t == "false" || t == "0" || t == "no") return false;
+    throw ArgumentError(std::string("--") + f.name + ": expected true or false, got \"" + text + "\"");
+  }
+  if (type == "Int" || type == "OptInt" || type == "Float" || type == "OptFloat") {
+    char* end = nullptr;
+    double v = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0')
+      throw ArgumentError(std::string("--") + f.name + ": expected a number, got \"" + text + "\"");
+    if ((type == "Int" || type == "OptInt") && v == std::floor(v)) return static_cast<int64_t>(v);
+    return v;
+  }
+  if (type == "Json") {
+    // JSON when it parses ({"a":1}, [..], true, 3), else the plain text ("none", a path).
+    json parsed = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    return parsed.is_discarded() ? json(text) : parsed;
+  }
+  return text;
+}
+
+std::vector<std::string> all_names() {
+  std::vector<std::string> names;
+  for (const auto& f : arg_fields()) {
+    names.push_back(f.name);
+    if (*f.aliases) names.push_back(f.aliases);
+  }
+  return names;
+}
+
+bool is_integral(double v) { return v == std::floor(v); }
+
+}  // namespace
+
+const std::vector<ArgField>& arg_fields() {
+  static const std::vector<ArgField> fields = [] {
+    std::vector<ArgField> v;
+    const TrainingArguments defaults;
+#define ARG(name, type, def, choices, aliases, support, help) \
+  v.push_back({#name, #type, choices, aliases, support, help, to_json_value(defaults.name)});
+#include "runtime/core/training_args.def"
+#undef ARG
+    return v;
+  }();
+  return fields;
+}
+
+const ArgField* find_arg_field(const std::string& name) {
+  for (const auto& f : arg_fields())
+    if (name == f.name || (*f.aliases && name == f.aliases)) return &f;
+  return nullptr;
+}
+
+void TrainingArguments::set(const std::string& key, const json& value) {
+  const ArgField* field = find_arg_field(key);
+  if (!field) throw ArgumentError("args." + key + ": unknown argument" + did_you_mean(key, all_names()));
+  const std::string canonical = field->name;
+  json v = value;
+  // HF v5 coerces the old boolean form of include_num_input_tokens_seen.
+  if (canonical == "include_num_input_tokens_seen" && v.is_boolean()) v = v.get<bool>() ? "all" : "no";
+#define ARG(name, type, def, choices, aliases, support, help)  \
+  if (canonical == #name) {                                  \
+    auto converted = convert<argtype::type>(v, #name);       \
+    check_choice(#name, choices, converted);                 \
+    name = std::move(converted);                             \
+    return;                                                  \
+  }
+#include "runtime/core/training_args.def"
+#undef ARG
+}
+
+void TrainingArguments::set_from_string(const std::string& key, const std::string& text) {
+  const ArgField* field = find_arg_field(key);
+  if (!field) throw ArgumentError("--" + key + ": unknown argument" + did_you_mean(key, all_names()));
+  set(key, parse_text(*field, text));
+}
+
+void TrainingArguments::update(const json& object) {
+  if (!object.is_object()) throw ArgumentError("args: expected a table of argument names to values");
+  for (auto it = object.begin(); it != object.end(); ++it) set(it.key(), it.value());
+}
+
+json TrainingArguments::to_json() const {
+  json out = json::object();
+#define ARG(name, type, def, choices, aliases, support, help) out[#name] = to_json_value(name);
+#include "runtime/core/training_args.def"
+#undef ARG
+  if (!out["hub_token"].is_null()) out["hub_token"] = "<HUB_TOKEN>";
+  return out;
+}
+
+TrainingArguments TrainingArguments::from_json(const json& object) {
+  TrainingArguments args;
+  args.update(object);
+  return args;
+}
+
+int64_t TrainingArguments::warmup_steps_for(int64_t total_steps) const {
+  if (warmup_steps >= 1) return static_cast<int64_t>(warmup_steps);
+  return static_cast<int64_t>(std::ceil(static_cast<double>(total_steps) * warmup_steps));
+}
+
+std::vector<std::string> TrainingArguments::label_field_names() const {
+  if (label_names.is_null()) return {"labels"};
+  std::vector<std::string> names;
+  for (const auto& n : label_names) names.push_back(n.get<std::string>());
+  return names;
+}
+
+std::vector<std::string> TrainingArguments::finalize() {
+  std::vector<std::string> warnings;
+  auto fail = [](const std::string& m) { throw ArgumentError(m); };
+
+  // Fields runner accepts for compatibility but does not implement: only their default.
+  const json current = to_json();
+  for (const auto& f : arg_fields()) {
+    if (!*f.support) continue;
+    json value = current[f.name];
+    if (std::string(f.name) == "hub_token") value = hub_token ? json("<set>") : json(nullptr);
+    if (value != f.default_value) fail(std::string("args.") + f.name + ": not supported: " + f.support);
+  }
+
+  if (warmup_ratio) {
+    warnings.push_back("warmup_ratio is deprecated; use warmup_steps (a float < 1 is a ratio)");
+    if (*warmup_ratio < 0 || *warmup_ratio > 1) fail("args.warmup_ratio: must be in [0, 1], got " + std::to_string(*warmup_ratio));
+    if (warmup_steps == 0) warmup_steps = *warmup_ratio;
+  }
+  if (warmup_steps < 0) fail("args.warmup_steps: must be >= 0, got " + std::to_string(warmup_steps));
+  if (warmup_steps >= 1 && !is_integral(warmup_steps))
+    fail("args.warmup_steps: must be an integer if >= 1, got " + std::to_string(warmup_steps));
+  if (logging_dir) warnings.push_back("logging_dir is deprecated and has no effect");
+  if (group_by_length) {
+    warnings.push_back("group_by_length is deprecated; use train_sampling_strategy=\"group_by_length\"");
+    train_sampling_strategy = "group_by_length";
+  }
+
+  if (per_device_train_batch_size < 1) fail("args.per_device_train_batch_size: must be >= 1, got " + std::to_string(per_device_train_batch_size));
+  if (per_device_eval_batch_size < 1) fail("args.per_device_eval_batch_size: must be >= 1, got " + std::to_string(per_device_eval_batch_size));
+  if (gradient_accumulation_steps < 1) fail("args.gradient_accumulation_steps: must be >= 1, got " + std::to_string(gradient_accumulation_steps));
+  if (learning_rate < 0) fail("args.learning_rate: must be >= 0, got " + std::to_string(learning_rate));
+  if (max_grad_norm < 0) fail("args.max_grad_norm: must be >= 0 (0 disables clipping), got " + std::to_string(max_grad_norm));
+  if (num_train_epochs < 0) fail("args.num_train_epochs: must be >= 0, got " + std::to_string(num_train_epochs));
+  if (save_total_limit && *save_total_limit < 0) fail("args.save_total_limit: must be >= 0, got " + std::to_string(*save_total_limit));
+  if (dataloader_num_workers < 0) fail("args.dataloader_num_workers: must be >= 0");
+  if (dataloader_prefetch_factor && dataloader_num_workers == 0)
+    fail("args.dataloader_prefetch_factor: can only be set when dataloader_num_workers > 0");
+  if (torch_empty_cache_steps && *torch_empty_cache_steps < 1)
+    fail("args.torch_empty_cache_steps: must be an integer bigger than 0, got " + std::to_string(*torch_empty_cache_steps));
+  if (fp16 && bf16) fail("args.bf16: at most one of fp16 and bf16 can be true");
+
+  if (logging_strategy == "steps" && logging_steps == 0) fail("args.logging_steps: logging strategy steps requires non-zero logging_steps");
+  if (eval_strategy == "steps" && (!eval_steps || *eval_steps == 0)) {
+    if (logging_steps == 0) fail("args.eval_steps: evaluation strategy steps requires either non-zero eval_steps or logging_steps");
+    eval_steps = logging_steps;
+  }
+  auto check_steps = [&](const char* name, double v) {
+    if (v < 0) fail(std::string("args.") + name + ": must be >= 0, got " + std::to_string(v));
+    if (v > 1 && !is_integral(v)) fail(std::string("args.") + name + ": must be an integer if bigger than 1, got " + std::to_string(v));
+  };
+  check_steps("logging_steps", logging_steps);
+  check_steps("save_steps", save_steps);
+  if (eval_steps) check_steps("eval_steps", *eval_steps);
+
+  if (load_best_model_at_end && save_strategy != "best") {
+    if (eval_strategy != save_strategy)
+      fail("args.load_best_model_at_end: requires the save and eval strategy to match (unless save_strategy=\"best\"), but found eval_strategy=" +
+           eval_strategy + " and save_strategy=" + save_strategy);
+    if (eval_strategy == "steps") {
+      const double e = eval_steps.value_or(logging_steps), s = save_steps;
+      if ((e < 1) != (s < 1))
+        fail("args.load_best_model_at_end: requires save_steps to be a multiple of eval_steps, which cannot be guaranteed when mixing ratio and absolute steps (save_steps " +
+             std::to_string(s) + ", eval_steps " + std::to_string(e) + ")");
+      const double ratio = s / e;
+      if (std::fabs(ratio - std::round(ratio)) > 1e-9)
+        fail("args.load_best_model_at_end: requires save_steps to be a round multiple of eval_steps, but found " + nlohmann::json(s).dump() +
+             ", which is not a round multiple of " + nlohmann::json(e).dump());
+    }
+  }
+  if ((load_best_model_at_end || save_strategy == "best") && !metric_for_best_model) {
+    if (save_strategy == "best") fail("args.metric_for_best_model: must be provided when save_strategy=\"best\"");
+    metric_for_best_model = "loss";
+  }
+  if (metric_for_best_model && !greater_is_better) {
+    const std::string& m = *metric_for_best_model;
+    greater_is_better = !(m.size() >= 4 && m.compare(m.size() - 4, 4, "loss") == 0);
+  }
+
+  if (report_to.is_string()) {
+    const std::string r = report_to.get<std::string>();
+    if (r != "none" && r != "all") fail("args.report_to: \"" + r + "\" is not available (runner has no reporting integrations yet)");
+  } else if (report_to.is_array()) {
+    for (const auto& r : report_to)
+      if (r != "none") fail("args.report_to: " + r.dump() + " is not available (runner has no reporting integrations yet)");
+  } else if (!report_to.is_null()) {
+    fail("args.report_to: expected a string or a list of strings");
+  }
+  if (!label_names.is_null()) {
+    if (!label_names.is_array()) fail("args.label_names: expected a list of field names");
+    for (const auto& n : label_names)
+      if (!n.is_string()) fail("args.label_names: expected a list of field names, got " + label_names.dump());
+  }
+  if (!include_for_metrics.is_array()) fail("args.include_for_metrics: expected a list (\"inputs\", \"loss\")");
+  for (const auto& n : include_for_metrics)
+    if (n != "inputs" && n != "loss") fail("args.include_for_metrics: unknown " + n.dump() + " (expected \"inputs\" or \"loss\")");
+  if (lr_scheduler_kwargs.is_null()) lr_scheduler_kwargs = json::object();
+  if (!lr_scheduler_kwargs.is_object()) fail("args.lr_scheduler_kwargs: expected a table of options");
+  if (!resume_from_checkpoint.is_null() && !resume_from_checkpoint.is_boolean() && !resume_from_checkpoint.is_string())
+    fail("args.resume_from_checkpoint: expected true, false or a checkpoint folder");
+  if (train_sampling_strategy == "group_by_length")
+    fail("args.train_sampling_strategy: group_by_length is not implemented yet");
+  return warnings;
+}
+
+}  // namespace runner

@@ -1,0 +1,32 @@
+// Checkpoint folders (DESIGN.md output contract). A checkpoint is staged in a temporary
+// folder and renamed into place, so a crash never leaves a half-written checkpoint-N.
+#pragma once
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "runtime/io/safetensors.h"
+
+namespace runner::io {
+
+struct CheckpointContents {
+  NamedTensors model;              // model.safetensors (PyTorch names)
+  NamedTensors optimizer;          // optimizer.safetensors: "<state>.<param name>" (skipped when empty)
+  nlohmann::json optimizer_meta;   // optimizer.json: type, step, hyper-parameters (skipped when null)
+  nlohmann::json scheduler;        // scheduler.json (skipped when null)
+  nlohmann::json rng;              // rng_state.json (skipped when null)
+  nlohmann::json trainer_state;    // trainer_state.json
+  nlohmann::json training_args;    // training_args.json
+  std::vector<std::pair<std::string, std::string>> copy_files;  // (source path, name in the folder)
+};
+
+void write_checkpoint(const std::string& dir, const CheckpointContents& contents);
+
+// checkpoint-<N> folders of `output_dir`, sorted by N.
+std::vector<std::pair<int64_t, std::string>> list_checkpoints(const std::string& output_dir);
+std::optional<std::string> last_checkpoint(const std::string& output_dir);
+
+}  // namespace runner::io

@@ -1,0 +1,124 @@
+#include "runtime/models/layers.h"
+
+#include <cmath>
+
+#include "runtime/core/errors.h"
+
+namespace runner::models {
+
+namespace {
+
+// PyTorch's default for Linear and Conv: kaiming_uniform_(a=sqrt(5)) on the weight, which
+// works out to U(-1/sqrt(fan_in), 1/sqrt(fan_in)), and the same bound for the bias.
+at::Tensor uniform_init(at::IntArrayRef shape, int64_t fan_in) {
+  const double bound = fan_in > 0 ? 1.0 / std::sqrt(static_cast<double>(fan_in)) : 0.0;
+  return at::empty(shape).uniform_(-bound, bound);
+}
+
+void check_positive(const char* layer, const char* what, int64_t v) {
+  if (v <= 0) throw RecipeError(std::string(layer) + ": " + what + " must be > 0, got " + std::to_string(v));
+}
+
+}  // namespace
+
+Linear::Linear(int64_t in, int64_t out, bool has_bias) : Module("Linear") {
+  check_positive("nn.Linear", "in_features", in);
+  check_positive("nn.Linear", "out_features", out);
+  at::NoGradGuard no_grad;
+  weight = register_parameter("weight", uniform_init({out, in}, in));
+  if (has_bias) bias = register_parameter("bias", uniform_init({out}, in));
+}
+
+at::Tensor Linear::forward(const at::Tensor& x) { return at::linear(x, weight, bias); }
+
+Embedding::Embedding(int64_t num, int64_t dim, std::optional<int64_t> pad) : Module("Embedding"), padding_idx(pad) {
+  check_positive("nn.Embedding", "num_embeddings", num);
+  check_positive("nn.Embedding", "embedding_dim", dim);
+  at::NoGradGuard no_grad;
+  at::Tensor w = at::randn({num, dim});
+  if (pad) {
+    if (*pad < -num || *pad >= num) throw RecipeError("nn.Embedding: padding_idx must be within num_embeddings");
+    if (*pad < 0) padding_idx = *pad + num;
+    w[*padding_idx].zero_();
+  }
+  weight = register_parameter("weight", w);
+}
+
+at::Tensor Embedding::forward(const at::Tensor& ids) {
+  return at::embedding(weight, ids, padding_idx.value_or(-1));
+}
+
+LayerNorm::LayerNorm(std::vector<int64_t> shape, double eps_, bool affine, bool has_bias)
+    : Module("LayerNorm"), normalized_shape(std::move(shape)), eps(eps_) {
+  if (affine) {
+    weight = register_parameter("weight", at::ones(normalized_shape));
+    if (has_bias) bias = register_parameter("bias", at::zeros(normalized_shape));
+  }
+}
+
+at::Tensor LayerNorm::forward(const at::Tensor& x) { return at::layer_norm(x, normalized_shape, weight, bias, eps); }
+
+Dropout::Dropout(double p_) : Module("Dropout"), p(p_) {
+  if (p < 0 || p > 1) throw RecipeError("nn.Dropout: p must be in [0, 1], got " + std::to_string(p));
+}
+
+at::Tensor Dropout::forward(const at::Tensor& x) { return at::dropout(x, p, is_training()); }
+
+Activation::Activation(std::string k, std::string approx) : Module(k), kind(std::move(k)), approximate(std::move(approx)) {
+  if (approximate != "none" && approximate != "tanh")
+    throw RecipeError("nn.GELU: approximate must be \"none\" or \"tanh\", got \"" + approximate + "\"");
+}
+
+at::Tensor Activation::forward(const at::Tensor& x) {
+  if (kind == "ReLU") return at::relu(x);
+  if (kind == "GELU") return at::gelu(x, approximate);
+  if (kind == "Tanh") return at::tanh(x);
+  if (kind == "Sigmoid") return at::sigmoid(x);
+  if (kind == "SiLU") return at::silu(x);
+  throw RecipeError("unknown activation " + kind);
+}
+
+Conv2d::Conv2d(int64_t in, int64_t out, std::vector<int64_t> k, std::vector<int64_t> s, std::vector<int64_t> p,
+               std::vector<int64_t> d, int64_t g, bool has_bias)
+    : Module("Conv2d"), stride(std::move(s)), padding(std::move(p)), dilation(std::move(d)), groups(g) {
+  check_positive("nn.Conv2d", "in_channels", in);
+  check_positive("nn.Conv2d", "out_channels", out);
+  check_positive("nn.Conv2d", "groups", g);
+  if (in % g || out % g) throw RecipeError("nn.Conv2d: in_channels and out_channels must be divisible by groups");
+  if (k.size() != 2) throw RecipeError("nn.Conv2d: kernel_size must be a number or a pair");
+  const int64_t fan_in = in / g * k[0] * k[1];
+  at::NoGradGuard no_grad;
+  weight = register_parameter("weight", uniform_init({out, in / g, k[0], k[1]}, fan_in));
+  if (has_bias) bias = register_parameter("bias", uniform_init({out}, fan_in));
+}
+
+at::Tensor Conv2d::forward(const at::Tensor& x) { return at::conv2d(x, weight, bias, stride, padding, dilation, groups); }
+
+MaxPool2d::MaxPool2d(std::vector<int64_t> k, std::vector<int64_t> s, std::vector<int64_t> p)
+    : Module("MaxPool2d"), kernel_size(std::move(k)), stride(std::move(s)), padding(std::move(p)) {}
+
+at::Tensor MaxPool2d::forward(const at::Tensor& x) { return at::max_pool2d(x, kernel_size, stride, padding); }
+
+Flatten::Flatten(int64_t s, int64_t e) : Module("Flatten"), start_dim(s), end_dim(e) {}
+
+at::Tensor Flatten::forward(const at::Tensor& x) { return x.flatten(start_dim, end_dim); }
+
+Sequential::Sequential(const std::vector<ModulePtr>& layers) : Module("Sequential") {
+  for (const auto& l : layers) append(l);
+}
+
+void Sequential::append(ModulePtr layer) { register_module(std::to_string(children().size()), std::move(layer)); }
+
+at::Tensor Sequential::forward(const at::Tensor& x) {
+  at::Tensor h = x;
+  for (const auto& [name, layer] : children()) h = layer->forward(h);
+  return h;
+}
+
+ModuleList::ModuleList(const std::vector<ModulePtr>& items) : Module("ModuleList") {
+  for (const auto& m : items) append(m);
+}
+
+void ModuleList::append(ModulePtr item) { register_module(std::to_string(children().size()), std::move(item)); }
+
+}  // namespace runner::models

@@ -1,0 +1,91 @@
+// The nn layers recipes build models from, with PyTorch's parameter names, shapes and
+// default initialisation (so a state dict saved here loads in PyTorch and back).
+#pragma once
+#include <optional>
+#include <vector>
+
+#include "runtime/models/module.h"
+
+namespace runner::models {
+
+class Linear : public Module {
+ public:
+  Linear(int64_t in_features, int64_t out_features, bool bias = true);
+  at::Tensor forward(const at::Tensor& x) override;  // (*, in) -> (*, out)
+  at::Tensor weight, bias;                          // (out, in), (out)
+};
+
+class Embedding : public Module {
+ public:
+  Embedding(int64_t num_embeddings, int64_t embedding_dim, std::optional<int64_t> padding_idx = std::nullopt);
+  at::Tensor forward(const at::Tensor& ids) override;  // (*) int64 -> (*, dim)
+  at::Tensor weight;                                  // (num, dim)
+  std::optional<int64_t> padding_idx;
+};
+
+class LayerNorm : public Module {
+ public:
+  LayerNorm(std::vector<int64_t> normalized_shape, double eps = 1e-5, bool elementwise_affine = true, bool bias = true);
+  at::Tensor forward(const at::Tensor& x) override;
+  std::vector<int64_t> normalized_shape;
+  double eps;
+  at::Tensor weight, bias;
+};
+
+class Dropout : public Module {
+ public:
+  explicit Dropout(double p = 0.5);
+  at::Tensor forward(const at::Tensor& x) override;
+  double p;
+};
+
+// Parameter-free elementwise layers: ReLU, GELU (approximate "none" | "tanh"), Tanh, Sigmoid, SiLU.
+class Activation : public Module {
+ public:
+  explicit Activation(std::string kind, std::string approximate = "none");
+  at::Tensor forward(const at::Tensor& x) override;
+  std::string kind, approximate;
+};
+
+class Conv2d : public Module {
+ public:
+  Conv2d(int64_t in_channels, int64_t out_channels, std::vector<int64_t> kernel_size, std::vector<int64_t> stride = {1, 1},
+         std::vector<int64_t> padding = {0, 0}, std::vector<int64_t> dilation = {1, 1}, int64_t groups = 1, bool bias = true);
+  at::Tensor forward(const at::Tensor& x) override;  // (B, C_in, H, W) -> (B, C_out, H', W')
+  at::Tensor weight, bias;                          // (C_out, C_in / groups, kH, kW), (C_out)
+  std::vector<int64_t> stride, padding, dilation;
+  int64_t groups;
+};
+
+class MaxPool2d : public Module {
+ public:
+  MaxPool2d(std::vector<int64_t> kernel_size, std::vector<int64_t> stride, std::vector<int64_t> padding = {0, 0});
+  at::Tensor forward(const at::Tensor& x) override;
+  std::vector<int64_t> kernel_size, stride, padding;
+};
+
+class Flatten : public Module {
+ public:
+  explicit Flatten(int64_t start_dim = 1, int64_t end_dim = -1);
+  at::Tensor forward(const at::Tensor& x) override;
+  int64_t start_dim, end_dim;
+};
+
+// Children named "0", "1", ...; forward chains them.
+class Sequential : public Module {
+ public:
+  explicit Sequential(const std::vector<ModulePtr>& layers = {});
+  void append(ModulePtr layer);
+  at::Tensor forward(const at::Tensor& x) override;
+  size_t size() const { return children().size(); }
+};
+
+// A list of children named "0", "1", ... without a forward of its own.
+class ModuleList : public Module {
+ public:
+  explicit ModuleList(const std::vector<ModulePtr>& items = {});
+  void append(ModulePtr item);
+  size_t size() const { return children().size(); }
+};
+
+}  // namespace runner::models

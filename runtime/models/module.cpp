@@ -1,0 +1,155 @@
+#include "runtime/models/module.h"
+
+#include <algorithm>
+#include <set>
+
+#include "runtime/core/errors.h"
+
+namespace runner::models {
+
+namespace {
+std::string shape_str(at::IntArrayRef s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + "]";
+}
+}  // namespace
+
+at::Tensor Module::forward(const at::Tensor&) {
+  throw RecipeError(type_name_ + " takes a batch table, not a tensor");
+}
+
+TensorMap Module::forward_batch(const TensorMap&) {
+  throw RecipeError(type_name_ + " takes a tensor, not a batch table");
+}
+
+void Module::collect(const std::string& prefix, bool params, bool buffers, bool persistent_only, bool dedupe,
+                     NamedTensorList& out, std::vector<const void*>& seen) const {
+  auto add = [&](const std::string& name, const at::Tensor& t) {
+    if (!t.defined()) return;
+    if (dedupe) {
+      const void* key = t.unsafeGetTensorImpl();
+      if (std::find(seen.begin(), seen.end(), key) != seen.end()) return;
+      seen.push_back(key);
+    }
+    out.emplace_back(prefix + name, t);
+  };
+  if (params)
+    for (const auto& [name, t] : params_) add(name, t);
+  if (buffers)
+    for (const auto& b : buffers_)
+      if (b.persistent || !persistent_only) add(b.name, b.value);
+  for (const auto& [name, c] : children_) c->collect(prefix + name + ".", params, buffers, persistent_only, dedupe, out, seen);
+}
+
+NamedTensorList Module::named_parameters() const {
+  NamedTensorList out;
+  std::vector<const void*> seen;
+  collect("", true, false, false, true, out, seen);
+  return out;
+}
+
+std::vector<at::Tensor> Module::parameters() const {
+  std::vector<at::Tensor> out;
+  for (auto& [name, t] : named_parameters()) out.push_back(t);
+  return out;
+}
+
+NamedTensorList Module::named_buffers() const {
+  NamedTensorList out;
+  std::vector<const void*> seen;
+  collect("", false, true, false, true, out, seen);
+  return out;
+}
+
+NamedTensorList Module::state_dict() const {
+  NamedTensorList out;
+  std::vector<const void*> seen;
+  collect("", true, true, true, false, out, seen);
+  return out;
+}
+
+Module::LoadReport Module::load_state_dict(const NamedTensorList& tensors, bool strict) {
+  LoadReport report;
+  const NamedTensorList own = state_dict();
+  std::map<std::string, at::Tensor> given(tensors.begin(), tensors.end());
+  at::NoGradGuard no_grad;
+  for (const auto& [name, dst] : own) {
+    auto it = given.find(name);
+    if (it == given.end()) {
+      report.missing.push_back(name);
+      continue;
+    }
+    if (!it->second.sizes().equals(dst.sizes()))
+      throw CheckpointError("'" + name + "': shape " + shape_str(it->second.sizes()) + " in the file, " + shape_str(dst.sizes()) +
+                            " in the model");
+    dst.copy_(it->second);
+    given.erase(it);
+  }
+  for (const auto& [name, t] : given) report.unexpected.push_back(name);
+  if (strict && (!report.missing.empty() || !report.unexpected.empty())) {
+    std::string msg;
+    auto list = [](const std::vector<std::string>& v) {
+      std::string s;
+      for (size_t i = 0; i < v.size() && i < 5; ++i) s += (i ? ", " : "") + v[i];
+      return v.size() > 5 ? s + ", … (" + std::to_string(v.size()) + " in all)" : s;
+    };
+    if (!report.missing.empty()) msg += "missing keys: " + list(report.missing);
+    if (!report.unexpected.empty()) msg += std::string(msg.empty() ? "" : "; ") + "unexpected keys: " + list(report.unexpected);
+    throw CheckpointError(msg);
+  }
+  return report;
+}
+
+std::shared_ptr<Module> Module::child(const std::string& name) const {
+  for (const auto& [n, c] : children_)
+    if (n == name) return c;
+  return nullptr;
+}
+
+at::Tensor Module::parameter(const std::string& name) const {
+  for (const auto& [n, t] : params_)
+    if (n == name) return t;
+  return {};
+}
+
+at::Tensor Module::buffer(const std::string& name) const {
+  for (const auto& b : buffers_)
+    if (b.name == name) return b.value;
+  return {};
+}
+
+void Module::train(bool mode) {
+  training_ = mode;
+  for (auto& [n, c] : children_) c->train(mode);
+}
+
+at::Tensor& Module::register_parameter(const std::string& name, at::Tensor value, bool requires_grad) {
+  for (auto& [n, t] : params_)
+    if (n == name) return t = value.requires_grad_(requires_grad && value.defined());
+  if (value.defined()) value.requires_grad_(requires_grad);
+  params_.emplace_back(name, value);
+  return params_.back().second;
+}
+
+at::Tensor& Module::register_buffer(const std::string& name, at::Tensor value, bool persistent) {
+  for (auto& b : buffers_)
+    if (b.name == name) return b.value = value;
+  buffers_.push_back({name, value, persistent});
+  return buffers_.back().value;
+}
+
+std::shared_ptr<Module> Module::register_module(const std::string& name, std::shared_ptr<Module> child) {
+  for (auto& [n, c] : children_)
+    if (n == name) return c = child;
+  children_.emplace_back(name, child);
+  return child;
+}
+
+int64_t Module::num_parameters() const {
+  int64_t n = 0;
+  for (const auto& [name, t] : named_parameters()) n += t.numel();
+  return n;
+}
+
+}  // namespace runner::models

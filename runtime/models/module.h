@@ -1,0 +1,83 @@
+// Module: a tree of named parameters, buffers and child modules with PyTorch's naming
+// ("0.weight", "transformer.h.0.attn.c_attn.weight"), so state dicts interchange with
+// PyTorch. Layers map tensor → tensor; models map a batch (field → tensor) → outputs.
+#pragma once
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <ATen/ATen.h>
+
+namespace runner::models {
+
+using TensorMap = std::map<std::string, at::Tensor>;  // a batch, or a model's outputs
+using NamedTensorList = std::vector<std::pair<std::string, at::Tensor>>;
+
+class Module : public std::enable_shared_from_this<Module> {
+ public:
+  explicit Module(std::string type_name) : type_name_(std::move(type_name)) {}
+  virtual ~Module() = default;
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+
+  const std::string& type_name() const { return type_name_; }
+
+  // Layers override forward(x). Models override forward_batch and return takes_batch().
+  virtual at::Tensor forward(const at::Tensor& x);
+  virtual TensorMap forward_batch(const TensorMap& batch);
+  virtual bool takes_batch() const { return false; }
+  // The batch fields forward_batch reads (empty = unknown: keep every field).
+  virtual std::vector<std::string> input_names() const { return {}; }
+
+  // Parameters in registration order, children after own; a tensor shared by two names
+  // (tied weights) is listed once under its first name, as PyTorch does.
+  NamedTensorList named_parameters() const;
+  std::vector<at::Tensor> parameters() const;
+  NamedTensorList named_buffers() const;
+  // Every parameter and persistent buffer, shared ones under each name.
+  NamedTensorList state_dict() const;
+
+  struct LoadReport {
+    std::vector<std::string> missing, unexpected;
+  };
+  // Copies values in place (under no_grad). A shape mismatch is always an error; missing
+  // and unexpected keys are errors when strict.
+  LoadReport load_state_dict(const NamedTensorList& tensors, bool strict = true);
+
+  const std::vector<std::pair<std::string, std::shared_ptr<Module>>>& children() const { return children_; }
+  std::shared_ptr<Module> child(const std::string& name) const;  // nullptr if absent
+  at::Tensor parameter(const std::string& name) const;            // undefined if absent
+  at::Tensor buffer(const std::string& name) const;
+
+  void train(bool mode = true);
+  void eval() { train(false); }
+  bool is_training() const { return training_; }
+
+  at::Tensor& register_parameter(const std::string& name, at::Tensor value, bool requires_grad = true);
+  at::Tensor& register_buffer(const std::string& name, at::Tensor value, bool persistent = true);
+  std::shared_ptr<Module> register_module(const std::string& name, std::shared_ptr<Module> child);
+
+  int64_t num_parameters() const;
+
+ protected:
+  bool training_ = true;
+
+ private:
+  void collect(const std::string& prefix, bool params, bool buffers, bool persistent_only, bool dedupe,
+               NamedTensorList& out, std::vector<const void*>& seen) const;
+  std::string type_name_;
+  std::vector<std::pair<std::string, at::Tensor>> params_;
+  struct Buffer {
+    std::string name;
+    at::Tensor value;
+    bool persistent;
+  };
+  std::vector<Buffer> buffers_;
+  std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
+};
+
+using ModulePtr = std::shared_ptr<Module>;
+
+}  // namespace runner::models

@@ -1,0 +1,71 @@
+#include <cmath>
+
+#include "runtime/core/errors.h"
+#include "runtime/optim/optimizer.h"
+
+namespace runner::optim {
+
+namespace {
+
+// torch.optim.AdamW (single-tensor path), one range per group:
+//   p ← p·(1 − lr·wd);  m ← β1·m + (1−β1)·g;  v ← β2·v + (1−β2)·g²
+//   p ← p − lr/(1−β1^t) · m / (sqrt(v)/sqrt(1−β2^t) + ε)
+class AdamW : public Optimizer {
+ public:
+  AdamW(FlatParams& params, std::vector<GroupOptions> groups, AdamWOptions o) : Optimizer(params, std::move(groups)), o_(o) {
+    exp_avg_ = at::zeros_like(params.data());
+    exp_avg_sq_ = at::zeros_like(params.data());
+  }
+  std::string name() const override { return "adamw"; }
+
+  void step() override {
+    at::NoGradGuard no_grad;
+    ++step_;
+    const double bc1 = 1.0 - std::pow(o_.beta1, static_cast<double>(step_));
+    const double bc2_sqrt = std::sqrt(1.0 - std::pow(o_.beta2, static_cast<double>(step_)));
+    for (size_t g = 0; g < groups_.size(); ++g) {
+      const GroupRange r = params_.groups()[g];
+      if (r.size() == 0) continue;
+      const double lr = groups_[g].lr, wd = groups_[g].weight_decay;
+      at::Tensor p = params_.data().narrow(0, r.begin, r.size());
+      at::Tensor grad = params_.grad().narrow(0, r.begin, r.size());
+      at::Tensor m = exp_avg_.narrow(0, r.begin, r.size());
+      at::Tensor v = exp_avg_sq_.narrow(0, r.begin, r.size());
+      if (wd != 0) p.mul_(1.0 - lr * wd);
+      m.mul_(o_.beta1).add_(grad, 1.0 - o_.beta1);
+      v.mul_(o_.beta2).addcmul_(grad, grad, 1.0 - o_.beta2);
+      at::Tensor denom = (v.sqrt() / bc2_sqrt).add_(o_.eps);
+      p.addcdiv_(m, denom, -lr / bc1);
+    }
+  }
+
+  std::map<std::string, at::Tensor> state_tensors() const override {
+    return {{"exp_avg", exp_avg_}, {"exp_avg_sq", exp_avg_sq_}};
+  }
+  void load_state_tensors(const std::map<std::string, at::Tensor>& state) override {
+    at::NoGradGuard no_grad;
+    for (auto [name, dst] : std::initializer_list<std::pair<const char*, at::Tensor*>>{{"exp_avg", &exp_avg_}, {"exp_avg_sq", &exp_avg_sq_}}) {
+      auto it = state.find(name);
+      if (it == state.end()) throw CheckpointError(std::string("optimizer state has no '") + name + "'");
+      if (it->second.numel() != dst->numel())
+        throw CheckpointError(std::string("optimizer state '") + name + "' has " + std::to_string(it->second.numel()) +
+                              " values, the model has " + std::to_string(dst->numel()) + " parameters");
+      dst->copy_(it->second.reshape(-1));
+    }
+  }
+
+ private:
+  AdamWOptions o_;
+  at::Tensor exp_avg_, exp_avg_sq_;  // (N)
+};
+
+}  // namespace
+
+std::unique_ptr<Optimizer> make_adamw(FlatParams& params, std::vector<GroupOptions> groups, AdamWOptions options) {
+  if (options.beta1 < 0 || options.beta1 >= 1) throw ArgumentError("args.adam_beta1: must be in [0, 1)");
+  if (options.beta2 < 0 || options.beta2 >= 1) throw ArgumentError("args.adam_beta2: must be in [0, 1)");
+  if (options.eps < 0) throw ArgumentError("args.adam_epsilon: must be >= 0");
+  return std::make_unique<AdamW>(params, std::move(groups), options);
+}
+
+}  // namespace runner::optim

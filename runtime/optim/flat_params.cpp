@@ -1,0 +1,53 @@
+#include "runtime/optim/flat_params.h"
+
+#include "runtime/core/errors.h"
+
+namespace runner::optim {
+
+FlatParams::FlatParams(const std::vector<std::pair<std::string, at::Tensor>>& params, const std::vector<int>& group_of,
+                       int num_groups) {
+  if (params.empty()) throw RecipeError("the model has no trainable parameters");
+  const at::ScalarType dtype = params.front().second.scalar_type();
+  int64_t total = 0;
+  for (const auto& [name, p] : params) {
+    if (p.scalar_type() != dtype)
+      throw RecipeError("parameter '" + name + "' is " + c10::toString(p.scalar_type()) + " but '" + params.front().first + "' is " +
+                        c10::toString(dtype) + "; all trainable parameters must share one dtype");
+    total += p.numel();
+  }
+  const auto opts = params.front().second.options().requires_grad(false);
+  data_ = at::empty({total}, opts);
+  grad_ = at::zeros({total}, opts);
+  groups_.assign(static_cast<size_t>(num_groups), {});
+  int64_t offset = 0;
+  at::NoGradGuard no_grad;
+  for (int g = 0; g < num_groups; ++g) {
+    groups_[g].begin = offset;
+    for (size_t i = 0; i < params.size(); ++i) {
+      if (group_of[i] != g) continue;
+      const at::Tensor& p = params[i].second;
+      ParamSlot s{params[i].first, p, p.sizes().vec(), offset, p.numel(), g};
+      at::Tensor view = data_.narrow(0, offset, s.numel).view(s.shape);
+      view.copy_(p);
+      p.set_data(view);
+      p.mutable_grad() = grad_.narrow(0, offset, s.numel).view(s.shape);
+      offset += s.numel;
+      slots_.push_back(std::move(s));
+    }
+    groups_[g].end = offset;
+  }
+}
+
+void FlatParams::ensure_grad_views() {
+  for (auto& s : slots_) {
+    at::Tensor& g = s.param.mutable_grad();
+    at::Tensor view = grad_.narrow(0, s.offset, s.numel);
+    if (!g.defined() || g.data_ptr() != view.data_ptr()) {
+      at::NoGradGuard no_grad;
+      if (g.defined()) view.copy_(g.reshape(-1));
+      g = view.view(s.shape);
+    }
+  }
+}
+
+}  // namespace runner::optim

@@ -1,0 +1,51 @@
+// Flat parameter and gradient buffers (llm.c style). Every trainable parameter becomes a
+// view into one contiguous buffer, and its .grad a view into a second one, ordered by
+// parameter group so each group is one contiguous range. Optimizers then update whole
+// ranges with a handful of vector ops, clipping is one norm, and ZeRO is a slice.
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <ATen/ATen.h>
+
+namespace runner::optim {
+
+struct ParamSlot {
+  std::string name;
+  at::Tensor param;             // the module's parameter, now a view into data()
+  std::vector<int64_t> shape;
+  int64_t offset = 0, numel = 0;  // range in the flat buffers
+  int group = 0;
+};
+
+struct GroupRange {
+  int64_t begin = 0, end = 0;  // [begin, end) in the flat buffers
+  int64_t size() const { return end - begin; }
+};
+
+class FlatParams {
+ public:
+  // `params` in model order with their group index (0 .. num_groups-1). Parameters are
+  // re-pointed at the flat storage (their values preserved); gradients are pre-set to
+  // zeroed views so autograd accumulates into the flat gradient in place.
+  FlatParams(const std::vector<std::pair<std::string, at::Tensor>>& params, const std::vector<int>& groups, int num_groups);
+
+  at::Tensor& data() { return data_; }  // (N)
+  at::Tensor& grad() { return grad_; }  // (N)
+  const std::vector<ParamSlot>& slots() const { return slots_; }
+  const std::vector<GroupRange>& groups() const { return groups_; }
+  int64_t numel() const { return data_.numel(); }
+
+  void zero_grad() { grad_.zero_(); }
+  // Re-attach gradient views if something replaced a parameter's .grad (a hook that set it
+  // to a new tensor): autograd would otherwise accumulate outside the flat buffer.
+  void ensure_grad_views();
+
+ private:
+  at::Tensor data_, grad_;
+  std::vector<ParamSlot> slots_;
+  std::vector<GroupRange> groups_;
+};
+
+}  // namespace runner::optim

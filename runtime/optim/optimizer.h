@@ -1,0 +1,56 @@
+// Optimizers over FlatParams: each parameter group is one contiguous range, updated with a
+// few whole-range vector ops. Semantics follow torch.optim (AdamW, SGD) exactly, so a run
+// here matches the same run in PyTorch step for step.
+#pragma once
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "runtime/optim/flat_params.h"
+
+namespace runner::optim {
+
+struct GroupOptions {
+  double lr = 1e-3;
+  double weight_decay = 0.0;
+};
+
+class Optimizer {
+ public:
+  Optimizer(FlatParams& params, std::vector<GroupOptions> groups);
+  virtual ~Optimizer() = default;
+  virtual std::string name() const = 0;
+  virtual void step() = 0;
+
+  // Learning rate of every group (schedulers scale each group's base lr).
+  const std::vector<GroupOptions>& groups() const { return groups_; }
+  void set_lr(size_t group, double lr) { groups_.at(group).lr = lr; }
+  double lr(size_t group = 0) const { return groups_.at(group).lr; }
+
+  // State for checkpoints: flat tensors by name ("exp_avg", ...) plus a step count.
+  virtual std::map<std::string, at::Tensor> state_tensors() const = 0;
+  virtual void load_state_tensors(const std::map<std::string, at::Tensor>& state) = 0;
+  int64_t step_count() const { return step_; }
+  void set_step_count(int64_t s) { step_ = s; }
+
+ protected:
+  FlatParams& params_;
+  std::vector<GroupOptions> groups_;
+  int64_t step_ = 0;
+};
+
+struct AdamWOptions {
+  double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
+};
+std::unique_ptr<Optimizer> make_adamw(FlatParams& params, std::vector<GroupOptions> groups, AdamWOptions options);
+
+struct SGDOptions {
+  double momentum = 0.0, dampening = 0.0;
+  bool nesterov = false;
+};
+std::unique_ptr<Optimizer> make_sgd(FlatParams& params, std::vector<GroupOptions> groups, SGDOptions options);
+
+}  // namespace runner::optim

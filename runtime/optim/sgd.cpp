@@ -1,0 +1,63 @@
+#include "runtime/core/errors.h"
+#include "runtime/optim/optimizer.h"
+
+namespace runner::optim {
+
+namespace {
+
+// torch.optim.SGD: coupled weight decay (added to the gradient), optional momentum with
+// dampening and Nesterov. The momentum buffer starts as a copy of the first gradient.
+class SGD : public Optimizer {
+ public:
+  SGD(FlatParams& params, std::vector<GroupOptions> groups, SGDOptions o) : Optimizer(params, std::move(groups)), o_(o) {
+    if (o_.momentum != 0) momentum_ = at::zeros_like(params.data());
+  }
+  std::string name() const override { return "sgd"; }
+
+  void step() override {
+    at::NoGradGuard no_grad;
+    const bool first = step_ == 0;
+    ++step_;
+    for (size_t g = 0; g < groups_.size(); ++g) {
+      const GroupRange r = params_.groups()[g];
+      if (r.size() == 0) continue;
+      const double lr = groups_[g].lr, wd = groups_[g].weight_decay;
+      at::Tensor p = params_.data().narrow(0, r.begin, r.size());
+      at::Tensor d = params_.grad().narrow(0, r.begin, r.size());
+      if (wd != 0) d = d.add(p, wd);
+      if (o_.momentum != 0) {
+        at::Tensor buf = momentum_.narrow(0, r.begin, r.size());
+        if (first) buf.copy_(d);
+        else buf.mul_(o_.momentum).add_(d, 1.0 - o_.dampening);
+        d = o_.nesterov ? d.add(buf, o_.momentum) : buf;
+      }
+      p.add_(d, -lr);
+    }
+  }
+
+  std::map<std::string, at::Tensor> state_tensors() const override {
+    if (!momentum_.defined()) return {};
+    return {{"momentum_buffer", momentum_}};
+  }
+  void load_state_tensors(const std::map<std::string, at::Tensor>& state) override {
+    if (!momentum_.defined()) return;
+    auto it = state.find("momentum_buffer");
+    if (it == state.end()) throw CheckpointError("optimizer state has no 'momentum_buffer'");
+    at::NoGradGuard no_grad;
+    momentum_.copy_(it->second.reshape(-1));
+  }
+
+ private:
+  SGDOptions o_;
+  at::Tensor momentum_;  // (N), only with momentum
+};
+
+}  // namespace
+
+std::unique_ptr<Optimizer> make_sgd(FlatParams& params, std::vector<GroupOptions> groups, SGDOptions options) {
+  if (options.nesterov && (options.momentum <= 0 || options.dampening != 0))
+    throw ArgumentError("args.optim_args: nesterov needs momentum > 0 and dampening = 0");
+  return std::make_unique<SGD>(params, std::move(groups), options);
+}
+
+}  // namespace runner::optim

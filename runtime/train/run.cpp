@@ -1,0 +1,67 @@
+#include "runtime/train/run.h"
+
+#include "runtime/core/errors.h"
+#include "runtime/io/atomic_file.h"
+#include "runtime/log/log.h"
+
+namespace runner::train {
+
+using nlohmann::json;
+
+Phases resolve_phases(const TrainingArguments& args, const Datasets& d) {
+  Phases p;
+  p.train = args.do_train.value_or(d.train != nullptr);
+  p.eval = args.do_eval.value_or(d.eval != nullptr || args.eval_strategy != "no");
+  p.predict = args.do_predict;
+  if (p.train && !d.train) throw RecipeError("do_train is set but the recipe has no datasets.train");
+  if (p.eval && !d.eval) throw RecipeError("evaluation is on (do_eval or eval_strategy=" + args.eval_strategy + ") but the recipe has no datasets.eval");
+  if (p.predict && !d.test) throw RecipeError("do_predict is set but the recipe has no datasets.test");
+  return p;
+}
+
+namespace {
+
+// HF log_metrics: a table of the phase's metrics, keys padded.
+void log_metrics(const std::string& split, const json& metrics) {
+  log::info("***** " + split + " metrics *****");
+  size_t width = 0;
+  for (auto it = metrics.begin(); it != metrics.end(); ++it) width = std::max(width, it.key().size());
+  for (auto it = metrics.begin(); it != metrics.end(); ++it) {
+    const std::string value = it.value().is_number() ? log::format_number(it.value().get<double>()) : it.value().dump();
+    log::info("  " + it.key() + std::string(width - it.key().size(), ' ') + " = " + value);
+  }
+}
+
+void save_metrics(const std::string& dir, const std::string& split, const json& metrics, json& all) {
+  io::write_json_atomic(dir + "/" + split + "_results.json", metrics);
+  for (auto it = metrics.begin(); it != metrics.end(); ++it) all[it.key()] = it.value();
+}
+
+}  // namespace
+
+void run_phases(Trainer& trainer, const Phases& phases) {
+  const std::string out = trainer.args().output_dir;
+  json all = json::object();
+  if (phases.train) {
+    TrainOutput result = trainer.train();
+    trainer.save_model();
+    trainer.save_state();
+    log_metrics("train", result.metrics);
+    save_metrics(out, "train", result.metrics, all);
+  }
+  if (phases.eval) {
+    json metrics = trainer.evaluate("eval");
+    log_metrics("eval", metrics);
+    io::make_dirs(out);
+    save_metrics(out, "eval", metrics, all);
+  }
+  if (phases.predict) {
+    json metrics = trainer.evaluate("test");
+    log_metrics("test", metrics);
+    io::make_dirs(out);
+    save_metrics(out, "test", metrics, all);
+  }
+  if (!all.empty()) io::write_json_atomic(out + "/all_results.json", all);
+}
+
+}  // namespace runner::train

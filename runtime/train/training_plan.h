@@ -1,0 +1,25 @@
+// HF step accounting (set_initial_training_values): how many optimizer steps and epochs a
+// run has, from the dataset size, batch size, accumulation, epochs and max_steps.
+#pragma once
+#include <cstdint>
+
+#include "runtime/core/training_args.h"
+#include "runtime/models/module.h"
+
+namespace runner::train {
+
+struct TrainingPlan {
+  int64_t batches_per_epoch = 0;           // micro-batches the loader yields per epoch
+  int64_t update_steps_per_epoch = 0;      // ceil(batches / GA), never 0
+  int64_t max_steps = 0;
+  int64_t num_train_epochs = 0;            // epochs the loop runs (ceil of a fractional value)
+  double num_train_samples = 0;            // for speed metrics
+  int64_t total_train_batch_size = 0;      // per device × GA × world size
+};
+
+TrainingPlan plan_training(const TrainingArguments& args, int64_t batches_per_epoch, int64_t dataset_size);
+
+// The "***** Running training *****" banner (info level).
+void log_plan(const TrainingPlan& plan, const models::Module& model, const TrainingArguments& args);
+
+}  // namespace runner::train

@@ -1,0 +1,101 @@
+#include <gmock/gmock.h>
+
+#include "bindings/lua/recipe.h"
+#include "tests/bindings/lua_fixture.h"
+
+using runner::testing::LuaFixture;
+using ::testing::HasSubstr;
+
+namespace {
+
+class RecipeLoading : public LuaFixture {
+ protected:
+  std::string load_error(const std::string& code) {
+    const auto path = write("recipe" + std::to_string(++n_) + ".lua", code);
+    try {
+      runner::lua::load_recipe(*lua_, path);
+    } catch (const runner::Error& e) {
+      EXPECT_EQ(e.exit_code(), 2);
+      return e.what();
+    }
+    return "";
+  }
+  runner::lua::Recipe load(const std::string& code) {
+    return runner::lua::load_recipe(*lua_, write("recipe" + std::to_string(++n_) + ".lua", code));
+  }
+};
+
+const char* kGood = R"(local data = require "runner.data"
+return {
+  args = { learning_rate = 0.01, num_train_epochs = 2 },
+  datasets = { train = data.table{ {x = {1.0, 2.0}, labels = 1}, {x = {0.5, 1.0}, labels = 0} } },
+  model = nn.Linear(2, 2),
+  input_name = "x",
+  compute_loss = function(model, inputs, ctx) return F.cross_entropy(model(inputs.x), inputs.labels) end,
+  callbacks = { { name = "Mine", on_log = function() end } },
+})";
+
+}  // namespace
+
+TEST_F(RecipeLoading, AGoodRecipeBecomesCppValues) {
+  auto r = load(kGood);
+  EXPECT_DOUBLE_EQ(r.args.learning_rate, 0.01);
+  EXPECT_DOUBLE_EQ(r.args.num_train_epochs, 2);
+  EXPECT_EQ(r.args.per_device_train_batch_size, 8);  // untouched defaults
+  ASSERT_TRUE(r.datasets.train);
+  EXPECT_EQ(r.datasets.train->size(), 2);
+  EXPECT_EQ(r.datasets.train->get(0).at("labels").scalar_type(), at::kLong);
+  EXPECT_EQ(r.datasets.train->get(0).at("x").scalar_type(), at::kFloat);
+  EXPECT_FALSE(r.datasets.eval);
+  EXPECT_EQ(r.model->type_name(), "Linear");
+  EXPECT_EQ(r.input_name, "x");
+  ASSERT_EQ(r.callbacks.size(), 1u);
+  EXPECT_EQ(r.callbacks[0]->name(), "Mine");
+}
+
+TEST_F(RecipeLoading, UnknownArgumentIsLocatedWithSuggestion) {
+  EXPECT_THAT(load_error("return {\n  model = nn.Linear(1, 1),\n  args = {\n    lerning_rate = 0.1,\n  },\n}"),
+              HasSubstr(".lua:4: args.lerning_rate: unknown argument; did you mean 'learning_rate'?"));
+}
+
+TEST_F(RecipeLoading, WrongTypeIsLocated) {
+  EXPECT_THAT(load_error("return { model = nn.Linear(1, 1),\n args = { num_train_epochs = 'three' } }"),
+              HasSubstr(".lua:2: args.num_train_epochs: expected a number, got \"three\""));
+}
+
+TEST_F(RecipeLoading, UnknownRecipeFieldSuggests) {
+  EXPECT_THAT(load_error("return { model = nn.Linear(1, 1),\n  compute_los = function() end }"),
+              HasSubstr(".lua:2: unknown recipe field 'compute_los'; did you mean 'compute_loss'?"));
+  EXPECT_THAT(load_error("return { model = nn.Linear(1, 1), datasets = { trian = 1 } }"), HasSubstr("did you mean 'train'?"));
+}
+
+TEST_F(RecipeLoading, BadShapesOfTheTable) {
+  EXPECT_THAT(load_error("return 42"), HasSubstr("the recipe must return a table, got number"));
+  EXPECT_THAT(load_error("return { model = 3 }"), HasSubstr("model must be a module"));
+  EXPECT_THAT(load_error("return { datasets = { train = {} } }"), HasSubstr("datasets.train must be a dataset"));
+  EXPECT_THAT(load_error("return { compute_loss = 1 }"), HasSubstr("compute_loss must be a function"));
+  EXPECT_THAT(load_error("return { callbacks = { { on_step_ned = function() end } } }"),
+              HasSubstr("unknown event 'on_step_ned'; did you mean 'on_step_end'?"));
+}
+
+TEST_F(RecipeLoading, MissingDataFileNamesRecipeLineAndFile) {
+  const std::string msg = load_error("local data = require 'runner.data'\n\nlocal train = data.jsonl('/no/such/train.jsonl')\nreturn {}");
+  EXPECT_THAT(msg, HasSubstr(".lua:3: /no/such/train.jsonl: cannot open: No such file or directory"));
+}
+
+TEST_F(RecipeLoading, RuntimeErrorInTheRecipeBody) {
+  EXPECT_THAT(load_error("local t = nil\nreturn { x = t.y }"), HasSubstr(".lua:2: attempt to index local 't'"));
+}
+
+class RecipeWithStrayOption : public RecipeLoading {
+ protected:
+  void SetUp() override {
+    options_ = {{"lerning_rate", "0.1"}};
+    RecipeLoading::SetUp();
+  }
+};
+
+TEST_F(RecipeWithStrayOption, UndeclaredCommandLineNameSuggestsAnArgument) {
+  EXPECT_THAT(load_error("return { model = nn.Linear(1, 1) }"),
+              HasSubstr("command line: --lerning_rate: unknown argument; did you mean 'learning_rate'?"));
+}

@@ -1,0 +1,161 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "runtime/core/errors.h"
+#include "runtime/core/training_args.h"
+
+using namespace runner;
+using ::testing::HasSubstr;
+
+namespace {
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const ArgumentError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST(TrainingArgs, DefaultsAreHuggingFaceV5) {
+  TrainingArguments a;
+  EXPECT_EQ(a.output_dir, "trainer_output");
+  EXPECT_EQ(a.per_device_train_batch_size, 8);
+  EXPECT_DOUBLE_EQ(a.learning_rate, 5e-5);
+  EXPECT_DOUBLE_EQ(a.num_train_epochs, 3.0);
+  EXPECT_EQ(a.max_steps, -1);
+  EXPECT_EQ(a.lr_scheduler_type, "linear");
+  EXPECT_DOUBLE_EQ(a.max_grad_norm, 1.0);
+  EXPECT_EQ(a.logging_strategy, "steps");
+  EXPECT_DOUBLE_EQ(a.logging_steps, 500);
+  EXPECT_EQ(a.save_strategy, "steps");
+  EXPECT_EQ(a.eval_strategy, "no");
+  EXPECT_EQ(a.seed, 42);
+  EXPECT_EQ(a.report_to, "none");
+  EXPECT_FALSE(a.eval_steps.has_value());
+}
+
+TEST(TrainingArgs, SetFromJsonChecksTypes) {
+  TrainingArguments a;
+  a.set("learning_rate", 0.01);
+  EXPECT_DOUBLE_EQ(a.learning_rate, 0.01);
+  a.set("per_device_train_batch_size", 4.0);  // Lua numbers are doubles: integral is fine
+  EXPECT_EQ(a.per_device_train_batch_size, 4);
+  EXPECT_THAT(error_of([&] { a.set("per_device_train_batch_size", 2.5); }), HasSubstr("args.per_device_train_batch_size: expected an integer"));
+  EXPECT_THAT(error_of([&] { a.set("learning_rate", "fast"); }), HasSubstr("args.learning_rate: expected a number, got \"fast\""));
+  EXPECT_THAT(error_of([&] { a.set("do_predict", 1); }), HasSubstr("expected true or false"));
+}
+
+TEST(TrainingArgs, UnknownKeySuggestsClosest) {
+  TrainingArguments a;
+  EXPECT_THAT(error_of([&] { a.set("lerning_rate", 0.1); }), HasSubstr("args.lerning_rate: unknown argument; did you mean 'learning_rate'?"));
+  EXPECT_THAT(error_of([&] { a.set_from_string("num_train_epoch", "2"); }), HasSubstr("did you mean 'num_train_epochs'?"));
+}
+
+TEST(TrainingArgs, ChoicesAreCheckedWithSuggestion) {
+  TrainingArguments a;
+  EXPECT_THAT(error_of([&] { a.set("lr_scheduler_type", "cosin"); }),
+              HasSubstr("args.lr_scheduler_type: unknown \"cosin\"; did you mean 'cosine'?"));
+}
+
+TEST(TrainingArgs, AliasEvaluationStrategy) {
+  TrainingArguments a;
+  a.set("evaluation_strategy", "epoch");
+  EXPECT_EQ(a.eval_strategy, "epoch");
+}
+
+TEST(TrainingArgs, CommandLineTextParsesByType) {
+  TrainingArguments a;
+  a.set_from_string("learning_rate", "1e-3");
+  a.set_from_string("max_steps", "10");
+  a.set_from_string("do_predict", "true");
+  a.set_from_string("eval_steps", "None");
+  a.set_from_string("lr_scheduler_kwargs", "{\"num_cycles\": 2}");
+  a.set_from_string("resume_from_checkpoint", "runs/x/checkpoint-5");
+  EXPECT_DOUBLE_EQ(a.learning_rate, 1e-3);
+  EXPECT_EQ(a.max_steps, 10);
+  EXPECT_TRUE(a.do_predict);
+  EXPECT_FALSE(a.eval_steps.has_value());
+  EXPECT_EQ(a.lr_scheduler_kwargs["num_cycles"], 2);
+  EXPECT_EQ(a.resume_from_checkpoint, "runs/x/checkpoint-5");
+  EXPECT_THAT(error_of([&] { a.set_from_string("max_steps", "ten"); }), HasSubstr("--max_steps: expected a number"));
+}
+
+TEST(TrainingArgs, FinalizeDerivesDefaults) {
+  TrainingArguments a;
+  a.eval_strategy = "steps";
+  a.logging_steps = 50;
+  a.load_best_model_at_end = true;
+  a.save_steps = 100;
+  a.finalize();
+  EXPECT_EQ(a.eval_steps, 50.0);
+  EXPECT_EQ(a.metric_for_best_model, "loss");
+  EXPECT_EQ(a.greater_is_better, false);
+
+  TrainingArguments b;
+  b.metric_for_best_model = "accuracy";
+  b.warmup_ratio = 0.1;
+  auto warnings = b.finalize();
+  EXPECT_EQ(b.greater_is_better, true);
+  EXPECT_DOUBLE_EQ(b.warmup_steps, 0.1);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_THAT(warnings[0], HasSubstr("warmup_ratio is deprecated"));
+}
+
+TEST(TrainingArgs, FinalizeValidates) {
+  auto fails = [](std::function<void(TrainingArguments&)> set) {
+    TrainingArguments a;
+    set(a);
+    return error_of([&] { a.finalize(); });
+  };
+  EXPECT_THAT(fails([](auto& a) { a.gradient_accumulation_steps = 0; }), HasSubstr("gradient_accumulation_steps: must be >= 1"));
+  EXPECT_THAT(fails([](auto& a) { a.logging_steps = 2.5; }), HasSubstr("logging_steps: must be an integer if bigger than 1"));
+  EXPECT_THAT(fails([](auto& a) { a.max_grad_norm = -1; }), HasSubstr("max_grad_norm"));
+  EXPECT_THAT(fails([](auto& a) { a.fp16 = true; }), HasSubstr("args.fp16: not supported"));
+  EXPECT_THAT(fails([](auto& a) { a.push_to_hub = true; }), HasSubstr("args.push_to_hub: not supported"));
+  EXPECT_THAT(fails([](auto& a) {
+                a.load_best_model_at_end = true;
+                a.eval_strategy = "epoch";
+              }),
+              HasSubstr("requires the save and eval strategy to match"));
+  EXPECT_THAT(fails([](auto& a) {
+                a.load_best_model_at_end = true;
+                a.eval_strategy = "steps";
+                a.eval_steps = 30;
+                a.save_steps = 50;
+              }),
+              HasSubstr("round multiple"));
+  EXPECT_THAT(fails([](auto& a) { a.save_strategy = "best"; }), HasSubstr("metric_for_best_model: must be provided"));
+  EXPECT_THAT(fails([](auto& a) { a.report_to = "wandb"; }), HasSubstr("args.report_to"));
+}
+
+TEST(TrainingArgs, JsonRoundTrip) {
+  TrainingArguments a;
+  a.learning_rate = 0.25;
+  a.eval_steps = 7;
+  a.label_names = {"y"};
+  const auto j = a.to_json();
+  EXPECT_EQ(j["learning_rate"], 0.25);
+  EXPECT_TRUE(j["save_total_limit"].is_null());
+  TrainingArguments b = TrainingArguments::from_json(j);
+  EXPECT_EQ(b.to_json(), j);
+  EXPECT_EQ(b.label_field_names(), std::vector<std::string>{"y"});
+}
+
+TEST(TrainingArgs, WarmupStepsIntOrRatio) {
+  TrainingArguments a;
+  a.warmup_steps = 10;
+  EXPECT_EQ(a.warmup_steps_for(1000), 10);
+  a.warmup_steps = 0.05;
+  EXPECT_EQ(a.warmup_steps_for(1000), 50);
+  EXPECT_EQ(a.warmup_steps_for(30), 2);  // ceil(1.5)
+}
+
+TEST(TrainingArgs, EveryFieldHasHelpAndAValidDefault) {
+  for (const auto& f : arg_fields()) {
+    EXPECT_GT(std::string(f.help).size(), 5u) << f.name;
+    TrainingArguments a;
+    EXPECT_NO_THROW(a.set(f.name, f.default_value)) << f.name;
+  }
+}

@@ -1,0 +1,54 @@
+"""Helpers for the integration tests: run the binary, read safetensors with numpy only."""
+import json
+import os
+import shutil
+import struct
+import subprocess
+import tempfile
+
+import numpy as np
+
+BINARY = os.environ["RUNNER_BINARY"]
+SOURCE = os.environ["RUNNER_SOURCE_DIR"]
+
+DTYPES = {"F32": np.float32, "F64": np.float64, "I64": np.int64, "I32": np.int32, "U8": np.uint8, "BOOL": np.bool_,
+          "F16": np.float16}
+
+
+def run(*args, cwd=None, timeout=300):
+    """Runs runner; returns (exit code, stdout, stderr)."""
+    p = subprocess.run([BINARY, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def read_safetensors(path):
+    """An independent safetensors reader: the format spec, struct and numpy, nothing else."""
+    with open(path, "rb") as f:
+        blob = f.read()
+    (n,) = struct.unpack("<Q", blob[:8])
+    header = json.loads(blob[8:8 + n])
+    data = blob[8 + n:]
+    out = {}
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        begin, end = info["data_offsets"]
+        arr = np.frombuffer(data[begin:end], dtype=DTYPES[info["dtype"]]).reshape(info["shape"])
+        out[name] = arr
+    return out
+
+
+class TempDir:
+    def __enter__(self):
+        self.path = tempfile.mkdtemp(prefix="runner_it_")
+        return self.path
+
+    def __exit__(self, *exc):
+        shutil.rmtree(self.path, ignore_errors=True)
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+    return path

@@ -1,0 +1,57 @@
+"""The CLI contract: help, version, args, check (precedence defaults < recipe < command line)."""
+import json
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(__file__))
+from runner_test_util import SOURCE, TempDir, run, write  # noqa: E402
+
+RECIPE = """return {
+  args = { learning_rate = 0.01, num_train_epochs = 2 },
+  datasets = { train = (require "runner.data").tensors{ x = torch.zeros(4, 1), labels = torch.zeros(4, 1) } },
+  model = nn.Linear(1, 1),
+}
+"""
+
+
+class Cli(unittest.TestCase):
+    def test_help_and_version(self):
+        code, out, _ = run("--help")
+        self.assertEqual(code, 0)
+        self.assertIn("usage: runner RECIPE.lua", out)
+        code, out, _ = run("--version")
+        self.assertEqual(code, 0)
+        self.assertRegex(out, r"^runner \d+\.\d+\.\d+")
+
+    def test_args_lists_every_argument(self):
+        code, out, _ = run("args")
+        self.assertEqual(code, 0)
+        self.assertIn("--learning_rate (Float, default 5e-05)", out)
+        self.assertIn("--eval_strategy (Str, default \"no\")", out)
+
+    def test_docs_arguments_md_is_generated_from_the_table(self):
+        code, out, _ = run("args", "--markdown")
+        self.assertEqual(code, 0)
+        with open(os.path.join(SOURCE, "docs/arguments.md")) as f:
+            self.assertEqual(f.read(), out, "docs/arguments.md is stale: regenerate with `build/runner args --markdown > docs/arguments.md`")
+
+    def test_check_prints_resolved_arguments_with_precedence(self):
+        with TempDir() as tmp:
+            recipe = write(os.path.join(tmp, "r.lua"), RECIPE)
+            code, out, err = run("check", recipe, "--learning_rate", "0.5", "--output_dir", os.path.join(tmp, "o"))
+            self.assertEqual(code, 0, err)
+            args = json.loads(out)
+            self.assertEqual(args["learning_rate"], 0.5)       # command line beats recipe
+            self.assertEqual(args["num_train_epochs"], 2.0)    # recipe beats default
+            self.assertEqual(args["per_device_train_batch_size"], 8)  # default
+            self.assertFalse(os.path.exists(os.path.join(tmp, "o")), "check must not train or write")
+
+    def test_usage_errors_exit_2(self):
+        code, _, err = run("check")
+        self.assertEqual(code, 2)
+        self.assertIn("missing the recipe file", err)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,92 @@
+"""Acceptance #2.5: bad input → one line `runner: error: <file>:<line>: <message>`, exit 2,
+and nothing already in output_dir is changed."""
+import hashlib
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(__file__))
+from runner_test_util import TempDir, run, write  # noqa: E402
+
+GOOD = """local data = require "runner.data"
+return {
+  args = { max_steps = 3, per_device_train_batch_size = 4, learning_rate = 0.1, save_strategy = "no" },
+  datasets = { train = data.tensors{ x = torch.randn(16, 2), labels = torch.randn(16, 1) } },
+  model = nn.Linear(2, 1),
+  compute_loss = function(model, inputs, ctx)
+    return F.mse_loss(model(inputs.x), inputs.labels)
+  end,
+}
+"""
+
+
+def digest(folder):
+    h = {}
+    for root, _, files in os.walk(folder):
+        for f in files:
+            p = os.path.join(root, f)
+            with open(p, "rb") as fh:
+                h[os.path.relpath(p, folder)] = hashlib.sha256(fh.read()).hexdigest()
+    return h
+
+
+class BadInput(unittest.TestCase):
+    def check(self, recipe_text, expected, extra_args=(), replace=None):
+        with TempDir() as tmp:
+            out = os.path.join(tmp, "out")
+            good = write(os.path.join(tmp, "good.lua"), GOOD)
+            code, _, err = run(good, "--output_dir", out)
+            self.assertEqual(code, 0, err)
+            before = digest(out)
+            bad = write(os.path.join(tmp, "bad.lua"), recipe_text)
+            code, stdout, stderr = run(bad, "--output_dir", out, *extra_args)
+            self.assertEqual(code, 2, stderr)
+            lines = stderr.strip().splitlines()
+            self.assertEqual(len(lines), 1, stderr)
+            self.assertTrue(lines[0].startswith("runner: error: "), lines[0])
+            self.assertIn(expected.replace("BAD", bad), lines[0])
+            self.assertEqual(digest(out), before, "output_dir changed")
+
+    def test_unknown_argument_in_recipe_suggests_closest(self):
+        text = GOOD.replace("learning_rate = 0.1", "lerning_rate = 0.1")
+        self.check(text, "BAD:3: args.lerning_rate: unknown argument; did you mean 'learning_rate'?")
+
+    def test_unknown_argument_on_command_line(self):
+        self.check(GOOD, "command line: --lerning_rate: unknown argument; did you mean 'learning_rate'?", ("--lerning_rate", "0.1"))
+
+    def test_wrong_type(self):
+        text = GOOD.replace("max_steps = 3", "max_steps = 'three'")
+        self.check(text, "BAD:3: args.max_steps: expected an integer, got \"three\"")
+
+    def test_wrong_type_on_command_line(self):
+        self.check(GOOD, "command line: --max_steps: expected a number, got \"many\"", ("--max_steps", "many"))
+
+    def test_lua_syntax_error(self):
+        text = GOOD.replace("model = nn.Linear(2, 1),", "model = nn.Linear(2, 1)) ,")
+        self.check(text, "BAD:5: '}' expected")
+
+    def test_runtime_error_inside_compute_loss(self):
+        text = GOOD.replace("inputs.labels)", "inputs.lables)")
+        self.check(text, "BAD:7: expected a tensor, got nil")
+
+    def test_error_raised_by_the_hook(self):
+        text = GOOD.replace("    return F.mse_loss", "    error('custom failure')\n    return F.mse_loss")
+        self.check(text, "BAD:7: custom failure")
+
+    def test_missing_data_file(self):
+        text = GOOD.replace("local data = require \"runner.data\"",
+                            "local data = require \"runner.data\"\nlocal rows = data.jsonl('no_such_file.jsonl')")
+        self.check(text, "BAD:2: no_such_file.jsonl: cannot open: No such file or directory")
+
+    def test_invalid_combination_points_at_the_key(self):
+        text = GOOD.replace("max_steps = 3,", "max_steps = 3, logging_steps = 2.5,")
+        self.check(text, "BAD:3: args.logging_steps: must be an integer if bigger than 1")
+
+    def test_missing_recipe(self):
+        code, _, stderr = run("/no/such/recipe.lua")
+        self.assertEqual(code, 2)
+        self.assertEqual(stderr.strip(), "runner: error: /no/such/recipe.lua: cannot read the recipe: No such file or directory")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,131 @@
+// The flat-buffer optimizers against per-tensor references written from torch.optim's
+// update rules with plain ATen ops.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "runtime/core/errors.h"
+#include "runtime/optim/optimizer.h"
+
+using namespace runner;
+using namespace runner::optim;
+
+namespace {
+
+struct Model {
+  std::vector<std::pair<std::string, at::Tensor>> params;
+  Model() {
+    at::manual_seed(7);
+    params = {{"w1", at::randn({4, 3}).requires_grad_()}, {"b1", at::randn({4}).requires_grad_()},
+              {"w2", at::randn({2, 4}).requires_grad_()}};
+  }
+  at::Tensor loss(const at::Tensor& x) const {
+    return (at::linear(at::tanh(at::linear(x, params[0].second, params[1].second)), params[2].second)).pow(2).mean();
+  }
+};
+
+// torch.optim.AdamW._single_tensor_adamw, one tensor at a time.
+void reference_adamw(std::vector<at::Tensor>& p, const std::vector<at::Tensor>& g, std::vector<at::Tensor>& m,
+                     std::vector<at::Tensor>& v, int step, double lr, std::vector<double> wd, double b1, double b2, double eps) {
+  for (size_t i = 0; i < p.size(); ++i) {
+    p[i].mul_(1 - lr * wd[i]);
+    m[i].mul_(b1).add_(g[i], 1 - b1);
+    v[i].mul_(b2).addcmul_(g[i], g[i], 1 - b2);
+    const double bc1 = 1 - std::pow(b1, step), bc2 = 1 - std::pow(b2, step);
+    auto denom = (v[i].sqrt() / std::sqrt(bc2)).add_(eps);
+    p[i].addcdiv_(m[i], denom, -lr / bc1);
+  }
+}
+
+}  // namespace
+
+TEST(FlatParams, ParametersBecomeViewsAndGradsAccumulateInPlace) {
+  Model model;
+  const auto before = model.params[1].second.detach().clone();
+  FlatParams flat(model.params, {0, 1, 0}, 2);
+  EXPECT_EQ(flat.numel(), 12 + 4 + 8);
+  // group 0 = w1, w2 contiguous; group 1 = b1
+  EXPECT_EQ(flat.groups()[0].begin, 0);
+  EXPECT_EQ(flat.groups()[0].end, 20);
+  EXPECT_EQ(flat.groups()[1].end, 24);
+  EXPECT_TRUE(model.params[1].second.equal(before));  // values preserved
+  EXPECT_EQ(model.params[1].second.data_ptr(), flat.data().narrow(0, 20, 4).data_ptr());
+  auto x = at::randn({5, 3});
+  model.loss(x).backward();
+  model.loss(x).backward();
+  EXPECT_EQ(model.params[0].second.grad().data_ptr(), flat.grad().data_ptr());
+  at::Tensor g_twice = flat.grad().clone();
+  flat.zero_grad();
+  model.loss(x).backward();
+  EXPECT_TRUE(at::allclose(g_twice, 2 * flat.grad()));
+}
+
+TEST(AdamW, MatchesTorchAdamWPerTensor) {
+  Model model, ref_model;
+  FlatParams flat(model.params, {0, 1, 0}, 2);
+  auto opt = make_adamw(flat, {{1e-2, 0.1}, {1e-2, 0.0}}, {0.9, 0.99, 1e-8});
+  std::vector<at::Tensor> p, m, v;
+  for (auto& [n, t] : ref_model.params) {
+    p.push_back(t);
+    m.push_back(at::zeros_like(t));
+    v.push_back(at::zeros_like(t));
+  }
+  for (int step = 1; step <= 5; ++step) {
+    auto x = at::randn({8, 3});
+    flat.zero_grad();
+    model.loss(x).backward();
+    for (auto& t : p) t.mutable_grad() = at::Tensor();
+    ref_model.loss(x).backward();
+    opt->step();
+    std::vector<at::Tensor> g;
+    for (auto& t : p) g.push_back(t.grad());
+    at::NoGradGuard ng;
+    reference_adamw(p, g, m, v, step, 1e-2, {0.1, 0.0, 0.1}, 0.9, 0.99, 1e-8);
+  }
+  for (size_t i = 0; i < p.size(); ++i)
+    EXPECT_TRUE(at::allclose(model.params[i].second, p[i], 1e-6, 1e-7)) << model.params[i].first;
+}
+
+TEST(SGD, MomentumNesterovAndCoupledWeightDecay) {
+  Model model, ref_model;
+  FlatParams flat(model.params, {0, 0, 0}, 1);
+  auto opt = make_sgd(flat, {{0.1, 0.01}}, {0.9, 0.0, true});
+  std::vector<at::Tensor> buf(3);
+  for (int step = 0; step < 4; ++step) {
+    auto x = at::randn({8, 3});
+    flat.zero_grad();
+    model.loss(x).backward();
+    for (auto& [n, t] : ref_model.params) t.mutable_grad() = at::Tensor();
+    ref_model.loss(x).backward();
+    opt->step();
+    at::NoGradGuard ng;
+    for (size_t i = 0; i < 3; ++i) {
+      auto& t = ref_model.params[i].second;
+      auto d = t.grad() + 0.01 * t;
+      buf[i] = step == 0 ? d.clone() : buf[i] * 0.9 + d;
+      t.sub_(0.1 * (d + 0.9 * buf[i]));
+    }
+  }
+  for (size_t i = 0; i < 3; ++i) EXPECT_TRUE(at::allclose(model.params[i].second, ref_model.params[i].second, 1e-6, 1e-7));
+}
+
+TEST(AdamW, StateRoundTrip) {
+  Model model;
+  FlatParams flat(model.params, {0, 0, 0}, 1);
+  auto opt = make_adamw(flat, {{1e-3, 0.0}}, {});
+  model.loss(at::randn({4, 3})).backward();
+  opt->step();
+  auto state = opt->state_tensors();
+  auto fresh = make_adamw(flat, {{1e-3, 0.0}}, {});
+  std::map<std::string, at::Tensor> copy;
+  for (auto& [k, t] : state) copy[k] = t.clone();
+  fresh->load_state_tensors(copy);
+  EXPECT_TRUE(fresh->state_tensors().at("exp_avg").equal(state.at("exp_avg")));
+  EXPECT_THROW(fresh->load_state_tensors({{"exp_avg", at::zeros({3})}, {"exp_avg_sq", at::zeros({3})}}), CheckpointError);
+}
+
+TEST(FlatParams, MixedDtypesAreRejected) {
+  std::vector<std::pair<std::string, at::Tensor>> params{{"a", at::zeros({2}).requires_grad_()},
+                                                         {"b", at::zeros({2}, at::kDouble).requires_grad_()}};
+  EXPECT_THROW(FlatParams(params, {0, 0}, 1), RecipeError);
+}

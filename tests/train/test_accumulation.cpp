@@ -1,0 +1,122 @@
+// The gradient-accumulation contract of DESIGN.md: batch 8 × accumulation 1 and batch 2 ×
+// accumulation 4 give the same weights, also for token losses with -100 padding and a
+// partial last window, because the runtime weights each micro-batch's mean loss by
+// micro_items / num_items_in_batch.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "runtime/models/layers.h"
+#include "runtime/train/trainer.h"
+
+using namespace runner;
+using namespace runner::train;
+
+namespace {
+
+// A token classifier: embedding → linear, cross-entropy over non-ignored tokens (mean).
+class TokenModel : public models::Module {
+ public:
+  TokenModel() : Module("TokenModel") {
+    at::manual_seed(3);
+    emb = register_module("emb", std::make_shared<models::Embedding>(11, 6));
+    head = register_module("head", std::make_shared<models::Linear>(6, 5));
+  }
+  bool takes_batch() const override { return true; }
+  models::TensorMap forward_batch(const models::TensorMap& b) override {
+    auto logits = head->forward(emb->forward(b.at("input_ids")));  // (B, T, 5)
+    auto loss = at::cross_entropy_loss(logits.flatten(0, 1), b.at("labels").flatten(), {}, at::Reduction::Mean, -100);
+    return {{"loss", loss}, {"logits", logits}};
+  }
+  std::shared_ptr<models::Module> emb, head;
+};
+
+// Regression through a C++ compute_loss hook (mean squared error).
+class MseHooks : public Hooks {
+ public:
+  std::optional<LossResult> compute_loss(models::Module& m, const Batch& b, LossContext&) override {
+    auto pred = m.forward(b.at("x"));
+    return LossResult{at::mse_loss(pred, b.at("labels")), {{"logits", pred}}};
+  }
+};
+
+TrainingArguments sgd_args(int64_t bs, int64_t ga, const std::string& name) {
+  TrainingArguments a;
+  a.output_dir = (std::filesystem::temp_directory_path() / ("runner_acc_" + std::to_string(::getpid())) / name).string();
+  a.per_device_train_batch_size = bs;
+  a.gradient_accumulation_steps = ga;
+  a.num_train_epochs = 2;
+  a.learning_rate = 0.1;
+  a.optim = "sgd";
+  a.lr_scheduler_type = "constant";
+  a.save_strategy = "no";
+  a.logging_strategy = "no";
+  a.finalize();
+  return a;
+}
+
+at::Tensor train_regression(int64_t bs, int64_t ga, int64_t n) {
+  at::manual_seed(0);
+  auto x = at::randn({n, 3});
+  auto y = x.matmul(at::tensor({1.0f, -2.0f, 0.5f}).view({3, 1})) + 0.3;
+  auto ds = std::make_shared<data::TensorDataset>(data::Batch{{"x", x}, {"labels", y}});
+  at::manual_seed(1);
+  auto model = std::make_shared<models::Linear>(3, 1);
+  Trainer t(sgd_args(bs, ga, "reg"), model, {ds, nullptr, nullptr}, std::make_shared<MseHooks>(), {});
+  t.train();
+  return at::cat({model->weight.flatten(), model->bias.flatten()}).detach().clone();
+}
+
+at::Tensor train_tokens(int64_t bs, int64_t ga, int64_t n) {
+  at::manual_seed(5);
+  auto ids = at::randint(0, 11, {n, 7});
+  auto labels = at::randint(0, 5, {n, 7});
+  // Ragged padding: example i keeps its first 1 + (i % 7) tokens, the rest are -100.
+  auto keep = at::arange(7).unsqueeze(0).lt((at::arange(n) % 7 + 1).unsqueeze(1));
+  labels = labels.masked_fill(keep.logical_not(), -100);
+  auto ds = std::make_shared<data::TensorDataset>(data::Batch{{"input_ids", ids}, {"labels", labels}});
+  auto model = std::make_shared<TokenModel>();
+  Trainer t(sgd_args(bs, ga, "tok"), model, {ds, nullptr, nullptr}, nullptr, {});
+  t.train();
+  std::vector<at::Tensor> flat;
+  for (auto& [name, p] : model->named_parameters()) flat.push_back(p.detach().flatten());
+  return at::cat(flat).clone();
+}
+
+void expect_same(const at::Tensor& a, const at::Tensor& b) {
+  const double rel = (a - b).norm().item<double>() / b.norm().item<double>();
+  EXPECT_LT(rel, 1e-5) << "relative difference " << rel;
+}
+
+}  // namespace
+
+TEST(Accumulation, RegressionBatch8EqualsBatch2Times4) { expect_same(train_regression(2, 4, 32), train_regression(8, 1, 32)); }
+
+TEST(Accumulation, PartialLastWindow) {
+  // 28 examples: windows of 8,8,8,4 samples whichever way they are cut into micro-batches.
+  const auto full = train_regression(8, 1, 28);
+  expect_same(train_regression(2, 4, 28), full);
+  expect_same(train_regression(4, 2, 28), full);
+}
+
+TEST(Accumulation, TokenLossWithPaddingIsExact) {
+  const auto full = train_tokens(8, 1, 32);
+  expect_same(train_tokens(2, 4, 32), full);
+  expect_same(train_tokens(1, 8, 32), full);
+  expect_same(train_tokens(2, 4, 28), train_tokens(8, 1, 28));
+}
+
+TEST(Accumulation, MeanOfMeansWouldDiffer) {
+  // Guard that the token test can fail: with uneven padding, averaging micro-batch means
+  // (what HF does for models that ignore num_items_in_batch) is not the full-batch mean.
+  at::manual_seed(5);
+  auto loss_items = at::rand({8});
+  auto counts = at::tensor({1, 7, 2, 3, 5, 1, 6, 4}, at::kFloat);
+  const double exact = (loss_items * counts).sum().item<double>() / counts.sum().item<double>();
+  double mean_of_means = 0;
+  for (int i = 0; i < 8; i += 2) {
+    auto c = counts.narrow(0, i, 2), l = loss_items.narrow(0, i, 2);
+    mean_of_means += ((l * c).sum() / c.sum()).item<double>() / 4;
+  }
+  EXPECT_GT(std::abs(exact - mean_of_means), 1e-3);
+}
