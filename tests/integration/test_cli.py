@@ -47,6 +47,17 @@ class Cli(unittest.TestCase):
             self.assertEqual(args["per_device_train_batch_size"], 8)  # default
             self.assertFalse(os.path.exists(os.path.join(tmp, "o")), "check must not train or write")
 
+    def test_readme_recipe_runs(self):
+        with open(os.path.join(SOURCE, "README.md")) as f:
+            readme = f.read()
+        block = readme.split("```lua\n", 1)[1].split("```", 1)[0]
+        self.assertLessEqual(len(block.strip().splitlines()), 16, "the README promises a ~15-line recipe")
+        with TempDir() as tmp:
+            recipe = write(os.path.join(tmp, "regression.lua"), block)
+            code, out, err = run(recipe, "--output_dir", os.path.join(tmp, "o"))
+            self.assertEqual(code, 0, err)
+            self.assertTrue(os.path.exists(os.path.join(tmp, "o", "model.safetensors")))
+
     def test_usage_errors_exit_2(self):
         code, _, err = run("check")
         self.assertEqual(code, 2)
