@@ -111,6 +111,22 @@ int module_eval(lua_State* L) {
   lua_settop(L, 1);
   return 1;
 }
+int module_to(lua_State* L) {
+  ModulePtr m = check_module(L, 1);
+  m->to(parse_dtype(luaL_checkstring(L, 2)));
+  lua_settop(L, 1);
+  return 1;
+}
+int module_float(lua_State* L) {
+  check_module(L, 1)->to(at::kFloat);
+  lua_settop(L, 1);
+  return 1;
+}
+int module_double(lua_State* L) {
+  check_module(L, 1)->to(at::kDouble);
+  lua_settop(L, 1);
+  return 1;
+}
 int module_training(lua_State* L) {
   lua_pushboolean(L, check_module(L, 1)->is_training());
   return 1;
@@ -425,6 +441,9 @@ void register_module_type(lua_State* L) {
                     {"train", guarded<module_train>},
                     {"eval", guarded<module_eval>},
                     {"training", guarded<module_training>},
+                    {"to", guarded<module_to>},
+                    {"float", guarded<module_float>},
+                    {"double", guarded<module_double>},
                     {"num_parameters", guarded<module_num_parameters>},
                     {"type", guarded<module_type>},
                     {"append", guarded<module_append>}});

@@ -119,6 +119,14 @@ at::Tensor Module::buffer(const std::string& name) const {
   return {};
 }
 
+void Module::to(at::ScalarType dtype) {
+  at::NoGradGuard no_grad;
+  for (auto& [name, t] : named_parameters())
+    if (t.is_floating_point()) t.set_data(t.to(dtype));
+  for (auto& [name, t] : named_buffers())
+    if (t.is_floating_point()) t.set_data(t.to(dtype));
+}
+
 void Module::train(bool mode) {
   training_ = mode;
   for (auto& [n, c] : children_) c->train(mode);

@@ -51,6 +51,10 @@ class Module : public std::enable_shared_from_this<Module> {
   at::Tensor parameter(const std::string& name) const;            // undefined if absent
   at::Tensor buffer(const std::string& name) const;
 
+  // Converts floating-point parameters and buffers in place (tensors keep their identity,
+  // like PyTorch's module.to(dtype)).
+  void to(at::ScalarType dtype);
+
   void train(bool mode = true);
   void eval() { train(false); }
   bool is_training() const { return training_; }
