@@ -1,6 +1,6 @@
 #include "bindings/lua/lua_hooks.h"
 
-#include <cassert>
+#include <regex>
 
 #include "bindings/lua/lua_module.h"
 #include "runtime/core/errors.h"
@@ -9,174 +9,292 @@ namespace runner::lua {
 
 namespace {
 
-// Restores the stack top on every exit path of a C++ → Lua call.
-class StackScope {
- public:
-  explicit StackScope(lua_State* L) : L_(L), top_(lua_gettop(L)) {}
-  ~StackScope() { lua_settop(L_, top_); }
-
- private:
-  lua_State* L_;
-  int top_;
-};
-
-[[noreturn]] void rethrow_as_hook_error(const LuaError& e) { throw HookError(e.what()); }
-
-void push_state(lua_State* L, const TrainerState& s) {
-  lua_createtable(L, 0, 8);
-  lua_pushnumber(L, static_cast<double>(s.global_step));
-  lua_setfield(L, -2, "global_step");
-  lua_pushnumber(L, s.epoch);
-  lua_setfield(L, -2, "epoch");
-  lua_pushnumber(L, static_cast<double>(s.max_steps));
-  lua_setfield(L, -2, "max_steps");
-  lua_pushnumber(L, static_cast<double>(s.num_train_epochs));
-  lua_setfield(L, -2, "num_train_epochs");
-  lua_pushnumber(L, s.total_flos);
-  lua_setfield(L, -2, "total_flos");
-  if (s.best_metric) {
-    lua_pushnumber(L, *s.best_metric);
-    lua_setfield(L, -2, "best_metric");
-  }
-  if (s.best_model_checkpoint) {
-    lua_pushstring(L, s.best_model_checkpoint->c_str());
-    lua_setfield(L, -2, "best_model_checkpoint");
-  }
-  lua_pushboolean(L, s.is_world_process_zero);
-  lua_setfield(L, -2, "is_world_process_zero");
-  lua_pushboolean(L, s.is_local_process_zero);
-  lua_setfield(L, -2, "is_local_process_zero");
+void set_number(lua_State* L, int table, const char* key, double v) {
+  lua_pushnumber(L, v);
+  lua_setfield(L, table, key);
+}
+void set_tensor(lua_State* L, int table, const char* key, const at::Tensor& t) {
+  if (!t.defined()) return;
+  push_tensor(L, t);
+  lua_setfield(L, table, key);
+}
+at::Tensor optional_tensor(lua_State* L, int idx, const std::string& what) {
+  if (lua_isnil(L, idx)) return {};
+  at::Tensor* t = test_tensor(L, idx);
+  if (!t) throw HookError(what + " must be a tensor or nil, got " + luaL_typename(L, idx));
+  return *t;
 }
 
-const char* const kFlags[] = {"should_training_stop", "should_epoch_stop", "should_save", "should_evaluate", "should_log"};
+// ctx.backward(loss) inside a training_step hook: the runtime's weighted backward.
+int ctx_backward(lua_State* L) {
+  auto* ctx = static_cast<train::LossContext*>(lua_touserdata(L, lua_upvalueindex(1)));
+  const int arg = lua_istable(L, 1) ? 2 : 1;  // ctx.backward(loss) or ctx:backward(loss)
+  ctx->backward(check_tensor(L, arg));
+  return 0;
+}
 
-bool* flag(TrainerControl& c, int i) {
-  bool* flags[] = {&c.should_training_stop, &c.should_epoch_stop, &c.should_save, &c.should_evaluate, &c.should_log};
-  return flags[i];
+void push_loss_context(lua_State* L, train::LossContext& ctx, bool with_backward) {
+  lua_createtable(L, 0, 5);
+  const int t = lua_gettop(L);
+  set_number(L, t, "num_items_in_batch", static_cast<double>(ctx.num_items_in_batch));
+  set_number(L, t, "micro_items", static_cast<double>(ctx.micro_items));
+  lua_pushboolean(L, ctx.loss_is_normalized);
+  lua_setfield(L, t, "loss_is_normalized");
+  lua_pushboolean(L, ctx.training);
+  lua_setfield(L, t, "training");
+  if (with_backward) {
+    lua_pushlightuserdata(L, &ctx);
+    lua_pushcclosure(L, guarded<ctx_backward>, 1);
+    lua_setfield(L, t, "backward");
+  }
 }
 
 }  // namespace
 
 const std::vector<std::string>& hook_names() {
-  static const std::vector<std::string> names{"compute_loss"};
+  static const std::vector<std::string> names{"compute_loss", "training_step", "prediction_step", "compute_metrics",
+                                              "preprocess_logits_for_metrics", "data_collator", "create_optimizer",
+                                              "create_scheduler", "model_init"};
   return names;
 }
 
 LuaHooks::LuaHooks(lua_State* L, int table_idx, std::string origin) : L_(L), origin_(std::move(origin)) {
   const int abs = table_idx < 0 ? lua_gettop(L) + table_idx + 1 : table_idx;
+  StackScope scope(L);
   for (const auto& name : hook_names()) {
     lua_getfield(L, abs, name.c_str());
     if (lua_isnil(L, -1)) {
       lua_pop(L, 1);
       continue;
     }
-    if (!lua_isfunction(L, -1)) {
-      const std::string got = luaL_typename(L, -1);
-      lua_pop(L, 1);
-      throw RecipeError(name + " must be a function, got " + got);
-    }
-    lua_Debug ar;
-    lua_pushvalue(L, -1);
-    lua_getinfo(L, ">S", &ar);
-    where_[name] = std::string(ar.short_src) + ":" + std::to_string(ar.linedefined);
-    refs_[name] = luaL_ref(L, LUA_REGISTRYINDEX);
+    if (!lua_isfunction(L, -1)) throw RecipeError(name + " must be a function, got " + luaL_typename(L, -1));
+    where_[name] = defined_at(L, -1);
+    fns_[name] = std::make_unique<LuaRef>(L, -1);
+    lua_pop(L, 1);
   }
 }
 
-LuaHooks::~LuaHooks() {
-  if (!lua_alive(L_)) return;
-  for (auto& [name, ref] : refs_) luaL_unref(L_, LUA_REGISTRYINDEX, ref);
+bool LuaHooks::push(const std::string& name) const {
+  auto it = fns_.find(name);
+  if (it == fns_.end()) return false;
+  it->second->push();
+  return true;
 }
 
-bool LuaHooks::push_hook(const std::string& name) const {
-  auto it = refs_.find(name);
-  if (it == refs_.end()) return false;
-  lua_rawgeti(L_, LUA_REGISTRYINDEX, it->second);
-  return true;
+void LuaHooks::call(const std::string& name, int nargs, int nresults) const {
+  try {
+    pcall_or_throw(L_, nargs, nresults);
+  } catch (const LuaError& e) {
+    throw HookError(e.what());
+  }
+}
+
+void LuaHooks::fail(const std::string& name, const std::string& message) const {
+  auto it = where_.find(name);
+  throw HookError(name + ": " + message, it == where_.end() ? origin_ : it->second);
 }
 
 // compute_loss(model, inputs, ctx) → loss[, outputs]
 std::optional<train::LossResult> LuaHooks::compute_loss(models::Module& model, const train::Batch& inputs, train::LossContext& ctx) {
-  lua_State* L = L_;
-  StackScope scope(L);
-  if (!push_hook("compute_loss")) return std::nullopt;
-  push_module(L, model.shared_from_this());
-  push_tensor_map(L, inputs);
-  lua_createtable(L, 0, 4);
-  const int ctx_idx = lua_gettop(L);
-  lua_pushnumber(L, static_cast<double>(ctx.num_items_in_batch));
-  lua_setfield(L, ctx_idx, "num_items_in_batch");
-  lua_pushnumber(L, static_cast<double>(ctx.micro_items));
-  lua_setfield(L, ctx_idx, "micro_items");
-  lua_pushboolean(L, ctx.loss_is_normalized);
-  lua_setfield(L, ctx_idx, "loss_is_normalized");
-  lua_pushboolean(L, ctx.training);
-  lua_setfield(L, ctx_idx, "training");
-  lua_pushvalue(L, ctx_idx);
-  lua_insert(L, -5);  // keep a copy of ctx below the call to read flags back
-  try {
-    pcall_or_throw(L, 3, 2);
-  } catch (const LuaError& e) {
-    rethrow_as_hook_error(e);
-  }
+  StackScope scope(L_);
+  if (!push("compute_loss")) return std::nullopt;
+  push_module(L_, model.shared_from_this());
+  push_tensor_map(L_, inputs);
+  push_loss_context(L_, ctx, /*with_backward=*/false);
+  lua_pushvalue(L_, -1);
+  lua_insert(L_, -5);  // a copy of ctx below the call, to read loss_is_normalized back
+  call("compute_loss", 3, 2);
   train::LossResult r;
-  at::Tensor* loss = test_tensor(L, -2);
-  if (!loss) throw HookError("compute_loss must return a loss tensor, got " + std::string(luaL_typename(L, -2)), where_["compute_loss"]);
+  at::Tensor* loss = test_tensor(L_, -2);
+  if (!loss) fail("compute_loss", std::string("must return a loss tensor, got ") + luaL_typename(L_, -2));
   r.loss = *loss;
-  if (at::Tensor* out = test_tensor(L, -1)) r.outputs["logits"] = *out;
-  else if (lua_istable(L, -1)) r.outputs = to_tensor_map(L, -1, "compute_loss's outputs");
-  else if (!lua_isnil(L, -1)) throw HookError("compute_loss's second result must be a table of tensors or a tensor", where_["compute_loss"]);
-  lua_getfield(L, -3, "loss_is_normalized");
-  ctx.loss_is_normalized = lua_toboolean(L, -1) != 0;
+  if (at::Tensor* out = test_tensor(L_, -1)) r.outputs["logits"] = *out;
+  else if (lua_istable(L_, -1)) r.outputs = to_tensor_map(L_, -1, "compute_loss's outputs");
+  else if (!lua_isnil(L_, -1)) fail("compute_loss", "its second result must be a table of tensors or a tensor");
+  lua_getfield(L_, -3, "loss_is_normalized");
+  ctx.loss_is_normalized = lua_toboolean(L_, -1) != 0;
   return r;
 }
 
-LuaCallback::LuaCallback(lua_State* L, int table_idx, std::string name) : L_(L), name_(std::move(name)) {
-  lua_pushvalue(L, table_idx);
-  ref_ = luaL_ref(L, LUA_REGISTRYINDEX);
+// training_step(model, inputs, ctx) → loss; ctx.backward(loss) does the weighted backward.
+std::optional<at::Tensor> LuaHooks::training_step(models::Module& model, const train::Batch& inputs, train::LossContext& ctx) {
+  StackScope scope(L_);
+  if (!push("training_step")) return std::nullopt;
+  push_module(L_, model.shared_from_this());
+  push_tensor_map(L_, inputs);
+  push_loss_context(L_, ctx, /*with_backward=*/true);
+  lua_pushvalue(L_, -1);
+  lua_insert(L_, -5);
+  call("training_step", 3, 1);
+  at::Tensor* loss = test_tensor(L_, -1);
+  if (!loss) fail("training_step", std::string("must return the loss tensor, got ") + luaL_typename(L_, -1));
+  lua_getfield(L_, -2, "loss_is_normalized");
+  ctx.loss_is_normalized = lua_toboolean(L_, -1) != 0;
+  return *loss;
 }
 
-LuaCallback::~LuaCallback() {
-  if (!lua_alive(L_)) return;
-  luaL_unref(L_, LUA_REGISTRYINDEX, ref_);
-  luaL_unref(L_, LUA_REGISTRYINDEX, args_ref_);
+// prediction_step(model, inputs, {prediction_loss_only =}) → loss, logits, labels
+std::optional<train::PredictionResult> LuaHooks::prediction_step(models::Module& model, const train::Batch& inputs, bool loss_only) {
+  StackScope scope(L_);
+  if (!push("prediction_step")) return std::nullopt;
+  push_module(L_, model.shared_from_this());
+  push_tensor_map(L_, inputs);
+  lua_createtable(L_, 0, 1);
+  lua_pushboolean(L_, loss_only);
+  lua_setfield(L_, -2, "prediction_loss_only");
+  call("prediction_step", 3, 3);
+  train::PredictionResult r;
+  r.loss = optional_tensor(L_, -3, "prediction_step's loss");
+  r.logits = optional_tensor(L_, -2, "prediction_step's logits");
+  r.labels = optional_tensor(L_, -1, "prediction_step's labels");
+  return r;
 }
 
-void LuaCallback::on_event(Event event, const TrainingArguments& args, const TrainerState& state, TrainerControl& control,
-                           const nlohmann::json& payload) {
-  lua_State* L = L_;
-  StackScope scope(L);
-  lua_rawgeti(L, LUA_REGISTRYINDEX, ref_);
-  lua_getfield(L, -1, event_name(event));
-  if (lua_isnil(L, -1)) return;
-  if (!lua_isfunction(L, -1)) throw HookError(name_ + "." + event_name(event) + " must be a function");
-  if (args_ref_ == LUA_NOREF) {
-    push_json(L, args.to_json());
-    args_ref_ = luaL_ref(L, LUA_REGISTRYINDEX);
+// compute_metrics(p, compute_result) → { name = number, ... }
+nlohmann::json LuaHooks::compute_metrics(const train::EvalPrediction& p, bool compute_result) {
+  StackScope scope(L_);
+  if (!push("compute_metrics")) return nlohmann::json::object();
+  lua_createtable(L_, 0, 4);
+  const int t = lua_gettop(L_);
+  set_tensor(L_, t, "predictions", p.predictions);
+  set_tensor(L_, t, "label_ids", p.label_ids);
+  set_tensor(L_, t, "inputs", p.inputs);
+  set_tensor(L_, t, "losses", p.losses);
+  lua_pushboolean(L_, compute_result);
+  call("compute_metrics", 2, 1);
+  nlohmann::json metrics = nlohmann::json::object();
+  if (lua_isnil(L_, -1)) return metrics;
+  if (!lua_istable(L_, -1)) fail("compute_metrics", std::string("must return a table of metrics, got ") + luaL_typename(L_, -1));
+  const int r = lua_gettop(L_);
+  lua_pushnil(L_);
+  while (lua_next(L_, r)) {
+    const std::string key = lua_type(L_, -2) == LUA_TSTRING ? lua_tostring(L_, -2) : "";
+    if (key.empty()) fail("compute_metrics", "metric names must be strings");
+    if (lua_type(L_, -1) == LUA_TNUMBER) metrics[key] = lua_tonumber(L_, -1);
+    else if (lua_type(L_, -1) == LUA_TBOOLEAN) metrics[key] = lua_toboolean(L_, -1) != 0;
+    else if (lua_type(L_, -1) == LUA_TSTRING) metrics[key] = lua_tostring(L_, -1);
+    else if (at::Tensor* v = test_tensor(L_, -1); v && v->numel() == 1) metrics[key] = v->item<double>();
+    else fail("compute_metrics", "metric '" + key + "' must be a number (or a one-element tensor)");
+    lua_pop(L_, 1);
   }
-  lua_rawgeti(L, LUA_REGISTRYINDEX, args_ref_);
-  push_state(L, state);
-  lua_createtable(L, 0, 5);
-  const int control_idx = lua_gettop(L);
-  for (int i = 0; i < 5; ++i) {
-    lua_pushboolean(L, *flag(control, i));
-    lua_setfield(L, control_idx, kFlags[i]);
+  return metrics;
+}
+
+std::optional<at::Tensor> LuaHooks::preprocess_logits_for_metrics(const at::Tensor& logits, const at::Tensor& labels) {
+  StackScope scope(L_);
+  if (!push("preprocess_logits_for_metrics")) return std::nullopt;
+  push_tensor(L_, logits);
+  if (labels.defined()) push_tensor(L_, labels);
+  else lua_pushnil(L_);
+  call("preprocess_logits_for_metrics", 2, 1);
+  at::Tensor* out = test_tensor(L_, -1);
+  if (!out) fail("preprocess_logits_for_metrics", std::string("must return a tensor, got ") + luaL_typename(L_, -1));
+  return out->detach();
+}
+
+// create_optimizer(model, args) → { type =, lr =, weight_decay =, <options>, groups = {...} }
+std::optional<train::OptimizerSpec> LuaHooks::create_optimizer(models::Module& model, const TrainingArguments& args) {
+  StackScope scope(L_);
+  if (!push("create_optimizer")) return std::nullopt;
+  push_module(L_, model.shared_from_this());
+  push_json(L_, args.to_json());
+  call("create_optimizer", 2, 1);
+  if (!lua_istable(L_, -1)) fail("create_optimizer", std::string("must return an optimizer table, got ") + luaL_typename(L_, -1));
+  nlohmann::json spec = to_json(L_, -1, "create_optimizer's result");
+  train::OptimizerSpec s;
+  s.type = spec.value("type", args.optim);
+  s.lr = spec.value("lr", args.learning_rate);
+  s.weight_decay = spec.value("weight_decay", args.weight_decay);
+  for (auto it = spec.begin(); it != spec.end(); ++it)
+    if (it.key() != "type" && it.key() != "lr" && it.key() != "weight_decay" && it.key() != "groups") s.options[it.key()] = it.value();
+  if (spec.contains("groups")) {
+    if (!spec["groups"].is_array()) fail("create_optimizer", "groups must be a list of {names =, match =, lr =, weight_decay =}");
+    for (const auto& g : spec["groups"]) {
+      train::OptimizerSpec::Group group;
+      if (g.contains("names")) {
+        if (g["names"].is_string()) group.names = {g["names"].get<std::string>()};
+        else for (const auto& n : g["names"]) group.names.push_back(n.get<std::string>());
+      }
+      group.match = g.value("match", std::string());
+      if (!group.match.empty()) {
+        try {
+          std::regex check(group.match);
+        } catch (const std::regex_error&) {
+          fail("create_optimizer", "group match \"" + group.match + "\" is not a valid regular expression");
+        }
+      }
+      if (group.names.empty() && group.match.empty()) fail("create_optimizer", "each group needs names or match");
+      if (g.contains("lr")) group.lr = g["lr"].get<double>();
+      if (g.contains("weight_decay")) group.weight_decay = g["weight_decay"].get<double>();
+      for (auto it = g.begin(); it != g.end(); ++it)
+        if (it.key() != "names" && it.key() != "match" && it.key() != "lr" && it.key() != "weight_decay")
+          fail("create_optimizer", "unknown group option '" + it.key() + "' (names, match, lr, weight_decay)");
+      s.groups.push_back(std::move(group));
+    }
   }
-  lua_pushvalue(L, control_idx);
-  lua_insert(L, -5);  // a copy below the function: flags are read back after the call
-  push_json(L, payload);
-  try {
-    pcall_or_throw(L, 4, 1);
-  } catch (const LuaError& e) {
-    rethrow_as_hook_error(e);
+  return s;
+}
+
+// create_scheduler(num_training_steps, args) → function(step) → multiplier, or
+// { type =, warmup_steps =, kwargs = } / a type name
+std::optional<train::SchedulerSpec> LuaHooks::create_scheduler(int64_t num_training_steps, const TrainingArguments& args) {
+  StackScope scope(L_);
+  if (!push("create_scheduler")) return std::nullopt;
+  lua_pushnumber(L_, static_cast<double>(num_training_steps));
+  push_json(L_, args.to_json());
+  call("create_scheduler", 2, 1);
+  train::SchedulerSpec s;
+  if (lua_isfunction(L_, -1)) {
+    auto fn = std::make_shared<LuaRef>(L_, -1);
+    auto self = shared_from_this();
+    s.lambda = [fn, self](int64_t step) {
+      lua_State* L = fn->state();
+      StackScope inner(L);
+      fn->push();
+      lua_pushnumber(L, static_cast<double>(step));
+      self->call("create_scheduler", 1, 1);
+      if (lua_type(L, -1) != LUA_TNUMBER) self->fail("create_scheduler", "the schedule function must return a number (the lr multiplier)");
+      return lua_tonumber(L, -1);
+    };
+    return s;
   }
-  // A callback may mutate control in place or return a control table (HF allows both).
-  const int source = lua_istable(L, -1) ? lua_gettop(L) : lua_gettop(L) - 1;
-  for (int i = 0; i < 5; ++i) {
-    lua_getfield(L, source, kFlags[i]);
-    *flag(control, i) = lua_toboolean(L, -1) != 0;
-    lua_pop(L, 1);
+  if (lua_isstring(L_, -1)) {
+    s.type = lua_tostring(L_, -1);
+    return s;
   }
+  if (!lua_istable(L_, -1)) fail("create_scheduler", "must return a function of the step, a schedule name or {type =, ...}");
+  const nlohmann::json spec = to_json(L_, -1, "create_scheduler's result");
+  s.type = spec.value("type", args.lr_scheduler_type);
+  if (spec.contains("warmup_steps")) s.warmup_steps = spec["warmup_steps"].get<int64_t>();
+  if (spec.contains("kwargs")) s.kwargs = spec["kwargs"];
+  return s;
+}
+
+models::ModulePtr LuaHooks::model_init() {
+  StackScope scope(L_);
+  if (!push("model_init")) return nullptr;
+  call("model_init", 0, 1);
+  auto m = test_module(L_, -1);
+  if (!m) fail("model_init", std::string("must return a model, got ") + luaL_typename(L_, -1));
+  return m;
+}
+
+data::Collator LuaHooks::data_collator() {
+  if (!has("data_collator")) return {};
+  auto self = shared_from_this();
+  return [self](const std::vector<data::Example>& examples) {
+    lua_State* L = self->L_;
+    StackScope scope(L);
+    self->push("data_collator");
+    lua_createtable(L, static_cast<int>(examples.size()), 0);
+    for (size_t i = 0; i < examples.size(); ++i) {
+      push_tensor_map(L, examples[i]);
+      lua_rawseti(L, -2, static_cast<int>(i + 1));
+    }
+    self->call("data_collator", 1, 1);
+    if (!lua_istable(L, -1)) self->fail("data_collator", std::string("must return a batch table, got ") + luaL_typename(L, -1));
+    return to_tensor_map(L, -1, "data_collator's batch");
+  };
 }
 
 }  // namespace runner::lua

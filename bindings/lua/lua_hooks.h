@@ -1,5 +1,5 @@
-// Lua implementations of the trainer's Hooks and Callback interfaces. Each call from C++
-// into Lua leaves the Lua stack exactly as it found it (checked in debug builds and by
+// The Lua implementation of the trainer's Hooks: the recipe's functions under HF's method
+// names. Each call from C++ into Lua leaves the Lua stack as it found it (tested in
 // tests/bindings/test_stack_balance.cpp); a Lua error becomes a HookError carrying the
 // recipe's file:line.
 #pragma once
@@ -7,43 +7,41 @@
 #include <memory>
 #include <string>
 
-#include "bindings/lua/lua_common.h"
-#include "runtime/core/callback.h"
+#include "bindings/lua/lua_call.h"
+#include "runtime/data/collator.h"
 #include "runtime/train/hooks.h"
 
 namespace runner::lua {
 
-class LuaHooks : public train::Hooks {
+class LuaHooks : public train::Hooks, public std::enable_shared_from_this<LuaHooks> {
  public:
-  // `table_idx`: the recipe table; hook functions are looked up by their HF names.
+  // `table_idx`: the recipe table; hook functions are looked up by name.
   LuaHooks(lua_State* L, int table_idx, std::string origin);
-  ~LuaHooks() override;
   std::optional<train::LossResult> compute_loss(models::Module& model, const train::Batch& inputs, train::LossContext& ctx) override;
+  std::optional<at::Tensor> training_step(models::Module& model, const train::Batch& inputs, train::LossContext& ctx) override;
+  std::optional<train::PredictionResult> prediction_step(models::Module& model, const train::Batch& inputs, bool loss_only) override;
+  bool has_compute_metrics() const override { return has("compute_metrics"); }
+  nlohmann::json compute_metrics(const train::EvalPrediction& p, bool compute_result) override;
+  std::optional<at::Tensor> preprocess_logits_for_metrics(const at::Tensor& logits, const at::Tensor& labels) override;
+  std::optional<train::OptimizerSpec> create_optimizer(models::Module& model, const TrainingArguments& args) override;
+  std::optional<train::SchedulerSpec> create_scheduler(int64_t num_training_steps, const TrainingArguments& args) override;
+  models::ModulePtr model_init() override;
   std::string origin() const override { return origin_; }
-  bool has(const std::string& hook) const { return refs_.count(hook) != 0; }
+
+  // The recipe's data_collator(examples) → batch, or an empty function.
+  data::Collator data_collator();
+  bool has(const std::string& hook) const { return fns_.count(hook) != 0; }
 
  private:
-  bool push_hook(const std::string& name) const;  // pushes the function if defined
+  // Pushes the hook; returns false if the recipe does not define it.
+  bool push(const std::string& name) const;
+  // pcall with the hook's name in errors; the results stay on the stack.
+  void call(const std::string& name, int nargs, int nresults) const;
+  [[noreturn]] void fail(const std::string& name, const std::string& message) const;
   lua_State* L_;
-  std::map<std::string, int> refs_;
+  std::map<std::string, std::unique_ptr<LuaRef>> fns_;
   std::map<std::string, std::string> where_;  // file:line where each hook is defined
   std::string origin_;
-};
-
-// A callback table { on_log = function(args, state, control, logs) ... end, ... }.
-class LuaCallback : public Callback {
- public:
-  LuaCallback(lua_State* L, int table_idx, std::string name);
-  ~LuaCallback() override;
-  std::string name() const override { return name_; }
-  void on_event(Event event, const TrainingArguments& args, const TrainerState& state, TrainerControl& control,
-                const nlohmann::json& payload) override;
-
- private:
-  lua_State* L_;
-  int ref_;
-  int args_ref_ = LUA_NOREF;  // args as a Lua table, built once
-  std::string name_;
 };
 
 // The hook names a recipe may define (HF method names).

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "bindings/lua/data_binding.h"
+#include "bindings/lua/lua_callbacks.h"
 #include "bindings/lua/lua_module.h"
 #include "runtime/core/errors.h"
 #include "runtime/core/training_args.h"
@@ -72,6 +73,7 @@ LuaState::LuaState(std::map<std::string, std::string> recipe_options, std::vecto
   register_tensor_type(L_);
   register_module_type(L_);
   register_dataset_type(L_);
+  register_callback_type(L_);
 
   // cfg for the prelude: modules, lib dirs, print, command-line options, argument names.
   lua_newtable(L_);
@@ -84,6 +86,8 @@ LuaState::LuaState(std::map<std::string, std::string> recipe_options, std::vecto
   lua_setfield(L_, -2, "runner.F");
   push_data_module(L_);
   lua_setfield(L_, -2, "runner.data");
+  push_callbacks_module(L_);
+  lua_setfield(L_, -2, "runner.callbacks");
   lua_setfield(L_, -2, "modules");
   lua_createtable(L_, static_cast<int>(lib_dirs.size()), 0);
   for (size_t i = 0; i < lib_dirs.size(); ++i) {

@@ -4,6 +4,7 @@
 #include <regex>
 
 #include "bindings/lua/data_binding.h"
+#include "bindings/lua/lua_callbacks.h"
 #include "bindings/lua/lua_hooks.h"
 #include "bindings/lua/lua_module.h"
 #include "runtime/core/did_you_mean.h"
@@ -12,7 +13,11 @@
 namespace runner::lua {
 
 const std::vector<std::string>& recipe_keys() {
-  static const std::vector<std::string> keys{"args", "datasets", "model", "callbacks", "input_name", "compute_loss"};
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> k{"args", "datasets", "model", "callbacks", "input_name"};
+    for (const auto& h : hook_names()) k.push_back(h);
+    return k;
+  }();
   return keys;
 }
 
@@ -112,8 +117,23 @@ Recipe load_recipe(LuaState& lua, const std::string& path) {
       }
     }
     r.datasets.train = dataset_field(L, ds, "train", path);
-    r.datasets.eval = dataset_field(L, ds, "eval", path);
     r.datasets.test = dataset_field(L, ds, "test", path);
+    lua_getfield(L, ds, "eval");
+    const bool named = lua_istable(L, -1);
+    if (named) {
+      // datasets.eval = { a = ..., b = ... }: each is evaluated with the prefix eval_<name>
+      const int evals = lua_gettop(L);
+      lua_pushnil(L);
+      while (lua_next(L, evals)) {
+        const std::string name = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "";
+        data::DatasetPtr d = test_dataset(L, -1);
+        lua_pop(L, 1);
+        if (name.empty() || !d) throw RecipeError("datasets.eval must be a dataset or a table of named datasets", locate_key(path, "eval"));
+        r.datasets.named_evals[name] = d;
+      }
+    }
+    lua_pop(L, 1);
+    if (!named) r.datasets.eval = dataset_field(L, ds, "eval", path);
   }
   lua_pop(L, 1);
 
@@ -131,7 +151,9 @@ Recipe load_recipe(LuaState& lua, const std::string& path) {
   }
   lua_pop(L, 1);
 
-  r.hooks = std::make_shared<LuaHooks>(L, t, path);
+  auto hooks = std::make_shared<LuaHooks>(L, t, path);
+  r.collator = hooks->data_collator();
+  r.hooks = hooks;
 
   lua_getfield(L, t, "callbacks");
   if (!lua_isnil(L, -1)) {
@@ -140,24 +162,27 @@ Recipe load_recipe(LuaState& lua, const std::string& path) {
     const size_t n = lua_objlen(L, cbs);
     for (size_t i = 1; i <= n; ++i) {
       lua_rawgeti(L, cbs, static_cast<int>(i));
-      if (!lua_istable(L, -1)) throw RecipeError("callbacks[" + std::to_string(i) + "] must be a table of on_* functions", locate_key(path, "callbacks"));
+      if (auto builtin = test_callback(L, -1)) {
+        r.callbacks.push_back(builtin);
+        lua_pop(L, 1);
+        continue;
+      }
+      if (!lua_istable(L, -1))
+        throw RecipeError("callbacks[" + std::to_string(i) + "] must be a table of on_* functions or a runner.callbacks object",
+                          locate_key(path, "callbacks"));
       // Event names are checked up front: a misspelt on_step_ned would otherwise never fire.
       const int cb = lua_gettop(L);
       lua_pushnil(L);
       while (lua_next(L, cb)) {
         lua_pop(L, 1);
         const std::string key = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
-        static const std::vector<std::string> events = [] {
-          std::vector<std::string> v{"name"};
-          for (int e = 0; e <= static_cast<int>(Event::kPredictionStep); ++e) v.emplace_back(event_name(static_cast<Event>(e)));
-          return v;
-        }();
-        if (std::find(events.begin(), events.end(), key) == events.end())
-          throw RecipeError("callbacks[" + std::to_string(i) + "]: unknown event '" + key + "'" + did_you_mean(key, events),
+        const auto& keys = callback_keys();
+        if (std::find(keys.begin(), keys.end(), key) == keys.end())
+          throw RecipeError("callbacks[" + std::to_string(i) + "]: unknown event '" + key + "'" + did_you_mean(key, keys),
                             locate_key(path, key));
       }
       lua_getfield(L, cb, "name");
-      const std::string name = lua_isstring(L, -1) ? lua_tostring(L, -1) : "LuaCallback" + std::to_string(i);
+      const std::string name = lua_isstring(L, -1) ? lua_tostring(L, -1) : "LuaCallback";
       lua_pop(L, 1);
       r.callbacks.push_back(std::make_shared<LuaCallback>(L, cb, name));
       lua_pop(L, 1);

@@ -22,6 +22,7 @@ struct Recipe {
   std::shared_ptr<train::Hooks> hooks;
   std::vector<std::shared_ptr<Callback>> callbacks;
   std::string input_name;
+  data::Collator collator;  // the recipe's data_collator, if any
 };
 
 // Throws RecipeError / ArgumentError located at the recipe's file:line.

@@ -3,6 +3,7 @@
 #include <iostream>
 #include <regex>
 
+#include "bindings/lua/lua_hooks.h"
 #include "bindings/lua/lua_state.h"
 #include "bindings/lua/recipe.h"
 #include "runtime/cli/process_setup.h"
@@ -50,7 +51,8 @@ int run_recipe(const CommandLine& cl) {
   for (const auto& w : warnings) log::warn(w);
 
   const train::Phases phases = train::resolve_phases(args, recipe.datasets);
-  if (!recipe.model) throw RecipeError("the recipe has no model", cl.recipe);
+  const bool has_model_init = std::static_pointer_cast<lua::LuaHooks>(recipe.hooks)->has("model_init");
+  if (!recipe.model && !has_model_init) throw RecipeError("the recipe has no model (give `model` or `model_init`)", cl.recipe);
   if (cl.command == "check") {
     std::cout << args.to_json().dump(2) << std::endl;
     return 0;
@@ -58,6 +60,7 @@ int run_recipe(const CommandLine& cl) {
   train::TrainerOptions options;
   options.input_name = recipe.input_name;
   options.recipe_path = cl.recipe;
+  options.collator = recipe.collator;
   train::Trainer trainer(args, recipe.model, recipe.datasets, recipe.hooks, recipe.callbacks, options);
   train::run_phases(trainer, phases);
   return 0;

@@ -316,8 +316,12 @@ std::vector<std::string> TrainingArguments::finalize() {
   if (!lr_scheduler_kwargs.is_object()) fail("args.lr_scheduler_kwargs: expected a table of options");
   if (!resume_from_checkpoint.is_null() && !resume_from_checkpoint.is_boolean() && !resume_from_checkpoint.is_string())
     fail("args.resume_from_checkpoint: expected true, false or a checkpoint folder");
-  if (train_sampling_strategy == "group_by_length")
-    fail("args.train_sampling_strategy: group_by_length is not implemented yet");
+  if (lr_scheduler_type == "reduce_lr_on_plateau" && eval_strategy == "no")
+    fail("args.lr_scheduler_type: reduce_lr_on_plateau requires an eval strategy");
+  if (lr_scheduler_type == "reduce_lr_on_plateau" && !metric_for_best_model) {
+    metric_for_best_model = "loss";
+    greater_is_better = false;
+  }
   return warnings;
 }
 

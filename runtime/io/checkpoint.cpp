@@ -21,6 +21,7 @@ void write_checkpoint(const std::string& dir, const CheckpointContents& c) {
   if (!c.optimizer_meta.is_null()) write_json_atomic(p + "/optimizer.json", c.optimizer_meta);
   if (!c.scheduler.is_null()) write_json_atomic(p + "/scheduler.json", c.scheduler);
   if (!c.rng.is_null()) write_json_atomic(p + "/rng_state.json", c.rng);
+  if (!c.loop.is_null()) write_json_atomic(p + "/loop_state.json", c.loop);
   write_json_atomic(p + "/trainer_state.json", c.trainer_state);
   write_json_atomic(p + "/training_args.json", c.training_args);
   for (const auto& [src, name] : c.copy_files) {
@@ -51,6 +52,28 @@ std::optional<std::string> last_checkpoint(const std::string& output_dir) {
   auto all = list_checkpoints(output_dir);
   if (all.empty()) return std::nullopt;
   return all.back().second;
+}
+
+std::vector<std::string> checkpoints_to_delete(const std::vector<std::pair<int64_t, std::string>>& sorted,
+                                               const std::optional<std::string>& best, int64_t limit) {
+  if (limit <= 0) return {};
+  std::vector<std::string> order;
+  for (const auto& [step, path] : sorted) order.push_back(path);
+  const auto same = [](const std::string& a, const std::string& b) {
+    std::error_code ec;
+    return a == b || fs::equivalent(a, b, ec);
+  };
+  int64_t keep = limit;
+  if (best) {
+    auto it = std::find_if(order.begin(), order.end(), [&](const std::string& p) { return same(p, *best); });
+    if (it != order.end()) {
+      // bubble the best one up to second-to-last; the newest stays last (it is needed to resume)
+      for (size_t i = static_cast<size_t>(it - order.begin()); i + 2 < order.size(); ++i) std::swap(order[i], order[i + 1]);
+      if (limit == 1 && !same(order.back(), *best)) keep = 2;
+    }
+  }
+  if (static_cast<int64_t>(order.size()) <= keep) return {};
+  return std::vector<std::string>(order.begin(), order.end() - keep);
 }
 
 }  // namespace runner::io

@@ -18,6 +18,7 @@ struct CheckpointContents {
   nlohmann::json optimizer_meta;   // optimizer.json: type, step, hyper-parameters (skipped when null)
   nlohmann::json scheduler;        // scheduler.json (skipped when null)
   nlohmann::json rng;              // rng_state.json (skipped when null)
+  nlohmann::json loop;             // loop_state.json: runner's unlogged loss bookkeeping (skipped when null)
   nlohmann::json trainer_state;    // trainer_state.json
   nlohmann::json training_args;    // training_args.json
   std::vector<std::pair<std::string, std::string>> copy_files;  // (source path, name in the folder)
@@ -28,5 +29,11 @@ void write_checkpoint(const std::string& dir, const CheckpointContents& contents
 // checkpoint-<N> folders of `output_dir`, sorted by N.
 std::vector<std::pair<int64_t, std::string>> list_checkpoints(const std::string& output_dir);
 std::optional<std::string> last_checkpoint(const std::string& output_dir);
+
+// HF checkpoint rotation: sort by step, move the best checkpoint to second-to-last (the
+// newest stays last), keep `limit` (2 when limit is 1 and the best is not the newest, so
+// training can still resume), and return the folders to delete, oldest first.
+std::vector<std::string> checkpoints_to_delete(const std::vector<std::pair<int64_t, std::string>>& sorted,
+                                               const std::optional<std::string>& best, int64_t limit);
 
 }  // namespace runner::io

@@ -30,6 +30,11 @@ class Module : public std::enable_shared_from_this<Module> {
   virtual bool takes_batch() const { return false; }
   // The batch fields forward_batch reads (empty = unknown: keep every field).
   virtual std::vector<std::string> input_names() const { return {}; }
+  // HF floating_point_ops: forward+backward FLOPs for this batch (0 when unknown).
+  virtual double floating_point_ops(const TensorMap& batch) const { return 0.0; }
+  // Causal language models compare logits at t with labels at t+1 (the label smoother
+  // must shift like the model does).
+  virtual bool shifts_labels() const { return false; }
 
   // Parameters in registration order, children after own; a tensor shared by two names
   // (tied weights) is listed once under its first name, as PyTorch does.

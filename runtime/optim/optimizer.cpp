@@ -10,4 +10,14 @@ Optimizer::Optimizer(FlatParams& params, std::vector<GroupOptions> groups) : par
                       std::to_string(params_.groups().size()) + " parameter groups");
 }
 
+void Optimizer::load_state_tensor(const std::map<std::string, at::Tensor>& state, const std::string& name, at::Tensor& dst) {
+  auto it = state.find(name);
+  if (it == state.end()) throw CheckpointError("optimizer state has no '" + name + "'");
+  if (it->second.numel() != dst.numel())
+    throw CheckpointError("optimizer state '" + name + "' has " + std::to_string(it->second.numel()) + " values, expected " +
+                          std::to_string(dst.numel()));
+  at::NoGradGuard no_grad;
+  dst.copy_(it->second.reshape(-1));
+}
+
 }  // namespace runner::optim

@@ -1,9 +1,11 @@
 // Optimizers over FlatParams: each parameter group is one contiguous range, updated with a
-// few whole-range vector ops. Semantics follow torch.optim (AdamW, SGD) exactly, so a run
-// here matches the same run in PyTorch step for step.
+// few whole-range vector ops. Semantics follow torch.optim (AdamW, SGD, Adagrad, RMSprop)
+// and transformers' Adafactor exactly, so a run here matches the same run in PyTorch step
+// for step.
 #pragma once
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +39,9 @@ class Optimizer {
   void set_step_count(int64_t s) { step_ = s; }
 
  protected:
+  // dst ← state[name] (any shape with dst's numel); CheckpointError when missing or mis-sized.
+  static void load_state_tensor(const std::map<std::string, at::Tensor>& state, const std::string& name, at::Tensor& dst);
+
   FlatParams& params_;
   std::vector<GroupOptions> groups_;
   int64_t step_ = 0;
@@ -52,5 +57,25 @@ struct SGDOptions {
   bool nesterov = false;
 };
 std::unique_ptr<Optimizer> make_sgd(FlatParams& params, std::vector<GroupOptions> groups, SGDOptions options);
+
+struct AdagradOptions {
+  double lr_decay = 0.0, initial_accumulator_value = 0.0, eps = 1e-10;
+};
+std::unique_ptr<Optimizer> make_adagrad(FlatParams& params, std::vector<GroupOptions> groups, AdagradOptions options);
+
+struct RMSpropOptions {
+  double alpha = 0.99, eps = 1e-8, momentum = 0.0;
+  bool centered = false;
+};
+std::unique_ptr<Optimizer> make_rmsprop(FlatParams& params, std::vector<GroupOptions> groups, RMSpropOptions options);
+
+// Defaults are what the HF Trainer passes for optim="adafactor" (scale_parameter=False,
+// relative_step=False, lr = the group's lr), not the Adafactor class defaults.
+struct AdafactorOptions {
+  double eps1 = 1e-30, eps2 = 1e-3, clip_threshold = 1.0, decay_rate = -0.8;
+  std::optional<double> beta1;  // first moment only when set
+  bool scale_parameter = false, relative_step = false, warmup_init = false;
+};
+std::unique_ptr<Optimizer> make_adafactor(FlatParams& params, std::vector<GroupOptions> groups, AdafactorOptions options);
 
 }  // namespace runner::optim

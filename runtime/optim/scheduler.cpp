@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 
 #include "runtime/core/did_you_mean.h"
@@ -37,6 +38,17 @@ class Kwargs {
     if (!j_[key].is_number()) fail(key, "expected a number, got " + j_[key].dump());
     return j_[key].get<double>();
   }
+  int64_t integer(const char* key, int64_t def) {
+    if (!has(key)) return def;
+    const json& v = j_[key];
+    if (!v.is_number() || v.get<double>() != std::floor(v.get<double>())) fail(key, "expected an integer, got " + v.dump());
+    return static_cast<int64_t>(v.get<double>());
+  }
+  bool flag(const char* key, bool def) {
+    if (!has(key)) return def;
+    if (!j_[key].is_boolean()) fail(key, "expected true or false, got " + j_[key].dump());
+    return j_[key].get<bool>();
+  }
   std::string text(const char* key, const std::string& def) {
     if (!has(key)) return def;
     if (!j_[key].is_string()) fail(key, "expected a string, got " + j_[key].dump());
@@ -64,7 +76,110 @@ double progress(int64_t s, int64_t w, int64_t t) {
   return static_cast<double>(s - w) / static_cast<double>(std::max<int64_t>(1, t - w));
 }
 
+// JSON has no inf/nan: such values travel as strings.
+json encode_double(double v) {
+  if (std::isfinite(v)) return v;
+  return std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf";
+}
+double decode_double(const json& j, const char* key) {
+  if (j.contains(key)) {
+    const json& v = j[key];
+    if (v.is_number()) return v.get<double>();
+    if (v == "inf") return std::numeric_limits<double>::infinity();
+    if (v == "-inf") return -std::numeric_limits<double>::infinity();
+    if (v == "nan") return std::numeric_limits<double>::quiet_NaN();
+  }
+  throw CheckpointError(std::string("scheduler state: '") + key + "' is missing or not a number");
+}
+int64_t decode_int(const json& j, const char* key) {
+  if (!j.contains(key) || !j[key].is_number_integer())
+    throw CheckpointError(std::string("scheduler state: '") + key + "' is missing or not an integer");
+  return j[key].get<int64_t>();
+}
+
 }  // namespace
+
+json Scheduler::state() const { return {{"steps_taken", step_}}; }
+
+void Scheduler::load_state(const json& state) {
+  if (!state.is_object()) throw CheckpointError("scheduler state: expected an object, got " + state.dump());
+  step_ = decode_int(state, "steps_taken");
+}
+
+PlateauScheduler::PlateauScheduler(PlateauOptions options, double base_lr) : o_(std::move(options)), base_lr_(base_lr) {
+  const std::string where = "args.lr_scheduler_kwargs.";
+  if (o_.mode != "min" && o_.mode != "max")
+    throw ArgumentError(where + "mode: unknown \"" + o_.mode + "\", expected 'min' or 'max'");
+  if (o_.threshold_mode != "rel" && o_.threshold_mode != "abs")
+    throw ArgumentError(where + "threshold_mode: unknown \"" + o_.threshold_mode + "\", expected 'rel' or 'abs'");
+  if (!(o_.factor < 1.0)) throw ArgumentError(where + "factor: must be < 1.0, got " + json(o_.factor).dump());
+  if (o_.patience < 0) throw ArgumentError(where + "patience: must be >= 0");
+  if (o_.cooldown < 0) throw ArgumentError(where + "cooldown: must be >= 0");
+  best_ = (o_.mode == "min" ? 1.0 : -1.0) * std::numeric_limits<double>::infinity();
+}
+
+bool PlateauScheduler::is_better(double a) const {
+  const double t = o_.threshold;
+  if (o_.mode == "min") return o_.threshold_mode == "rel" ? a < best_ * (1.0 - t) : a < best_ - t;
+  return o_.threshold_mode == "rel" ? a > best_ * (1.0 + t) : a > best_ + t;
+}
+
+void PlateauScheduler::on_metric(double value) {
+  ++last_epoch_;
+  if (is_better(value)) {
+    best_ = value;
+    num_bad_epochs_ = 0;
+  } else {
+    ++num_bad_epochs_;
+  }
+  if (cooldown_counter_ > 0) {  // bad evaluations during cooldown do not count
+    --cooldown_counter_;
+    num_bad_epochs_ = 0;
+  }
+  if (num_bad_epochs_ > o_.patience) {
+    // torch compares learning rates, not multipliers: min_lr and eps are absolute.
+    const double old_lr = base_lr_ * multiplier_;
+    const double new_lr = std::max(old_lr * o_.factor, o_.min_lr);
+    if (old_lr - new_lr > o_.eps && base_lr_ != 0) multiplier_ = new_lr / base_lr_;
+    cooldown_counter_ = o_.cooldown;
+    num_bad_epochs_ = 0;
+  }
+}
+
+json PlateauScheduler::state() const {
+  json j = Scheduler::state();
+  j["best"] = encode_double(best_);
+  j["num_bad_epochs"] = num_bad_epochs_;
+  j["cooldown_counter"] = cooldown_counter_;
+  j["last_epoch"] = last_epoch_;
+  j["multiplier"] = multiplier_;
+  return j;
+}
+
+void PlateauScheduler::load_state(const json& state) {
+  Scheduler::load_state(state);
+  best_ = decode_double(state, "best");
+  num_bad_epochs_ = decode_int(state, "num_bad_epochs");
+  cooldown_counter_ = decode_int(state, "cooldown_counter");
+  last_epoch_ = decode_int(state, "last_epoch");
+  multiplier_ = decode_double(state, "multiplier");
+}
+
+std::unique_ptr<PlateauScheduler> make_plateau_scheduler(const json& kwargs, double base_lr) {
+  Kwargs kw(kwargs, "reduce_lr_on_plateau");
+  PlateauOptions o;
+  o.mode = kw.text("mode", o.mode);
+  o.factor = kw.number("factor", o.factor);
+  o.patience = kw.integer("patience", o.patience);
+  o.threshold = kw.number("threshold", o.threshold);
+  o.threshold_mode = kw.text("threshold_mode", o.threshold_mode);
+  o.cooldown = kw.integer("cooldown", o.cooldown);
+  o.min_lr = kw.number("min_lr", o.min_lr);
+  o.eps = kw.number("eps", o.eps);
+  kw.flag("verbose", false);  // torch 1.13 takes it; it only prints
+  kw.finish();
+  return std::make_unique<PlateauScheduler>(std::move(o), base_lr);
+}
 
 std::unique_ptr<Scheduler> make_lambda_scheduler(std::function<double(int64_t)> fn) {
   return std::make_unique<LambdaScheduler>(std::move(fn));
@@ -72,6 +187,8 @@ std::unique_ptr<Scheduler> make_lambda_scheduler(std::function<double(int64_t)> 
 
 std::unique_ptr<Scheduler> make_scheduler(const std::string& type, int64_t W, int64_t T, const json& kwargs_json,
                                           double base_lr) {
+  // HF's get_scheduler returns ReduceLROnPlateau before looking at warmup.
+  if (type == "reduce_lr_on_plateau") return make_plateau_scheduler(kwargs_json, base_lr);
   Kwargs kw(kwargs_json, type);
   std::function<double(int64_t)> fn;
   if (type == "constant") {

@@ -1,6 +1,6 @@
-// Dispatches events to callbacks in order [DefaultFlow, user callbacks..., Printer] and
-// resets control flags at the events HF resets them in, so a user callback sees the flags
-// DefaultFlow just set and may override them.
+// Dispatches events to callbacks in HF's order [DefaultFlow, user callbacks...,
+// Progress or Printer] and resets control flags at the events HF resets them in, so a
+// user callback sees the flags DefaultFlow just set and may override them.
 #pragma once
 #include <memory>
 #include <vector>
@@ -19,10 +19,5 @@ class CallbackHandler {
   const TrainingArguments& args_;
   std::vector<std::shared_ptr<Callback>> callbacks_;
 };
-
-// HF DefaultFlowCallback (v5): decides log / evaluate / save / stop from the strategies.
-std::shared_ptr<Callback> make_default_flow_callback();
-// HF PrinterCallback: prints each log dict (minus total_flos) on the main process.
-std::shared_ptr<Callback> make_printer_callback();
 
 }  // namespace runner::train

@@ -1,63 +1,181 @@
-// Trainer::evaluate: HF evaluation_loop semantics for the loss (sample-weighted mean of
-// batch losses, so a partial last batch counts by its size) and the speed metrics.
+// Evaluation and prediction (HF evaluate / predict / evaluation_loop / prediction_step):
+// the loss is the sample-weighted mean of batch losses (a partial last batch counts by its
+// size); predictions and labels are concatenated over batches, padded with -100 where
+// their lengths differ, and handed to compute_metrics.
 #include <cmath>
 
 #include "runtime/core/errors.h"
+#include "runtime/log/log.h"
+#include "runtime/optim/scheduler.h"
+#include "runtime/train/eval_accumulator.h"
 #include "runtime/train/trainer.h"
 
 namespace runner::train {
 
 using nlohmann::json;
 
-json Trainer::evaluate(const std::string& prefix) {
-  const data::DatasetPtr& ds = prefix == "test" ? datasets_.test : datasets_.eval;
-  if (!ds) throw RecipeError(prefix == "test" ? "prediction needs datasets.test" : "evaluation needs an eval dataset (datasets.eval)");
-  const auto start = std::chrono::steady_clock::now();
-  data::DataLoader loader = make_loader(ds, /*shuffle=*/false, args_.per_device_eval_batch_size);
+namespace {
+double round_to(double v, double scale) { return std::round(v * scale) / scale; }
+}  // namespace
+
+PredictionResult Trainer::prediction_step(const Batch& batch, bool prediction_loss_only) {
+  if (auto r = hooks_->prediction_step(*model_, batch, prediction_loss_only)) return *r;
+  PredictionResult r;
+  bool has_labels = !call_.label_names.empty();
+  for (const auto& name : call_.label_names) has_labels = has_labels && batch.count(name);
+  if (has_labels) r.labels = batch.at(call_.label_names.front());  // captured before the forward
+  models::TensorMap outputs;
+  if (has_labels) {
+    LossContext ctx;
+    ctx.training = false;
+    ctx.micro_items = ctx.num_items_in_batch = count_items(batch, call_.label_names);
+    LossResult lr = compute_loss(batch, ctx);
+    if (lr.loss.defined()) r.loss = lr.loss.detach().mean();
+    outputs = std::move(lr.outputs);
+  } else {
+    outputs = call_model(*model_, batch, call_);
+  }
+  if (prediction_loss_only) return {r.loss, {}, {}};
+  r.logits = logits_of(outputs);
+  if (r.logits.defined()) r.logits = r.logits.detach();
+  return r;
+}
+
+PredictionOutput Trainer::evaluation_loop(const data::DatasetPtr& ds, const std::string& prefix, bool prediction_loss_only) {
+  data::DataLoader loader = make_loader(ds, /*train=*/false, args_.per_device_eval_batch_size);
   const bool was_training = model_->is_training();
   model_->eval();
-  double loss_sum = 0.0;
-  int64_t loss_count = 0, samples = 0;
+  const bool want_inputs = std::find(args_.include_for_metrics.begin(), args_.include_for_metrics.end(), "inputs") != args_.include_for_metrics.end();
+  const bool want_losses = std::find(args_.include_for_metrics.begin(), args_.include_for_metrics.end(), "loss") != args_.include_for_metrics.end();
+  const std::string input_field = main_input_name(*ds);
+  at::Tensor losses;  // (N) each batch's loss repeated per example, as HF does
+  EvalPrediction all;
+  PredictionOutput out;
+  json batch_metrics;
   {
     at::NoGradGuard no_grad;
-    for (int64_t b = 0; b < loader.num_batches(); ++b) {
+    const int64_t n_batches = loader.num_batches();
+    for (int64_t b = 0; b < n_batches; ++b) {
       Batch batch = loader.batch(b);
       const int64_t n = data::batch_size_of(batch);
-      samples += n;
-      bool has_labels = true;
-      for (const auto& name : call_.label_names) has_labels = has_labels && batch.count(name);
-      if (has_labels) {
-        LossContext ctx;
-        ctx.training = false;
-        ctx.micro_items = ctx.num_items_in_batch = count_items(batch, call_.label_names);
-        LossResult r = compute_loss(batch, ctx);
-        if (r.loss.defined()) {
-          loss_sum += r.loss.item<double>() * static_cast<double>(n);
-          loss_count += n;
-        }
+      out.num_samples += n;
+      PredictionResult r = prediction_step(batch, prediction_loss_only);
+      at::Tensor batch_losses = r.loss.defined() ? r.loss.reshape({1}).expand({n}).to(at::kDouble) : at::Tensor();
+      if (batch_losses.defined()) losses = losses.defined() ? at::cat({losses, batch_losses}) : batch_losses.clone();
+      if (r.logits.defined()) {
+        if (auto p = hooks_->preprocess_logits_for_metrics(r.logits, r.labels)) r.logits = p->detach();
+      }
+      at::Tensor inputs = want_inputs && batch.count(input_field) ? batch.at(input_field) : at::Tensor();
+      if (args_.batch_eval_metrics) {
+        // Constant memory: metrics are computed per batch, nothing is accumulated.
+        EvalPrediction p{r.logits, r.labels, inputs, want_losses ? batch_losses : at::Tensor()};
+        batch_metrics = hooks_->compute_metrics(p, /*compute_result=*/b == n_batches - 1);
       } else {
-        call_model(*model_, batch, call_);
+        all.predictions = concat_padded(all.predictions, r.logits);
+        all.label_ids = concat_padded(all.label_ids, r.labels);
+        if (want_inputs) all.inputs = concat_padded(all.inputs, inputs);
       }
       callbacks_.fire(Event::kPredictionStep, state_, control_);
     }
   }
   model_->train(was_training);
+  if (want_losses && losses.defined()) all.losses = losses;
+
+  json metrics = json::object();
+  if (args_.batch_eval_metrics) {
+    metrics = batch_metrics.is_object() ? batch_metrics : json::object();
+  } else if (hooks_->has_compute_metrics() && all.predictions.defined() && all.label_ids.defined()) {
+    metrics = hooks_->compute_metrics(all, /*compute_result=*/true);
+  }
+  if (losses.defined()) metrics[prefix + "_loss"] = losses.mean().item<double>();
+  json prefixed = json::object();
+  for (auto it = metrics.begin(); it != metrics.end(); ++it) {
+    const std::string& k = it.key();
+    prefixed[k.rfind(prefix + "_", 0) == 0 ? k : prefix + "_" + k] = it.value();
+  }
+  out.metrics = prefixed;
+  out.predictions = all.predictions;
+  out.label_ids = all.label_ids;
+  return out;
+}
+
+json Trainer::evaluate() {
+  if (!datasets_.has_eval()) throw RecipeError("evaluation needs an eval dataset (datasets.eval)");
+  std::vector<std::pair<std::string, data::DatasetPtr>> sets;
+  if (datasets_.eval) sets.emplace_back("eval", datasets_.eval);
+  for (const auto& [name, ds] : datasets_.named_evals) sets.emplace_back("eval_" + name, ds);
+  json merged = json::object();
+  for (const auto& [prefix, ds] : sets) {
+    const bool tracking = memory_.start("eval");
+    const auto start = std::chrono::steady_clock::now();
+    const bool loss_only = hooks_->has_compute_metrics() ? args_.prediction_loss_only : true;
+    PredictionOutput out = evaluation_loop(ds, prefix, loss_only);
+    const double runtime = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    json metrics = out.metrics;
+    metrics[prefix + "_runtime"] = round_to(runtime, 1e4);
+    if (runtime > 0) {
+      const double steps = std::ceil(static_cast<double>(out.num_samples) / static_cast<double>(args_.per_device_eval_batch_size));
+      metrics[prefix + "_samples_per_second"] = round_to(static_cast<double>(out.num_samples) / runtime, 1e3);
+      metrics[prefix + "_steps_per_second"] = round_to(steps / runtime, 1e3);
+    }
+    log(metrics);
+    metrics["epoch"] = state_.epoch;  // HF: log() adds epoch to the dict it was given
+    if (tracking) memory_.stop("eval", metrics);
+    callbacks_.fire(Event::kEvaluate, state_, control_, metrics);
+    for (auto it = metrics.begin(); it != metrics.end(); ++it) merged[it.key()] = it.value();
+  }
+  return merged;
+}
+
+PredictionOutput Trainer::predict() {
+  if (!datasets_.test) throw RecipeError("prediction needs datasets.test");
+  const bool tracking = memory_.start("test");
+  const auto start = std::chrono::steady_clock::now();
+  PredictionOutput out = evaluation_loop(datasets_.test, "test", args_.prediction_loss_only);
   const double runtime = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  json metrics;
-  if (loss_count > 0) metrics[prefix + "_loss"] = loss_sum / static_cast<double>(loss_count);
-  metrics[prefix + "_runtime"] = std::round(runtime * 1e4) / 1e4;
+  out.metrics["test_runtime"] = round_to(runtime, 1e4);
   if (runtime > 0) {
-    metrics[prefix + "_samples_per_second"] = std::round(static_cast<double>(samples) / runtime * 1e3) / 1e3;
-    metrics[prefix + "_steps_per_second"] = std::round(static_cast<double>(loader.num_batches()) / runtime * 1e3) / 1e3;
+    const double steps = std::ceil(static_cast<double>(out.num_samples) / static_cast<double>(args_.per_device_eval_batch_size));
+    out.metrics["test_samples_per_second"] = round_to(static_cast<double>(out.num_samples) / runtime, 1e3);
+    out.metrics["test_steps_per_second"] = round_to(steps / runtime, 1e3);
   }
-  if (prefix == "test") {
-    callbacks_.fire(Event::kPredict, state_, control_, metrics);
-    return metrics;
+  if (tracking) memory_.stop("test", out.metrics);
+  callbacks_.fire(Event::kPredict, state_, control_, out.metrics);  // predict does not log (HF)
+  return out;
+}
+
+// Evaluation requested by the flow (or eval_on_start): evaluate, then step a
+// ReduceLROnPlateau schedule with the watched metric (not for eval_on_start).
+json Trainer::run_evaluation(bool from_training) {
+  json metrics = evaluate();
+  if (!from_training) return metrics;
+  if (auto* plateau = dynamic_cast<optim::PlateauScheduler*>(scheduler_.get())) {
+    std::string key = *args_.metric_for_best_model;
+    if (key.rfind("eval_", 0) != 0) key = "eval_" + key;
+    if (!metrics.contains(key) || !metrics[key].is_number())
+      throw ArgumentError("args.metric_for_best_model: reduce_lr_on_plateau watches \"" + key + "\", which the evaluation did not produce");
+    plateau->on_metric(metrics[key].get<double>());
   }
-  log(metrics);
-  metrics["epoch"] = state_.epoch;
-  callbacks_.fire(Event::kEvaluate, state_, control_, metrics);
   return metrics;
+}
+
+// HF _determine_best_metric: strict improvement per greater_is_better.
+void Trainer::update_best_metric(const json& metrics, bool& is_new_best) {
+  std::string key = *args_.metric_for_best_model;
+  if (key.rfind("eval_", 0) != 0) key = "eval_" + key;
+  if (!metrics.contains(key) || !metrics[key].is_number()) {
+    std::string available;
+    for (auto it = metrics.begin(); it != metrics.end(); ++it) available += (available.empty() ? "" : ", ") + it.key();
+    throw ArgumentError("args.metric_for_best_model: \"" + *args_.metric_for_best_model + "\" is not among the evaluation metrics (" +
+                        available + "); return it from compute_metrics or choose one of these");
+  }
+  const double value = metrics[key].get<double>();
+  const bool greater = args_.greater_is_better.value_or(true);
+  is_new_best = !state_.best_metric || (greater ? value > *state_.best_metric : value < *state_.best_metric);
+  if (is_new_best) {
+    state_.best_metric = value;
+    if (args_.save_strategy != "no") state_.best_global_step = state_.global_step;
+  }
 }
 
 }  // namespace runner::train

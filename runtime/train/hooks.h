@@ -1,13 +1,18 @@
 // The only way the Trainer reaches user code. Lua implements this interface
 // (bindings/lua); a C++ program can implement it too and train without Lua. Every hook
-// returns std::nullopt / false for "not overridden": the runtime default then runs.
+// returns std::nullopt / nullptr / false for "not overridden": the runtime default runs.
+// The runtime wraps each hook: accumulation scaling, no_grad for evaluation, clipping and
+// the optimizer step stay the runtime's job.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "runtime/core/training_args.h"
 #include "runtime/models/module.h"
 
 namespace runner::train {
@@ -20,11 +25,47 @@ struct LossContext {
   int64_t micro_items = 0;         // the same count for this micro-batch
   bool loss_is_normalized = false;  // set by a hook that already divided by num_items_in_batch
   bool training = true;
+  // training_step may call this itself (several backward passes); it applies the same
+  // micro_items / num_items_in_batch weighting the runtime would.
+  std::function<void(const at::Tensor&)> backward;
+  bool backward_called = false;
 };
 
 struct LossResult {
   at::Tensor loss;           // scalar: the mean over the micro-batch's items (unless normalized)
   models::TensorMap outputs;  // "logits" is what evaluation collects as predictions
+};
+
+// One evaluation batch: any of the three may be undefined.
+struct PredictionResult {
+  at::Tensor loss, logits, labels;
+};
+
+// HF EvalPrediction: concatenated over the dataset (padded with -100 where lengths differ).
+struct EvalPrediction {
+  at::Tensor predictions, label_ids;
+  at::Tensor inputs, losses;  // with include_for_metrics = {"inputs", "loss"}
+};
+
+// An optimizer described by a create_optimizer hook (HF optimizer names and options).
+struct OptimizerSpec {
+  std::string type;              // adamw_torch, sgd, adafactor, adagrad, rmsprop
+  double lr = 0, weight_decay = 0;
+  nlohmann::json options = nlohmann::json::object();  // betas, eps, momentum, ...
+  struct Group {
+    std::vector<std::string> names;  // exact parameter names
+    std::string match;               // or a regular expression over names
+    std::optional<double> lr, weight_decay;
+  };
+  std::vector<Group> groups;  // empty: HF's decay / no-decay split
+};
+
+// A schedule from create_scheduler: a multiplier of the base lr per step, or an HF type.
+struct SchedulerSpec {
+  std::function<double(int64_t)> lambda;
+  std::string type;
+  nlohmann::json kwargs = nlohmann::json::object();
+  std::optional<int64_t> warmup_steps;
 };
 
 class Hooks {
@@ -33,6 +74,26 @@ class Hooks {
   virtual std::optional<LossResult> compute_loss(models::Module& model, const Batch& inputs, LossContext& ctx) {
     return std::nullopt;
   }
+  // A whole micro-step; returns the loss (the runtime calls ctx.backward unless the hook did).
+  virtual std::optional<at::Tensor> training_step(models::Module& model, const Batch& inputs, LossContext& ctx) {
+    return std::nullopt;
+  }
+  virtual std::optional<PredictionResult> prediction_step(models::Module& model, const Batch& inputs, bool prediction_loss_only) {
+    return std::nullopt;
+  }
+  virtual bool has_compute_metrics() const { return false; }
+  // compute_result is false except on the last batch with batch_eval_metrics.
+  virtual nlohmann::json compute_metrics(const EvalPrediction& p, bool compute_result) { return nlohmann::json::object(); }
+  virtual std::optional<at::Tensor> preprocess_logits_for_metrics(const at::Tensor& logits, const at::Tensor& labels) {
+    return std::nullopt;
+  }
+  virtual std::optional<OptimizerSpec> create_optimizer(models::Module& model, const TrainingArguments& args) {
+    return std::nullopt;
+  }
+  virtual std::optional<SchedulerSpec> create_scheduler(int64_t num_training_steps, const TrainingArguments& args) {
+    return std::nullopt;
+  }
+  virtual models::ModulePtr model_init() { return nullptr; }
   // A short description of where hooks come from ("recipes/x.lua"), for messages.
   virtual std::string origin() const { return "C++"; }
 };

@@ -49,8 +49,45 @@ models::TensorMap call_model(models::Module& model, const Batch& batch, const Ca
   return {{"logits", model.forward(it->second)}};
 }
 
+at::Tensor label_smoothed_loss(const at::Tensor& logits_in, const at::Tensor& labels_in, double epsilon, bool shift) {
+  at::Tensor logits = logits_in, labels = labels_in;
+  if (shift) {
+    logits = logits.narrow(-2, 0, logits.size(-2) - 1);
+    labels = labels.narrow(-1, 1, labels.size(-1) - 1);
+  }
+  at::Tensor neg_log_probs = -at::log_softmax(logits, -1);
+  if (labels.dim() == neg_log_probs.dim() - 1) labels = labels.unsqueeze(-1);
+  const at::Tensor padding = labels.eq(-100);
+  at::Tensor nll = neg_log_probs.gather(-1, labels.clamp_min(0)).masked_fill(padding, 0.0);
+  at::Tensor smoothed = neg_log_probs.sum(-1, true).masked_fill(padding, 0.0);
+  const at::Tensor active = padding.numel() - padding.sum();
+  return (1.0 - epsilon) * (nll.sum() / active) + epsilon * (smoothed.sum() / (active * neg_log_probs.size(-1)));
+}
+
+at::Tensor logits_of(const models::TensorMap& outputs) {
+  auto it = outputs.find("logits");
+  if (it != outputs.end()) return it->second;
+  at::Tensor only;
+  for (const auto& [k, v] : outputs) {
+    if (k == "loss") continue;
+    if (only.defined()) return {};  // several candidates: none is "the" prediction
+    only = v;
+  }
+  return only;
+}
+
 LossResult default_compute_loss(models::Module& model, const Batch& batch, const CallOptions& o) {
   LossResult r;
+  auto labels = batch.find("labels");
+  if (o.label_smoothing != 0.0 && labels != batch.end()) {
+    Batch without = batch;
+    without.erase("labels");
+    r.outputs = call_model(model, without, o);
+    const at::Tensor logits = logits_of(r.outputs);
+    if (!logits.defined()) throw RecipeError("label_smoothing_factor needs the model to return logits");
+    r.loss = label_smoothed_loss(logits, labels->second, o.label_smoothing, model.shifts_labels());
+    return r;
+  }
   r.outputs = call_model(model, batch, o);
   auto it = r.outputs.find("loss");
   if (it == r.outputs.end() || !it->second.defined())

@@ -2,59 +2,165 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <map>
+#include <regex>
+#include <set>
 #include <sstream>
 
 #include "runtime/core/did_you_mean.h"
 #include "runtime/core/errors.h"
+#include "runtime/train/param_groups.h"
 
 namespace runner::train {
 
+using nlohmann::json;
+
 namespace {
 
-std::map<std::string, std::string> parse_optim_args(const std::optional<std::string>& text, const std::vector<std::string>& known,
-                                                    const std::string& optim) {
-  std::map<std::string, std::string> out;
+// "k=v,k2=v2" → JSON (numbers and booleans typed; HF passes strings and lets each
+// optimizer parse them).
+json parse_optim_args(const std::optional<std::string>& text) {
+  json out = json::object();
   if (!text || text->empty()) return out;
   std::stringstream ss(*text);
   for (std::string item; std::getline(ss, item, ',');) {
     const auto eq = item.find('=');
     if (eq == std::string::npos) throw ArgumentError("args.optim_args: expected \"key=value\", got \"" + item + "\"");
-    const std::string key = item.substr(0, eq);
-    if (std::find(known.begin(), known.end(), key) == known.end())
-      throw ArgumentError("args.optim_args: " + optim + " has no option '" + key + "'" +
-                          (known.empty() ? " (it takes none)" : did_you_mean(key, known)));
-    out[key] = item.substr(eq + 1);
+    const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+    char* end = nullptr;
+    const double num = std::strtod(value.c_str(), &end);
+    if (value == "true" || value == "True") out[key] = true;
+    else if (value == "false" || value == "False") out[key] = false;
+    else if (!value.empty() && *end == '\0') out[key] = num;
+    else out[key] = value;
   }
   return out;
 }
 
-double number(const std::map<std::string, std::string>& kv, const std::string& key, double def) {
-  auto it = kv.find(key);
-  if (it == kv.end()) return def;
-  char* end = nullptr;
-  const double v = std::strtod(it->second.c_str(), &end);
-  if (it->second.empty() || *end) throw ArgumentError("args.optim_args: " + key + " must be a number, got \"" + it->second + "\"");
-  return v;
+// Typed reads from the options object; anything never read is an error naming the key.
+class OptionReader {
+ public:
+  OptionReader(json o, std::string optim, std::string where) : o_(std::move(o)), optim_(std::move(optim)), where_(std::move(where)) {}
+  double number(const char* k, double def) {
+    used_.insert(k);
+    if (!o_.contains(k)) return def;
+    if (!o_[k].is_number()) fail(k, "must be a number");
+    return o_[k].get<double>();
+  }
+  bool boolean(const char* k, bool def) {
+    used_.insert(k);
+    if (!o_.contains(k)) return def;
+    if (!o_[k].is_boolean()) fail(k, "must be true or false");
+    return o_[k].get<bool>();
+  }
+  bool has(const char* k) {
+    used_.insert(k);
+    return o_.contains(k) && !o_[k].is_null();
+  }
+  std::vector<double> pair(const char* k, std::vector<double> def) {
+    used_.insert(k);
+    if (!o_.contains(k)) return def;
+    if (!o_[k].is_array() || o_[k].size() != 2) fail(k, "must be a pair of numbers");
+    return {o_[k][0].get<double>(), o_[k][1].get<double>()};
+  }
+  void finish() {
+    std::vector<std::string> known(used_.begin(), used_.end());
+    for (auto it = o_.begin(); it != o_.end(); ++it)
+      if (!used_.count(it.key()))
+        throw ArgumentError(where_ + ": " + optim_ + " has no option '" + it.key() + "'" + (known.empty() ? "" : did_you_mean(it.key(), known)));
+  }
+  [[noreturn]] void fail(const std::string& k, const std::string& msg) { throw ArgumentError(where_ + "." + k + ": " + msg); }
+
+ private:
+  json o_;
+  std::string optim_, where_;
+  std::set<std::string> used_;
+};
+
+std::unique_ptr<optim::Optimizer> make(const std::string& type, optim::FlatParams& flat, std::vector<optim::GroupOptions> groups,
+                                       OptionReader& r, const TrainingArguments& args) {
+  std::unique_ptr<optim::Optimizer> opt;
+  if (type == "adamw_torch" || type == "adamw_torch_fused" || type == "adamw") {
+    const auto betas = r.pair("betas", {args.adam_beta1, args.adam_beta2});
+    opt = optim::make_adamw(flat, groups, {betas[0], betas[1], r.number("eps", args.adam_epsilon)});
+  } else if (type == "sgd") {
+    optim::SGDOptions o;
+    o.momentum = r.number("momentum", 0.0);
+    o.dampening = r.number("dampening", 0.0);
+    o.nesterov = r.boolean("nesterov", false);
+    opt = optim::make_sgd(flat, groups, o);
+  } else if (type == "adagrad") {
+    optim::AdagradOptions o;
+    o.lr_decay = r.number("lr_decay", o.lr_decay);
+    o.initial_accumulator_value = r.number("initial_accumulator_value", o.initial_accumulator_value);
+    o.eps = r.number("eps", o.eps);
+    opt = optim::make_adagrad(flat, groups, o);
+  } else if (type == "rmsprop") {
+    optim::RMSpropOptions o;
+    o.alpha = r.number("alpha", o.alpha);
+    o.eps = r.number("eps", o.eps);
+    o.momentum = r.number("momentum", o.momentum);
+    o.centered = r.boolean("centered", o.centered);
+    opt = optim::make_rmsprop(flat, groups, o);
+  } else if (type == "adafactor") {
+    optim::AdafactorOptions o;  // HF Trainer: scale_parameter=False, relative_step=False
+    o.eps1 = r.number("eps1", o.eps1);
+    o.eps2 = r.number("eps2", o.eps2);
+    o.clip_threshold = r.number("clip_threshold", o.clip_threshold);
+    o.decay_rate = r.number("decay_rate", o.decay_rate);
+    if (r.has("beta1")) o.beta1 = r.number("beta1", 0.0);
+    o.scale_parameter = r.boolean("scale_parameter", o.scale_parameter);
+    o.relative_step = r.boolean("relative_step", o.relative_step);
+    o.warmup_init = r.boolean("warmup_init", o.warmup_init);
+    opt = optim::make_adafactor(flat, groups, o);
+  } else {
+    throw ArgumentError("args.optim: Trainer cannot instantiate unsupported optimizer: " + type);
+  }
+  r.finish();
+  return opt;
 }
 
 }  // namespace
 
-std::unique_ptr<optim::Optimizer> make_optimizer(const TrainingArguments& args, optim::FlatParams& flat) {
-  std::vector<optim::GroupOptions> groups{{args.learning_rate, args.weight_decay}, {args.learning_rate, 0.0}};
-  if (args.optim == "adamw_torch" || args.optim == "adamw_torch_fused") {
-    parse_optim_args(args.optim_args, {}, args.optim);
-    return optim::make_adamw(flat, groups, {args.adam_beta1, args.adam_beta2, args.adam_epsilon});
+BuiltOptimizer build_optimizer(const TrainingArguments& args, const models::Module& model, const models::NamedTensorList& trainable,
+                               const OptimizerSpec* spec) {
+  const std::string type = spec ? spec->type : args.optim;
+  const double lr = spec ? spec->lr : args.learning_rate;
+  const double wd = spec ? spec->weight_decay : args.weight_decay;
+  std::vector<int> group_of(trainable.size(), -1);
+  std::vector<optim::GroupOptions> groups;
+  if (!spec || spec->groups.empty()) {
+    const auto no_decay = no_decay_mask(model, trainable);
+    for (size_t i = 0; i < trainable.size(); ++i) group_of[i] = no_decay[i] ? 1 : 0;
+    groups = {{lr, wd}, {lr, 0.0}};
+  } else {
+    for (size_t g = 0; g < spec->groups.size(); ++g) {
+      const auto& sg = spec->groups[g];
+      const std::regex re(sg.match.empty() ? "(?!)" : sg.match);
+      size_t matched = 0;
+      for (size_t i = 0; i < trainable.size(); ++i) {
+        if (group_of[i] >= 0) continue;  // first matching group wins
+        const std::string& name = trainable[i].first;
+        if (std::find(sg.names.begin(), sg.names.end(), name) != sg.names.end() || std::regex_search(name, re)) {
+          group_of[i] = static_cast<int>(g);
+          ++matched;
+        }
+      }
+      for (const auto& n : sg.names)
+        if (std::none_of(trainable.begin(), trainable.end(), [&](const auto& p) { return p.first == n; }))
+          throw RecipeError("create_optimizer: group " + std::to_string(g + 1) + " names '" + n + "', which is not a trainable parameter");
+      if (matched == 0) throw RecipeError("create_optimizer: group " + std::to_string(g + 1) + " selects no parameters");
+      groups.push_back({sg.lr.value_or(lr), sg.weight_decay.value_or(wd)});
+    }
+    for (auto& g : group_of)
+      if (g < 0) g = static_cast<int>(spec->groups.size());
+    groups.push_back({lr, wd});
   }
-  if (args.optim == "sgd") {
-    auto kv = parse_optim_args(args.optim_args, {"momentum", "dampening", "nesterov"}, args.optim);
-    optim::SGDOptions o;
-    o.momentum = number(kv, "momentum", 0.0);
-    o.dampening = number(kv, "dampening", 0.0);
-    o.nesterov = kv.count("nesterov") && (kv["nesterov"] == "true" || kv["nesterov"] == "True" || kv["nesterov"] == "1");
-    return optim::make_sgd(flat, groups, o);
-  }
-  throw ArgumentError("args.optim: unsupported optimizer \"" + args.optim + "\"");
+  BuiltOptimizer b;
+  b.flat = std::make_unique<optim::FlatParams>(trainable, group_of, static_cast<int>(groups.size()));
+  OptionReader reader(spec ? spec->options : parse_optim_args(args.optim_args), type, spec ? "create_optimizer" : "args.optim_args");
+  b.optimizer = make(type, *b.flat, groups, reader, args);
+  for (const auto& g : groups) b.base_lrs.push_back(g.lr);
+  return b;
 }
 
 }  // namespace runner::train

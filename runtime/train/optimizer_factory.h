@@ -1,15 +1,27 @@
-// TrainingArguments.optim / optim_args → an optimizer over the flat parameters, with
-// HF's two groups (decay, no decay).
+// TrainingArguments.optim / optim_args, or a create_optimizer hook's OptimizerSpec, → flat
+// parameters grouped as asked and an optimizer over them.
 #pragma once
 #include <memory>
+#include <vector>
 
 #include "runtime/core/training_args.h"
+#include "runtime/models/module.h"
 #include "runtime/optim/optimizer.h"
+#include "runtime/train/hooks.h"
 
 namespace runner::train {
 
-// Group 0 gets args.weight_decay, group 1 none. optim_args ("k=v,k2=v2") may only name
-// options the chosen optimizer has; anything else is an ArgumentError naming the key.
-std::unique_ptr<optim::Optimizer> make_optimizer(const TrainingArguments& args, optim::FlatParams& flat);
+struct BuiltOptimizer {
+  std::unique_ptr<optim::FlatParams> flat;
+  std::unique_ptr<optim::Optimizer> optimizer;
+  std::vector<double> base_lrs;  // per group, what schedules multiply
+};
+
+// Without a spec: HF's two groups (weight decay on everything but biases and norm weights)
+// and args.optim with optim_args. With a spec: its type and options; its groups select
+// parameters by exact name or regular expression, and the rest form a last default group
+// (no groups: HF's two groups with the spec's weight decay).
+BuiltOptimizer build_optimizer(const TrainingArguments& args, const models::Module& model, const models::NamedTensorList& trainable,
+                               const OptimizerSpec* spec);
 
 }  // namespace runner::train

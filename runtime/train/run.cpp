@@ -2,6 +2,7 @@
 
 #include "runtime/core/errors.h"
 #include "runtime/io/atomic_file.h"
+#include "runtime/io/safetensors.h"
 #include "runtime/log/log.h"
 
 namespace runner::train {
@@ -11,10 +12,10 @@ using nlohmann::json;
 Phases resolve_phases(const TrainingArguments& args, const Datasets& d) {
   Phases p;
   p.train = args.do_train.value_or(d.train != nullptr);
-  p.eval = args.do_eval.value_or(d.eval != nullptr || args.eval_strategy != "no");
+  p.eval = args.do_eval.value_or(d.has_eval() || args.eval_strategy != "no");
   p.predict = args.do_predict;
   if (p.train && !d.train) throw RecipeError("do_train is set but the recipe has no datasets.train");
-  if (p.eval && !d.eval) throw RecipeError("evaluation is on (do_eval or eval_strategy=" + args.eval_strategy + ") but the recipe has no datasets.eval");
+  if (p.eval && !d.has_eval()) throw RecipeError("evaluation is on (do_eval or eval_strategy=" + args.eval_strategy + ") but the recipe has no datasets.eval");
   if (p.predict && !d.test) throw RecipeError("do_predict is set but the recipe has no datasets.test");
   return p;
 }
@@ -50,16 +51,20 @@ void run_phases(Trainer& trainer, const Phases& phases) {
     save_metrics(out, "train", result.metrics, all);
   }
   if (phases.eval) {
-    json metrics = trainer.evaluate("eval");
+    json metrics = trainer.evaluate();
     log_metrics("eval", metrics);
     io::make_dirs(out);
     save_metrics(out, "eval", metrics, all);
   }
   if (phases.predict) {
-    json metrics = trainer.evaluate("test");
-    log_metrics("test", metrics);
+    PredictionOutput p = trainer.predict();
+    log_metrics("test", p.metrics);
     io::make_dirs(out);
-    save_metrics(out, "test", metrics, all);
+    save_metrics(out, "test", p.metrics, all);
+    io::NamedTensors tensors;
+    if (p.predictions.defined()) tensors.emplace_back("predictions", p.predictions);
+    if (p.label_ids.defined()) tensors.emplace_back("label_ids", p.label_ids);
+    if (!tensors.empty()) io::save_safetensors(out + "/predictions.safetensors", tensors);
   }
   if (!all.empty()) io::write_json_atomic(out + "/all_results.json", all);
 }

@@ -14,7 +14,8 @@ struct Phases {
 Phases resolve_phases(const TrainingArguments& args, const Datasets& datasets);
 
 // Runs the phases; writes model.safetensors, trainer_state.json, training_args.json,
-// train_results.json, eval_results.json, test_results.json and all_results.json.
+// train_results.json, eval_results.json, test_results.json, all_results.json and (with
+// do_predict) predictions.safetensors holding `predictions` and `label_ids`.
 void run_phases(Trainer& trainer, const Phases& phases);
 
 }  // namespace runner::train

@@ -2,10 +2,11 @@
 
 #include <cmath>
 
+#include <ATen/Context.h>
+
 #include "runtime/core/errors.h"
 #include "runtime/log/log.h"
 #include "runtime/train/optimizer_factory.h"
-#include "runtime/train/param_groups.h"
 #include "runtime/train/training_plan.h"
 
 namespace runner::train {
@@ -28,40 +29,69 @@ Trainer::Trainer(TrainingArguments args, models::ModulePtr model, Datasets datas
       datasets_(std::move(datasets)),
       hooks_(hooks ? std::move(hooks) : std::make_shared<Hooks>()),
       options_(std::move(options)),
-      callbacks_(args_, std::move(callbacks)) {
-  if (!model_) throw RecipeError("the recipe has no model");
+      callbacks_(args_, std::move(callbacks)),
+      memory_(!args_.skip_memory_metrics) {
+  memory_.start("init");
   call_.input_name = options_.input_name;
   call_.label_names = args_.label_field_names();
   call_.remove_unused_columns = args_.remove_unused_columns;
+  call_.label_smoothing = args_.label_smoothing_factor;
+  if (args_.full_determinism) at::globalContext().setDeterministicAlgorithms(true, /*warn_only=*/false);
   at::manual_seed(static_cast<uint64_t>(args_.seed));  // HF set_seed: dropout and any later init
+  if (args_.eval_strategy != "no" && !datasets_.has_eval())
+    throw RecipeError("eval_strategy is \"" + args_.eval_strategy + "\" but the recipe has no eval dataset; set eval_strategy = \"no\" or add datasets.eval");
+  if (args_.batch_eval_metrics && !hooks_->has_compute_metrics())
+    throw RecipeError("batch_eval_metrics needs a compute_metrics(p, compute_result) hook");
+  if (args_.lr_scheduler_type == "reduce_lr_on_plateau" && args_.eval_strategy == "no")
+    throw ArgumentError("args.lr_scheduler_type: reduce_lr_on_plateau requires an eval strategy");
+  json init;
+  memory_.stop("init", init);
   callbacks_.fire(Event::kInitEnd, state_, control_);
 }
 
-data::DataLoader Trainer::make_loader(const data::DatasetPtr& ds, bool shuffle, int64_t batch_size) const {
+data::DataLoader Trainer::make_loader(const data::DatasetPtr& ds, bool train, int64_t batch_size) const {
   std::shared_ptr<const data::Sampler> sampler;
-  if (shuffle && args_.train_sampling_strategy == "random")
+  const std::string strategy = train ? args_.train_sampling_strategy : "sequential";
+  if (strategy == "random") {
     sampler = std::make_shared<data::RandomSampler>(ds->size(), args_.effective_data_seed());
-  else
+  } else if (strategy == "group_by_length") {
+    const int64_t mega = batch_size * args_.gradient_accumulation_steps;
+    sampler = std::make_shared<data::LengthGroupedSampler>(data::example_lengths(*ds, args_.length_column_name, main_input_name(*ds)),
+                                                           mega, args_.effective_data_seed());
+  } else {
     sampler = std::make_shared<data::SequentialSampler>(ds->size());
+  }
   return data::DataLoader(ds, sampler, {batch_size, args_.dataloader_drop_last, options_.collator});
 }
 
-void Trainer::create_optimizer_and_scheduler() {
-  const auto params = [&] {
-    models::NamedTensorList trainable;
-    for (const auto& [name, p] : model_->named_parameters())
-      if (p.requires_grad()) trainable.emplace_back(name, p);
-    return trainable;
-  }();
-  const auto no_decay = no_decay_mask(*model_, params);
-  std::vector<int> group_of;
-  for (bool nd : no_decay) group_of.push_back(nd ? 1 : 0);
-  flat_ = std::make_unique<optim::FlatParams>(params, group_of, 2);
-  optimizer_ = make_optimizer(args_, *flat_);
-  base_lrs_ = {args_.learning_rate, args_.learning_rate};
-  const int64_t warmup = args_.warmup_steps_for(state_.max_steps);
-  scheduler_ = optim::make_scheduler(args_.lr_scheduler_type, warmup, state_.max_steps, args_.lr_scheduler_kwargs, args_.learning_rate);
+std::string Trainer::main_input_name(const data::Dataset& ds) const {
+  const auto fields = ds.fields();
+  if (std::find(fields.begin(), fields.end(), "input_ids") != fields.end()) return "input_ids";
+  if (!call_.input_name.empty()) return call_.input_name;
+  for (const auto& f : fields)
+    if (std::find(call_.label_names.begin(), call_.label_names.end(), f) == call_.label_names.end()) return f;
+  return fields.empty() ? "" : fields.front();
 }
+
+void Trainer::create_optimizer_and_scheduler() {
+  models::NamedTensorList trainable;
+  for (const auto& [name, p] : model_->named_parameters())
+    if (p.requires_grad()) trainable.emplace_back(name, p);
+  auto spec = hooks_->create_optimizer(*model_, args_);
+  auto built = build_optimizer(args_, *model_, trainable, spec ? &*spec : nullptr);
+  flat_ = std::move(built.flat);
+  optimizer_ = std::move(built.optimizer);
+  base_lrs_ = built.base_lrs;
+  const int64_t warmup = args_.warmup_steps_for(state_.max_steps);
+  if (auto s = hooks_->create_scheduler(state_.max_steps, args_)) {
+    if (s->lambda) scheduler_ = optim::make_lambda_scheduler(s->lambda);
+    else scheduler_ = optim::make_scheduler(s->type, s->warmup_steps.value_or(warmup), state_.max_steps, s->kwargs, base_lrs_.at(0));
+  } else {
+    scheduler_ = optim::make_scheduler(args_.lr_scheduler_type, warmup, state_.max_steps, args_.lr_scheduler_kwargs, args_.learning_rate);
+  }
+}
+
+double Trainer::current_lr() const { return optimizer_ ? optimizer_->lr(0) : 0.0; }
 
 LossResult Trainer::compute_loss(const Batch& batch, LossContext& ctx) {
   if (auto r = hooks_->compute_loss(*model_, batch, ctx)) return std::move(*r);
@@ -70,21 +100,31 @@ LossResult Trainer::compute_loss(const Batch& batch, LossContext& ctx) {
 
 double Trainer::training_step(const Batch& batch, LossContext& ctx) {
   model_->train();
-  LossResult r = compute_loss(batch, ctx);
-  if (!r.loss.defined() || r.loss.numel() != 1)
-    throw HookError("compute_loss must return a scalar loss tensor");
-  if (!r.loss.requires_grad())
-    throw HookError("the loss does not require grad: it was detached or computed under no_grad, so training cannot update the model");
-  // DESIGN.md contract: the loss is a mean over this micro-batch's items; weighting it by
+  // DESIGN.md contract: a loss is a mean over this micro-batch's items; weighting it by
   // micro_items / num_items_in_batch makes the summed gradients of a window equal to the
   // gradient of the mean over every item of the optimizer step.
-  at::Tensor loss = r.loss.reshape({});
-  if (!ctx.loss_is_normalized) {
-    if (ctx.micro_items == 0) return 0.0;  // nothing to learn from; a 0/0 mean would poison the grads
-    loss = loss * (static_cast<double>(ctx.micro_items) / static_cast<double>(std::max<int64_t>(1, ctx.num_items_in_batch)));
+  const double weight = ctx.micro_items == 0 ? 0.0
+                                             : static_cast<double>(ctx.micro_items) / static_cast<double>(std::max<int64_t>(1, ctx.num_items_in_batch));
+  ctx.backward = [&ctx, weight](const at::Tensor& loss) {
+    if (!loss.defined() || loss.numel() != 1) throw HookError("the loss must be a scalar tensor");
+    if (!loss.requires_grad())
+      throw HookError("the loss does not require grad: it was detached or computed under no_grad, so training cannot update the model");
+    ctx.backward_called = true;
+    if (ctx.loss_is_normalized) return loss.reshape({}).backward();
+    if (weight == 0.0) return;  // no items: a 0/0 mean would poison the gradients
+    (loss.reshape({}) * weight).backward();
+  };
+  at::Tensor loss;
+  if (auto l = hooks_->training_step(*model_, batch, ctx)) {
+    loss = *l;
+    if (!ctx.backward_called) ctx.backward(loss);
+  } else {
+    loss = compute_loss(batch, ctx).loss;
+    ctx.backward(loss);
   }
-  loss.backward();
-  return loss.detach().item<double>();
+  if (!loss.defined() || loss.numel() != 1) throw HookError("the loss must be a scalar tensor");
+  const double value = loss.detach().item<double>();
+  return ctx.loss_is_normalized ? value : value * weight;
 }
 
 double Trainer::clip_gradients() {
@@ -98,10 +138,28 @@ double Trainer::clip_gradients() {
   return norm;
 }
 
+int64_t Trainer::count_input_tokens(const Batch& batch) const {
+  const std::string& mode = args_.include_num_input_tokens_seen;
+  if (mode == "no") return 0;
+  std::string name = batch.count("input_ids") ? "input_ids" : call_.input_name;
+  if (name.empty() || !batch.count(name))
+    for (const auto& [k, v] : batch)
+      if (std::find(call_.label_names.begin(), call_.label_names.end(), k) == call_.label_names.end()) {
+        name = k;
+        break;
+      }
+  if (mode == "non_padding" && batch.count("attention_mask")) return batch.at("attention_mask").sum().item<int64_t>();
+  return batch.count(name) ? batch.at(name).numel() : 0;
+}
+
 TrainOutput Trainer::train() {
+  const bool tracking = memory_.start("train");
+  train_start_ = Clock::now();
+  at::manual_seed(static_cast<uint64_t>(args_.seed));  // HF: seed, then model_init's fresh model
+  if (auto fresh = hooks_->model_init()) model_ = fresh;
+  if (!model_) throw RecipeError("the recipe has no model (give `model` or `model_init`)");
   if (!datasets_.train) throw RecipeError("training needs a train dataset (datasets.train)");
-  const auto start = Clock::now();
-  data::DataLoader loader = make_loader(datasets_.train, /*shuffle=*/true, args_.per_device_train_batch_size);
+  data::DataLoader loader = make_loader(datasets_.train, /*train=*/true, args_.per_device_train_batch_size);
   const TrainingPlan plan = plan_training(args_, loader.num_batches(), datasets_.train->size());
   state_ = TrainerState{};
   state_.max_steps = plan.max_steps;
@@ -110,24 +168,36 @@ TrainOutput Trainer::train() {
   state_.logging_steps = TrainerState::resolve_steps(args_.logging_steps, plan.max_steps);
   state_.eval_steps = TrainerState::resolve_steps(args_.eval_steps.value_or(args_.logging_steps), plan.max_steps);
   state_.save_steps = TrainerState::resolve_steps(args_.save_steps, plan.max_steps);
-  create_optimizer_and_scheduler();
-  log_plan(plan, *model_, args_);
-
-  const int64_t GA = args_.gradient_accumulation_steps;
-  const int64_t steps_in_epoch = loader.num_batches();
   tr_loss_ = total_loss_ = 0.0;
   last_logged_step_ = 0;
-  flat_->zero_grad();
-  callbacks_.fire(Event::kTrainBegin, state_, control_);
-  if (args_.eval_on_start && datasets_.eval) evaluate();
+  create_optimizer_and_scheduler();
 
-  for (int64_t epoch = 0; epoch < plan.num_train_epochs; ++epoch) {
+  const std::string resume = resume_checkpoint_path();
+  if (!resume.empty()) load_checkpoint(resume);
+  const int64_t GA = args_.gradient_accumulation_steps;
+  const int64_t epochs_trained = state_.global_step / plan.update_steps_per_epoch;
+  const int64_t skip_batches = args_.ignore_data_skip ? 0 : (state_.global_step % plan.update_steps_per_epoch) * GA;
+  log_plan(plan, *model_, args_);
+  if (!resume.empty())
+    log::info("  Resuming from " + resume + ": " + std::to_string(epochs_trained) + " epochs done, skipping " +
+              std::to_string(skip_batches) + " batches of the current one");
+
+  const int64_t steps_in_epoch = loader.num_batches();
+  flat_->zero_grad();
+  in_training_ = true;
+  callbacks_.fire(Event::kTrainBegin, state_, control_);
+  if (args_.eval_on_start && resume.empty()) run_evaluation(/*from_training=*/false);
+
+  for (int64_t epoch = epochs_trained; epoch < plan.num_train_epochs; ++epoch) {
     loader.set_epoch(epoch);
     callbacks_.fire(Event::kEpochBegin, state_, control_);
+    const int64_t first = epoch == epochs_trained ? skip_batches : 0;
+    // The RNG state is restored after the skip, so skipping cannot perturb it (HF does the same).
+    if (epoch == epochs_trained) restore_pending_rng();
     const int64_t remainder = steps_in_epoch % GA == 0 ? GA : steps_in_epoch % GA;
     const int64_t windows = steps_in_epoch / GA + (remainder < GA ? 1 : 0);
-    int64_t step = -1;  // micro-batch index within the epoch
-    for (int64_t w = 0; w < windows && !control_.should_epoch_stop && !control_.should_training_stop; ++w) {
+    int64_t step = first - 1;  // micro-batch index within the epoch
+    for (int64_t w = first / GA; w < windows && !control_.should_epoch_stop && !control_.should_training_stop; ++w) {
       // The window is loaded up front so num_items_in_batch covers all of its micro-batches.
       const int64_t window_len = w == windows - 1 ? remainder : GA;
       std::vector<Batch> window;
@@ -142,6 +212,8 @@ TrainOutput Trainer::train() {
         LossContext ctx;
         ctx.num_items_in_batch = num_items;
         ctx.micro_items = count_items(window[i], call_.label_names);
+        state_.num_input_tokens_seen += count_input_tokens(window[i]);
+        state_.total_flos += model_->floating_point_ops(window[i]);
         const double loss = training_step(window[i], ctx);
         if (args_.logging_nan_inf_filter && !std::isfinite(loss))
           tr_loss_ += tr_loss_ / static_cast<double>(1 + state_.global_step - last_logged_step_);
@@ -151,13 +223,14 @@ TrainOutput Trainer::train() {
           callbacks_.fire(Event::kSubstepEnd, state_, control_);
           continue;
         }
+        flat_->ensure_grad_views();
         const double grad_norm = clip_gradients();
         callbacks_.fire(Event::kPreOptimizerStep, state_, control_);
         const double lr_factor = scheduler_->current_factor();
         for (size_t g = 0; g < base_lrs_.size(); ++g) optimizer_->set_lr(g, base_lrs_[g] * lr_factor);
         optimizer_->step();
         callbacks_.fire(Event::kOptimizerStep, state_, control_);
-        const double lr_used = optimizer_->lr(0);
+        const double lr_used = current_lr();
         scheduler_->step();
         flat_->zero_grad();
         state_.global_step += 1;
@@ -167,16 +240,18 @@ TrainOutput Trainer::train() {
       }
     }
     callbacks_.fire(Event::kEpochEnd, state_, control_);
-    maybe_log_save_evaluate(std::nan(""), optimizer_->lr(0));
+    maybe_log_save_evaluate(std::nan(""), current_lr());
     if (control_.should_training_stop) break;
   }
+  in_training_ = false;
 
+  if (args_.load_best_model_at_end && state_.best_model_checkpoint) load_best_model();
   total_loss_ += tr_loss_;
   tr_loss_ = 0.0;
   TrainOutput out;
   out.global_step = state_.global_step;
   out.training_loss = total_loss_ / std::max<double>(static_cast<double>(state_.global_step), 0.001);
-  const double runtime = seconds_since(start);
+  const double runtime = seconds_since(train_start_);
   json metrics;
   metrics["train_runtime"] = round_to(runtime, 4);
   if (runtime > 0) {
@@ -185,8 +260,10 @@ TrainOutput Trainer::train() {
   }
   metrics["total_flos"] = state_.total_flos;
   metrics["train_loss"] = out.training_loss;
+  if (tracking) memory_.stop("train", metrics);
   out.metrics = metrics;
   log(metrics);
+  delete_all_but_best_checkpoint();
   callbacks_.fire(Event::kTrainEnd, state_, control_);
   return out;
 }
@@ -201,18 +278,30 @@ void Trainer::maybe_log_save_evaluate(double grad_norm, double lr) {
     total_loss_ += tr_loss_;
     tr_loss_ = 0.0;
     last_logged_step_ = state_.global_step;
-    log(logs);
+    log(logs, /*with_speed=*/true);
   }
-  if (control_.should_evaluate && datasets_.eval) evaluate();
-  control_.should_evaluate = false;
+  if (control_.should_evaluate) {
+    const json metrics = run_evaluation(/*from_training=*/true);
+    bool is_new_best = false;
+    if (args_.metric_for_best_model) update_best_metric(metrics, is_new_best);
+    if (args_.save_strategy == "best") control_.should_save = is_new_best;
+  }
   if (control_.should_save) {
     save_checkpoint();
     callbacks_.fire(Event::kSave, state_, control_);
   }
 }
 
-void Trainer::log(json logs) {
+void Trainer::log(json logs, bool with_speed) {
   logs["epoch"] = state_.epoch;
+  if (args_.include_num_input_tokens_seen != "no") {
+    logs["num_input_tokens_seen"] = state_.num_input_tokens_seen;
+    if (with_speed) {
+      const double runtime = seconds_since(train_start_);
+      logs["train_runtime"] = round_to(runtime, 4);
+      if (runtime > 0) logs["train_tokens_per_second"] = round_to(static_cast<double>(state_.num_input_tokens_seen) / runtime, 3);
+    }
+  }
   json entry = logs;
   entry["step"] = state_.global_step;
   state_.log_history.push_back(entry);

@@ -1,8 +1,14 @@
-// The Trainer: HF Trainer's train / evaluate loop as a short top-to-bottom loop plus
-// collaborators (CallbackHandler, FlatParams + Optimizer + Scheduler, checkpoint writer).
-// User code is reached only through Hooks and Callbacks.
+// The Trainer: HF Trainer's train / evaluate / predict as a short top-to-bottom loop plus
+// collaborators (CallbackHandler, FlatParams + Optimizer + Scheduler, checkpoint folders,
+// the evaluation accumulator). User code is reached only through Hooks and Callbacks.
+//
+// trainer.cpp     construction, the training loop, one training step, logging
+// evaluate.cpp    evaluation and prediction loops, metrics
+// checkpoint.cpp  checkpoint-N folders, best-model tracking, rotation, resuming
+// save.cpp        final outputs (model.safetensors, trainer_state.json)
 #pragma once
 #include <chrono>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,12 +22,16 @@
 #include "runtime/optim/scheduler.h"
 #include "runtime/train/callback_handler.h"
 #include "runtime/train/hooks.h"
+#include "runtime/train/memory_tracker.h"
 #include "runtime/train/model_call.h"
 
 namespace runner::train {
 
 struct Datasets {
   data::DatasetPtr train, eval, test;
+  // A table of eval datasets: each is evaluated with the prefix eval_<name> (HF dict form).
+  std::map<std::string, data::DatasetPtr> named_evals;
+  bool has_eval() const { return eval != nullptr || !named_evals.empty(); }
 };
 
 struct TrainerOptions {
@@ -36,13 +46,22 @@ struct TrainOutput {
   nlohmann::json metrics;
 };
 
+struct PredictionOutput {
+  at::Tensor predictions, label_ids;  // undefined when not collected
+  nlohmann::json metrics;
+  int64_t num_samples = 0;
+};
+
 class Trainer {
  public:
   Trainer(TrainingArguments args, models::ModulePtr model, Datasets datasets, std::shared_ptr<Hooks> hooks,
           std::vector<std::shared_ptr<Callback>> callbacks, TrainerOptions options = {});
 
+  // resume_from_checkpoint comes from args (true = latest in output_dir, or a path).
   TrainOutput train();
-  nlohmann::json evaluate(const std::string& prefix = "eval");
+  // Every eval dataset; metrics prefixed eval_ (eval_<name>_ for named sets).
+  nlohmann::json evaluate();
+  PredictionOutput predict();  // datasets.test, prefix test_
   // model.safetensors in `dir` (default output_dir), written atomically.
   void save_model(const std::string& dir = "");
   void save_state();  // trainer_state.json in output_dir
@@ -50,18 +69,35 @@ class Trainer {
   const TrainerState& state() const { return state_; }
   const TrainingArguments& args() const { return args_; }
   models::Module& model() { return *model_; }
+  models::ModulePtr model_ptr() const { return model_; }
 
  private:
-  // train() pieces, in the order they run
+  // training (trainer.cpp)
   void create_optimizer_and_scheduler();
   double training_step(const Batch& batch, LossContext& ctx);
   double clip_gradients();
   void maybe_log_save_evaluate(double grad_norm, double lr);
-  void log(nlohmann::json logs);
-  void save_checkpoint();
+  void log(nlohmann::json logs, bool with_speed = false);
   LossResult compute_loss(const Batch& batch, LossContext& ctx);
+  double current_lr() const;
+  int64_t count_input_tokens(const Batch& batch) const;
+  std::string main_input_name(const data::Dataset& ds) const;
+  data::DataLoader make_loader(const data::DatasetPtr& ds, bool train, int64_t batch_size) const;
 
-  data::DataLoader make_loader(const data::DatasetPtr& ds, bool shuffle, int64_t batch_size) const;
+  // evaluation (evaluate.cpp)
+  PredictionOutput evaluation_loop(const data::DatasetPtr& ds, const std::string& prefix, bool prediction_loss_only);
+  PredictionResult prediction_step(const Batch& batch, bool prediction_loss_only);
+  nlohmann::json run_evaluation(bool from_training);
+  void update_best_metric(const nlohmann::json& metrics, bool& is_new_best);
+
+  // checkpoints (checkpoint.cpp)
+  void save_checkpoint();
+  std::string resume_checkpoint_path() const;
+  void load_checkpoint(const std::string& dir);
+  void rotate_checkpoints();
+  void delete_all_but_best_checkpoint();
+  void load_best_model();
+  void restore_pending_rng();
 
   TrainingArguments args_;
   models::ModulePtr model_;
@@ -72,16 +108,21 @@ class Trainer {
   CallbackHandler callbacks_;
   TrainerState state_;
   TrainerControl control_;
+  MemoryTracker memory_;
 
   std::unique_ptr<optim::FlatParams> flat_;
   std::unique_ptr<optim::Optimizer> optimizer_;
   std::unique_ptr<optim::Scheduler> scheduler_;
   std::vector<double> base_lrs_;
 
-  // Loss bookkeeping between log events (HF tr_loss / _total_loss_scalar).
+  // Loss bookkeeping between log events (HF tr_loss / _total_loss_scalar), checkpointed so
+  // a resumed run logs exactly what the uninterrupted one did.
   double tr_loss_ = 0.0;
   double total_loss_ = 0.0;
   int64_t last_logged_step_ = 0;
+  std::chrono::steady_clock::time_point train_start_;
+  bool in_training_ = false;
+  nlohmann::json pending_rng_;  // a resumed run's RNG state, applied once the data skip is done
 };
 
 }  // namespace runner::train

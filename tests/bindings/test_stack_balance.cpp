@@ -41,7 +41,7 @@ TEST_F(StackBalance, TrainingWithLuaHooksCallbacksAndForward) {
   const int top = lua_gettop(L());
   runner::train::Trainer trainer(recipe.args, recipe.model, recipe.datasets, recipe.hooks, recipe.callbacks);
   trainer.train();
-  trainer.evaluate("eval");
+  trainer.evaluate();
   EXPECT_EQ(lua_gettop(L()), top);
 }
 

@@ -1,0 +1,22 @@
+// HF's built-in callbacks: DefaultFlowCallback (when to log / evaluate / save / stop),
+// PrinterCallback (log dicts as lines), ProgressCallback (a progress bar on a terminal,
+// plus the log lines), EarlyStoppingCallback.
+#pragma once
+#include <memory>
+
+#include "runtime/core/callback.h"
+
+namespace runner::train {
+
+std::shared_ptr<Callback> make_default_flow_callback();
+std::shared_ptr<Callback> make_printer_callback();
+std::shared_ptr<Callback> make_progress_callback();
+
+// Stops training when metric_for_best_model has not improved (by more than `threshold`)
+// for `patience` evaluations. Its counter is saved in trainer_state.json.
+std::shared_ptr<Callback> make_early_stopping_callback(int64_t patience = 1, double threshold = 0.0);
+
+// One log dict the way HF prints it: {'loss': 0.1234, 'learning_rate': 5e-05, 'epoch': 0.5}
+std::string format_logs(const nlohmann::json& logs);
+
+}  // namespace runner::train

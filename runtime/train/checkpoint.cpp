@@ -1,0 +1,225 @@
+// checkpoint-N folders: what goes in, best-model bookkeeping, rotation, and resuming.
+// Everything needed for a resumed run to continue bit-identically is saved: weights,
+// optimizer state and step, scheduler position, the CPU RNG, the unlogged loss sums and
+// trainer_state.json (with callback states). The data order needs nothing: each epoch's
+// permutation is a function of (data_seed, epoch).
+#include <ATen/CPUGeneratorImpl.h>
+
+#include <filesystem>
+#include <mutex>
+
+#include "runtime/core/errors.h"
+#include "runtime/io/atomic_file.h"
+#include "runtime/io/checkpoint.h"
+#include "runtime/log/log.h"
+#include "runtime/train/trainer.h"
+
+namespace runner::train {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string hex(const at::Tensor& bytes) {
+  static const char* digits = "0123456789abcdef";
+  at::Tensor b = bytes.contiguous();
+  const uint8_t* p = b.data_ptr<uint8_t>();
+  std::string s;
+  s.reserve(static_cast<size_t>(b.numel()) * 2);
+  for (int64_t i = 0; i < b.numel(); ++i) s += digits[p[i] >> 4], s += digits[p[i] & 15];
+  return s;
+}
+
+at::Tensor unhex(const std::string& s, const std::string& where) {
+  if (s.size() % 2) throw CheckpointError("rng_state.json: malformed generator state", where);
+  at::Tensor t = at::empty({static_cast<int64_t>(s.size() / 2)}, at::kByte);
+  uint8_t* p = t.data_ptr<uint8_t>();
+  auto val = [&](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    throw CheckpointError("rng_state.json: malformed generator state", where);
+  };
+  for (size_t i = 0; i < s.size(); i += 2) p[i / 2] = static_cast<uint8_t>(val(s[i]) * 16 + val(s[i + 1]));
+  return t;
+}
+
+}  // namespace
+
+void Trainer::save_checkpoint() {
+  const std::string dir = args_.output_dir + "/checkpoint-" + std::to_string(state_.global_step);
+  // HF: best_model_checkpoint points at checkpoint-<best_global_step> once it exists; this
+  // checkpoint counts, since it is committed below together with its trainer_state.json.
+  if (state_.best_global_step) {
+    const std::string best = args_.output_dir + "/checkpoint-" + std::to_string(*state_.best_global_step);
+    if (*state_.best_global_step == state_.global_step || io::is_directory(best)) state_.best_model_checkpoint = best;
+  }
+  io::CheckpointContents c;
+  c.model = model_->state_dict();
+  if (!args_.save_only_model && optimizer_) {
+    // Per-parameter tensors under their model names where the state is per element, so a
+    // checkpoint does not depend on the flat layout (parameter order, grouping, world size).
+    for (const auto& [state_name, flat] : optimizer_->state_tensors()) {
+      if (flat.numel() == flat_->numel()) {
+        for (const auto& s : flat_->slots()) c.optimizer.emplace_back(state_name + "." + s.name, flat.narrow(0, s.offset, s.numel).view(s.shape));
+      } else {
+        c.optimizer.emplace_back(state_name, flat);
+      }
+    }
+    c.optimizer_meta = {{"type", optimizer_->name()}, {"step", optimizer_->step_count()}};
+    c.scheduler = {{"steps_taken", scheduler_->steps_taken()}, {"state", scheduler_->state()}, {"base_lrs", base_lrs_}};
+    c.rng = {{"cpu", hex(at::detail::getDefaultCPUGenerator().get_state())}};
+    c.loop = {{"tr_loss", tr_loss_}, {"total_loss", total_loss_}, {"last_logged_step", last_logged_step_}};
+  }
+  json stateful = json::object();
+  for (const auto& cb : callbacks_.callbacks()) {
+    json s = cb->state();
+    if (!s.is_null()) stateful[cb->name()] = s;
+  }
+  stateful["TrainerControl"] = {{"args", control_.to_json()}, {"attributes", json::object()}};
+  state_.stateful_callbacks = stateful;
+  c.trainer_state = state_.to_json();
+  c.training_args = args_.to_json();
+  if (!options_.recipe_path.empty()) c.copy_files.emplace_back(options_.recipe_path, "recipe.lua");
+  io::write_checkpoint(dir, c);
+  rotate_checkpoints();
+}
+
+void Trainer::rotate_checkpoints() {
+  if (!args_.save_total_limit || *args_.save_total_limit <= 0) return;
+  for (const auto& dir : io::checkpoints_to_delete(io::list_checkpoints(args_.output_dir), state_.best_model_checkpoint, *args_.save_total_limit)) {
+    log::info("Deleting older checkpoint [" + dir + "] due to save_total_limit");
+    io::remove_all(dir);
+  }
+}
+
+// HF: at the end of training with save_total_limit 1, only the best checkpoint remains.
+void Trainer::delete_all_but_best_checkpoint() {
+  if (!state_.best_model_checkpoint || !args_.save_total_limit || *args_.save_total_limit != 1) return;
+  for (const auto& [step, dir] : io::list_checkpoints(args_.output_dir)) {
+    std::error_code ec;
+    if (fs::equivalent(dir, *state_.best_model_checkpoint, ec)) continue;
+    log::info("Deleting older checkpoint [" + dir + "] due to save_total_limit");
+    io::remove_all(dir);
+  }
+}
+
+void Trainer::load_best_model() {
+  const std::string file = *state_.best_model_checkpoint + "/model.safetensors";
+  if (!io::path_exists(file)) {
+    log::warn("Could not locate the best model at " + file + "; with several nodes and no shared filesystem set save_on_each_node");
+    return;
+  }
+  log::info("Loading best model from " + *state_.best_model_checkpoint + " (score: " +
+            log::format_number(state_.best_metric.value_or(0)) + ")");
+  auto report = model_->load_state_dict(io::load_safetensors(file), /*strict=*/false);
+  if (!report.missing.empty()) log::warn("There were missing keys in the checkpoint model loaded: " + json(report.missing).dump());
+  if (!report.unexpected.empty()) log::warn("There were unexpected keys in the checkpoint model loaded: " + json(report.unexpected).dump());
+}
+
+std::string Trainer::resume_checkpoint_path() const {
+  const json& r = args_.resume_from_checkpoint;
+  if (r.is_null() || (r.is_boolean() && !r.get<bool>())) return "";
+  if (r.is_boolean()) {
+    auto last = io::last_checkpoint(args_.output_dir);
+    if (!last) throw CheckpointError("no valid checkpoint found in output directory (" + args_.output_dir + ")");
+    return *last;
+  }
+  const std::string path = r.get<std::string>();
+  if (!io::is_directory(path) || !io::path_exists(path + "/model.safetensors"))
+    throw CheckpointError("can't find a valid checkpoint at " + path + " (a checkpoint-N folder with model.safetensors)");
+  return path;
+}
+
+void Trainer::load_checkpoint(const std::string& dir) {
+  // Weights (HF loads them with strict=False and warns).
+  auto report = model_->load_state_dict(io::load_safetensors(dir + "/model.safetensors"), /*strict=*/false);
+  if (!report.missing.empty()) log::warn("There were missing keys in the checkpoint model loaded: " + json(report.missing).dump());
+  if (!report.unexpected.empty()) log::warn("There were unexpected keys in the checkpoint model loaded: " + json(report.unexpected).dump());
+
+  // trainer_state.json replaces the state, as in HF; the plan's totals stay this run's.
+  const TrainerState plan = state_;
+  const TrainerState saved = TrainerState::from_json(io::read_json_file(dir + "/trainer_state.json"));
+  for (const auto& [name, mine, theirs] : {std::tuple<const char*, int64_t, int64_t>{"logging_steps", plan.logging_steps, saved.logging_steps},
+                                          {"eval_steps", plan.eval_steps, saved.eval_steps},
+                                          {"save_steps", plan.save_steps, saved.save_steps},
+                                          {"per_device_train_batch_size", plan.train_batch_size, saved.train_batch_size}})
+    if (mine != theirs)
+      log::warn(std::string("The following arguments do not match the ones in the trainer_state.json within the checkpoint directory: ") +
+                name + ": " + std::to_string(mine) + " (from args) != " + std::to_string(theirs) + " (from trainer_state.json)");
+  state_ = saved;
+  state_.max_steps = plan.max_steps;
+  state_.num_train_epochs = plan.num_train_epochs;
+  state_.train_batch_size = plan.train_batch_size;
+
+  // Optimizer, scheduler, loss bookkeeping and RNG (absent with save_only_model: the run
+  // then continues from the weights only, as HF does).
+  if (io::path_exists(dir + "/optimizer.safetensors")) {
+    io::SafetensorsFile file(dir + "/optimizer.safetensors");
+    std::map<std::string, at::Tensor> flat_state;
+    for (const auto& [state_name, flat] : optimizer_->state_tensors()) {
+      if (file.contains(state_name)) {
+        flat_state[state_name] = file.load(state_name);
+        continue;
+      }
+      std::vector<at::Tensor> parts;
+      for (const auto& s : flat_->slots()) {
+        const std::string key = state_name + "." + s.name;
+        if (!file.contains(key)) throw CheckpointError("optimizer.safetensors has no '" + key + "' (was it saved by another optimizer or model?)", dir);
+        parts.push_back(file.load(key).reshape(-1));
+      }
+      flat_state[state_name] = at::cat(parts);
+    }
+    optimizer_->load_state_tensors(flat_state);
+    const json meta = io::read_json_file(dir + "/optimizer.json");
+    optimizer_->set_step_count(meta.value("step", int64_t{0}));
+    if (meta.value("type", optimizer_->name()) != optimizer_->name())
+      throw CheckpointError("the checkpoint's optimizer is " + meta.value("type", std::string()) + ", this run uses " + optimizer_->name(), dir);
+  } else {
+    log::warn("no optimizer state in " + dir + " (save_only_model?): the optimizer starts fresh");
+  }
+  if (io::path_exists(dir + "/scheduler.json")) {
+    const json sched = io::read_json_file(dir + "/scheduler.json");
+    scheduler_->set_steps_taken(sched.value("steps_taken", int64_t{0}));
+    if (sched.contains("state")) scheduler_->load_state(sched["state"]);
+  } else {
+    scheduler_->set_steps_taken(state_.global_step);
+  }
+  if (io::path_exists(dir + "/loop_state.json")) {
+    const json loop = io::read_json_file(dir + "/loop_state.json");
+    tr_loss_ = loop.value("tr_loss", 0.0);
+    total_loss_ = loop.value("total_loss", 0.0);
+    last_logged_step_ = loop.value("last_logged_step", state_.global_step);
+  } else {
+    last_logged_step_ = state_.global_step;
+  }
+  if (io::path_exists(dir + "/rng_state.json")) pending_rng_ = io::read_json_file(dir + "/rng_state.json");
+  else log::info("Didn't find an RNG file, if you are resuming a training that was launched in a distributed fashion, reproducibility is not guaranteed.");
+
+  if (args_.restore_callback_states_from_checkpoint) {
+    std::vector<std::string> not_found;
+    for (auto it = state_.stateful_callbacks.begin(); it != state_.stateful_callbacks.end(); ++it) {
+      if (it.key() == "TrainerControl") {
+        control_ = TrainerControl::from_json(it.value().value("args", json::object()));
+        continue;
+      }
+      bool found = false;
+      for (const auto& cb : callbacks_.callbacks())
+        if (cb->name() == it.key()) cb->load_state(it.value()), found = true;
+      if (!found) not_found.push_back(it.key());
+    }
+    if (!not_found.empty()) log::warn("Checkpoint included callbacks not included in current configuration. Ignoring. (" + json(not_found).dump() + ")");
+  }
+}
+
+void Trainer::restore_pending_rng() {
+  if (pending_rng_.is_null()) return;
+  if (pending_rng_.contains("cpu")) {
+    at::Generator gen = at::detail::getDefaultCPUGenerator();
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    gen.set_state(unhex(pending_rng_["cpu"].get<std::string>(), "rng_state.json"));
+  }
+  pending_rng_ = nullptr;
+}
+
+}  // namespace runner::train
