@@ -165,7 +165,8 @@ void Trainer::update_best_metric(const json& metrics, bool& is_new_best) {
   if (key.rfind("eval_", 0) != 0) key = "eval_" + key;
   if (!metrics.contains(key) || !metrics[key].is_number()) {
     std::string available;
-    for (auto it = metrics.begin(); it != metrics.end(); ++it) available += (available.empty() ? "" : ", ") + it.key();
+    for (auto it = metrics.begin(); it != metrics.end(); ++it)
+      if (it.key() != "epoch") available += (available.empty() ? "" : ", ") + it.key();
     throw ArgumentError("args.metric_for_best_model: \"" + *args_.metric_for_best_model + "\" is not among the evaluation metrics (" +
                         available + "); return it from compute_metrics or choose one of these");
   }
