@@ -53,6 +53,7 @@ int run_recipe(const CommandLine& cl) {
   const train::Phases phases = train::resolve_phases(args, recipe.datasets);
   const bool has_model_init = std::static_pointer_cast<lua::LuaHooks>(recipe.hooks)->has("model_init");
   if (!recipe.model && !has_model_init) throw RecipeError("the recipe has no model (give `model` or `model_init`)", cl.recipe);
+  train::validate_setup(args, recipe.datasets, *recipe.hooks);
   if (cl.command == "check") {
     std::cout << args.to_json().dump(2) << std::endl;
     return 0;

@@ -22,6 +22,13 @@ double round_to(double v, int digits) {
 }
 }  // namespace
 
+void validate_setup(const TrainingArguments& args, const Datasets& datasets, const Hooks& hooks) {
+  if (args.eval_strategy != "no" && !datasets.has_eval())
+    throw RecipeError("eval_strategy is \"" + args.eval_strategy + "\" but the recipe has no eval dataset; set eval_strategy = \"no\" or add datasets.eval");
+  if (args.batch_eval_metrics && !hooks.has_compute_metrics())
+    throw RecipeError("batch_eval_metrics needs a compute_metrics(p, compute_result) hook");
+}
+
 Trainer::Trainer(TrainingArguments args, models::ModulePtr model, Datasets datasets, std::shared_ptr<Hooks> hooks,
                  std::vector<std::shared_ptr<Callback>> callbacks, TrainerOptions options)
     : args_(std::move(args)),
@@ -38,12 +45,7 @@ Trainer::Trainer(TrainingArguments args, models::ModulePtr model, Datasets datas
   call_.label_smoothing = args_.label_smoothing_factor;
   if (args_.full_determinism) at::globalContext().setDeterministicAlgorithms(true, /*warn_only=*/false);
   at::manual_seed(static_cast<uint64_t>(args_.seed));  // HF set_seed: dropout and any later init
-  if (args_.eval_strategy != "no" && !datasets_.has_eval())
-    throw RecipeError("eval_strategy is \"" + args_.eval_strategy + "\" but the recipe has no eval dataset; set eval_strategy = \"no\" or add datasets.eval");
-  if (args_.batch_eval_metrics && !hooks_->has_compute_metrics())
-    throw RecipeError("batch_eval_metrics needs a compute_metrics(p, compute_result) hook");
-  if (args_.lr_scheduler_type == "reduce_lr_on_plateau" && args_.eval_strategy == "no")
-    throw ArgumentError("args.lr_scheduler_type: reduce_lr_on_plateau requires an eval strategy");
+  validate_setup(args_, datasets_, *hooks_);
   json init;
   memory_.stop("init", init);
   callbacks_.fire(Event::kInitEnd, state_, control_);

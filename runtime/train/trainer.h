@@ -52,6 +52,10 @@ struct PredictionOutput {
   int64_t num_samples = 0;
 };
 
+// The checks HF makes when a Trainer is built (eval strategy without eval data, batched
+// metrics without compute_metrics); `runner check` runs them too.
+void validate_setup(const TrainingArguments& args, const Datasets& datasets, const Hooks& hooks);
+
 class Trainer {
  public:
   Trainer(TrainingArguments args, models::ModulePtr model, Datasets datasets, std::shared_ptr<Hooks> hooks,

@@ -1,0 +1,3 @@
+file(REMOVE_RECURSE
+  "librunner_cli.a"
+)

@@ -1,0 +1,22 @@
+
+# Consider dependencies only in project.
+set(CMAKE_DEPENDS_IN_PROJECT_ONLY OFF)
+
+# The set of languages for which implicit dependencies are needed:
+set(CMAKE_DEPENDS_LANGUAGES
+  )
+
+# The set of dependency files which are needed:
+set(CMAKE_DEPENDS_DEPENDENCY_FILES
+  "/work/main/runtime/io/atomic_file.cpp" "runtime/io/CMakeFiles/runner_io.dir/atomic_file.cpp.o" "gcc" "runtime/io/CMakeFiles/runner_io.dir/atomic_file.cpp.o.d"
+  "/work/main/runtime/io/checkpoint.cpp" "runtime/io/CMakeFiles/runner_io.dir/checkpoint.cpp.o" "gcc" "runtime/io/CMakeFiles/runner_io.dir/checkpoint.cpp.o.d"
+  "/work/main/runtime/io/safetensors.cpp" "runtime/io/CMakeFiles/runner_io.dir/safetensors.cpp.o" "gcc" "runtime/io/CMakeFiles/runner_io.dir/safetensors.cpp.o.d"
+  )
+
+# Targets to which this target links.
+set(CMAKE_TARGET_LINKED_INFO_FILES
+  "/work/main/build-hooks/runtime/core/CMakeFiles/runner_core.dir/DependInfo.cmake"
+  )
+
+# Fortran module output directory.
+set(CMAKE_Fortran_TARGET_MODULE_DIR "")

@@ -1,0 +1,2 @@
+# Empty compiler generated dependencies file for test_recipe_loading.
+# This may be replaced when dependencies are built.

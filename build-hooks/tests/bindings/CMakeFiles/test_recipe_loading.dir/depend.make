@@ -1,0 +1,2 @@
+# Empty dependencies file for test_recipe_loading.
+# This may be replaced when dependencies are built.

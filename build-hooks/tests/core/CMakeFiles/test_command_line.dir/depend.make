@@ -1,0 +1,2 @@
+# Empty dependencies file for test_command_line.
+# This may be replaced when dependencies are built.

@@ -1,0 +1,2 @@
+# Empty compiler generated dependencies file for test_did_you_mean.
+# This may be replaced when dependencies are built.

@@ -1,0 +1,2 @@
+# Empty dependencies file for test_adagrad_rmsprop.
+# This may be replaced when dependencies are built.

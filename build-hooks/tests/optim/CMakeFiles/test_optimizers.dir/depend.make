@@ -1,0 +1,2 @@
+# Empty dependencies file for test_optimizers.
+# This may be replaced when dependencies are built.
