@@ -62,7 +62,7 @@ class HooksFixture : public LuaFixture {
     EXPECT_EQ(lua_gettop(L()), top) << "evaluate() unbalanced the Lua stack";
     return out;
   }
-  // P.<expr> from the probe module, as JSON or as a tensor.
+  // A Lua expression over P = require "probe" (P.calls, #P.flags), as JSON or as a tensor.
   nlohmann::json probe(const std::string& expr) {
     run("local P = require 'probe' return " + expr);
     nlohmann::json j = lua::to_json(L(), -1, expr);

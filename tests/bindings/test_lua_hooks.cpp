@@ -46,16 +46,16 @@ TEST_F(LuaHooks, ComputeMetricsReceivesPredictionsLabelsInputsAndLosses) {
   auto recipe = load("eval", kEval);
   auto trainer = make_trainer(recipe);
   const json m = evaluate(*trainer);
-  const at::Tensor x = probe_tensor("x"), y = probe_tensor("y");
+  const at::Tensor x = probe_tensor("P.x"), y = probe_tensor("P.y");
   const Expected e = expected(*recipe.model, x, y);
 
-  EXPECT_EQ(probe("calls"), 1);
-  EXPECT_EQ(probe("compute_result"), true);
-  const at::Tensor pred = probe_tensor("p.predictions"), labels = probe_tensor("p.label_ids");
+  EXPECT_EQ(probe("P.calls"), 1);
+  EXPECT_EQ(probe("P.compute_result"), true);
+  const at::Tensor pred = probe_tensor("P.p.predictions"), labels = probe_tensor("P.p.label_ids");
   EXPECT_TRUE(same(pred, e.logits)) << pred << e.logits;
   EXPECT_TRUE(at::equal(labels, y));
-  EXPECT_TRUE(same(probe_tensor("p.inputs"), x));
-  const at::Tensor losses = probe_tensor("p.losses");
+  EXPECT_TRUE(same(probe_tensor("P.p.inputs"), x));
+  const at::Tensor losses = probe_tensor("P.p.losses");
   ASSERT_EQ(losses.sizes(), at::IntArrayRef({6}));
   for (int i = 0; i < 6; ++i) EXPECT_NEAR(losses[i].item<double>(), (i < 4 ? e.loss_a : e.loss_b).item<double>(), 1e-5) << i;
 
@@ -74,9 +74,9 @@ TEST_F(LuaHooks, WithoutIncludeForMetricsInputsAndLossesAreAbsent) {
   auto recipe = load("plain", code);
   auto trainer = make_trainer(recipe);
   evaluate(*trainer);
-  EXPECT_EQ(probe("p.inputs"), nullptr);
-  EXPECT_EQ(probe("p.losses"), nullptr);
-  EXPECT_EQ(probe("p.predictions:size(0)"), 6);
+  EXPECT_EQ(probe("P.p.inputs"), nullptr);
+  EXPECT_EQ(probe("P.p.losses"), nullptr);
+  EXPECT_EQ(probe("P.p.predictions:size(0)"), 6);
 }
 
 TEST_F(LuaHooks, BatchEvalMetricsCallsComputeMetricsPerBatch) {
@@ -102,9 +102,9 @@ return {
 })");
   auto trainer = make_trainer(recipe);
   const json m = evaluate(*trainer);
-  EXPECT_EQ(probe("flags"), json({false, false, true}));
-  EXPECT_EQ(probe("sizes"), json({4, 4, 2}));
-  const at::Tensor x = probe_tensor("x"), y = probe_tensor("y");
+  EXPECT_EQ(probe("P.flags"), json({false, false, true}));
+  EXPECT_EQ(probe("P.sizes"), json({4, 4, 2}));
+  const at::Tensor x = probe_tensor("P.x"), y = probe_tensor("P.y");
   const auto p = params(*recipe.model);
   const at::Tensor logits = at::linear(x, p.at("weight"), p.at("bias"));
   EXPECT_NEAR(m.at("eval_accuracy").get<double>(), logits.argmax(-1).eq(y).to(at::kDouble).mean().item<double>(), 1e-12);
@@ -128,13 +128,13 @@ TEST_F(LuaHooks, PreprocessLogitsForMetricsChangesWhatComputeMetricsSees) {
   auto recipe = load("pre", code);
   auto trainer = make_trainer(recipe);
   const json m = evaluate(*trainer);
-  const at::Tensor x = probe_tensor("x"), y = probe_tensor("y");
+  const at::Tensor x = probe_tensor("P.x"), y = probe_tensor("P.y");
   const Expected e = expected(*recipe.model, x, y);
 
   EXPECT_EQ(probe("#P.pre"), 2);  // once per batch
-  EXPECT_TRUE(same(probe_tensor("pre[1].logits"), e.logits.narrow(0, 0, 4)));
-  EXPECT_TRUE(at::equal(probe_tensor("pre[2].labels"), y.narrow(0, 4, 2)));
-  const at::Tensor pred = probe_tensor("p.predictions");
+  EXPECT_TRUE(same(probe_tensor("P.pre[1].logits"), e.logits.narrow(0, 0, 4)));
+  EXPECT_TRUE(at::equal(probe_tensor("P.pre[2].labels"), y.narrow(0, 4, 2)));
+  const at::Tensor pred = probe_tensor("P.p.predictions");
   EXPECT_EQ(pred.sizes(), at::IntArrayRef({6}));
   EXPECT_EQ(pred.scalar_type(), at::kLong);
   EXPECT_TRUE(at::equal(pred, e.logits.argmax(-1)));
@@ -159,11 +159,11 @@ return {
   auto recipe = load("predstep", code);
   auto trainer = make_trainer(recipe);
   const json m = evaluate(*trainer);
-  const at::Tensor x = probe_tensor("x"), y = probe_tensor("y");
-  EXPECT_EQ(probe("flags"), json({false, false}));
-  EXPECT_EQ(probe("compute_loss_calls"), nullptr);  // the default prediction step never ran
-  EXPECT_TRUE(same(probe_tensor("p.predictions"), x * 2));
-  EXPECT_TRUE(same(probe_tensor("p.label_ids"), y + 1));
+  const at::Tensor x = probe_tensor("P.x"), y = probe_tensor("P.y");
+  EXPECT_EQ(probe("P.flags"), json({false, false}));
+  EXPECT_EQ(probe("P.compute_loss_calls"), nullptr);  // the default prediction step never ran
+  EXPECT_TRUE(same(probe_tensor("P.p.predictions"), x * 2));
+  EXPECT_TRUE(same(probe_tensor("P.p.label_ids"), y + 1));
   // eval_loss: the batch losses weighted by batch size (4 and 2 examples).
   const double sa = x.narrow(0, 0, 4).sum().item<double>(), sb = x.narrow(0, 4, 2).sum().item<double>();
   EXPECT_NEAR(m.at("eval_loss").get<double>(), (4 * sa + 2 * sb) / 6, 1e-5);
@@ -174,7 +174,7 @@ return {
   loss_only.args.set("prediction_loss_only", true);
   auto t2 = make_trainer(loss_only);
   evaluate(*t2);
-  EXPECT_EQ(probe("flags"), json({false, false, true, true}));
+  EXPECT_EQ(probe("P.flags"), json({false, false, true, true}));
 }
 
 TEST_F(LuaHooks, NamedEvalDatasetsGetTheirOwnPrefix) {
@@ -193,7 +193,7 @@ return {
   const json m = evaluate(*trainer);
   const auto p = params(*recipe.model);
   for (const std::string name : {"a", "b"}) {
-    const at::Tensor x = probe_tensor("x" + name), y = probe_tensor("y" + name);
+    const at::Tensor x = probe_tensor("P.x" + name), y = probe_tensor("P.y" + name);
     const double loss = at::cross_entropy_loss(at::linear(x, p.at("weight"), p.at("bias")), y).item<double>();
     EXPECT_NEAR(m.at("eval_" + name + "_loss").get<double>(), loss, 1e-5) << name;
     EXPECT_EQ(m.at("eval_" + name + "_n"), x.size(0));

@@ -78,8 +78,8 @@ TEST_F(LuaHooksTrain, TrainingStepWithItsOwnBackwardTrainsLikeComputeLoss) {
     for (const auto& [p, t] : reference) EXPECT_LE(rel_diff(t, final_params.at(p)), 1e-6) << p;
     EXPECT_NEAR(out.training_loss, reference_loss, 1e-6 * reference_loss);
   }
-  EXPECT_EQ(probe("two"), 6);  // 3 steps × 2 micro-batches went through each training_step
-  EXPECT_EQ(probe("runtime"), 6);
+  EXPECT_EQ(probe("P.two"), 6);  // 3 steps × 2 micro-batches went through each training_step
+  EXPECT_EQ(probe("P.runtime"), 6);
 }
 
 TEST_F(LuaHooksTrain, DataCollatorBuildsTheBatchComputeLossReceives) {
@@ -111,13 +111,13 @@ return {
   EXPECT_EQ(probe("P.example.labels:dim()"), 0);
   ASSERT_EQ(probe("#P.collated"), 2);
   ASSERT_EQ(probe("#P.received"), 2);
-  const at::Tensor x = probe_tensor("x");
+  const at::Tensor x = probe_tensor("P.x");
   for (int b = 1; b <= 2; ++b) {
     const std::string i = std::to_string(b);
-    const at::Tensor got = probe_tensor("received[" + i + "].x");
-    EXPECT_TRUE(at::equal(got, probe_tensor("collated[" + i + "].x")));
-    EXPECT_TRUE(at::equal(probe_tensor("received[" + i + "].labels"), probe_tensor("collated[" + i + "].labels")));
-    EXPECT_TRUE(same(probe_tensor("received[" + i + "].count"), at::full({3}, 3.0)));  // the field the collator added
+    const at::Tensor got = probe_tensor("P.received[" + i + "].x");
+    EXPECT_TRUE(at::equal(got, probe_tensor("P.collated[" + i + "].x")));
+    EXPECT_TRUE(at::equal(probe_tensor("P.received[" + i + "].labels"), probe_tensor("P.collated[" + i + "].labels")));
+    EXPECT_TRUE(same(probe_tensor("P.received[" + i + "].count"), at::full({3}, 3.0)));  // the field the collator added
     ASSERT_EQ(got.size(0), 3);
     for (int64_t r = 0; r < 3; ++r)  // every row is one of the dataset's rows
       EXPECT_TRUE(x.eq(got[r]).all(1).any().item<bool>()) << "batch " << b << " row " << r;
@@ -145,13 +145,13 @@ return {
   auto trainer = make_trainer(recipe);
   train(*trainer);
   const auto p1 = params(trainer->model());
-  EXPECT_EQ(probe("args_lr"), 5e-5);  // the hook receives the training arguments
+  EXPECT_EQ(probe("P.args_lr"), 5e-5);  // the hook receives the training arguments
   // lr = 0: the first layer did not move at all
   EXPECT_TRUE(at::equal(p1.at("0.weight"), p0.at("0.weight")));
   EXPECT_TRUE(at::equal(p1.at("0.bias"), p0.at("0.bias")));
 
   // SGD with momentum 0.9 on the second layer, lr 0.1 (weight) and 0.05 (bias), full batch.
-  const at::Tensor x = probe_tensor("x"), y = probe_tensor("y");
+  const at::Tensor x = probe_tensor("P.x"), y = probe_tensor("P.y");
   at::Tensor w = p0.at("2.weight").clone(), b = p0.at("2.bias").clone(), buf_w, buf_b;
   const at::Tensor h = at::relu(at::linear(x, p0.at("0.weight"), p0.at("0.bias")));
   for (int s = 0; s < 3; ++s) {
@@ -230,12 +230,12 @@ return {
     auto recipe = load("sched" + std::to_string(++i), with(base, "SCHEDULE", schedule));
     auto trainer = make_trainer(recipe);
     train(*trainer);
-    EXPECT_EQ(probe("n"), 4);
-    EXPECT_EQ(probe("base"), 0.1);
+    EXPECT_EQ(probe("P.n"), 4);
+    EXPECT_EQ(probe("P.base"), 0.1);
     std::vector<double> logged;
     for (const auto& entry : trainer->state().log_history)
       if (entry.contains("learning_rate")) logged.push_back(entry["learning_rate"].get<double>());
-    const json from_callback = probe("lrs");
+    const json from_callback = probe("P.lrs");
     ASSERT_EQ(logged.size(), want.size());
     ASSERT_EQ(from_callback.size(), want.size());
     for (size_t s = 0; s < want.size(); ++s) {
@@ -269,12 +269,12 @@ return {
   EXPECT_EQ(runner::lua::test_module(L(), -1).get(), trainer->model_ptr().get());
   lua_pop(L(), 1);
   const auto first = params(trainer->model());
-  EXPECT_FALSE(at::equal(first.at("weight"), probe_tensor("inits[1].weight")));  // it trained
+  EXPECT_FALSE(at::equal(first.at("weight"), probe_tensor("P.inits[1].weight")));  // it trained
 
   train(*trainer);
   EXPECT_EQ(probe("#P.inits"), 2);
   // Seeded with args.seed before model_init: the same fresh start, so the same result.
-  EXPECT_TRUE(at::equal(probe_tensor("inits[1].weight"), probe_tensor("inits[2].weight")));
+  EXPECT_TRUE(at::equal(probe_tensor("P.inits[1].weight"), probe_tensor("P.inits[2].weight")));
   EXPECT_TRUE(at::equal(params(trainer->model()).at("weight"), first.at("weight")));
 }
 
@@ -301,7 +301,7 @@ return {
   // Best at evaluation 3; evaluations 4 and 5 do not improve: patience 2 is used up.
   EXPECT_EQ(trainer->state().global_step, 5);
   EXPECT_EQ(trainer->state().max_steps, 10);
-  EXPECT_EQ(probe("evals"), 5);
+  EXPECT_EQ(probe("P.evals"), 5);
   EXPECT_EQ(trainer->state().best_metric.value_or(-1), 3.0);
 }
 
@@ -332,7 +332,7 @@ return {
   auto t2 = make_trainer(returned);
   train(*t2);
   EXPECT_EQ(t2->state().global_step, 3);
-  EXPECT_EQ(probe("steps"), 3);
+  EXPECT_EQ(probe("P.steps"), 3);
 }
 
 TEST_F(LuaHooksTrain, StatefulCallbackIsCheckpointedAndRestoredOnlyWhenAsked) {
@@ -364,8 +364,8 @@ return {
   EXPECT_EQ(s2.at("stateful_callbacks").at("Counter").at("attributes"), json({{"count", 2}, {"tag", "steps seen"}}));
   const json s4 = read_state(first.args.output_dir + "/checkpoint-4/trainer_state.json");
   EXPECT_EQ(s4.at("stateful_callbacks").at("Counter").at("attributes").at("count"), 4);
-  EXPECT_EQ(probe("final"), 4);
-  EXPECT_EQ(probe("loaded"), nullptr);
+  EXPECT_EQ(probe("P.final"), 4);
+  EXPECT_EQ(probe("P.loaded"), nullptr);
 
   for (const bool restore : {true, false}) {
     SCOPED_TRACE(restore ? "restore" : "no restore");
@@ -376,7 +376,7 @@ return {
     auto t = make_trainer(resumed);
     train(*t);
     EXPECT_EQ(t->state().global_step, 4);
-    EXPECT_EQ(probe("loaded"), restore ? json(2) : json(nullptr));
-    EXPECT_EQ(probe("final"), restore ? 4 : 2);  // steps 3 and 4 counted on top of what was restored
+    EXPECT_EQ(probe("P.loaded"), restore ? json(2) : json(nullptr));
+    EXPECT_EQ(probe("P.final"), restore ? 4 : 2);  // steps 3 and 4 counted on top of what was restored
   }
 }

@@ -11,6 +11,7 @@ RECIPE = """return {
   args = { learning_rate = 0.01, num_train_epochs = 2 },
   datasets = { train = (require "runner.data").tensors{ x = torch.zeros(4, 1), labels = torch.zeros(4, 1) } },
   model = nn.Linear(1, 1),
+  compute_loss = function(model, inputs) return F.mse_loss(model(inputs.x), inputs.labels) end,
 }
 """
 
@@ -57,6 +58,16 @@ class Cli(unittest.TestCase):
             code, out, err = run(recipe, "--output_dir", os.path.join(tmp, "o"))
             self.assertEqual(code, 0, err)
             self.assertTrue(os.path.exists(os.path.join(tmp, "o", "model.safetensors")))
+
+    def test_log_level_hides_info_lines(self):
+        with TempDir() as tmp:
+            recipe = write(os.path.join(tmp, "r.lua"), RECIPE)
+            code, out, err = run(recipe, "--output_dir", os.path.join(tmp, "o"), "--max_steps", "1")
+            self.assertEqual(code, 0, err)
+            self.assertIn("***** Running training *****", out)
+            code, out, err = run(recipe, "--output_dir", os.path.join(tmp, "o"), "--max_steps", "1", "--log_level", "error")
+            self.assertEqual(code, 0, err)
+            self.assertNotIn("***** Running training *****", out)
 
     def test_usage_errors_exit_2(self):
         code, _, err = run("check")

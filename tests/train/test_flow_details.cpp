@@ -225,3 +225,60 @@ TEST(Flow, OptimizerSchedulerTrainingStepAndModelInitHooks) {
   EXPECT_TRUE(trained.child("out")->parameter("weight").equal(fresh.out->parameter("weight")));
   EXPECT_FALSE(trained.child("hidden")->parameter("weight").equal(fresh.hidden->parameter("weight")));
 }
+
+TEST(Flow, PrinterOrProgressBar) {
+  TrainingArguments a;
+  a.disable_tqdm = true;
+  EXPECT_EQ(train::CallbackHandler(a, {}).callbacks().back()->name(), "PrinterCallback");
+  a.disable_tqdm = false;
+  EXPECT_EQ(train::CallbackHandler(a, {}).callbacks().back()->name(), "ProgressCallback");
+  EXPECT_EQ(train::CallbackHandler(a, {}).callbacks().front()->name(), "DefaultFlowCallback");
+}
+
+namespace {
+// Records the fields it is called with; declares that it reads only "x".
+class Picky : public RegressionModel {
+ public:
+  std::vector<std::string> input_names() const override { return {"x"}; }
+  models::TensorMap forward_batch(const models::TensorMap& b) override {
+    seen.clear();
+    for (const auto& [k, v] : b) seen.push_back(k);
+    return RegressionModel::forward_batch(b);
+  }
+  std::vector<std::string> seen;
+};
+}  // namespace
+
+TEST(Flow, RemoveUnusedColumnsAndLabelSmoothingWithholdFields) {
+  auto x = at::randn({16, 1});
+  auto ds = std::make_shared<data::TensorDataset>(data::Batch{{"x", x}, {"junk", x}, {"labels", x}});
+  for (bool remove : {true, false}) {
+    auto a = regression_args(remove ? "remove_cols" : "keep_cols");
+    a.max_steps = 1;
+    a.remove_unused_columns = remove;
+    a.finalize();
+    auto model = std::make_shared<Picky>();
+    train::Trainer t(a, model, {ds, nullptr, nullptr}, nullptr, {});
+    t.train();
+    EXPECT_EQ(model->seen, remove ? (std::vector<std::string>{"labels", "x"}) : (std::vector<std::string>{"junk", "labels", "x"}));
+  }
+  // label smoothing: the model gets no labels, the smoother computes the loss from logits
+  auto cls = std::make_shared<data::TensorDataset>(data::Batch{{"x", at::randn({8, 1})}, {"labels", at::randint(0, 1, {8, 1})}});
+  auto a = regression_args("smoothing");
+  a.max_steps = 1;
+  a.label_smoothing_factor = 0.1;
+  a.finalize();
+  auto model = std::make_shared<Picky>();
+  train::Trainer t(a, model, {cls, nullptr, nullptr}, nullptr, {});
+  t.train();
+  EXPECT_EQ(model->seen, std::vector<std::string>{"x"});
+}
+
+TEST(Flow, DropLastAppliesToTraining) {
+  auto a = regression_args("drop_last");
+  a.dataloader_drop_last = true;
+  a.per_device_train_batch_size = 10;
+  a.num_train_epochs = 1;
+  auto run = train_regression(a, 64, 0);
+  EXPECT_EQ(run.trainer->state().max_steps, 6);  // 64 / 10, floor
+}
