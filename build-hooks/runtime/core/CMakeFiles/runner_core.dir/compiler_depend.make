@@ -1,2 +1,0 @@
-# Empty compiler generated dependencies file for runner_core.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty dependencies file for runner_models.
-# This may be replaced when dependencies are built.

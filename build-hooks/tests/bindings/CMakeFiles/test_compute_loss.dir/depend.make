@@ -1,2 +1,0 @@
-# Empty dependencies file for test_compute_loss.
-# This may be replaced when dependencies are built.

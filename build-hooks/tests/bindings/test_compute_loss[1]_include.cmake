@@ -1,5 +1,0 @@
-if(EXISTS "/work/main/build-hooks/tests/bindings/test_compute_loss[1]_tests.cmake")
-  include("/work/main/build-hooks/tests/bindings/test_compute_loss[1]_tests.cmake")
-else()
-  add_test(test_compute_loss_NOT_BUILT test_compute_loss_NOT_BUILT)
-endif()

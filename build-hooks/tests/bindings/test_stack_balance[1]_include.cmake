@@ -1,5 +1,0 @@
-if(EXISTS "/work/main/build-hooks/tests/bindings/test_stack_balance[1]_tests.cmake")
-  include("/work/main/build-hooks/tests/bindings/test_stack_balance[1]_tests.cmake")
-else()
-  add_test(test_stack_balance_NOT_BUILT test_stack_balance_NOT_BUILT)
-endif()

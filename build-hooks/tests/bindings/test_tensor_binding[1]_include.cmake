@@ -1,5 +1,0 @@
-if(EXISTS "/work/main/build-hooks/tests/bindings/test_tensor_binding[1]_tests.cmake")
-  include("/work/main/build-hooks/tests/bindings/test_tensor_binding[1]_tests.cmake")
-else()
-  add_test(test_tensor_binding_NOT_BUILT test_tensor_binding_NOT_BUILT)
-endif()

@@ -1,2 +1,0 @@
-# Empty dependencies file for test_did_you_mean.
-# This may be replaced when dependencies are built.

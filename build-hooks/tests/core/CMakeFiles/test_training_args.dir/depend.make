@@ -1,2 +1,0 @@
-# Empty dependencies file for test_training_args.
-# This may be replaced when dependencies are built.

@@ -1,5 +1,0 @@
-if(EXISTS "/work/main/build-hooks/tests/core/test_command_line[1]_tests.cmake")
-  include("/work/main/build-hooks/tests/core/test_command_line[1]_tests.cmake")
-else()
-  add_test(test_command_line_NOT_BUILT test_command_line_NOT_BUILT)
-endif()

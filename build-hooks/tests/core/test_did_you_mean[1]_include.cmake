@@ -1,5 +1,0 @@
-if(EXISTS "/work/main/build-hooks/tests/core/test_did_you_mean[1]_tests.cmake")
-  include("/work/main/build-hooks/tests/core/test_did_you_mean[1]_tests.cmake")
-else()
-  add_test(test_did_you_mean_NOT_BUILT test_did_you_mean_NOT_BUILT)
-endif()

@@ -1,5 +1,0 @@
-if(EXISTS "/work/main/build-hooks/tests/core/test_trainer_state[1]_tests.cmake")
-  include("/work/main/build-hooks/tests/core/test_trainer_state[1]_tests.cmake")
-else()
-  add_test(test_trainer_state_NOT_BUILT test_trainer_state_NOT_BUILT)
-endif()

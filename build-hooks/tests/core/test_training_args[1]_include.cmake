@@ -1,5 +1,0 @@
-if(EXISTS "/work/main/build-hooks/tests/core/test_training_args[1]_tests.cmake")
-  include("/work/main/build-hooks/tests/core/test_training_args[1]_tests.cmake")
-else()
-  add_test(test_training_args_NOT_BUILT test_training_args_NOT_BUILT)
-endif()

@@ -1,5 +1,0 @@
-if(EXISTS "/work/main/build-hooks/tests/data/test_sources[1]_tests.cmake")
-  include("/work/main/build-hooks/tests/data/test_sources[1]_tests.cmake")
-else()
-  add_test(test_sources_NOT_BUILT test_sources_NOT_BUILT)
-endif()

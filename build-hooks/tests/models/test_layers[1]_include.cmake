@@ -1,5 +1,0 @@
-if(EXISTS "/work/main/build-hooks/tests/models/test_layers[1]_tests.cmake")
-  include("/work/main/build-hooks/tests/models/test_layers[1]_tests.cmake")
-else()
-  add_test(test_layers_NOT_BUILT test_layers_NOT_BUILT)
-endif()

@@ -1,5 +1,0 @@
-if(EXISTS "/work/main/build-hooks/tests/optim/test_adafactor[1]_tests.cmake")
-  include("/work/main/build-hooks/tests/optim/test_adafactor[1]_tests.cmake")
-else()
-  add_test(test_adafactor_NOT_BUILT test_adafactor_NOT_BUILT)
-endif()

@@ -1,5 +1,0 @@
-if(EXISTS "/work/main/build-hooks/tests/optim/test_adagrad_rmsprop[1]_tests.cmake")
-  include("/work/main/build-hooks/tests/optim/test_adagrad_rmsprop[1]_tests.cmake")
-else()
-  add_test(test_adagrad_rmsprop_NOT_BUILT test_adagrad_rmsprop_NOT_BUILT)
-endif()

@@ -1,5 +1,0 @@
-if(EXISTS "/work/main/build-hooks/tests/optim/test_schedulers[1]_tests.cmake")
-  include("/work/main/build-hooks/tests/optim/test_schedulers[1]_tests.cmake")
-else()
-  add_test(test_schedulers_NOT_BUILT test_schedulers_NOT_BUILT)
-endif()

@@ -1,5 +1,0 @@
-if(EXISTS "/work/main/build-hooks/tests/train/test_accumulation[1]_tests.cmake")
-  include("/work/main/build-hooks/tests/train/test_accumulation[1]_tests.cmake")
-else()
-  add_test(test_accumulation_NOT_BUILT test_accumulation_NOT_BUILT)
-endif()

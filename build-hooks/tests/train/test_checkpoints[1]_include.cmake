@@ -1,5 +1,0 @@
-if(EXISTS "/work/main/build-hooks/tests/train/test_checkpoints[1]_tests.cmake")
-  include("/work/main/build-hooks/tests/train/test_checkpoints[1]_tests.cmake")
-else()
-  add_test(test_checkpoints_NOT_BUILT test_checkpoints_NOT_BUILT)
-endif()

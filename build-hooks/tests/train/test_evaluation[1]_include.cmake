@@ -1,5 +1,0 @@
-if(EXISTS "/work/main/build-hooks/tests/train/test_evaluation[1]_tests.cmake")
-  include("/work/main/build-hooks/tests/train/test_evaluation[1]_tests.cmake")
-else()
-  add_test(test_evaluation_NOT_BUILT test_evaluation_NOT_BUILT)
-endif()

@@ -1,5 +1,0 @@
-if(EXISTS "/work/main/build-hooks/tests/train/test_event_flow[1]_tests.cmake")
-  include("/work/main/build-hooks/tests/train/test_event_flow[1]_tests.cmake")
-else()
-  add_test(test_event_flow_NOT_BUILT test_event_flow_NOT_BUILT)
-endif()

@@ -1,5 +1,0 @@
-if(EXISTS "/work/main/build-hooks/tests/train/test_training_loop[1]_tests.cmake")
-  include("/work/main/build-hooks/tests/train/test_training_loop[1]_tests.cmake")
-else()
-  add_test(test_training_loop_NOT_BUILT test_training_loop_NOT_BUILT)
-endif()
