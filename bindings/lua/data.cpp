@@ -1,16 +1,16 @@
 // require "runner.data": datasets a recipe declares. In-memory (data.table, data.tensors)
-// and file sources (data.jsonl, data.csv). Dataset userdata: #ds, ds:get(i) (0-based, like
-// PyTorch's ds[i]), ds:fields().
+// and file sources (data.jsonl, data.csv) are here; the other sources, the transforms and
+// the collators are in data_sources.cpp, data_transforms.cpp and data_collators.cpp.
+// Dataset userdata: #ds, ds:get(i) (0-based, like PyTorch's ds[i]), ds:fields().
 #include <optional>
 
 #include "bindings/lua/data_binding.h"
+#include "bindings/lua/data_parts.h"
 #include "bindings/lua/lua_module.h"
 #include "runtime/core/errors.h"
 #include "runtime/data/sources/sources.h"
 
 namespace runner::lua {
-
-at::Tensor tensor_from_lua(lua_State* L, int idx, std::optional<at::ScalarType> dtype);  // torch_module.cpp
 
 namespace {
 
@@ -157,13 +157,17 @@ void register_dataset_type(lua_State* L) {
   set_functions(L, {{"__gc", dataset_gc}, {"__len", guarded<dataset_len>}, {"__tostring", guarded<dataset_tostring>}});
   lua_newtable(L);
   set_functions(L, {{"get", guarded<dataset_get>}, {"size", guarded<dataset_len>}, {"fields", guarded<dataset_fields>}});
+  add_dataset_methods(L);
   lua_setfield(L, -2, "__index");
   lua_pop(L, 1);
+  register_collator_type(L);
 }
 
 void push_data_module(lua_State* L) {
   lua_newtable(L);
   set_functions(L, {{"table", guarded<d_table>}, {"tensors", guarded<d_tensors>}, {"jsonl", guarded<d_jsonl>}, {"csv", guarded<d_csv>}});
+  add_source_functions(L);
+  add_collator_functions(L);
 }
 
 }  // namespace runner::lua

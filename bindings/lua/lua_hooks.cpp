@@ -1,7 +1,9 @@
 #include "bindings/lua/lua_hooks.h"
 
+#include <algorithm>
 #include <regex>
 
+#include "bindings/lua/data_binding.h"
 #include "bindings/lua/lua_module.h"
 #include "runtime/core/errors.h"
 
@@ -26,14 +28,21 @@ at::Tensor optional_tensor(lua_State* L, int idx, const std::string& what) {
 }
 
 // ctx.backward(loss) inside a training_step hook: the runtime's weighted backward.
+// Upvalues: a box holding the LossContext (emptied when the hook returns) and the Lua ctx
+// table, whose loss_is_normalized the hook may have set before calling backward.
 int ctx_backward(lua_State* L) {
-  auto* ctx = static_cast<train::LossContext*>(lua_touserdata(L, lua_upvalueindex(1)));
+  auto* ctx = *static_cast<train::LossContext**>(lua_touserdata(L, lua_upvalueindex(1)));
+  if (!ctx) throw HookError("ctx.backward can only be called during the training_step it was given to");
+  lua_getfield(L, lua_upvalueindex(2), "loss_is_normalized");
+  ctx->loss_is_normalized = lua_toboolean(L, -1) != 0;
+  lua_pop(L, 1);
   const int arg = lua_istable(L, 1) ? 2 : 1;  // ctx.backward(loss) or ctx:backward(loss)
   ctx->backward(check_tensor(L, arg));
   return 0;
 }
 
-void push_loss_context(lua_State* L, train::LossContext& ctx, bool with_backward) {
+// box_idx: the stack index of training_step's LossContext box (0: no ctx.backward).
+void push_loss_context(lua_State* L, train::LossContext& ctx, int box_idx) {
   lua_createtable(L, 0, 5);
   const int t = lua_gettop(L);
   set_number(L, t, "num_items_in_batch", static_cast<double>(ctx.num_items_in_batch));
@@ -42,11 +51,18 @@ void push_loss_context(lua_State* L, train::LossContext& ctx, bool with_backward
   lua_setfield(L, t, "loss_is_normalized");
   lua_pushboolean(L, ctx.training);
   lua_setfield(L, t, "training");
-  if (with_backward) {
-    lua_pushlightuserdata(L, &ctx);
-    lua_pushcclosure(L, guarded<ctx_backward>, 1);
+  if (box_idx != 0) {
+    lua_pushvalue(L, box_idx);
+    lua_pushvalue(L, t);
+    lua_pushcclosure(L, guarded<ctx_backward>, 2);
     lua_setfield(L, t, "backward");
   }
+}
+
+// "" when `key` is absent or of the wanted type, else a message naming the field.
+std::string type_error(const nlohmann::json& obj, const char* key, bool (nlohmann::json::*is)() const noexcept, const char* want) {
+  if (!obj.contains(key) || (obj[key].*is)()) return "";
+  return std::string(key) + " must be " + want + ", got " + obj[key].type_name();
 }
 
 }  // namespace
@@ -64,6 +80,10 @@ LuaHooks::LuaHooks(lua_State* L, int table_idx, std::string origin) : L_(L), ori
   for (const auto& name : hook_names()) {
     lua_getfield(L, abs, name.c_str());
     if (lua_isnil(L, -1)) {
+      lua_pop(L, 1);
+      continue;
+    }
+    if (name == "data_collator" && test_collator(L, -1)) {  // data.pad_collator{...}: recipe loading takes it
       lua_pop(L, 1);
       continue;
     }
@@ -100,7 +120,7 @@ std::optional<train::LossResult> LuaHooks::compute_loss(models::Module& model, c
   if (!push("compute_loss")) return std::nullopt;
   push_module(L_, model.shared_from_this());
   push_tensor_map(L_, inputs);
-  push_loss_context(L_, ctx, /*with_backward=*/false);
+  push_loss_context(L_, ctx, /*box_idx=*/0);
   lua_pushvalue(L_, -1);
   lua_insert(L_, -5);  // a copy of ctx below the call, to read loss_is_normalized back
   call("compute_loss", 3, 2);
@@ -119,10 +139,20 @@ std::optional<train::LossResult> LuaHooks::compute_loss(models::Module& model, c
 // training_step(model, inputs, ctx) → loss; ctx.backward(loss) does the weighted backward.
 std::optional<at::Tensor> LuaHooks::training_step(models::Module& model, const train::Batch& inputs, train::LossContext& ctx) {
   StackScope scope(L_);
-  if (!push("training_step")) return std::nullopt;
+  if (!has("training_step")) return std::nullopt;
+  // ctx.backward reaches `ctx` through this box, which stays on the stack during the call and
+  // is emptied on return: a ctx.backward the recipe kept cannot touch a finished micro-step.
+  auto** box = static_cast<train::LossContext**>(lua_newuserdata(L_, sizeof(train::LossContext*)));
+  *box = &ctx;
+  const int box_idx = lua_gettop(L_);
+  struct Expire {
+    train::LossContext** box;
+    ~Expire() { *box = nullptr; }
+  } expire{box};
+  push("training_step");
   push_module(L_, model.shared_from_this());
   push_tensor_map(L_, inputs);
-  push_loss_context(L_, ctx, /*with_backward=*/true);
+  push_loss_context(L_, ctx, box_idx);
   lua_pushvalue(L_, -1);
   lua_insert(L_, -5);
   call("training_step", 3, 1);
@@ -201,6 +231,11 @@ std::optional<train::OptimizerSpec> LuaHooks::create_optimizer(models::Module& m
   call("create_optimizer", 2, 1);
   if (!lua_istable(L_, -1)) fail("create_optimizer", std::string("must return an optimizer table, got ") + luaL_typename(L_, -1));
   nlohmann::json spec = to_json(L_, -1, "create_optimizer's result");
+  if (!spec.is_object()) fail("create_optimizer", "must return a table of named fields {type =, lr =, ...}");
+  for (const auto& e : {type_error(spec, "type", &nlohmann::json::is_string, "an optimizer name"),
+                        type_error(spec, "lr", &nlohmann::json::is_number, "a number"),
+                        type_error(spec, "weight_decay", &nlohmann::json::is_number, "a number")})
+    if (!e.empty()) fail("create_optimizer", e);
   train::OptimizerSpec s;
   s.type = spec.value("type", args.optim);
   s.lr = spec.value("lr", args.learning_rate);
@@ -210,10 +245,18 @@ std::optional<train::OptimizerSpec> LuaHooks::create_optimizer(models::Module& m
   if (spec.contains("groups")) {
     if (!spec["groups"].is_array()) fail("create_optimizer", "groups must be a list of {names =, match =, lr =, weight_decay =}");
     for (const auto& g : spec["groups"]) {
+      if (!g.is_object()) fail("create_optimizer", "each group must be a table {names =, match =, lr =, weight_decay =}");
+      for (const auto& e : {type_error(g, "match", &nlohmann::json::is_string, "a regular expression (a string)"),
+                            type_error(g, "lr", &nlohmann::json::is_number, "a number"),
+                            type_error(g, "weight_decay", &nlohmann::json::is_number, "a number")})
+        if (!e.empty()) fail("create_optimizer", "group " + e);
       train::OptimizerSpec::Group group;
       if (g.contains("names")) {
-        if (g["names"].is_string()) group.names = {g["names"].get<std::string>()};
-        else for (const auto& n : g["names"]) group.names.push_back(n.get<std::string>());
+        const auto& names = g["names"];
+        const bool strings = names.is_string() || (names.is_array() && std::all_of(names.begin(), names.end(), [](const auto& n) { return n.is_string(); }));
+        if (!strings) fail("create_optimizer", "group names must be a parameter name or a list of them");
+        if (names.is_string()) group.names = {names.get<std::string>()};
+        else for (const auto& n : names) group.names.push_back(n.get<std::string>());
       }
       group.match = g.value("match", std::string());
       if (!group.match.empty()) {
@@ -264,6 +307,11 @@ std::optional<train::SchedulerSpec> LuaHooks::create_scheduler(int64_t num_train
   }
   if (!lua_istable(L_, -1)) fail("create_scheduler", "must return a function of the step, a schedule name or {type =, ...}");
   const nlohmann::json spec = to_json(L_, -1, "create_scheduler's result");
+  if (!spec.is_object()) fail("create_scheduler", "must return a function of the step, a schedule name or {type =, ...}");
+  for (const auto& e : {type_error(spec, "type", &nlohmann::json::is_string, "a schedule name"),
+                        type_error(spec, "warmup_steps", &nlohmann::json::is_number_integer, "a whole number"),
+                        type_error(spec, "kwargs", &nlohmann::json::is_object, "a table of named options")})
+    if (!e.empty()) fail("create_scheduler", e);
   s.type = spec.value("type", args.lr_scheduler_type);
   if (spec.contains("warmup_steps")) s.warmup_steps = spec["warmup_steps"].get<int64_t>();
   if (spec.contains("kwargs")) s.kwargs = spec["kwargs"];

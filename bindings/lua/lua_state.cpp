@@ -25,6 +25,7 @@ void push_torch_module(lua_State* L);
 void push_functional_module(lua_State* L);
 void push_nn_module(lua_State* L);
 void push_data_module(lua_State* L);
+void push_models_module(lua_State* L);
 
 namespace {
 
@@ -86,6 +87,8 @@ LuaState::LuaState(std::map<std::string, std::string> recipe_options, std::vecto
   lua_setfield(L_, -2, "runner.F");
   push_data_module(L_);
   lua_setfield(L_, -2, "runner.data");
+  push_models_module(L_);
+  lua_setfield(L_, -2, "runner.models");
   push_callbacks_module(L_);
   lua_setfield(L_, -2, "runner.callbacks");
   lua_setfield(L_, -2, "modules");

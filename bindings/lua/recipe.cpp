@@ -153,6 +153,12 @@ Recipe load_recipe(LuaState& lua, const std::string& path) {
 
   auto hooks = std::make_shared<LuaHooks>(L, t, path);
   r.collator = hooks->data_collator();
+  lua_getfield(L, t, "data_collator");
+  if (auto spec = test_collator(L, -1)) {
+    r.collator = spec->collate;
+    r.collator_thread_safe = spec->thread_safe;
+  }
+  lua_pop(L, 1);
   r.hooks = hooks;
 
   lua_getfield(L, t, "callbacks");

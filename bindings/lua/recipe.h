@@ -23,6 +23,7 @@ struct Recipe {
   std::vector<std::shared_ptr<Callback>> callbacks;
   std::string input_name;
   data::Collator collator;  // the recipe's data_collator, if any
+  bool collator_thread_safe = false;  // a built-in collator may run on data workers
 };
 
 // Throws RecipeError / ArgumentError located at the recipe's file:line.

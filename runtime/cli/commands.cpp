@@ -62,6 +62,7 @@ int run_recipe(const CommandLine& cl) {
   options.input_name = recipe.input_name;
   options.recipe_path = cl.recipe;
   options.collator = recipe.collator;
+  options.collator_thread_safe = recipe.collator_thread_safe;
   train::Trainer trainer(args, recipe.model, recipe.datasets, recipe.hooks, recipe.callbacks, options);
   train::run_phases(trainer, phases);
   return 0;

@@ -1,36 +1,126 @@
 #include "runtime/data/collator.h"
 
+#include <algorithm>
+
 #include "runtime/core/errors.h"
 
 namespace runner::data {
 
 namespace {
-std::string shape_str(const at::Tensor& t) {
+std::string shape_str(at::IntArrayRef sizes) {
   std::string s = "[";
-  for (int64_t i = 0; i < t.dim(); ++i) s += (i ? ", " : "") + std::to_string(t.size(i));
+  for (size_t i = 0; i < sizes.size(); ++i) s += (i ? ", " : "") + std::to_string(sizes[i]);
   return s + "]";
 }
 std::string renamed(const std::string& name) { return name == "label" || name == "label_ids" ? "labels" : name; }
+
+// The field's tensors, one per example; a DataError when an example lacks it.
+std::vector<at::Tensor> column(const std::vector<Example>& examples, const std::string& name) {
+  std::vector<at::Tensor> parts;
+  parts.reserve(examples.size());
+  for (size_t i = 0; i < examples.size(); ++i) {
+    auto it = examples[i].find(name);
+    if (it == examples[i].end())
+      throw DataError("example " + std::to_string(i) + " has no field '" + name + "' (the first example has it)");
+    parts.push_back(it->second);
+  }
+  return parts;
+}
+
+at::Tensor stack_same_shape(const std::vector<at::Tensor>& parts, const std::string& name) {
+  for (const auto& t : parts)
+    if (!t.sizes().equals(parts.front().sizes()))
+      throw DataError("field '" + name + "': examples have different shapes " + shape_str(parts.front().sizes()) + " and " +
+                      shape_str(t.sizes()) + "; variable-length fields need a padding collator");
+  return at::stack(parts, 0);
+}
+
+// Right-pads every part along dim 0 to the longest; the other dims must agree.
+at::Tensor pad_stack(const std::vector<at::Tensor>& parts, const std::string& name, int64_t value, std::vector<int64_t>& lengths) {
+  int64_t longest = 0;
+  for (const auto& t : parts) {
+    if (t.dim() == 0) throw DataError("field '" + name + "' is a scalar in some example; only fields with a length can be padded");
+    if (!t.sizes().slice(1).equals(parts.front().sizes().slice(1)))
+      throw DataError("field '" + name + "': examples differ beyond the padded dim, " + shape_str(parts.front().sizes()) + " and " +
+                      shape_str(t.sizes()));
+    if (t.scalar_type() != parts.front().scalar_type())
+      throw DataError("field '" + name + "': examples have different dtypes");
+    longest = std::max(longest, t.size(0));
+  }
+  std::vector<int64_t> shape{static_cast<int64_t>(parts.size()), longest};
+  for (int64_t d = 1; d < parts.front().dim(); ++d) shape.push_back(parts.front().size(d));
+  at::Tensor out = at::full(shape, value, parts.front().options());
+  lengths.clear();
+  for (size_t i = 0; i < parts.size(); ++i) {
+    out.select(0, static_cast<int64_t>(i)).narrow(0, 0, parts[i].size(0)).copy_(parts[i]);
+    lengths.push_back(parts[i].size(0));
+  }
+  return out;
+}
+
+// 1 for the first lengths[i] positions of row i, 0 after: (batch, width) int64.
+at::Tensor length_mask(const std::vector<int64_t>& lengths, int64_t width) {
+  at::Tensor len = at::tensor(lengths, at::kLong).unsqueeze(1);
+  return at::arange(width, at::kLong).unsqueeze(0).lt(len).to(at::kLong);
+}
+
+struct Padded {
+  Batch batch;
+  std::string mask_field;  // the field the attention mask follows ("" if nothing was padded)
+  at::Tensor mask;         // its real-token mask
+};
+
+Padded pad_examples(const std::vector<Example>& examples, const PadOptions& o) {
+  if (examples.empty()) throw DataError("cannot collate an empty list of examples");
+  const Example& first = examples.front();
+  std::vector<std::string> to_pad;
+  if (o.fields) {
+    for (const auto& f : *o.fields) {
+      if (!first.count(f)) throw DataError("pad_collate: the examples have no field '" + f + "' to pad");
+      to_pad.push_back(f);
+    }
+  } else {
+    for (const auto& [name, t] : first) {
+      bool all_1d = true;
+      for (const auto& ex : examples) {
+        auto it = ex.find(name);
+        if (it != ex.end() && it->second.dim() != 1) all_1d = false;
+      }
+      if (all_1d) to_pad.push_back(name);
+    }
+  }
+  Padded p;
+  std::map<std::string, std::vector<int64_t>> lengths;
+  for (const auto& [name, t0] : first) {
+    const auto parts = column(examples, name);
+    const std::string out_name = renamed(name);
+    if (p.batch.count(out_name)) throw DataError("the examples have both '" + name + "' and another field that becomes '" + out_name + "'");
+    if (std::find(to_pad.begin(), to_pad.end(), name) == to_pad.end()) {
+      p.batch[out_name] = stack_same_shape(parts, name);
+      continue;
+    }
+    const int64_t value = out_name == "labels" ? o.label_pad_id : name == "attention_mask" ? 0 : o.pad_token_id;
+    p.batch[out_name] = pad_stack(parts, name, value, lengths[out_name]);
+  }
+  // The mask follows input_ids; without it, the first field the recipe asked to pad. Fields
+  // padded by default (every 1-D one, like a feature vector) do not earn a mask by themselves.
+  std::string follow;
+  if (lengths.count("input_ids")) follow = "input_ids";
+  else if (o.fields && !o.fields->empty()) follow = renamed(o.fields->front());
+  if (!follow.empty()) {
+    p.mask_field = follow;
+    p.mask = length_mask(lengths[follow], p.batch[follow].size(1));
+  }
+  if (o.attention_mask && !p.mask_field.empty() && !p.batch.count("attention_mask")) p.batch["attention_mask"] = p.mask;
+  return p;
+}
+
 }  // namespace
 
 Batch default_collate(const std::vector<Example>& examples) {
   if (examples.empty()) throw DataError("cannot collate an empty list of examples");
-  const Example& first = examples.front();
   Batch batch;
-  for (const auto& [name, t0] : first) {
-    std::vector<at::Tensor> parts;
-    parts.reserve(examples.size());
-    for (size_t i = 0; i < examples.size(); ++i) {
-      auto it = examples[i].find(name);
-      if (it == examples[i].end())
-        throw DataError("example " + std::to_string(i) + " has no field '" + name + "' (the first example has it)");
-      if (!it->second.sizes().equals(t0.sizes()))
-        throw DataError("field '" + name + "': examples have different shapes " + shape_str(t0) + " and " + shape_str(it->second) +
-                        "; variable-length fields need a padding collator");
-      parts.push_back(it->second);
-    }
-    batch[renamed(name)] = at::stack(parts, 0);
-  }
+  for (const auto& [name, t0] : examples.front()) batch[renamed(name)] = stack_same_shape(column(examples, name), name);
   return batch;
 }
 
@@ -38,6 +128,23 @@ int64_t batch_size_of(const Batch& batch) {
   for (const auto& [name, t] : batch)
     if (t.dim() > 0) return t.size(0);
   return 0;
+}
+
+Collator pad_collate(PadOptions options) {
+  return [options](const std::vector<Example>& examples) { return pad_examples(examples, options).batch; };
+}
+
+Collator lm_collate(PadOptions options) {
+  return [options](const std::vector<Example>& examples) {
+    Padded p = pad_examples(examples, options);
+    if (p.batch.count("labels")) return p.batch;
+    auto ids = p.batch.find("input_ids");
+    if (ids == p.batch.end()) throw DataError("lm_collate: the examples have no 'input_ids' field to make labels from");
+    at::Tensor labels = ids->second.clone();
+    if (p.mask_field == "input_ids") labels.masked_fill_(p.mask.eq(0), options.label_pad_id);
+    p.batch["labels"] = labels;
+    return p.batch;
+  };
 }
 
 }  // namespace runner::data

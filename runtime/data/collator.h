@@ -1,12 +1,16 @@
 // Collators turn a list of examples into a batch.
 #pragma once
 #include <functional>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "runtime/data/example.h"
 
 namespace runner::data {
 
+// Must be safe to call from several threads at once when a DataLoader is told so
+// (LoaderOptions::collator_thread_safe); every collator below is.
 using Collator = std::function<Batch(const std::vector<Example>&)>;
 
 // HF default_data_collator: stack each field along a new dim 0; `label` and `label_ids`
@@ -16,5 +20,26 @@ Batch default_collate(const std::vector<Example>& examples);
 
 // Number of examples in a batch (dim 0 of its first field).
 int64_t batch_size_of(const Batch& batch);
+
+struct PadOptions {
+  int64_t pad_token_id = 0;
+  int64_t label_pad_id = -100;  // the ignore_index of the losses
+  // Fields padded along their dim 0 to the batch's longest. Unset: every field that is
+  // 1-D in every example. Other fields are stacked as by default_collate.
+  std::optional<std::vector<std::string>> fields;
+  bool attention_mask = true;  // add "attention_mask" when the examples have none
+};
+
+// HF DataCollatorWithPadding, right padding: `labels` (and `label`, `label_ids`, renamed
+// to `labels`) pad with label_pad_id, an example's own `attention_mask` with 0, everything
+// else with pad_token_id. The added attention_mask (int64, 1 = real, 0 = padding) follows
+// `input_ids` when it is padded, else the first of `fields` when they are given; otherwise
+// none is added (a default-padded 1-D feature vector needs no mask).
+Collator pad_collate(PadOptions options = {});
+
+// pad_collate for causal language modelling (HF DataCollatorForLanguageModeling with
+// mlm=False): when the examples have no labels, labels = input_ids with padded positions
+// set to label_pad_id (by position, so a real token equal to pad_token_id still counts).
+Collator lm_collate(PadOptions options = {});
 
 }  // namespace runner::data

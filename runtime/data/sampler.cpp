@@ -51,6 +51,28 @@ std::vector<int64_t> LengthGroupedSampler::order(int64_t epoch) const {
   return out;
 }
 
+ShardedSampler::ShardedSampler(std::shared_ptr<const Sampler> base, int64_t batch_size, int64_t rank, int64_t world, bool drop_last)
+    : base_(std::move(base)), batch_size_(batch_size), rank_(rank), world_(world), drop_last_(drop_last) {
+  if (!base_) throw DataError("ShardedSampler: no base sampler");
+  if (batch_size_ < 1) throw DataError("ShardedSampler: batch size must be >= 1 (got " + std::to_string(batch_size_) + ")");
+  if (world_ < 1 || rank_ < 0 || rank_ >= world_)
+    throw DataError("ShardedSampler: rank " + std::to_string(rank_) + " is not in [0, " + std::to_string(world_) + ")");
+}
+
+std::vector<int64_t> ShardedSampler::order(int64_t epoch) const {
+  const std::vector<int64_t> global = base_->order(epoch);
+  const auto n = static_cast<int64_t>(global.size());
+  const int64_t step = batch_size_ * world_;
+  const int64_t end = drop_last_ ? n / step * step : n;
+  std::vector<int64_t> out;
+  out.reserve(static_cast<size_t>(end / world_ + batch_size_));
+  for (int64_t k = 0; k < end; k += step) {
+    const int64_t lo = std::min(end, k + rank_ * batch_size_), hi = std::min(end, lo + batch_size_);
+    out.insert(out.end(), global.begin() + lo, global.begin() + hi);
+  }
+  return out;
+}
+
 std::vector<int64_t> example_lengths(const Dataset& ds, const std::string& length_column, const std::string& input_field) {
   const auto fields = ds.fields();
   const bool has_length = std::find(fields.begin(), fields.end(), length_column) != fields.end();

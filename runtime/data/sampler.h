@@ -4,6 +4,7 @@
 // what makes resuming mid-run reproduce the uninterrupted order.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,24 @@ class LengthGroupedSampler : public Sampler {
  private:
   std::vector<int64_t> lengths_;
   int64_t batch_size_, seed_;
+};
+
+// One rank's share of a base order for data-parallel training. With a per-rank batch of B
+// examples and `world` ranks, global step k covers the base order's elements
+// [k·B·world, (k+1)·B·world) and rank r takes the r-th slice of B of them, so what each
+// optimizer step sees does not depend on how many ranks share it: the union over ranks of
+// step k is batch k of a single process with batch size B·world. When the dataset is not a
+// multiple of B·world, the last global batch is cut in order (later ranks get a shorter
+// or no last batch), unless drop_last drops that partial global batch on every rank.
+class ShardedSampler : public Sampler {
+ public:
+  ShardedSampler(std::shared_ptr<const Sampler> base, int64_t batch_size, int64_t rank, int64_t world, bool drop_last = false);
+  std::vector<int64_t> order(int64_t epoch) const override;
+
+ private:
+  std::shared_ptr<const Sampler> base_;
+  int64_t batch_size_, rank_, world_;
+  bool drop_last_;
 };
 
 class Dataset;

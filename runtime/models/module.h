@@ -60,7 +60,8 @@ class Module : public std::enable_shared_from_this<Module> {
   // like PyTorch's module.to(dtype)).
   void to(at::ScalarType dtype);
 
-  void train(bool mode = true);
+  // Virtual so wrappers of foreign modules (TorchScript) can pass the mode on.
+  virtual void train(bool mode = true);
   void eval() { train(false); }
   bool is_training() const { return training_; }
 

@@ -7,6 +7,7 @@
 #include "runtime/core/errors.h"
 #include "runtime/log/log.h"
 #include "runtime/optim/scheduler.h"
+#include "runtime/train/autocast.h"
 #include "runtime/train/eval_accumulator.h"
 #include "runtime/train/trainer.h"
 
@@ -19,6 +20,7 @@ double round_to(double v, double scale) { return std::round(v * scale) / scale; 
 }  // namespace
 
 PredictionResult Trainer::prediction_step(const Batch& batch, bool prediction_loss_only) {
+  AutocastGuard autocast(args_.bf16);
   if (auto r = hooks_->prediction_step(*model_, batch, prediction_loss_only)) return *r;
   PredictionResult r;
   bool has_labels = !call_.label_names.empty();
@@ -38,6 +40,7 @@ PredictionResult Trainer::prediction_step(const Batch& batch, bool prediction_lo
   if (prediction_loss_only) return {r.loss, {}, {}};
   r.logits = logits_of(outputs);
   if (r.logits.defined()) r.logits = r.logits.detach();
+  if (r.logits.defined() && r.logits.scalar_type() == at::kBFloat16) r.logits = r.logits.to(at::kFloat);
   return r;
 }
 

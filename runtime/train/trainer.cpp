@@ -6,6 +6,7 @@
 
 #include "runtime/core/errors.h"
 #include "runtime/log/log.h"
+#include "runtime/train/autocast.h"
 #include "runtime/train/optimizer_factory.h"
 #include "runtime/train/training_plan.h"
 
@@ -63,7 +64,14 @@ data::DataLoader Trainer::make_loader(const data::DatasetPtr& ds, bool train, in
   } else {
     sampler = std::make_shared<data::SequentialSampler>(ds->size());
   }
-  return data::DataLoader(ds, sampler, {batch_size, args_.dataloader_drop_last, options_.collator});
+  data::LoaderOptions o;
+  o.batch_size = batch_size;
+  o.drop_last = args_.dataloader_drop_last;
+  o.collator = options_.collator;
+  o.collator_thread_safe = options_.collator_thread_safe;
+  o.num_workers = args_.dataloader_num_workers;
+  o.prefetch_factor = args_.dataloader_prefetch_factor.value_or(2);
+  return data::DataLoader(ds, sampler, std::move(o));
 }
 
 std::string Trainer::main_input_name(const data::Dataset& ds) const {
@@ -117,6 +125,7 @@ double Trainer::training_step(const Batch& batch, LossContext& ctx) {
     (loss.reshape({}) * weight).backward();
   };
   at::Tensor loss;
+  AutocastGuard autocast(args_.bf16);
   if (auto l = hooks_->training_step(*model_, batch, ctx)) {
     loss = *l;
     if (!ctx.backward_called) ctx.backward(loss);
@@ -246,6 +255,7 @@ TrainOutput Trainer::train() {
     if (control_.should_training_stop) break;
   }
   in_training_ = false;
+  data_wait_seconds_ = loader.wait_seconds();
 
   if (args_.load_best_model_at_end && state_.best_model_checkpoint) load_best_model();
   total_loss_ += tr_loss_;
@@ -262,6 +272,8 @@ TrainOutput Trainer::train() {
   }
   metrics["total_flos"] = state_.total_flos;
   metrics["train_loss"] = out.training_loss;
+  // Time spent waiting for batches (building them, or for the prefetch workers).
+  metrics["train_data_wait_seconds"] = round_to(data_wait_seconds_, 4);
   if (tracking) memory_.stop("train", metrics);
   out.metrics = metrics;
   log(metrics);

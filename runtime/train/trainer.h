@@ -38,6 +38,7 @@ struct TrainerOptions {
   std::string input_name;   // recipe's `input_name` for plain layer models
   std::string recipe_path;  // copied into checkpoints as recipe.lua
   data::Collator collator;  // empty = default
+  bool collator_thread_safe = false;  // may the collator run on data worker threads
 };
 
 struct TrainOutput {
@@ -126,6 +127,7 @@ class Trainer {
   int64_t last_logged_step_ = 0;
   std::chrono::steady_clock::time_point train_start_;
   bool in_training_ = false;
+  double data_wait_seconds_ = 0;  // time the training loop waited for batches
   nlohmann::json pending_rng_;  // a resumed run's RNG state, applied once the data skip is done
 };
 

@@ -71,6 +71,8 @@ class HooksFixture : public LuaFixture {
   }
   at::Tensor probe_tensor(const std::string& expr) { return tensor("local P = require 'probe' return " + expr); }
 
+
+ public:
   static std::map<std::string, at::Tensor> params(const models::Module& m) {
     std::map<std::string, at::Tensor> out;
     for (const auto& [name, t] : m.named_parameters()) out[name] = t.detach().clone();

@@ -82,6 +82,24 @@ TEST_F(LuaHooksTrain, TrainingStepWithItsOwnBackwardTrainsLikeComputeLoss) {
   EXPECT_EQ(probe("P.runtime"), 6);
 }
 
+TEST_F(LuaHooksTrain, CtxBackwardKeptPastItsTrainingStepIsAnError) {
+  // ctx.backward belongs to one micro-step; called later it must not reach a stale context.
+  auto recipe = load("stale", with(kSgd, "HOOK", R"(training_step = function(model, inputs, ctx)
+    P.backward, P.model, P.inputs = ctx.backward, model, inputs
+    return (C.ce(model, inputs))
+  end,
+  callbacks = { { on_step_begin = function() if P.backward then P.backward((C.ce(P.model, P.inputs))) end end } },)"));
+  auto trainer = make_trainer(recipe);
+  const int top = lua_gettop(L());
+  try {
+    trainer->train();
+    ADD_FAILURE() << "a stale ctx.backward was accepted";
+  } catch (const runner::HookError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("ctx.backward"));
+  }
+  EXPECT_EQ(lua_gettop(L()), top);
+}
+
 TEST_F(LuaHooksTrain, DataCollatorBuildsTheBatchComputeLossReceives) {
   auto recipe = load("collate", R"(local C, P = require "common", require "probe"
 local x, y, ds = C.classification(9, 5)

@@ -42,7 +42,7 @@ std::map<std::string, at::Tensor> weights(models::Module& m) {
 
 nlohmann::json comparable_state(nlohmann::json s) {
   for (auto& entry : s["log_history"])
-    for (const char* k : {"train_runtime", "train_samples_per_second", "train_steps_per_second", "eval_runtime",
+    for (const char* k : {"train_runtime", "train_samples_per_second", "train_steps_per_second", "train_data_wait_seconds", "eval_runtime",
                           "eval_samples_per_second", "eval_steps_per_second"})
       entry.erase(k);
   return s;

@@ -1,9 +1,14 @@
 // File-backed dataset sources. Files are opened read-only; a missing, unreadable or
 // malformed file is a DataError naming the file (and line where there is one).
+// The richer sources have their own headers, included here so one include gives them all.
 #pragma once
 #include <string>
 
 #include "runtime/data/dataset.h"
+#include "runtime/data/sources/idx.h"
+#include "runtime/data/sources/synthetic.h"
+#include "runtime/data/sources/text.h"
+#include "runtime/data/sources/token_bin.h"
 
 namespace runner::data {
 

@@ -1,0 +1,57 @@
+// The pieces of `require "runner.data"`, split by concern across data.cpp (dataset userdata,
+// in-memory and JSONL/CSV sources), data_sources.cpp (synthetic, IDX, text, token files,
+// data.lua), data_transforms.cpp (map, filter, shuffle, select, split, text helpers) and
+// data_collators.cpp (collator userdata). data.cpp's register/push functions call the rest.
+#pragma once
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "bindings/lua/lua_call.h"
+#include "bindings/lua/lua_common.h"
+#include "runtime/data/dataset.h"
+
+namespace runner::lua {
+
+at::Tensor tensor_from_lua(lua_State* L, int idx, std::optional<at::ScalarType> dtype);  // torch_module.cpp
+
+void add_source_functions(lua_State* L);    // into the module table on top of the stack
+void add_dataset_methods(lua_State* L);     // into the dataset __index table on top of the stack
+void register_collator_type(lua_State* L);
+void add_collator_functions(lua_State* L);  // into the module table on top of the stack
+
+// A recipe's Lua function used by a dataset (data.lua, ds:map, ds:filter). It runs on the
+// thread that owns the Lua state, so datasets using it report thread_safe() == false.
+// Errors inside it come back as DataErrors carrying its file:line.
+class LuaDataFunction {
+ public:
+  LuaDataFunction(lua_State* L, int idx, std::string what);  // what: "data.lua", "map", ...
+  // Calls fn with the values `push_args` pushes; returns the example fn returned, or, with
+  // `truthy`, whether its result was truthy (example then empty).
+  template <class PushArgs>
+  data::Example call(PushArgs push_args, int nargs, bool* truthy = nullptr) const;
+  const std::string& where() const { return defined_; }
+
+ private:
+  lua_State* state() const;  // DataError once the Lua state is closed
+  data::Example result_to_example(lua_State* L) const;  // the value on top of the stack
+  void call_raw(int nargs) const;
+  std::shared_ptr<LuaRef> ref_;
+  std::string what_, defined_;
+};
+
+template <class PushArgs>
+data::Example LuaDataFunction::call(PushArgs push_args, int nargs, bool* truthy) const {
+  lua_State* L = state();
+  StackScope scope(L);
+  ref_->push();
+  push_args(L);
+  call_raw(nargs);
+  if (truthy) {
+    *truthy = lua_toboolean(L, -1) != 0;
+    return {};
+  }
+  return result_to_example(L);
+}
+
+}  // namespace runner::lua

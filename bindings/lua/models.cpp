@@ -1,0 +1,133 @@
+// require "runner.models": the built-in models (batch in, {loss, logits} out), HF GPT-2
+// checkpoints, TorchScript modules exported from Python, and weight files.
+#include "bindings/lua/lua_module.h"
+#include "runtime/core/errors.h"
+#include "runtime/io/safetensors.h"
+#include "runtime/models/builtin.h"
+#include "runtime/models/pretrained.h"
+#include "runtime/models/torchscript.h"
+
+namespace runner::lua {
+
+namespace {
+
+int ret(lua_State* L, models::ModulePtr m) {
+  push_module(L, std::move(m));
+  return 1;
+}
+
+int m_linear(lua_State* L) {
+  Options o(L, 1, "models.linear");
+  models::LinearModelOptions opt;
+  opt.in_features = o.integer("in_features", opt.in_features);
+  opt.out_features = o.integer("out_features", opt.out_features);
+  opt.input = o.string("input", "");
+  o.finish();
+  return ret(L, models::make_linear_model(opt));
+}
+
+int m_mlp(lua_State* L) {
+  Options o(L, 1, "models.mlp");
+  models::MLPOptions opt;
+  opt.sizes = o.int_list("sizes", {});
+  if (opt.sizes.size() < 2) throw RecipeError("models.mlp: sizes needs at least an input and an output size, e.g. {784, 256, 10}");
+  opt.activation = o.string("activation", opt.activation);
+  opt.dropout = o.number("dropout", opt.dropout);
+  opt.loss = o.string("loss", opt.loss);
+  opt.input = o.string("input", "");
+  o.finish();
+  return ret(L, models::make_mlp(opt));
+}
+
+int m_cnn(lua_State* L) {
+  Options o(L, 1, "models.cnn");
+  models::CNNOptions opt;
+  opt.in_channels = o.integer("in_channels", opt.in_channels);
+  opt.channels = o.int_list("channels", opt.channels);
+  opt.hidden = o.integer("hidden", opt.hidden);
+  opt.num_classes = o.integer("num_classes", opt.num_classes);
+  opt.dropout = o.number("dropout", opt.dropout);
+  opt.image_size = o.integer("image_size", opt.image_size);
+  opt.input = o.string("input", "");
+  o.finish();
+  return ret(L, models::make_cnn(opt));
+}
+
+int m_gpt(lua_State* L) {
+  Options o(L, 1, "models.gpt");
+  models::GPTConfig c;
+  c.vocab_size = o.integer("vocab_size", c.vocab_size);
+  c.block_size = o.integer("block_size", c.block_size);
+  c.n_layer = o.integer("n_layer", c.n_layer);
+  c.n_head = o.integer("n_head", c.n_head);
+  c.n_embd = o.integer("n_embd", c.n_embd);
+  c.dropout = o.number("dropout", c.dropout);
+  c.bias = o.boolean("bias", c.bias);
+  c.layer_norm_epsilon = o.number("layer_norm_epsilon", c.layer_norm_epsilon);
+  o.finish();
+  return ret(L, models::make_gpt(c));
+}
+
+int m_encoder_classifier(lua_State* L) {
+  Options o(L, 1, "models.encoder_classifier");
+  models::EncoderConfig c;
+  c.vocab_size = o.integer("vocab_size", c.vocab_size);
+  c.max_position_embeddings = o.integer("max_position_embeddings", c.max_position_embeddings);
+  c.type_vocab_size = o.integer("type_vocab_size", c.type_vocab_size);
+  c.n_layer = o.integer("n_layer", c.n_layer);
+  c.n_head = o.integer("n_head", c.n_head);
+  c.hidden_size = o.integer("hidden_size", c.hidden_size);
+  c.intermediate_size = o.integer("intermediate_size", c.intermediate_size);
+  c.dropout = o.number("dropout", c.dropout);
+  c.num_labels = o.integer("num_labels", c.num_labels);
+  c.layer_norm_eps = o.number("layer_norm_eps", c.layer_norm_eps);
+  o.finish();
+  return ret(L, models::make_encoder_classifier(c));
+}
+
+int m_from_pretrained(lua_State* L) { return ret(L, models::from_pretrained(luaL_checkstring(L, 1))); }
+int m_torchscript(lua_State* L) { return ret(L, models::load_torchscript(luaL_checkstring(L, 1))); }
+
+// models.load_weights(model, "file.safetensors"[, {strict = true}]) → {missing_keys, unexpected_keys}
+int m_load_weights(lua_State* L) {
+  auto m = check_module(L, 1);
+  const std::string file = luaL_checkstring(L, 2);
+  Options o(L, 3, "models.load_weights");
+  const bool strict = o.boolean("strict", true);
+  o.finish();
+  auto report = models::load_weights(*m, file, strict);
+  lua_createtable(L, 0, 2);
+  for (auto [key, list] : {std::pair<const char*, std::vector<std::string>*>{"missing_keys", &report.missing}, {"unexpected_keys", &report.unexpected}}) {
+    lua_createtable(L, static_cast<int>(list->size()), 0);
+    for (size_t i = 0; i < list->size(); ++i) {
+      lua_pushstring(L, (*list)[i].c_str());
+      lua_rawseti(L, -2, static_cast<int>(i + 1));
+    }
+    lua_setfield(L, -2, key);
+  }
+  return 1;
+}
+
+// models.save_weights(model, "file.safetensors"): the state dict, PyTorch names.
+int m_save_weights(lua_State* L) {
+  auto m = check_module(L, 1);
+  io::save_safetensors(luaL_checkstring(L, 2), m->state_dict(), {{"format", "pt"}});
+  return 0;
+}
+
+}  // namespace
+
+void push_models_module(lua_State* L) {
+  lua_newtable(L);
+  set_functions(L, {{"linear", guarded<m_linear>},
+                    {"mlp", guarded<m_mlp>},
+                    {"cnn", guarded<m_cnn>},
+                    {"gpt", guarded<m_gpt>},
+                    {"encoder_classifier", guarded<m_encoder_classifier>},
+                    {"from_pretrained", guarded<m_from_pretrained>},
+                    {"torchscript", guarded<m_torchscript>},
+                    {"load_weights", guarded<m_load_weights>},
+                    {"save_weights", guarded<m_save_weights>}});
+}
+
+}  // namespace runner::lua

@@ -1,0 +1,78 @@
+// The built-in models: batch (field → tensor) in, {"logits", "loss" when "labels" is given}
+// out. Each model's state-dict names are fixed (documented at its factory) so weights
+// interchange with the equivalent PyTorch / Hugging Face module.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "runtime/models/module.h"
+
+namespace runner::models {
+
+// Single-input models (MLP, linear, CNN) read the field `input`; empty = "pixel_values" if
+// the batch has it, else "x", else the first field (in key order) that is not "labels".
+// Their input_names() is {input, "labels"}, or {} (keep every field) when `input` is empty.
+
+// Multi-layer perceptron: Linear → activation → dropout → … → Linear. The input is
+// flattened beyond dim 0 (a (B) input is read as (B, 1)). State dict: the Linears of a
+// ModuleList, "layers.{i}.weight" (sizes[i+1], sizes[i]) and "layers.{i}.bias", i.e.
+// PyTorch's `self.layers = nn.ModuleList([nn.Linear(a, b), ...])`; activation and dropout
+// hold no state, so the names do not depend on them.
+struct MLPOptions {
+  std::vector<int64_t> sizes;       // {in, hidden..., out}: at least two
+  std::string activation = "relu";  // relu | gelu | gelu_tanh | tanh | sigmoid | silu
+  double dropout = 0;
+  std::string loss = "cross_entropy";  // cross_entropy (integer labels, -100 ignored) | mse
+  std::string input;
+};
+ModulePtr make_mlp(const MLPOptions& options);
+
+// Linear regression y = x·Wᵀ + b with MSE loss. State dict: "linear.weight" (out, in),
+// "linear.bias" (out).
+struct LinearModelOptions {
+  int64_t in_features = 1, out_features = 1;
+  std::string input;
+};
+ModulePtr make_linear_model(const LinearModelOptions& options);
+
+// Small image classifier (PyTorch's MNIST example): per entry of `channels` an unpadded
+// Conv2d 3×3 → ReLU, then one MaxPool 2×2, dropout, flatten, Linear(hidden) → ReLU →
+// dropout → Linear(num_classes), cross-entropy loss. The defaults reach ~0.916 test
+// accuracy on Fashion-MNIST in 3 epochs (AdamW lr 1e-3, batch 64, standardised pixels).
+// Input (B, C, S, S), (B, S, S) when in_channels = 1, or flattened (B, C·S·S); integer pixels
+// are converted to float unscaled (normalise in the data pipeline). State dict:
+// "convs.{i}.weight|bias", "fc1.weight|bias", "fc2.weight|bias".
+struct CNNOptions {
+  int64_t in_channels = 1;
+  std::vector<int64_t> channels = {32, 64};
+  int64_t hidden = 128;
+  int64_t num_classes = 10;
+  double dropout = 0.25;
+  int64_t image_size = 28;
+  std::string input;
+};
+ModulePtr make_cnn(const CNNOptions& options);
+
+// GPT-2 decoder with Hugging Face GPT2LMHeadModel's names and layouts (see gpt.cpp).
+// Reads input_ids (B, T) and labels (B, T); attention_mask is not read (see gpt.cpp).
+struct GPTConfig {
+  int64_t vocab_size = 50257, block_size = 1024, n_layer = 12, n_head = 12, n_embd = 768;
+  double dropout = 0.0;  // embeddings, attention weights and residual branches
+  bool bias = true;      // false: Linear and LayerNorm without biases (names then lack them)
+  double layer_norm_epsilon = 1e-5;
+};
+ModulePtr make_gpt(const GPTConfig& config);
+
+// BERT-like sequence classifier with HF BertForSequenceClassification's names (see
+// encoder_classifier.cpp). Reads input_ids, attention_mask, token_type_ids, labels.
+struct EncoderConfig {
+  int64_t vocab_size = 30522, max_position_embeddings = 512, type_vocab_size = 2, n_layer = 2, n_head = 4, hidden_size = 128,
+          intermediate_size = 512;
+  double dropout = 0.1;
+  int64_t num_labels = 2;  // 1 = regression (MSE)
+  double layer_norm_eps = 1e-12;
+};
+ModulePtr make_encoder_classifier(const EncoderConfig& config);
+
+}  // namespace runner::models

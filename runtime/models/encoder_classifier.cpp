@@ -1,0 +1,197 @@
+// make_encoder_classifier: a BERT-like encoder with a pooled classification head, named as
+// Hugging Face BertForSequenceClassification:
+//
+//   bert.embeddings.{word_embeddings, position_embeddings, token_type_embeddings}.weight
+//   bert.embeddings.LayerNorm.weight|bias
+//   bert.encoder.layer.{i}.attention.self.{query, key, value}.weight (H, H) | .bias
+//   bert.encoder.layer.{i}.attention.output.dense.weight|bias, .attention.output.LayerNorm.*
+//   bert.encoder.layer.{i}.intermediate.dense.weight (I, H) | .bias
+//   bert.encoder.layer.{i}.output.dense.weight (H, I) | .bias, .output.LayerNorm.*
+//   bert.pooler.dense.weight|bias
+//   classifier.weight (num_labels, H) | .bias
+//
+// (HF's bert.embeddings.position_ids buffer is not kept: positions are always 0..T-1.)
+// Post-LayerNorm blocks, exact GELU, HF init (normal 0.02 weights and embeddings, zero
+// biases, word embedding row 0 = padding, LayerNorm ones/zeros). attention_mask (B, T) of
+// 1 = token, 0 = padding hides padded keys; token_type_ids default to 0. Loss with labels:
+// cross-entropy for integer labels (num_labels > 1), MSE when num_labels == 1, and binary
+// cross-entropy for float labels shaped (B, num_labels) (HF's multi-label problem type).
+#include "runtime/core/errors.h"
+#include "runtime/models/attention.h"
+#include "runtime/models/batch_inputs.h"
+#include "runtime/models/builtin.h"
+#include "runtime/models/layers.h"
+#include "runtime/models/losses.h"
+
+namespace runner::models {
+
+namespace {
+
+constexpr double kInitStd = 0.02;
+const char* const kName = "models.encoder_classifier";
+
+std::shared_ptr<Linear> dense(int64_t in, int64_t out) {
+  auto l = std::make_shared<Linear>(in, out);
+  at::NoGradGuard no_grad;
+  l->weight.normal_(0.0, kInitStd);
+  l->bias.zero_();
+  return l;
+}
+
+std::shared_ptr<Embedding> embedding(int64_t num, int64_t dim, std::optional<int64_t> padding_idx = std::nullopt) {
+  auto e = std::make_shared<Embedding>(num, dim, padding_idx);
+  at::NoGradGuard no_grad;
+  e->weight.normal_(0.0, kInitStd);
+  if (padding_idx) e->weight[*padding_idx].zero_();
+  return e;
+}
+
+// A Linear followed by dropout, a residual add and LayerNorm: HF's BertSelfOutput and
+// BertOutput, both named {dense, LayerNorm}.
+class ResidualOutput : public Module {
+ public:
+  ResidualOutput(int64_t in, const EncoderConfig& c) : Module("BertOutput"), dropout_(c.dropout) {
+    dense_ = dense(in, c.hidden_size);
+    norm_ = std::make_shared<LayerNorm>(std::vector<int64_t>{c.hidden_size}, c.layer_norm_eps);
+    register_module("dense", dense_);
+    register_module("LayerNorm", norm_);
+  }
+  at::Tensor forward2(const at::Tensor& h, const at::Tensor& residual) {  // (B, T, in), (B, T, H)
+    at::Tensor y = dense_->forward(h);
+    if (dropout_ > 0) y = at::dropout(y, dropout_, is_training());
+    return norm_->forward(y + residual);
+  }
+
+ private:
+  double dropout_;
+  std::shared_ptr<Linear> dense_;
+  std::shared_ptr<LayerNorm> norm_;
+};
+
+class EncoderLayer : public Module {
+ public:
+  explicit EncoderLayer(const EncoderConfig& c) : Module("BertLayer"), n_head_(c.n_head), dropout_(c.dropout) {
+    auto attention = std::make_shared<Module>("BertAttention");
+    auto self = std::make_shared<Module>("BertSelfAttention");
+    query_ = dense(c.hidden_size, c.hidden_size);
+    key_ = dense(c.hidden_size, c.hidden_size);
+    value_ = dense(c.hidden_size, c.hidden_size);
+    self->register_module("query", query_);
+    self->register_module("key", key_);
+    self->register_module("value", value_);
+    attention->register_module("self", self);
+    attention_output_ = std::make_shared<ResidualOutput>(c.hidden_size, c);
+    attention->register_module("output", attention_output_);
+    register_module("attention", attention);
+    auto intermediate = std::make_shared<Module>("BertIntermediate");
+    intermediate_ = dense(c.hidden_size, c.intermediate_size);
+    intermediate->register_module("dense", intermediate_);
+    register_module("intermediate", intermediate);
+    output_ = std::make_shared<ResidualOutput>(c.intermediate_size, c);
+    register_module("output", output_);
+  }
+  // x (B, T, H); hide (B, 1, 1, T) bool, true for padded keys, or undefined.
+  at::Tensor forward_masked(const at::Tensor& x, const at::Tensor& hide, double fill) {
+    at::Tensor ctx = attend(split_heads(query_->forward(x), n_head_), split_heads(key_->forward(x), n_head_),
+                            split_heads(value_->forward(x), n_head_), hide, fill, dropout_, is_training());  // (B, nH, T, D)
+    at::Tensor h = attention_output_->forward2(merge_heads(ctx), x);                                       // (B, T, H)
+    return output_->forward2(at::gelu(intermediate_->forward(h)), h);
+  }
+
+ private:
+  int64_t n_head_;
+  double dropout_;
+  std::shared_ptr<Linear> query_, key_, value_, intermediate_;
+  std::shared_ptr<ResidualOutput> attention_output_, output_;
+};
+
+class EncoderClassifier : public Module {
+ public:
+  explicit EncoderClassifier(const EncoderConfig& c) : Module("BertForSequenceClassification"), config_(c) {
+    if (c.vocab_size <= 0 || c.max_position_embeddings <= 0 || c.type_vocab_size <= 0 || c.n_layer <= 0 || c.n_head <= 0 ||
+        c.hidden_size <= 0 || c.intermediate_size <= 0 || c.num_labels <= 0)
+      throw RecipeError(std::string(kName) + ": sizes, n_layer, n_head and num_labels must be > 0");
+    if (c.hidden_size % c.n_head != 0)
+      throw RecipeError(std::string(kName) + ": hidden_size (" + std::to_string(c.hidden_size) + ") must be divisible by n_head (" +
+                        std::to_string(c.n_head) + ")");
+    if (c.dropout < 0 || c.dropout >= 1) throw RecipeError(std::string(kName) + ": dropout must be in [0, 1)");
+    auto bert = std::make_shared<Module>("BertModel");
+    auto embeddings = std::make_shared<Module>("BertEmbeddings");
+    words_ = embedding(c.vocab_size, c.hidden_size, /*padding_idx=*/0);  // HF pad_token_id = 0
+    positions_ = embedding(c.max_position_embeddings, c.hidden_size);
+    types_ = embedding(c.type_vocab_size, c.hidden_size);
+    embed_norm_ = std::make_shared<LayerNorm>(std::vector<int64_t>{c.hidden_size}, c.layer_norm_eps);
+    embeddings->register_module("word_embeddings", words_);
+    embeddings->register_module("position_embeddings", positions_);
+    embeddings->register_module("token_type_embeddings", types_);
+    embeddings->register_module("LayerNorm", embed_norm_);
+    bert->register_module("embeddings", embeddings);
+    auto encoder = std::make_shared<Module>("BertEncoder");
+    auto layers = std::make_shared<ModuleList>();
+    for (int64_t i = 0; i < c.n_layer; ++i) {
+      layers_.push_back(std::make_shared<EncoderLayer>(c));
+      layers->append(layers_.back());
+    }
+    encoder->register_module("layer", layers);
+    bert->register_module("encoder", encoder);
+    auto pooler = std::make_shared<Module>("BertPooler");
+    pooler_ = dense(c.hidden_size, c.hidden_size);
+    pooler->register_module("dense", pooler_);
+    bert->register_module("pooler", pooler);
+    register_module("bert", bert);
+    classifier_ = dense(c.hidden_size, c.num_labels);
+    register_module("classifier", classifier_);
+  }
+
+  bool takes_batch() const override { return true; }
+  std::vector<std::string> input_names() const override { return {"input_ids", "attention_mask", "token_type_ids", "labels"}; }
+
+  TensorMap forward_batch(const TensorMap& batch) override {
+    at::Tensor ids = token_ids(require_field(batch, "input_ids", kName), "input_ids", kName);  // (B, T)
+    const int64_t b = ids.size(0), t = ids.size(1);
+    if (t > config_.max_position_embeddings)
+      throw RecipeError(std::string(kName) + ": sequence length " + std::to_string(t) + " exceeds max_position_embeddings " +
+                        std::to_string(config_.max_position_embeddings));
+    at::Tensor types = optional_field(batch, "token_type_ids");
+    types = types.defined() ? same_shape(types, ids, "token_type_ids").to(at::kLong) : at::zeros_like(ids);
+    at::Tensor x = words_->forward(ids) + positions_->forward(at::arange(t, ids.options())) + types_->forward(types);  // (B, T, H)
+    x = dropout(embed_norm_->forward(x));
+    at::Tensor hide;  // (B, 1, 1, T): true for padded keys
+    at::Tensor mask = optional_field(batch, "attention_mask");
+    if (mask.defined()) hide = same_shape(mask, ids, "attention_mask").eq(0).view({b, 1, 1, t});
+    const double fill = lowest_value(x.scalar_type());
+    for (const auto& layer : layers_) x = layer->forward_masked(x, hide, fill);
+    at::Tensor pooled = at::tanh(pooler_->forward(x.select(1, 0)));  // (B, H): the first ([CLS]) token
+    at::Tensor logits = classifier_->forward(dropout(pooled));       // (B, num_labels)
+    TensorMap out{{"logits", logits}};
+    at::Tensor labels = optional_field(batch, "labels");
+    if (labels.defined()) {
+      if (config_.num_labels == 1) out["loss"] = regression_loss(logits, labels, kName);
+      else if (labels.is_floating_point()) out["loss"] = multi_label_loss(logits, labels, kName);
+      else out["loss"] = classification_loss(logits, labels, kName);
+    }
+    return out;
+  }
+
+ private:
+  at::Tensor dropout(const at::Tensor& x) { return config_.dropout > 0 ? at::dropout(x, config_.dropout, is_training()) : x; }
+
+  static const at::Tensor& same_shape(const at::Tensor& t, const at::Tensor& ids, const char* field) {
+    if (!t.sizes().equals(ids.sizes()))
+      throw RecipeError(std::string(kName) + ": " + field + " must have the shape of input_ids " + shape_string(ids.sizes()) +
+                        ", got " + shape_string(t.sizes()));
+    return t;
+  }
+
+  EncoderConfig config_;
+  std::shared_ptr<Embedding> words_, positions_, types_;
+  std::shared_ptr<LayerNorm> embed_norm_;
+  std::vector<std::shared_ptr<EncoderLayer>> layers_;
+  std::shared_ptr<Linear> pooler_, classifier_;
+};
+
+}  // namespace
+
+ModulePtr make_encoder_classifier(const EncoderConfig& config) { return std::make_shared<EncoderClassifier>(config); }
+
+}  // namespace runner::models

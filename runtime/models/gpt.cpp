@@ -1,0 +1,208 @@
+// make_gpt: a GPT-2 decoder whose state dict is Hugging Face GPT2LMHeadModel's, name for
+// name and layout for layout, so HF checkpoints load (pretrained.cpp) and ours load in HF:
+//
+//   transformer.wte.weight (V, C)          transformer.wpe.weight (block, C)
+//   transformer.h.{i}.ln_1.weight|bias (C)
+//   transformer.h.{i}.attn.c_attn.weight (C, 3C), .bias (3C)    q | k | v along the columns
+//   transformer.h.{i}.attn.c_proj.weight (C, C), .bias (C)
+//   transformer.h.{i}.ln_2.weight|bias (C)
+//   transformer.h.{i}.mlp.c_fc.weight (C, 4C), .bias (4C)
+//   transformer.h.{i}.mlp.c_proj.weight (4C, C), .bias (C)
+//   transformer.ln_f.weight|bias (C)
+//   lm_head.weight (V, C): the same tensor as transformer.wte.weight
+//
+// The c_* weights are HF "Conv1D" layers, stored (in, out) and applied as y = x·W + b.
+// Blocks are pre-LayerNorm: x += attn(ln_1(x)); x += mlp(ln_2(x)).
+//
+// attention_mask is not read: attention is causal, so with right padding (the collators'
+// default) the logits at real tokens do not depend on the padding after them, and padded
+// positions carry labels of -100. Left-padded batches would need position ids and a key
+// mask, which GPT-2 training never uses.
+#include <cmath>
+#include <limits>
+
+#include "runtime/core/errors.h"
+#include "runtime/models/attention.h"
+#include "runtime/models/batch_inputs.h"
+#include "runtime/models/builtin.h"
+#include "runtime/models/layers.h"
+#include "runtime/models/losses.h"
+
+namespace runner::models {
+
+namespace {
+
+constexpr double kInitStd = 0.02;  // HF initializer_range
+
+at::Tensor maybe_dropout(const at::Tensor& x, double p, bool training) {
+  return p > 0 && training ? at::dropout(x, p, true) : x;
+}
+
+// HF's Conv1D: a linear layer stored transposed, weight (in, out).
+class Conv1D : public Module {
+ public:
+  Conv1D(int64_t in, int64_t out, bool has_bias, double std) : Module("Conv1D") {
+    at::NoGradGuard no_grad;
+    weight = register_parameter("weight", at::empty({in, out}).normal_(0.0, std));
+    if (has_bias) bias = register_parameter("bias", at::zeros({out}));
+  }
+  at::Tensor forward(const at::Tensor& x) override {  // (*, in) -> (*, out)
+    std::vector<int64_t> shape = x.sizes().vec();
+    shape.back() = weight.size(1);
+    at::Tensor flat = x.reshape({-1, x.size(-1)});
+    at::Tensor y = bias.defined() ? at::addmm(bias, flat, weight) : at::mm(flat, weight);
+    return y.view(shape);
+  }
+  at::Tensor weight, bias;
+};
+
+class CausalSelfAttention : public Module {
+ public:
+  CausalSelfAttention(const GPTConfig& c, double proj_std) : Module("GPT2Attention"), n_head_(c.n_head), dropout_(c.dropout) {
+    c_attn_ = std::make_shared<Conv1D>(c.n_embd, 3 * c.n_embd, c.bias, kInitStd);
+    c_proj_ = std::make_shared<Conv1D>(c.n_embd, c.n_embd, c.bias, proj_std);
+    register_module("c_attn", c_attn_);
+    register_module("c_proj", c_proj_);
+  }
+  // x (B, T, C); future (T, T) bool, true where the key comes after the query.
+  at::Tensor forward_masked(const at::Tensor& x, const at::Tensor& future) {
+    std::vector<at::Tensor> qkv = c_attn_->forward(x).chunk(3, -1);  // 3 × (B, T, C)
+    at::Tensor y = attend(split_heads(qkv[0], n_head_), split_heads(qkv[1], n_head_), split_heads(qkv[2], n_head_), future,
+                          -std::numeric_limits<double>::infinity(), dropout_, is_training());  // (B, H, T, D)
+    return maybe_dropout(c_proj_->forward(merge_heads(y)), dropout_, is_training());      // (B, T, C)
+  }
+
+ private:
+  int64_t n_head_;
+  double dropout_;
+  std::shared_ptr<Conv1D> c_attn_, c_proj_;
+};
+
+class GPTMLP : public Module {
+ public:
+  GPTMLP(const GPTConfig& c, double proj_std) : Module("GPT2MLP"), dropout_(c.dropout) {
+    c_fc_ = std::make_shared<Conv1D>(c.n_embd, 4 * c.n_embd, c.bias, kInitStd);
+    c_proj_ = std::make_shared<Conv1D>(4 * c.n_embd, c.n_embd, c.bias, proj_std);
+    register_module("c_fc", c_fc_);
+    register_module("c_proj", c_proj_);
+  }
+  at::Tensor forward(const at::Tensor& x) override {  // (B, T, C) -> (B, T, C)
+    at::Tensor h = at::gelu(c_fc_->forward(x), "tanh");  // (B, T, 4C); HF "gelu_new"
+    return maybe_dropout(c_proj_->forward(h), dropout_, is_training());
+  }
+
+ private:
+  double dropout_;
+  std::shared_ptr<Conv1D> c_fc_, c_proj_;
+};
+
+class Block : public Module {
+ public:
+  Block(const GPTConfig& c, double proj_std) : Module("GPT2Block") {
+    ln_1_ = std::make_shared<LayerNorm>(std::vector<int64_t>{c.n_embd}, c.layer_norm_epsilon, true, c.bias);
+    attn_ = std::make_shared<CausalSelfAttention>(c, proj_std);
+    ln_2_ = std::make_shared<LayerNorm>(std::vector<int64_t>{c.n_embd}, c.layer_norm_epsilon, true, c.bias);
+    mlp_ = std::make_shared<GPTMLP>(c, proj_std);
+    register_module("ln_1", ln_1_);
+    register_module("attn", attn_);
+    register_module("ln_2", ln_2_);
+    register_module("mlp", mlp_);
+  }
+  at::Tensor forward_masked(const at::Tensor& x, const at::Tensor& future) {  // (B, T, C)
+    at::Tensor h = x + attn_->forward_masked(ln_1_->forward(x), future);
+    return h + mlp_->forward(ln_2_->forward(h));
+  }
+
+ private:
+  std::shared_ptr<LayerNorm> ln_1_, ln_2_;
+  std::shared_ptr<CausalSelfAttention> attn_;
+  std::shared_ptr<GPTMLP> mlp_;
+};
+
+std::shared_ptr<Embedding> gpt_embedding(int64_t num, int64_t dim) {
+  auto e = std::make_shared<Embedding>(num, dim);
+  at::NoGradGuard no_grad;
+  e->weight.normal_(0.0, kInitStd);
+  return e;
+}
+
+class GPT : public Module {
+ public:
+  explicit GPT(const GPTConfig& c) : Module("GPT2LMHeadModel"), config_(c) {
+    if (c.vocab_size <= 0 || c.block_size <= 0 || c.n_layer <= 0 || c.n_head <= 0 || c.n_embd <= 0)
+      throw RecipeError("models.gpt: vocab_size, block_size, n_layer, n_head and n_embd must be > 0");
+    if (c.n_embd % c.n_head != 0)
+      throw RecipeError("models.gpt: n_embd (" + std::to_string(c.n_embd) + ") must be divisible by n_head (" +
+                        std::to_string(c.n_head) + ")");
+    if (c.dropout < 0 || c.dropout >= 1) throw RecipeError("models.gpt: dropout must be in [0, 1)");
+    // GPT-2 scales the init of the projections that write into the residual stream by
+    // 1/sqrt(2·n_layer): each block adds two of them.
+    const double proj_std = kInitStd / std::sqrt(2.0 * static_cast<double>(c.n_layer));
+    auto transformer = std::make_shared<Module>("GPT2Model");
+    wte_ = gpt_embedding(c.vocab_size, c.n_embd);
+    wpe_ = gpt_embedding(c.block_size, c.n_embd);
+    transformer->register_module("wte", wte_);
+    transformer->register_module("wpe", wpe_);
+    auto h = std::make_shared<ModuleList>();
+    for (int64_t i = 0; i < c.n_layer; ++i) {
+      blocks_.push_back(std::make_shared<Block>(c, proj_std));
+      h->append(blocks_.back());
+    }
+    transformer->register_module("h", h);
+    ln_f_ = std::make_shared<LayerNorm>(std::vector<int64_t>{c.n_embd}, c.layer_norm_epsilon, true, c.bias);
+    transformer->register_module("ln_f", ln_f_);
+    register_module("transformer", transformer);
+    // Tied output projection: the same tensor under a second name (listed once by
+    // named_parameters, twice in the state dict, as in PyTorch).
+    auto lm_head = std::make_shared<Module>("Linear");
+    lm_head->register_parameter("weight", wte_->weight);
+    register_module("lm_head", lm_head);
+    // Not persistent: derived from block_size, and HF checkpoints' attn.bias buffers are
+    // dropped on load rather than matched.
+    register_buffer("future_mask", at::ones({c.block_size, c.block_size}, at::kBool).triu(1), /*persistent=*/false);
+  }
+
+  bool takes_batch() const override { return true; }
+  bool shifts_labels() const override { return true; }
+  std::vector<std::string> input_names() const override { return {"input_ids", "labels"}; }
+
+  TensorMap forward_batch(const TensorMap& batch) override {
+    at::Tensor ids = token_ids(require_field(batch, "input_ids", "models.gpt"), "input_ids", "models.gpt");  // (B, T)
+    const int64_t t = ids.size(1);
+    if (t > config_.block_size)
+      throw RecipeError("models.gpt: sequence length " + std::to_string(t) + " exceeds block_size " +
+                        std::to_string(config_.block_size) + " (truncate the inputs or raise block_size)");
+    if (t == 0) throw RecipeError("models.gpt: input_ids has no tokens");
+    const at::Tensor& future = buffer("future_mask");
+    at::Tensor x = wte_->forward(ids) + wpe_->forward(at::arange(t, ids.options()));  // (B, T, C)
+    x = maybe_dropout(x, config_.dropout, is_training());
+    const at::Tensor mask = future.narrow(0, 0, t).narrow(1, 0, t);  // (T, T)
+    for (const auto& block : blocks_) x = block->forward_masked(x, mask);
+    x = ln_f_->forward(x);
+    at::Tensor logits = at::linear(x, wte_->weight);  // (B, T, V)
+    TensorMap out{{"logits", logits}};
+    at::Tensor labels = optional_field(batch, "labels");
+    if (labels.defined()) out["loss"] = shifted_lm_loss(logits, labels, "models.gpt");
+    return out;
+  }
+
+  // HF: 6 · (parameters outside embedding layers) · tokens, forward and backward together.
+  double floating_point_ops(const TensorMap& batch) const override {
+    auto it = batch.find("input_ids");
+    if (it == batch.end() || !it->second.defined()) return 0.0;
+    const int64_t non_embedding = num_parameters() - wte_->weight.numel() - wpe_->weight.numel();
+    return 6.0 * static_cast<double>(non_embedding) * static_cast<double>(it->second.numel());
+  }
+
+ private:
+  GPTConfig config_;
+  std::shared_ptr<Embedding> wte_, wpe_;
+  std::vector<std::shared_ptr<Block>> blocks_;
+  std::shared_ptr<LayerNorm> ln_f_;
+};
+
+}  // namespace
+
+ModulePtr make_gpt(const GPTConfig& config) { return std::make_shared<GPT>(config); }
+
+}  // namespace runner::models

@@ -1,0 +1,175 @@
+#include "runtime/models/pretrained.h"
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "runtime/core/errors.h"
+#include "runtime/io/safetensors.h"
+#include "runtime/models/batch_inputs.h"
+#include "runtime/models/builtin.h"
+
+namespace runner::models {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+std::string key_list(const std::vector<std::string>& keys) {
+  std::string s;
+  const size_t shown = std::min<size_t>(keys.size(), 10);
+  for (size_t i = 0; i < shown; ++i) s += (i ? ", " : "") + keys[i];
+  if (keys.size() > shown) s += ", … (" + std::to_string(keys.size()) + " in all)";
+  return s;
+}
+
+// Module::load_state_dict, with every shape mismatch reported at once and tied aliases
+// (a key whose tensor is also under a key the file has) not counted as missing.
+Module::LoadReport load_named(Module& model, const io::NamedTensors& tensors, const std::string& where, bool strict) {
+  const NamedTensorList own = model.state_dict();
+  std::map<std::string, at::Tensor> own_by_name(own.begin(), own.end());
+  std::vector<std::string> mismatched;
+  std::set<const void*> loaded;  // TensorImpls the file gives a value for
+  for (const auto& [name, t] : tensors) {
+    auto it = own_by_name.find(name);
+    if (it == own_by_name.end()) continue;
+    if (!t.sizes().equals(it->second.sizes()))
+      mismatched.push_back(name + " (file " + shape_string(t.sizes()) + ", model " + shape_string(it->second.sizes()) + ")");
+    loaded.insert(it->second.unsafeGetTensorImpl());
+  }
+  if (!mismatched.empty())
+    throw CheckpointError("shape mismatch for " + std::to_string(mismatched.size()) + " key(s): " + key_list(mismatched), where);
+  Module::LoadReport report;
+  try {
+    report = model.load_state_dict(tensors, /*strict=*/false);
+  } catch (const CheckpointError& e) {
+    throw CheckpointError(e.message(), where);
+  }
+  std::vector<std::string> missing;
+  for (const auto& name : report.missing)
+    if (!loaded.count(own_by_name.at(name).unsafeGetTensorImpl())) missing.push_back(name);
+  report.missing = std::move(missing);
+  if (strict && (!report.missing.empty() || !report.unexpected.empty())) {
+    std::string msg;
+    if (!report.missing.empty()) msg += "missing keys: " + key_list(report.missing);
+    if (!report.unexpected.empty()) msg += std::string(msg.empty() ? "" : "; ") + "unexpected keys: " + key_list(report.unexpected);
+    throw CheckpointError(msg + " (strict loading; pass strict = false to load the rest)", where);
+  }
+  return report;
+}
+
+json read_config(const fs::path& dir) {
+  const fs::path path = dir / "config.json";
+  std::ifstream in(path);
+  if (!in) throw CheckpointError("no config.json (a Hugging Face model folder needs config.json and model.safetensors)", dir.string());
+  json config = json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (config.is_discarded() || !config.is_object()) throw CheckpointError("config.json is not a JSON object", path.string());
+  return config;
+}
+
+int64_t config_int(const json& config, const std::string& key, const std::string& where) {
+  auto it = config.find(key);
+  if (it == config.end() || !it->is_number_integer()) throw CheckpointError("config.json needs an integer \"" + key + "\"", where);
+  return it->get<int64_t>();
+}
+
+GPTConfig gpt_config(const json& c, const std::string& where) {
+  const std::string type = c.value("model_type", std::string());
+  if (type != "gpt2")
+    throw CheckpointError(type.empty() ? "config.json has no model_type; only GPT-2 checkpoints (model_type \"gpt2\") can be loaded"
+                                       : "model_type \"" + type + "\" is not supported; only GPT-2 checkpoints (model_type \"gpt2\") can be loaded",
+                          where);
+  GPTConfig g;
+  g.n_embd = config_int(c, "n_embd", where);
+  g.n_layer = config_int(c, "n_layer", where);
+  g.n_head = config_int(c, "n_head", where);
+  g.vocab_size = config_int(c, "vocab_size", where);
+  g.block_size = config_int(c, c.contains("n_positions") ? "n_positions" : "n_ctx", where);
+  g.layer_norm_epsilon = c.value("layer_norm_epsilon", 1e-5);
+  g.dropout = c.value("resid_pdrop", 0.1);  // HF's default; embd_pdrop and attn_pdrop are the same in GPT-2's configs
+  g.bias = true;
+  const std::string act = c.value("activation_function", std::string("gelu_new"));
+  if (act != "gelu_new" && act != "gelu_pytorch_tanh")
+    throw CheckpointError("activation_function \"" + act + "\" is not supported (GPT-2 uses gelu_new, the tanh approximation)", where);
+  if (c.contains("n_inner") && !c["n_inner"].is_null() && c["n_inner"] != 4 * g.n_embd)
+    throw CheckpointError("n_inner other than 4·n_embd is not supported", where);
+  for (const char* flag : {"scale_attn_by_inverse_layer_idx", "reorder_and_upcast_attn", "add_cross_attention"})
+    if (c.value(flag, false)) throw CheckpointError(std::string(flag) + " = true is not supported", where);
+  if (!c.value("scale_attn_weights", true)) throw CheckpointError("scale_attn_weights = false is not supported", where);
+  if (!c.value("tie_word_embeddings", true))
+    throw CheckpointError("tie_word_embeddings = false is not supported (GPT-2's lm_head is the token embedding)", where);
+  return g;
+}
+
+// Every tensor of model.safetensors, or of the shards listed by model.safetensors.index.json.
+io::NamedTensors read_weights(const fs::path& dir) {
+  if (fs::exists(dir / "model.safetensors")) return io::load_safetensors((dir / "model.safetensors").string());
+  const fs::path index = dir / "model.safetensors.index.json";
+  if (fs::exists(index)) {
+    std::ifstream in(index);
+    json j = json::parse(in, nullptr, false);
+    if (j.is_discarded() || !j.contains("weight_map") || !j["weight_map"].is_object())
+      throw CheckpointError("no \"weight_map\" object", index.string());
+    std::set<std::string> files;
+    for (const auto& [name, file] : j["weight_map"].items())
+      if (file.is_string()) files.insert(file.get<std::string>());
+    io::NamedTensors all;
+    for (const auto& f : files)
+      for (auto& nt : io::load_safetensors((dir / f).string())) all.push_back(std::move(nt));
+    return all;
+  }
+  if (fs::exists(dir / "pytorch_model.bin"))
+    throw CheckpointError("only safetensors weights can be loaded, this folder has pytorch_model.bin (convert it with "
+                          "safetensors.torch.save_file(torch.load(...), \"model.safetensors\"))",
+                          dir.string());
+  throw CheckpointError("no model.safetensors", dir.string());
+}
+
+// Hub checkpoints name GPT2Model's tensors ("h.0.attn.c_attn.weight"), carry the causal
+// mask buffers, and often omit the tied lm_head: bring them to GPT2LMHeadModel's names.
+io::NamedTensors hf_gpt2_names(io::NamedTensors tensors, const std::string& where) {
+  io::NamedTensors out;
+  at::Tensor head;
+  for (auto& [name, t] : tensors) {
+    if (ends_with(name, ".attn.bias") || ends_with(name, ".attn.masked_bias")) continue;
+    if (name == "lm_head.weight") {
+      head = t;
+      continue;
+    }
+    out.emplace_back(name.rfind("transformer.", 0) == 0 ? name : "transformer." + name, t);
+  }
+  if (head.defined()) {
+    for (const auto& [name, t] : out)
+      if (name == "transformer.wte.weight" && !(t.sizes().equals(head.sizes()) && at::equal(t, head.to(t.scalar_type()))))
+        throw CheckpointError("lm_head.weight differs from transformer.wte.weight; only tied GPT-2 output embeddings are supported",
+                              where);
+    out.emplace_back("lm_head.weight", head);
+  }
+  return out;
+}
+
+}  // namespace
+
+ModulePtr from_pretrained(const std::string& dir) {
+  const fs::path folder(dir);
+  if (!fs::is_directory(folder)) throw CheckpointError("not a folder (from_pretrained needs a Hugging Face model folder)", dir);
+  const GPTConfig config = gpt_config(read_config(folder), (folder / "config.json").string());
+  ModulePtr model = make_gpt(config);
+  load_named(*model, hf_gpt2_names(read_weights(folder), dir), dir, /*strict=*/true);
+  model->eval();  // as HF's from_pretrained; the Trainer switches to train mode itself
+  return model;
+}
+
+Module::LoadReport load_weights(Module& model, const std::string& file, bool strict) {
+  return load_named(model, io::load_safetensors(file), file, strict);
+}
+
+}  // namespace runner::models

@@ -1,0 +1,24 @@
+// Loading weights from disk: Hugging Face GPT-2 folders, and safetensors files into any
+// Module.
+#pragma once
+#include <string>
+
+#include "runtime/models/module.h"
+
+namespace runner::models {
+
+// A GPT-2 model (make_gpt) from a Hugging Face folder: config.json with model_type "gpt2"
+// (n_embd, n_layer, n_head, vocab_size, n_positions or n_ctx, layer_norm_epsilon,
+// resid_pdrop as the dropout) and model.safetensors, or a sharded
+// model.safetensors.index.json. Hub-style names without the "transformer." prefix, a
+// missing (tied) lm_head.weight and the attn.bias / attn.masked_bias buffers are accepted.
+// Anything else is a CheckpointError naming the folder.
+ModulePtr from_pretrained(const std::string& dir);
+
+// Loads a safetensors file into `model` (values copied in place, converted to the model's
+// dtypes). A key missing from the file whose tensor is tied to a key that is present (GPT-2's
+// lm_head.weight) counts as loaded. Shape mismatches are always a CheckpointError listing
+// every mismatched key; missing / unexpected keys are errors when strict, else reported.
+Module::LoadReport load_weights(Module& model, const std::string& file, bool strict = true);
+
+}  // namespace runner::models

@@ -1,0 +1,101 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "runtime/data/collator.h"
+#include "tests/data/data_test_util.h"
+
+using namespace runner;
+using namespace runner::data;
+using runner::testing::data_error;
+using ::testing::HasSubstr;
+
+namespace {
+at::Tensor L(std::vector<int64_t> v) { return at::tensor(v, at::kLong); }
+at::Tensor rows(std::vector<std::vector<int64_t>> v) {
+  std::vector<at::Tensor> r;
+  for (auto& x : v) r.push_back(L(x));
+  return at::stack(r);
+}
+}  // namespace
+
+TEST(PadCollate, RightPadsOneDimFieldsAndAddsAMask) {
+  std::vector<Example> examples{
+      {{"input_ids", L({5, 6, 7})}, {"labels", L({1, 2, 3})}, {"score", at::scalar_tensor(0.5)}},
+      {{"input_ids", L({8})}, {"labels", L({4})}, {"score", at::scalar_tensor(1.5)}},
+  };
+  const Batch b = pad_collate()(examples);
+  EXPECT_TRUE(b.at("input_ids").equal(rows({{5, 6, 7}, {8, 0, 0}})));
+  EXPECT_TRUE(b.at("labels").equal(rows({{1, 2, 3}, {4, -100, -100}})));  // labels pad with the ignore index
+  EXPECT_TRUE(b.at("attention_mask").equal(rows({{1, 1, 1}, {1, 0, 0}})));
+  EXPECT_EQ(b.at("attention_mask").scalar_type(), at::kLong);
+  EXPECT_EQ(b.at("score").sizes(), at::IntArrayRef({2}));  // scalars are stacked
+}
+
+TEST(PadCollate, OptionsAndExistingMask) {
+  std::vector<Example> examples{
+      {{"input_ids", L({5, 6})}, {"attention_mask", L({1, 1})}, {"label", at::scalar_tensor(1, at::kLong)}},
+      {{"input_ids", L({8, 9, 10})}, {"attention_mask", L({1, 1, 0})}, {"label", at::scalar_tensor(0, at::kLong)}},
+  };
+  PadOptions o;
+  o.pad_token_id = 50256;
+  const Batch b = pad_collate(o)(examples);
+  EXPECT_TRUE(b.at("input_ids").equal(rows({{5, 6, 50256}, {8, 9, 10}})));
+  EXPECT_TRUE(b.at("attention_mask").equal(rows({{1, 1, 0}, {1, 1, 0}})));  // the examples' own mask, padded with 0
+  EXPECT_TRUE(b.at("labels").equal(L({1, 0})));                             // label → labels, stacked
+  EXPECT_EQ(b.count("label"), 0u);
+
+  o.attention_mask = false;
+  std::vector<Example> plain{{{"input_ids", L({1})}}, {{"input_ids", L({1, 2})}}};
+  EXPECT_EQ(pad_collate(o)(plain).count("attention_mask"), 0u);
+
+  // Fixed-size feature vectors are 1-D too: padding them is a no-op and adds no mask.
+  std::vector<Example> features{{{"x", at::ones({3})}, {"labels", at::scalar_tensor(1, at::kLong)}},
+                                {{"x", at::zeros({3})}, {"labels", at::scalar_tensor(0, at::kLong)}}};
+  const Batch fb = pad_collate()(features);
+  EXPECT_EQ(fb.count("attention_mask"), 0u);
+  EXPECT_EQ(fb.at("x").sizes(), at::IntArrayRef({2, 3}));
+}
+
+TEST(PadCollate, ExplicitFieldsPadAlongDimZero) {
+  std::vector<Example> examples{
+      {{"frames", at::ones({2, 3})}, {"ids", L({1, 2})}},
+      {{"frames", at::ones({4, 3})}, {"ids", L({3, 4})}},
+  };
+  PadOptions o;
+  o.fields = std::vector<std::string>{"frames"};
+  const Batch b = pad_collate(o)(examples);
+  EXPECT_EQ(b.at("frames").sizes(), at::IntArrayRef({2, 4, 3}));
+  EXPECT_EQ(b.at("frames")[0].sum().item<float>(), 6.0f);
+  EXPECT_TRUE(b.at("attention_mask").equal(rows({{1, 1, 0, 0}, {1, 1, 1, 1}})));  // follows the padded field
+  EXPECT_TRUE(b.at("ids").equal(rows({{1, 2}, {3, 4}})));
+
+  o.fields = std::vector<std::string>{"missing"};
+  EXPECT_THAT(data_error([&] { pad_collate(o)(examples); }), HasSubstr("no field 'missing' to pad"));
+  std::vector<Example> ragged2d{{{"m", at::ones({2, 3})}}, {{"m", at::ones({2, 4})}}};
+  o.fields = std::vector<std::string>{"m"};
+  EXPECT_THAT(data_error([&] { pad_collate(o)(ragged2d); }), HasSubstr("examples differ beyond the padded dim, [2, 3] and [2, 4]"));
+}
+
+TEST(PadCollate, Errors) {
+  EXPECT_THAT(data_error([] { pad_collate()({}); }), HasSubstr("empty list of examples"));
+  std::vector<Example> missing{{{"input_ids", L({1})}}, {{"x", L({1})}}};
+  EXPECT_THAT(data_error([&] { pad_collate()(missing); }), HasSubstr("example 1 has no field 'input_ids'"));
+  std::vector<Example> mixed{{{"v", at::ones({2, 2})}}, {{"v", at::ones({3, 2})}}};
+  EXPECT_THAT(data_error([&] { pad_collate()(mixed); }), HasSubstr("field 'v': examples have different shapes"));  // 2-D is not padded by default
+}
+
+TEST(LmCollate, LabelsAreInputIdsWithPaddingIgnored) {
+  // A real token equal to the pad id (GPT-2 pads with eos) keeps its label: masking is by position.
+  std::vector<Example> examples{{{"input_ids", L({3, 0, 4})}}, {{"input_ids", L({7})}}};
+  const Batch b = lm_collate()(examples);
+  EXPECT_TRUE(b.at("input_ids").equal(rows({{3, 0, 4}, {7, 0, 0}})));
+  EXPECT_TRUE(b.at("labels").equal(rows({{3, 0, 4}, {7, -100, -100}})));
+  EXPECT_TRUE(b.at("attention_mask").equal(rows({{1, 1, 1}, {1, 0, 0}})));
+  b.at("labels").fill_(1);
+  EXPECT_EQ(b.at("input_ids")[0][0].item<int64_t>(), 3);  // labels do not alias the inputs
+
+  std::vector<Example> with_labels{{{"input_ids", L({3, 4})}, {"labels", L({9, 9})}}, {{"input_ids", L({5})}, {"labels", L({8})}}};
+  EXPECT_TRUE(lm_collate()(with_labels).at("labels").equal(rows({{9, 9}, {8, -100}})));  // given labels are kept
+  std::vector<Example> no_ids{{{"x", L({1})}}};
+  EXPECT_THAT(data_error([&] { lm_collate()(no_ids); }), HasSubstr("no 'input_ids' field"));
+}

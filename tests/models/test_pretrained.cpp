@@ -1,0 +1,168 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include <nlohmann/json.hpp>
+
+#include "runtime/core/errors.h"
+#include "runtime/io/safetensors.h"
+#include "runtime/models/builtin.h"
+#include "runtime/models/pretrained.h"
+#include "tests/models/model_test_util.h"
+
+using namespace runner;
+using namespace runner::models;
+namespace fs = std::filesystem;
+
+namespace {
+
+GPTConfig tiny() {
+  GPTConfig c;
+  c.vocab_size = 40;
+  c.block_size = 8;
+  c.n_layer = 1;
+  c.n_head = 2;
+  c.n_embd = 16;
+  return c;
+}
+
+const char* kConfig = R"({"model_type": "gpt2", "vocab_size": 40, "n_positions": 8, "n_embd": 16, "n_layer": 1, "n_head": 2})";
+
+void expect_same_state(const Module& a, const Module& b) {
+  const auto x = a.state_dict(), y = b.state_dict();
+  ASSERT_EQ(x.size(), y.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    EXPECT_EQ(x[i].first, y[i].first);
+    EXPECT_TRUE(x[i].second.equal(y[i].second)) << x[i].first;
+  }
+}
+
+std::string checkpoint_error(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const CheckpointError& e) {
+    return e.what();
+  }
+  return "(no CheckpointError)";
+}
+
+}  // namespace
+
+TEST(Pretrained, SavedStateDictLoadsBackExactly) {
+  const std::string dir = test::temp_dir("roundtrip");
+  auto a = make_gpt(tiny());
+  io::save_safetensors(dir + "/model.safetensors", a->state_dict(), {{"format", "pt"}});
+  test::write_text(dir + "/config.json", kConfig);
+  auto b = make_gpt(tiny());
+  auto report = load_weights(*b, dir + "/model.safetensors");
+  EXPECT_TRUE(report.missing.empty());
+  EXPECT_TRUE(report.unexpected.empty());
+  expect_same_state(*a, *b);
+  auto c = from_pretrained(dir);
+  expect_same_state(*a, *c);
+  EXPECT_TRUE(c->child("lm_head")->parameter("weight").is_same(c->child("transformer")->child("wte")->parameter("weight")));
+
+  // Other models too, any dtype (values convert to the model's dtype).
+  MLPOptions o;
+  o.sizes = {4, 3, 2};
+  auto m1 = make_mlp(o), m2 = make_mlp(o);
+  io::save_safetensors(dir + "/mlp.safetensors", m1->state_dict());
+  load_weights(*m2, dir + "/mlp.safetensors");
+  expect_same_state(*m1, *m2);
+  fs::remove_all(dir);
+}
+
+TEST(Pretrained, HalfPrecisionAndPrefixedCheckpointWithoutLmHead) {
+  const std::string dir = test::temp_dir("fp16");
+  auto a = make_gpt(tiny());
+  io::NamedTensors half;
+  for (const auto& [n, t] : a->state_dict())
+    if (n != "lm_head.weight") half.emplace_back(n, t.to(at::kHalf));
+  io::save_safetensors(dir + "/model.safetensors", half);
+  test::write_text(dir + "/config.json", kConfig);
+  auto b = from_pretrained(dir);
+  for (const auto& [n, t] : b->state_dict()) EXPECT_EQ(t.scalar_type(), at::kFloat) << n;
+  const auto x = a->state_dict(), y = b->state_dict();
+  for (size_t i = 0; i < x.size(); ++i) EXPECT_TRUE(at::allclose(x[i].second, y[i].second, 1e-3, 1e-4)) << x[i].first;
+  fs::remove_all(dir);
+}
+
+TEST(Pretrained, ClearErrors) {
+  const std::string dir = test::temp_dir("errors");
+  EXPECT_THAT(checkpoint_error([&] { from_pretrained(dir + "/nope"); }), ::testing::HasSubstr("not a folder"));
+  EXPECT_THAT(checkpoint_error([&] { from_pretrained(dir); }), ::testing::HasSubstr("no config.json"));
+  test::write_text(dir + "/config.json", R"({"model_type": "bert", "hidden_size": 16})");
+  EXPECT_THAT(checkpoint_error([&] { from_pretrained(dir); }),
+              ::testing::HasSubstr("model_type \"bert\" is not supported; only GPT-2 checkpoints (model_type \"gpt2\")"));
+  test::write_text(dir + "/config.json", R"({"n_embd": 16})");
+  EXPECT_THAT(checkpoint_error([&] { from_pretrained(dir); }), ::testing::HasSubstr("config.json has no model_type"));
+  test::write_text(dir + "/config.json", R"({"model_type": "gpt2", "vocab_size": 40, "n_embd": 16, "n_layer": 1, "n_head": 2})");
+  EXPECT_THAT(checkpoint_error([&] { from_pretrained(dir); }), ::testing::HasSubstr("integer \"n_ctx\""));
+  test::write_text(dir + "/config.json", kConfig);
+  EXPECT_THAT(checkpoint_error([&] { from_pretrained(dir); }), ::testing::HasSubstr("no model.safetensors"));
+  test::write_text(dir + "/pytorch_model.bin", "x");
+  EXPECT_THAT(checkpoint_error([&] { from_pretrained(dir); }), ::testing::HasSubstr("pytorch_model.bin"));
+
+  // A checkpoint of another size: every mismatched key is listed, with both shapes.
+  GPTConfig wide = tiny();
+  wide.n_embd = 32;
+  io::save_safetensors(dir + "/model.safetensors", make_gpt(wide)->state_dict());
+  const std::string msg = checkpoint_error([&] { from_pretrained(dir); });
+  EXPECT_THAT(msg, ::testing::HasSubstr(dir + ": shape mismatch for 17 key(s): transformer.wte.weight (file [40, 32], model [40, 16])"));
+  EXPECT_THAT(msg, ::testing::HasSubstr("transformer.h.0.attn.c_attn.weight (file [32, 96], model [16, 48])"));
+
+  // An untied head.
+  io::NamedTensors untied = make_gpt(tiny())->state_dict();
+  for (auto& [n, t] : untied)
+    if (n == "lm_head.weight") t = t + 1;
+  io::save_safetensors(dir + "/model.safetensors", untied);
+  EXPECT_THAT(checkpoint_error([&] { from_pretrained(dir); }), ::testing::HasSubstr("lm_head.weight differs"));
+  fs::remove_all(dir);
+}
+
+TEST(Pretrained, LoadWeightsReportsMissingAndUnexpected) {
+  const std::string dir = test::temp_dir("load_weights");
+  MLPOptions o;
+  o.sizes = {4, 3, 2};
+  auto m = make_mlp(o);
+  io::NamedTensors partial = {{"layers.0.weight", at::ones({3, 4})}, {"layers.0.bias", at::ones({3})}, {"extra", at::ones({1})}};
+  io::save_safetensors(dir + "/partial.safetensors", partial);
+  const std::string msg = checkpoint_error([&] { load_weights(*m, dir + "/partial.safetensors"); });
+  EXPECT_THAT(msg, ::testing::HasSubstr(dir + "/partial.safetensors: missing keys: layers.1.weight, layers.1.bias; unexpected keys: extra"));
+  auto report = load_weights(*m, dir + "/partial.safetensors", /*strict=*/false);
+  EXPECT_EQ(report.missing, (std::vector<std::string>{"layers.1.weight", "layers.1.bias"}));
+  EXPECT_EQ(report.unexpected, (std::vector<std::string>{"extra"}));
+  EXPECT_TRUE(m->state_dict()[0].second.eq(1).all().item<bool>());  // what matched was loaded
+  io::save_safetensors(dir + "/bad.safetensors", {{"layers.0.weight", at::ones({4, 3})}, {"layers.1.bias", at::ones({3})}});
+  EXPECT_THAT(checkpoint_error([&] { load_weights(*m, dir + "/bad.safetensors", false); }),
+              ::testing::HasSubstr("shape mismatch for 2 key(s): layers.0.weight (file [4, 3], model [3, 4]), layers.1.bias (file [3], model [2])"));
+  EXPECT_THAT(checkpoint_error([&] { load_weights(*m, dir + "/absent.safetensors"); }), ::testing::HasSubstr("absent.safetensors"));
+  // GPT-2 without lm_head: the tied alias is not missing.
+  auto g = make_gpt(tiny());
+  io::NamedTensors no_head;
+  for (const auto& [n, t] : g->state_dict())
+    if (n != "lm_head.weight") no_head.emplace_back(n, t);
+  io::save_safetensors(dir + "/nohead.safetensors", no_head);
+  EXPECT_TRUE(load_weights(*make_gpt(tiny()), dir + "/nohead.safetensors").missing.empty());
+  fs::remove_all(dir);
+}
+
+TEST(Pretrained, ShardedCheckpoint) {
+  const std::string dir = test::temp_dir("sharded");
+  auto a = make_gpt(tiny());
+  io::NamedTensors one, two;
+  nlohmann::json map = nlohmann::json::object();
+  size_t i = 0;
+  for (const auto& [n, t] : a->state_dict()) {
+    if (n == "lm_head.weight") continue;
+    (i++ % 2 ? two : one).emplace_back(n, t);
+    map[n] = i % 2 ? "model-00001-of-00002.safetensors" : "model-00002-of-00002.safetensors";
+  }
+  io::save_safetensors(dir + "/model-00001-of-00002.safetensors", one);
+  io::save_safetensors(dir + "/model-00002-of-00002.safetensors", two);
+  test::write_text(dir + "/model.safetensors.index.json", nlohmann::json{{"metadata", nlohmann::json::object()}, {"weight_map", map}}.dump());
+  test::write_text(dir + "/config.json", kConfig);
+  expect_same_state(*a, *from_pretrained(dir));
+  fs::remove_all(dir);
+}
