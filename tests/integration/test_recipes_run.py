@@ -1,0 +1,37 @@
+"""Every recipe in recipes/ trains end to end (a few steps each) and writes its outputs."""
+import os
+import subprocess
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(__file__))
+from runner_test_util import SOURCE, TempDir, read_safetensors, run  # noqa: E402
+
+SHORT = {
+    "char_gpt": ["--iters", "3"],
+    "torchscript_finetune": ["--max_steps", "3"],
+}
+
+
+class RecipesRun(unittest.TestCase):
+    def test_every_recipe_runs(self):
+        recipes = sorted(f[:-4] for f in os.listdir(os.path.join(SOURCE, "recipes")) if f.endswith(".lua"))
+        self.assertGreaterEqual(len(recipes), 8)
+        with TempDir() as tmp:
+            module = os.path.join(tmp, "tiny.pt")
+            subprocess.run(["/usr/bin/python3", os.path.join(SOURCE, "scripts/make_tiny_torchscript.py"), module], check=True)
+            for name in recipes:
+                with self.subTest(recipe=name):
+                    out = os.path.join(tmp, name)
+                    extra = SHORT.get(name, ["--max_steps", "3"])
+                    if name == "torchscript_finetune":
+                        extra = extra + ["--module", module]
+                    code, stdout, stderr = run(os.path.join(SOURCE, "recipes", name + ".lua"), "--output_dir", out, *extra, timeout=600)
+                    self.assertEqual(code, 0, stderr)
+                    weights = read_safetensors(os.path.join(out, "model.safetensors"))
+                    self.assertTrue(weights)
+                    self.assertTrue(os.path.exists(os.path.join(out, "trainer_state.json")))
+
+
+if __name__ == "__main__":
+    unittest.main()
