@@ -26,6 +26,7 @@ void push_functional_module(lua_State* L);
 void push_nn_module(lua_State* L);
 void push_data_module(lua_State* L);
 void push_models_module(lua_State* L);
+void push_dist_module(lua_State* L);
 
 namespace {
 
@@ -89,6 +90,8 @@ LuaState::LuaState(std::map<std::string, std::string> recipe_options, std::vecto
   lua_setfield(L_, -2, "runner.data");
   push_models_module(L_);
   lua_setfield(L_, -2, "runner.models");
+  push_dist_module(L_);
+  lua_setfield(L_, -2, "runner.dist");
   push_callbacks_module(L_);
   lua_setfield(L_, -2, "runner.callbacks");
   lua_setfield(L_, -2, "modules");

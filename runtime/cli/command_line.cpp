@@ -1,5 +1,7 @@
 #include "runtime/cli/command_line.h"
 
+#include <cstdlib>
+
 #include "runtime/core/errors.h"
 #include "runtime/core/training_args.h"
 
@@ -8,6 +10,7 @@ namespace runner::cli {
 const char* usage() {
   return "usage: runner RECIPE.lua [--<argument> VALUE ...]   train as the recipe says\n"
          "       runner check RECIPE.lua [--<argument> VALUE ...]   validate; print the resolved arguments as JSON\n"
+         "       runner launch -n N RECIPE.lua [--<argument> VALUE ...]   run on N ranks (execs mpiexec -n N runner ...)\n"
          "       runner args [--markdown]   list every training argument with its default\n"
          "       runner --help | --version\n"
          "\n"
@@ -49,6 +52,29 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
       if (a[j] == "--markdown") cl.markdown = true;
       else throw ArgumentError("runner args takes only --markdown, got \"" + a[j] + "\"", "command line");
     }
+    return cl;
+  }
+  if (first == "launch") {
+    cl.command = "launch";
+    size_t j = 1;
+    if (j + 1 < a.size() && (a[j] == "-n" || a[j] == "--nproc" || a[j] == "-np")) {
+      const std::string n = a[j + 1];
+      char* end = nullptr;
+      const long v = std::strtol(n.c_str(), &end, 10);
+      if (n.empty() || *end != '\0' || v < 1) throw ArgumentError("runner launch: -n takes a positive rank count, got \"" + n + "\"", "command line");
+      cl.launch_ranks = static_cast<int>(v);
+      j += 2;
+    } else {
+      throw ArgumentError("runner launch needs -n N before the recipe (runner launch -n 2 recipe.lua ...)", "command line");
+    }
+    cl.launch_args.assign(a.begin() + static_cast<long>(j), a.end());
+    // The rest must be a valid run command line; checking it here reports mistakes once,
+    // not once per rank.
+    std::vector<const char*> rest{argv[0]};
+    for (const auto& s : cl.launch_args) rest.push_back(s.c_str());
+    const CommandLine inner = parse_command_line(static_cast<int>(rest.size()), rest.data());
+    if (inner.command != "run" && inner.command != "check") throw ArgumentError("runner launch: expected a recipe after -n N", "command line");
+    cl.recipe = inner.recipe;
     return cl;
   }
   if (first == "check") {

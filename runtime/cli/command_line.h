@@ -9,12 +9,15 @@
 namespace runner::cli {
 
 struct CommandLine {
-  std::string command;  // run, check, args, help, version
+  std::string command;  // run, check, launch, args, help, version
   std::string recipe;
   // Training arguments in the order given: (name, text, argv position).
   std::vector<std::pair<std::string, std::string>> arg_overrides;
   std::map<std::string, std::string> recipe_options;
   bool markdown = false;  // runner args --markdown
+  // runner launch -n N RECIPE ...: the rank count and the arguments after it.
+  int launch_ranks = 0;
+  std::vector<std::string> launch_args;
 };
 
 // Throws ArgumentError located at "command line" for malformed input.

@@ -1,5 +1,8 @@
 #include "runtime/cli/commands.h"
 
+#include <unistd.h>
+
+#include <climits>
 #include <iostream>
 #include <regex>
 
@@ -8,7 +11,9 @@
 #include "bindings/lua/recipe.h"
 #include "runtime/cli/process_setup.h"
 #include "runtime/core/errors.h"
+#include "runtime/dist/world.h"
 #include "runtime/log/log.h"
+#include "runtime/train/parallel_config.h"
 #include "runtime/train/run.h"
 
 namespace runner::cli {
@@ -30,7 +35,8 @@ std::string locate_argument_error(const std::string& message, const CommandLine&
 }  // namespace
 
 int run_recipe(const CommandLine& cl) {
-  setup_process();
+  const dist::World& world = dist::world();
+  setup_process(world.local_size);
   lua::LuaState lua(cl.recipe_options, lua::default_lib_dirs());
   lua::Recipe recipe = lua::load_recipe(lua, cl.recipe);
   TrainingArguments args = recipe.args;
@@ -47,13 +53,23 @@ int run_recipe(const CommandLine& cl) {
   } catch (const ArgumentError& e) {
     throw e.located(locate_argument_error(e.message(), cl, cl.recipe));
   }
-  log::configure(log::parse_level(args.log_level));
+  // HF: the main process logs at log_level, the others at log_level_replica; with
+  // log_on_each_node the first process of every node counts as a main one.
+  const bool main_logger = world.rank == 0 || (args.log_on_each_node && world.local_rank == 0);
+  log::configure(log::parse_level(main_logger ? args.log_level : args.log_level_replica), world.size > 1 ? world.rank : -1);
   for (const auto& w : warnings) log::warn(w);
 
   const train::Phases phases = train::resolve_phases(args, recipe.datasets);
   const bool has_model_init = std::static_pointer_cast<lua::LuaHooks>(recipe.hooks)->has("model_init");
   if (!recipe.model && !has_model_init) throw RecipeError("the recipe has no model (give `model` or `model_init`)", cl.recipe);
   train::validate_setup(args, recipe.datasets, *recipe.hooks);
+  train::ParallelConfig parallel;
+  try {
+    parallel = train::resolve_parallel(args, world.size, world.num_nodes);
+  } catch (const ArgumentError& e) {
+    if (!e.where().empty()) throw;
+    throw e.located(locate_argument_error(e.message(), cl, cl.recipe));
+  }
   if (cl.command == "check") {
     std::cout << args.to_json().dump(2) << std::endl;
     return 0;
@@ -63,9 +79,28 @@ int run_recipe(const CommandLine& cl) {
   options.recipe_path = cl.recipe;
   options.collator = recipe.collator;
   options.collator_thread_safe = recipe.collator_thread_safe;
+  options.parallel = parallel;
+  options.comm = dist::world_communicator(static_cast<double>(args.ddp_timeout));
+  options.local_rank = world.local_rank;
   train::Trainer trainer(args, recipe.model, recipe.datasets, recipe.hooks, recipe.callbacks, options);
   train::run_phases(trainer, phases);
   return 0;
+}
+
+int launch(const CommandLine& cl) {
+  char self[PATH_MAX];
+  const ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (len <= 0) throw DistError("runner launch: cannot find the runner executable (/proc/self/exe)");
+  self[len] = '\0';
+  const char* launcher = std::getenv("RUNNER_MPIEXEC") ? std::getenv("RUNNER_MPIEXEC") : "mpiexec";
+  std::vector<std::string> argv_s{launcher, "-n", std::to_string(cl.launch_ranks), self};
+  argv_s.insert(argv_s.end(), cl.launch_args.begin(), cl.launch_args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_s) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::cout.flush();
+  execvp(launcher, argv.data());
+  throw DistError(std::string("runner launch: cannot run ") + launcher + " (install mpich, or set RUNNER_MPIEXEC)");
 }
 
 int print_args(bool markdown) {

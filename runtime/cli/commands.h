@@ -1,4 +1,4 @@
-// The runner's commands: run (train/evaluate/predict), check, args.
+// The runner's commands: run (train/evaluate/predict), check, launch, args.
 #pragma once
 #include "runtime/cli/command_line.h"
 
@@ -6,5 +6,8 @@ namespace runner::cli {
 
 int run_recipe(const CommandLine& cl);  // run and check
 int print_args(bool markdown);
+// runner launch -n N ...: replaces this process with `mpiexec -n N <this runner> ...`.
+// Returns only on failure (mpiexec not found).
+int launch(const CommandLine& cl);
 
 }  // namespace runner::cli

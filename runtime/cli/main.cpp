@@ -7,14 +7,21 @@
 #include "runtime/cli/command_line.h"
 #include "runtime/cli/commands.h"
 #include "runtime/core/errors.h"
+#include "runtime/dist/world.h"
 
 namespace {
 
+// One line on stderr; under several ranks it names the rank and then takes the whole
+// world down, so no peer is left waiting in a collective for a rank that is gone.
 int fail(const std::string& message, int code) {
   std::string line = message;
   for (auto& c : line)
     if (c == '\n') c = ' ';
-  std::fprintf(stderr, "runner: error: %s\n", line.c_str());
+  const auto& w = runner::dist::world();
+  if (w.size > 1) std::fprintf(stderr, "runner: error: [rank %d] %s\n", w.rank, line.c_str());
+  else std::fprintf(stderr, "runner: error: %s\n", line.c_str());
+  std::fflush(stderr);
+  runner::dist::abort_world(code);
   return code;
 }
 
@@ -23,17 +30,27 @@ int fail(const std::string& message, int code) {
 int main(int argc, char** argv) {
   using namespace runner;
   try {
+    dist::init_world(&argc, &argv);
     const cli::CommandLine cl = cli::parse_command_line(argc, argv);
     if (cl.command == "help") {
       std::cout << cli::usage();
+      dist::finalize_world();
       return 0;
     }
     if (cl.command == "version") {
-      std::cout << "runner " << RUNNER_VERSION << "\n";
+      std::cout << "runner " << RUNNER_VERSION << "\n" << dist::mpi_version() << "\n" << dist::nccl_version() << "\n";
+      dist::finalize_world();
       return 0;
     }
-    if (cl.command == "args") return cli::print_args(cl.markdown);
-    return cli::run_recipe(cl);
+    if (cl.command == "args") {
+      const int rc = cli::print_args(cl.markdown);
+      dist::finalize_world();
+      return rc;
+    }
+    if (cl.command == "launch") return cli::launch(cl);  // MPI is not initialised here: no launcher
+    const int rc = cli::run_recipe(cl);
+    dist::finalize_world();  // MPI wants every rank to finalize after its last collective
+    return rc;
   } catch (const Error& e) {
     return fail(e.what(), e.exit_code());
   } catch (const c10::Error& e) {

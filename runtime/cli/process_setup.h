@@ -8,6 +8,4 @@ namespace runner::cli {
 // returned to the kernel and page-faulted back every step.
 void setup_process(int local_world_size = 1);
 
-int affinity_cpus();
-
 }  // namespace runner::cli

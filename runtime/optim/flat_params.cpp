@@ -1,11 +1,13 @@
 #include "runtime/optim/flat_params.h"
 
+#include <algorithm>
+
 #include "runtime/core/errors.h"
 
 namespace runner::optim {
 
 FlatParams::FlatParams(const std::vector<std::pair<std::string, at::Tensor>>& params, const std::vector<int>& group_of,
-                       int num_groups) {
+                       int num_groups, bool grad_buffer) {
   if (params.empty()) throw RecipeError("the model has no trainable parameters");
   const at::ScalarType dtype = params.front().second.scalar_type();
   int64_t total = 0;
@@ -17,7 +19,7 @@ FlatParams::FlatParams(const std::vector<std::pair<std::string, at::Tensor>>& pa
   }
   const auto opts = params.front().second.options().requires_grad(false);
   data_ = at::empty({total}, opts);
-  grad_ = at::zeros({total}, opts);
+  if (grad_buffer) grad_ = at::zeros({total}, opts);
   groups_.assign(static_cast<size_t>(num_groups), {});
   int64_t offset = 0;
   at::NoGradGuard no_grad;
@@ -30,7 +32,8 @@ FlatParams::FlatParams(const std::vector<std::pair<std::string, at::Tensor>>& pa
       at::Tensor view = data_.narrow(0, offset, s.numel).view(s.shape);
       view.copy_(p);
       p.set_data(view);
-      p.mutable_grad() = grad_.narrow(0, offset, s.numel).view(s.shape);
+      if (grad_buffer) p.mutable_grad() = grad_.narrow(0, offset, s.numel).view(s.shape);
+      else p.mutable_grad() = at::Tensor();
       offset += s.numel;
       slots_.push_back(std::move(s));
     }
@@ -38,7 +41,29 @@ FlatParams::FlatParams(const std::vector<std::pair<std::string, at::Tensor>>& pa
   }
 }
 
+std::unique_ptr<FlatParams> FlatParams::shard_of(FlatParams& full, int64_t begin, int64_t end, at::Tensor grad) {
+  if (begin < 0 || end < begin || end > full.numel()) throw RecipeError("FlatParams::shard_of: range out of bounds");
+  if (grad.numel() != end - begin) throw RecipeError("FlatParams::shard_of: gradient has the wrong size");
+  std::unique_ptr<FlatParams> s(new FlatParams());
+  s->data_ = full.data_.narrow(0, begin, end - begin);
+  s->grad_ = std::move(grad);
+  for (const GroupRange& g : full.groups_) {
+    const int64_t b = std::max(g.begin, begin), e = std::min(g.end, end);
+    s->groups_.push_back(b < e ? GroupRange{b - begin, e - begin} : GroupRange{0, 0});
+  }
+  return s;
+}
+
+void FlatParams::zero_grad() {
+  if (grad_.defined()) {
+    grad_.zero_();
+    return;
+  }
+  for (auto& s : slots_) s.param.mutable_grad() = at::Tensor();
+}
+
 void FlatParams::ensure_grad_views() {
+  if (!grad_.defined()) return;
   for (auto& s : slots_) {
     at::Tensor& g = s.param.mutable_grad();
     at::Tensor view = grad_.narrow(0, s.offset, s.numel);

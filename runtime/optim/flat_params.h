@@ -3,6 +3,7 @@
 // parameter group so each group is one contiguous range. Optimizers then update whole
 // ranges with a handful of vector ops, clipping is one norm, and ZeRO is a slice.
 #pragma once
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -29,7 +30,14 @@ class FlatParams {
   // `params` in model order with their group index (0 .. num_groups-1). Parameters are
   // re-pointed at the flat storage (their values preserved); gradients are pre-set to
   // zeroed views so autograd accumulates into the flat gradient in place.
-  FlatParams(const std::vector<std::pair<std::string, at::Tensor>>& params, const std::vector<int>& groups, int num_groups);
+  // Without `grad_buffer` (ZeRO-2) no flat gradient exists: parameters keep their own
+  // .grad, which the data-parallel layer reduces and releases bucket by bucket.
+  FlatParams(const std::vector<std::pair<std::string, at::Tensor>>& params, const std::vector<int>& groups, int num_groups,
+             bool grad_buffer = true);
+  // The range [begin, end) of `full` for an optimizer that owns only that range (ZeRO):
+  // data() aliases full.data(), grad() is `grad` (end − begin values), groups are clipped
+  // to the range and shifted to start at 0, and there are no slots.
+  static std::unique_ptr<FlatParams> shard_of(FlatParams& full, int64_t begin, int64_t end, at::Tensor grad);
 
   at::Tensor& data() { return data_; }  // (N)
   at::Tensor& grad() { return grad_; }  // (N)
@@ -37,12 +45,14 @@ class FlatParams {
   const std::vector<GroupRange>& groups() const { return groups_; }
   int64_t numel() const { return data_.numel(); }
 
-  void zero_grad() { grad_.zero_(); }
+  bool has_grad_buffer() const { return grad_.defined(); }
+  void zero_grad();
   // Re-attach gradient views if something replaced a parameter's .grad (a hook that set it
   // to a new tensor): autograd would otherwise accumulate outside the flat buffer.
   void ensure_grad_views();
 
  private:
+  FlatParams() = default;
   at::Tensor data_, grad_;
   std::vector<ParamSlot> slots_;
   std::vector<GroupRange> groups_;

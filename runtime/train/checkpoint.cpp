@@ -58,8 +58,9 @@ void Trainer::save_checkpoint() {
   c.model = model_->state_dict();
   if (!args_.save_only_model && optimizer_) {
     // Per-parameter tensors under their model names where the state is per element, so a
-    // checkpoint does not depend on the flat layout (parameter order, grouping, world size).
-    for (const auto& [state_name, flat] : optimizer_->state_tensors()) {
+    // checkpoint does not depend on the flat layout (parameter order, grouping, world size
+    // or ZeRO stage: shards are gathered here, on every rank, and sliced again on load).
+    for (const auto& [state_name, flat] : dp_->gather_optimizer_state(*optimizer_)) {
       if (flat.numel() == flat_->numel()) {
         for (const auto& s : flat_->slots()) c.optimizer.emplace_back(state_name + "." + s.name, flat.narrow(0, s.offset, s.numel).view(s.shape));
       } else {
@@ -68,7 +69,13 @@ void Trainer::save_checkpoint() {
     }
     c.optimizer_meta = {{"type", optimizer_->name()}, {"step", optimizer_->step_count()}};
     c.scheduler = {{"steps_taken", scheduler_->steps_taken()}, {"state", scheduler_->state()}, {"base_lrs", base_lrs_}};
-    c.rng = {{"cpu", hex(at::detail::getDefaultCPUGenerator().get_state())}};
+    const at::Tensor rng = at::detail::getDefaultCPUGenerator().get_state();
+    c.rng = {{"cpu", hex(rng)}};
+    if (dp_->world() > 1) {  // every rank's generator (HF writes rng_state_<rank>.pth)
+      const at::Tensor all = dp_->all_gather_bytes(rng);
+      c.rng["ranks"] = json::array();
+      for (int r = 0; r < dp_->world(); ++r) c.rng["ranks"].push_back(hex(all[r]));
+    }
     c.loop = {{"tr_loss", tr_loss_}, {"total_loss", total_loss_}, {"last_logged_step", last_logged_step_}};
   }
   json stateful = json::object();
@@ -81,8 +88,11 @@ void Trainer::save_checkpoint() {
   c.trainer_state = state_.to_json();
   c.training_args = args_.to_json();
   if (!options_.recipe_path.empty()) c.copy_files.emplace_back(options_.recipe_path, "recipe.lua");
-  io::write_checkpoint(dir, c);
-  rotate_checkpoints();
+  if (should_write()) {
+    io::write_checkpoint(dir, c);
+    rotate_checkpoints();
+  }
+  dp_->barrier();  // no rank reads a checkpoint (best model, resume) before it exists
 }
 
 void Trainer::rotate_checkpoints() {
@@ -170,7 +180,7 @@ void Trainer::load_checkpoint(const std::string& dir) {
       }
       flat_state[state_name] = at::cat(parts);
     }
-    optimizer_->load_state_tensors(flat_state);
+    optimizer_->load_state_tensors(dp_->slice_optimizer_state(flat_state));
     const json meta = io::read_json_file(dir + "/optimizer.json");
     optimizer_->set_step_count(meta.value("step", int64_t{0}));
     if (meta.value("type", optimizer_->name()) != optimizer_->name())
@@ -214,10 +224,15 @@ void Trainer::load_checkpoint(const std::string& dir) {
 
 void Trainer::restore_pending_rng() {
   if (pending_rng_.is_null()) return;
-  if (pending_rng_.contains("cpu")) {
+  // This rank's generator when the checkpoint has one for it, else rank 0's.
+  const json& ranks = pending_rng_.contains("ranks") ? pending_rng_["ranks"] : json::array();
+  const json* state = static_cast<size_t>(dp_->rank()) < ranks.size() ? &ranks[static_cast<size_t>(dp_->rank())]
+                      : pending_rng_.contains("cpu")                   ? &pending_rng_["cpu"]
+                                                                       : nullptr;
+  if (state) {
     at::Generator gen = at::detail::getDefaultCPUGenerator();
     std::lock_guard<std::mutex> lock(gen.mutex());
-    gen.set_state(unhex(pending_rng_["cpu"].get<std::string>(), "rng_state.json"));
+    gen.set_state(unhex(state->get<std::string>(), "rng_state.json"));
   }
   pending_rng_ = nullptr;
 }

@@ -122,7 +122,7 @@ std::unique_ptr<optim::Optimizer> make(const std::string& type, optim::FlatParam
 }  // namespace
 
 BuiltOptimizer build_optimizer(const TrainingArguments& args, const models::Module& model, const models::NamedTensorList& trainable,
-                               const OptimizerSpec* spec) {
+                               const OptimizerSpec* spec, const FlatLayout& layout) {
   const std::string type = spec ? spec->type : args.optim;
   const double lr = spec ? spec->lr : args.learning_rate;
   const double wd = spec ? spec->weight_decay : args.weight_decay;
@@ -156,9 +156,10 @@ BuiltOptimizer build_optimizer(const TrainingArguments& args, const models::Modu
     groups.push_back({lr, wd});
   }
   BuiltOptimizer b;
-  b.flat = std::make_unique<optim::FlatParams>(trainable, group_of, static_cast<int>(groups.size()));
+  b.flat = std::make_unique<optim::FlatParams>(trainable, group_of, static_cast<int>(groups.size()), layout.grad_buffer);
+  optim::FlatParams& owned = layout.optimizer_view ? layout.optimizer_view(*b.flat) : *b.flat;
   OptionReader reader(spec ? spec->options : parse_optim_args(args.optim_args), type, spec ? "create_optimizer" : "args.optim_args");
-  b.optimizer = make(type, *b.flat, groups, reader, args);
+  b.optimizer = make(type, owned, groups, reader, args);
   for (const auto& g : groups) b.base_lrs.push_back(g.lr);
   return b;
 }

@@ -1,6 +1,7 @@
 // TrainingArguments.optim / optim_args, or a create_optimizer hook's OptimizerSpec, → flat
 // parameters grouped as asked and an optimizer over them.
 #pragma once
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -21,7 +22,13 @@ struct BuiltOptimizer {
 // and args.optim with optim_args. With a spec: its type and options; its groups select
 // parameters by exact name or regular expression, and the rest form a last default group
 // (no groups: HF's two groups with the spec's weight decay).
+// `layout` decides whether the flat gradient buffer exists and which part of the flat
+// parameters the optimizer owns (all of them, or a ZeRO shard); default: everything.
+struct FlatLayout {
+  bool grad_buffer = true;
+  std::function<optim::FlatParams&(optim::FlatParams& full)> optimizer_view;
+};
 BuiltOptimizer build_optimizer(const TrainingArguments& args, const models::Module& model, const models::NamedTensorList& trainable,
-                               const OptimizerSpec* spec);
+                               const OptimizerSpec* spec, const FlatLayout& layout = {});
 
 }  // namespace runner::train

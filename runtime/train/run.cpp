@@ -42,23 +42,27 @@ void save_metrics(const std::string& dir, const std::string& split, const json& 
 
 void run_phases(Trainer& trainer, const Phases& phases) {
   const std::string out = trainer.args().output_dir;
+  const bool write = trainer.should_write();  // every rank runs the phases; one writes
   json all = json::object();
   if (phases.train) {
     TrainOutput result = trainer.train();
     trainer.save_model();
     trainer.save_state();
     log_metrics("train", result.metrics);
-    save_metrics(out, "train", result.metrics, all);
+    if (write) save_metrics(out, "train", result.metrics, all);
   }
   if (phases.eval) {
     json metrics = trainer.evaluate();
     log_metrics("eval", metrics);
-    io::make_dirs(out);
-    save_metrics(out, "eval", metrics, all);
+    if (write) {
+      io::make_dirs(out);
+      save_metrics(out, "eval", metrics, all);
+    }
   }
   if (phases.predict) {
     PredictionOutput p = trainer.predict();
     log_metrics("test", p.metrics);
+    if (!write) return;
     io::make_dirs(out);
     save_metrics(out, "test", p.metrics, all);
     io::NamedTensors tensors;
@@ -66,7 +70,7 @@ void run_phases(Trainer& trainer, const Phases& phases) {
     if (p.label_ids.defined()) tensors.emplace_back("label_ids", p.label_ids);
     if (!tensors.empty()) io::save_safetensors(out + "/predictions.safetensors", tensors);
   }
-  if (!all.empty()) io::write_json_atomic(out + "/all_results.json", all);
+  if (write && !all.empty()) io::write_json_atomic(out + "/all_results.json", all);
 }
 
 }  // namespace runner::train

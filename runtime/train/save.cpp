@@ -6,6 +6,9 @@
 namespace runner::train {
 
 void Trainer::save_model(const std::string& dir) {
+  // Parameters are whole on every rank (ZeRO-1/2 gather them after each step): the
+  // writing process saves the consolidated model.
+  if (!should_write()) return;
   const std::string out = dir.empty() ? args_.output_dir : dir;
   io::make_dirs(out);
   io::save_safetensors(out + "/model.safetensors", model_->state_dict(), {{"format", "pt"}});
@@ -13,6 +16,7 @@ void Trainer::save_model(const std::string& dir) {
 }
 
 void Trainer::save_state() {
+  if (!should_write()) return;
   io::make_dirs(args_.output_dir);
   io::write_json_atomic(args_.output_dir + "/trainer_state.json", state_.to_json());
 }

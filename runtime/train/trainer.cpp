@@ -38,8 +38,11 @@ Trainer::Trainer(TrainingArguments args, models::ModulePtr model, Datasets datas
       hooks_(hooks ? std::move(hooks) : std::make_shared<Hooks>()),
       options_(std::move(options)),
       callbacks_(args_, std::move(callbacks)),
-      memory_(!args_.skip_memory_metrics) {
+      memory_(!args_.skip_memory_metrics),
+      dp_(std::make_unique<DataParallel>(options_.comm, options_.parallel)) {
   memory_.start("init");
+  state_.is_world_process_zero = dp_->rank() == 0;
+  state_.is_local_process_zero = options_.local_rank == 0;
   call_.input_name = options_.input_name;
   call_.label_names = args_.label_field_names();
   call_.remove_unused_columns = args_.remove_unused_columns;
@@ -51,6 +54,10 @@ Trainer::Trainer(TrainingArguments args, models::ModulePtr model, Datasets datas
   memory_.stop("init", init);
   callbacks_.fire(Event::kInitEnd, state_, control_);
 }
+
+Trainer::~Trainer() = default;
+
+bool Trainer::should_write() const { return args_.save_on_each_node ? options_.local_rank == 0 : dp_->rank() == 0; }
 
 data::DataLoader Trainer::make_loader(const data::DatasetPtr& ds, bool train, int64_t batch_size) const {
   std::shared_ptr<const data::Sampler> sampler;
@@ -64,6 +71,10 @@ data::DataLoader Trainer::make_loader(const data::DatasetPtr& ds, bool train, in
   } else {
     sampler = std::make_shared<data::SequentialSampler>(ds->size());
   }
+  // Training data is one global order sliced by rank, so what an optimizer step sees does
+  // not depend on the world size. Evaluation runs the whole set on every rank.
+  if (train && dp_->world() > 1)
+    sampler = std::make_shared<data::ShardedSampler>(sampler, batch_size, dp_->rank(), dp_->world(), args_.dataloader_drop_last);
   data::LoaderOptions o;
   o.batch_size = batch_size;
   o.drop_last = args_.dataloader_drop_last;
@@ -88,14 +99,21 @@ void Trainer::create_optimizer_and_scheduler() {
   for (const auto& [name, p] : model_->named_parameters())
     if (p.requires_grad()) trainable.emplace_back(name, p);
   auto spec = hooks_->create_optimizer(*model_, args_);
-  auto built = build_optimizer(args_, *model_, trainable, spec ? &*spec : nullptr);
+  FlatLayout layout;
+  layout.grad_buffer = dp_->full_grad_buffer();
+  layout.optimizer_view = [this](optim::FlatParams& full) -> optim::FlatParams& { return dp_->attach(full, *model_); };
+  auto built = build_optimizer(args_, *model_, trainable, spec ? &*spec : nullptr, layout);
   flat_ = std::move(built.flat);
   optimizer_ = std::move(built.optimizer);
+  dp_->check_optimizer(*optimizer_);
   base_lrs_ = built.base_lrs;
   const int64_t warmup = args_.warmup_steps_for(state_.max_steps);
   if (auto s = hooks_->create_scheduler(state_.max_steps, args_)) {
     if (s->lambda) scheduler_ = optim::make_lambda_scheduler(s->lambda);
     else scheduler_ = optim::make_scheduler(s->type, s->warmup_steps.value_or(warmup), state_.max_steps, s->kwargs, base_lrs_.at(0));
+  } else if (const auto& f = dp_->config().lr_factor) {
+    const int64_t max_steps = state_.max_steps;
+    scheduler_ = optim::make_lambda_scheduler([f, max_steps](int64_t step) { return f(step, max_steps); });
   } else {
     scheduler_ = optim::make_scheduler(args_.lr_scheduler_type, warmup, state_.max_steps, args_.lr_scheduler_kwargs, args_.learning_rate);
   }
@@ -138,16 +156,7 @@ double Trainer::training_step(const Batch& batch, LossContext& ctx) {
   return ctx.loss_is_normalized ? value : value * weight;
 }
 
-double Trainer::clip_gradients() {
-  at::NoGradGuard no_grad;
-  at::Tensor& g = flat_->grad();
-  const double norm = g.norm().item<double>();
-  if (args_.max_grad_norm > 0) {
-    const double coef = args_.max_grad_norm / (norm + 1e-6);
-    if (coef < 1.0) g.mul_(coef);
-  }
-  return norm;
-}
+double Trainer::clip_gradients() { return dp_->clip_grad_norm(args_.max_grad_norm); }
 
 int64_t Trainer::count_input_tokens(const Batch& batch) const {
   const std::string& mode = args_.include_num_input_tokens_seen;
@@ -171,7 +180,14 @@ TrainOutput Trainer::train() {
   if (!model_) throw RecipeError("the recipe has no model (give `model` or `model_init`)");
   if (!datasets_.train) throw RecipeError("training needs a train dataset (datasets.train)");
   data::DataLoader loader = make_loader(datasets_.train, /*train=*/true, args_.per_device_train_batch_size);
-  const TrainingPlan plan = plan_training(args_, loader.num_batches(), datasets_.train->size());
+  // Global batches per epoch: a rank whose slice of the last one is empty still takes part
+  // in its collectives with an empty micro-batch.
+  const int64_t global_batch = args_.per_device_train_batch_size * dp_->world();
+  const int64_t n_train = datasets_.train->size();
+  const int64_t steps_in_epoch = dp_->world() == 1 ? loader.num_batches()
+                                 : args_.dataloader_drop_last ? n_train / global_batch
+                                                              : (n_train + global_batch - 1) / global_batch;
+  const TrainingPlan plan = plan_training(args_, steps_in_epoch, n_train, dp_->world());
   state_ = TrainerState{};
   state_.max_steps = plan.max_steps;
   state_.num_train_epochs = plan.num_train_epochs;
@@ -193,8 +209,10 @@ TrainOutput Trainer::train() {
     log::info("  Resuming from " + resume + ": " + std::to_string(epochs_trained) + " epochs done, skipping " +
               std::to_string(skip_batches) + " batches of the current one");
 
-  const int64_t steps_in_epoch = loader.num_batches();
-  flat_->zero_grad();
+  dp_->zero_grad();
+  const int64_t state_bytes = dp_->model_state_bytes(*optimizer_);
+  log::info("  Model states on this rank (parameters, gradients, optimizer) = " + std::to_string(state_bytes) + " bytes" +
+            (dp_->world() > 1 || dp_->config().zero_stage > 0 ? " (" + dp_->config().description + ", " + std::to_string(dp_->world()) + " ranks)" : ""));
   in_training_ = true;
   callbacks_.fire(Event::kTrainBegin, state_, control_);
   if (args_.eval_on_start && resume.empty()) run_evaluation(/*from_training=*/false);
@@ -213,19 +231,35 @@ TrainOutput Trainer::train() {
       const int64_t window_len = w == windows - 1 ? remainder : GA;
       std::vector<Batch> window;
       int64_t num_items = 0;
+      // Items, tokens and FLOPs of the whole window over every rank: the loss weights use
+      // the global item count so N ranks compute the gradient of one global batch.
+      std::vector<double> totals(3, 0.0);
       for (int64_t i = 0; i < window_len; ++i) {
-        window.push_back(loader.batch(step + 1 + i));
-        num_items += count_items(window.back(), call_.label_names);
+        const int64_t index = step + 1 + i;
+        window.push_back(index < loader.num_batches() ? loader.batch(index) : Batch{});
+        if (window.back().empty()) continue;
+        totals[0] += static_cast<double>(count_items(window.back(), call_.label_names));
+        totals[1] += static_cast<double>(count_input_tokens(window.back()));
+        totals[2] += model_->floating_point_ops(window.back());
       }
+      dp_->sum(totals);
+      num_items = static_cast<int64_t>(totals[0]);
+      state_.num_input_tokens_seen += static_cast<int64_t>(totals[1]);
+      state_.total_flos += totals[2];
       for (int64_t i = 0; i < window_len; ++i) {
         ++step;
         if (i == 0) callbacks_.fire(Event::kStepBegin, state_, control_);
         LossContext ctx;
         ctx.num_items_in_batch = num_items;
-        ctx.micro_items = count_items(window[i], call_.label_names);
-        state_.num_input_tokens_seen += count_input_tokens(window[i]);
-        state_.total_flos += model_->floating_point_ops(window[i]);
-        const double loss = training_step(window[i], ctx);
+        ctx.micro_items = window[i].empty() ? 0 : count_items(window[i], call_.label_names);
+        dp_->begin_micro_step(i + 1 == window_len);
+        double loss = window[i].empty() ? 0.0 : training_step(window[i], ctx);
+        dp_->end_micro_step();
+        if (dp_->world() > 1) {
+          std::vector<double> l{loss};
+          dp_->sum(l);
+          loss = l[0];
+        }
         if (args_.logging_nan_inf_filter && !std::isfinite(loss))
           tr_loss_ += tr_loss_ / static_cast<double>(1 + state_.global_step - last_logged_step_);
         else
@@ -240,17 +274,20 @@ TrainOutput Trainer::train() {
         const double lr_factor = scheduler_->current_factor();
         for (size_t g = 0; g < base_lrs_.size(); ++g) optimizer_->set_lr(g, base_lrs_[g] * lr_factor);
         optimizer_->step();
+        dp_->after_optimizer_step();
         callbacks_.fire(Event::kOptimizerStep, state_, control_);
         const double lr_used = current_lr();
         scheduler_->step();
-        flat_->zero_grad();
+        dp_->zero_grad();
         state_.global_step += 1;
         state_.epoch = static_cast<double>(epoch) + static_cast<double>(step + 1) / static_cast<double>(steps_in_epoch);
         callbacks_.fire(Event::kStepEnd, state_, control_);
+        agree_on_control();
         maybe_log_save_evaluate(grad_norm, lr_used);
       }
     }
     callbacks_.fire(Event::kEpochEnd, state_, control_);
+    agree_on_control();
     maybe_log_save_evaluate(std::nan(""), current_lr());
     if (control_.should_training_stop) break;
   }
@@ -274,12 +311,30 @@ TrainOutput Trainer::train() {
   metrics["train_loss"] = out.training_loss;
   // Time spent waiting for batches (building them, or for the prefetch workers).
   metrics["train_data_wait_seconds"] = round_to(data_wait_seconds_, 4);
+  if (dp_->world() > 1 || dp_->config().zero_stage > 0) {
+    metrics["model_state_bytes"] = state_bytes;
+    // Seconds and bytes this rank spent in collectives over the run (bucket waits included).
+    metrics["train_comm_seconds"] = round_to(dp_->comm_seconds(), 4);
+    metrics["train_comm_bytes"] = dp_->comm_bytes();
+  }
   if (tracking) memory_.stop("train", metrics);
   out.metrics = metrics;
   log(metrics);
   delete_all_but_best_checkpoint();
   callbacks_.fire(Event::kTrainEnd, state_, control_);
   return out;
+}
+
+void Trainer::agree_on_control() {
+  if (dp_->world() == 1) return;
+  // Callbacks may decide differently on different ranks (a rank-local condition): if any
+  // rank wants to stop, log, evaluate or save, all do, so none waits alone in a collective.
+  bool* flags[] = {&control_.should_training_stop, &control_.should_epoch_stop, &control_.should_save, &control_.should_evaluate,
+                   &control_.should_log};
+  std::vector<double> votes;
+  for (bool* f : flags) votes.push_back(*f ? 1.0 : 0.0);
+  dp_->sum(votes);
+  for (size_t i = 0; i < votes.size(); ++i) *flags[i] = votes[i] > 0;
 }
 
 void Trainer::maybe_log_save_evaluate(double grad_norm, double lr) {

@@ -21,6 +21,7 @@
 #include "runtime/optim/optimizer.h"
 #include "runtime/optim/scheduler.h"
 #include "runtime/train/callback_handler.h"
+#include "runtime/train/data_parallel.h"
 #include "runtime/train/hooks.h"
 #include "runtime/train/memory_tracker.h"
 #include "runtime/train/model_call.h"
@@ -39,6 +40,10 @@ struct TrainerOptions {
   std::string recipe_path;  // copied into checkpoints as recipe.lua
   data::Collator collator;  // empty = default
   bool collator_thread_safe = false;  // may the collator run on data worker threads
+  // Data parallelism: the ranks' communicator (null = a single process) and the mode.
+  std::shared_ptr<dist::Communicator> comm;
+  ParallelConfig parallel;
+  int local_rank = 0;  // this process's rank on its node (save_on_each_node, log_on_each_node)
 };
 
 struct TrainOutput {
@@ -61,6 +66,7 @@ class Trainer {
  public:
   Trainer(TrainingArguments args, models::ModulePtr model, Datasets datasets, std::shared_ptr<Hooks> hooks,
           std::vector<std::shared_ptr<Callback>> callbacks, TrainerOptions options = {});
+  ~Trainer();
 
   // resume_from_checkpoint comes from args (true = latest in output_dir, or a path).
   TrainOutput train();
@@ -75,6 +81,10 @@ class Trainer {
   const TrainingArguments& args() const { return args_; }
   models::Module& model() { return *model_; }
   models::ModulePtr model_ptr() const { return model_; }
+  // Whether this process writes output files: rank 0, or each node's first process with
+  // save_on_each_node (HF should_save).
+  bool should_write() const;
+  const DataParallel& parallel() const { return *dp_; }
 
  private:
   // training (trainer.cpp)
@@ -82,6 +92,7 @@ class Trainer {
   double training_step(const Batch& batch, LossContext& ctx);
   double clip_gradients();
   void maybe_log_save_evaluate(double grad_norm, double lr);
+  void agree_on_control();  // OR the control flags over ranks
   void log(nlohmann::json logs, bool with_speed = false);
   LossResult compute_loss(const Batch& batch, LossContext& ctx);
   double current_lr() const;
@@ -115,6 +126,7 @@ class Trainer {
   TrainerControl control_;
   MemoryTracker memory_;
 
+  std::unique_ptr<DataParallel> dp_;
   std::unique_ptr<optim::FlatParams> flat_;
   std::unique_ptr<optim::Optimizer> optimizer_;
   std::unique_ptr<optim::Scheduler> scheduler_;

@@ -7,15 +7,15 @@
 
 namespace runner::train {
 
-TrainingPlan plan_training(const TrainingArguments& args, int64_t batches_per_epoch, int64_t dataset_size) {
+TrainingPlan plan_training(const TrainingArguments& args, int64_t batches_per_epoch, int64_t dataset_size, int world) {
   TrainingPlan p;
   const int64_t GA = args.gradient_accumulation_steps;
   p.batches_per_epoch = batches_per_epoch;
   if (batches_per_epoch == 0)
     throw DataError("the train dataset yields no batches (" + std::to_string(dataset_size) + " examples, batch size " +
-                    std::to_string(args.per_device_train_batch_size) + (args.dataloader_drop_last ? ", drop_last" : "") + ")");
+                    std::to_string(args.per_device_train_batch_size) + (world > 1 ? " × " + std::to_string(world) + " ranks" : "") + (args.dataloader_drop_last ? ", drop_last" : "") + ")");
   p.update_steps_per_epoch = std::max<int64_t>(batches_per_epoch / GA + (batches_per_epoch % GA > 0 ? 1 : 0), 1);
-  p.total_train_batch_size = args.per_device_train_batch_size * GA;
+  p.total_train_batch_size = args.per_device_train_batch_size * GA * world;
   if (args.max_steps > 0) {
     p.max_steps = args.max_steps;
     p.num_train_epochs = (args.max_steps + p.update_steps_per_epoch - 1) / p.update_steps_per_epoch;

@@ -17,7 +17,9 @@ struct TrainingPlan {
   int64_t total_train_batch_size = 0;      // per device × GA × world size
 };
 
-TrainingPlan plan_training(const TrainingArguments& args, int64_t batches_per_epoch, int64_t dataset_size);
+// `batches_per_epoch` counts global batches (each rank's share of one is one micro-batch);
+// `world` ranks multiply the total batch size, as HF's total_train_batch_size does.
+TrainingPlan plan_training(const TrainingArguments& args, int64_t batches_per_epoch, int64_t dataset_size, int world = 1);
 
 // The "***** Running training *****" banner (info level).
 void log_plan(const TrainingPlan& plan, const models::Module& model, const TrainingArguments& args);

@@ -1,0 +1,138 @@
+#include "runtime/dist/grad_reducer.h"
+
+#include <torch/csrc/autograd/function.h>
+#include <torch/csrc/autograd/utils/lambda_post_hook.h>
+#include <torch/csrc/autograd/variable.h>
+
+#include "runtime/core/errors.h"
+
+namespace runner::dist {
+
+struct Bucket {
+  std::vector<size_t> params;  // indices into State::params, increasing offset
+  int64_t begin = 0, end = 0;  // flat range
+  size_t ready = 0;
+  at::Tensor buffer;           // what is being reduced
+  std::unique_ptr<Work> work;
+};
+
+struct GradReducer::State {
+  std::shared_ptr<Communicator> comm;
+  std::vector<BucketParam> params;
+  std::vector<size_t> bucket_of;  // param → bucket
+  std::vector<char> seen;         // param got its gradient this micro-step
+  std::vector<Bucket> buckets;
+  ReducerOptions options;
+  std::vector<std::shared_ptr<torch::autograd::Node>> accumulators;  // keep hooks' owners alive
+  size_t next = 0;  // first bucket not started
+  bool sync = false;
+
+  bool in_place() const { return options.flat_grad.defined(); }
+
+  void start(Bucket& b) {
+    if (in_place()) {
+      b.buffer = options.flat_grad.narrow(0, b.begin, b.end - b.begin);
+    } else {
+      // Copy the gradients out and release them: after this, only the bucket holds them.
+      b.buffer = at::zeros({b.end - b.begin}, params[b.params.front()].param.options().requires_grad(false));
+      at::NoGradGuard no_grad;
+      for (size_t i : b.params) {
+        at::Tensor& g = params[i].param.mutable_grad();
+        if (g.defined()) b.buffer.narrow(0, params[i].offset - b.begin, params[i].numel).copy_(g.reshape(-1));
+        g = at::Tensor();
+      }
+    }
+    b.work = comm->all_reduce_async(b.buffer);
+  }
+
+  void on_ready(size_t i) {
+    if (!sync) return;
+    if (seen[i])
+      throw DistError("parameter '" + params[i].name +
+                      "' received a second gradient in one step after it was counted ready; data-parallel training supports one backward per micro-batch");
+    seen[i] = 1;
+    buckets[bucket_of[i]].ready += 1;
+    while (next < buckets.size() && buckets[next].ready == buckets[next].params.size()) start(buckets[next++]);
+    for (size_t b = 0; b < next; ++b)  // MPI progresses only inside MPI calls
+      if (buckets[b].work) buckets[b].work->test();
+  }
+};
+
+GradReducer::GradReducer(std::shared_ptr<Communicator> comm, std::vector<BucketParam> params, ReducerOptions options)
+    : state_(std::make_shared<State>()) {
+  State& s = *state_;
+  s.comm = std::move(comm);
+  s.params = std::move(params);
+  s.options = std::move(options);
+  if (!s.in_place() && !s.options.on_reduced) throw DistError("GradReducer: give a flat gradient buffer or an on_reduced callback");
+  s.bucket_of.assign(s.params.size(), 0);
+  s.seen.assign(s.params.size(), 0);
+  // Reverse order; a bucket closes when adding the next parameter would pass the cap.
+  int64_t bytes = 0;
+  for (size_t k = s.params.size(); k-- > 0;) {
+    const BucketParam& p = s.params[k];
+    const int64_t pbytes = p.numel * p.param.element_size();
+    if (s.buckets.empty()) {
+      s.buckets.emplace_back();
+    } else {
+      const int64_t cap = s.buckets.size() == 1 ? s.options.first_bucket_bytes : s.options.bucket_cap_bytes;
+      if (bytes > 0 && bytes + pbytes > cap) {
+        s.buckets.emplace_back();
+        bytes = 0;
+      }
+    }
+    Bucket& b = s.buckets.back();
+    b.params.insert(b.params.begin(), k);
+    b.begin = p.offset;
+    if (b.params.size() == 1) b.end = p.offset + p.numel;
+    bytes += pbytes;
+    s.bucket_of[k] = s.buckets.size() - 1;
+  }
+  std::weak_ptr<State> weak = state_;
+  for (size_t i = 0; i < s.params.size(); ++i) {
+    auto acc = torch::autograd::impl::grad_accumulator(s.params[i].param);
+    if (!acc) throw DistError("parameter '" + s.params[i].name + "' is not a leaf that requires grad");
+    acc->add_post_hook(std::make_unique<torch::autograd::utils::LambdaPostHook>(
+        [weak, i](const torch::autograd::variable_list& outputs, const torch::autograd::variable_list&) {
+          if (auto st = weak.lock()) st->on_ready(i);  // the model may outlive the trainer
+          return outputs;
+        }));
+    s.accumulators.push_back(std::move(acc));
+  }
+}
+
+GradReducer::~GradReducer() = default;
+
+void GradReducer::prepare(bool sync) {
+  State& s = *state_;
+  s.sync = sync;
+  s.next = 0;
+  std::fill(s.seen.begin(), s.seen.end(), 0);
+  for (auto& b : s.buckets) b.ready = 0;
+}
+
+void GradReducer::finish() {
+  State& s = *state_;
+  if (!s.sync) return;
+  while (s.next < s.buckets.size()) s.start(s.buckets[s.next++]);
+  for (auto& b : s.buckets) {
+    b.work->wait();
+    b.work.reset();
+    if (!s.in_place()) s.options.on_reduced(b.begin, b.buffer);
+    b.buffer = at::Tensor();
+  }
+  s.sync = false;
+}
+
+size_t GradReducer::num_buckets() const { return state_->buckets.size(); }
+
+std::vector<std::vector<std::string>> GradReducer::bucket_names() const {
+  std::vector<std::vector<std::string>> out;
+  for (const auto& b : state_->buckets) {
+    out.emplace_back();
+    for (size_t i : b.params) out.back().push_back(state_->params[i].name);
+  }
+  return out;
+}
+
+}  // namespace runner::dist

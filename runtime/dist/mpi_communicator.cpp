@@ -1,0 +1,253 @@
+#include "runtime/dist/mpi_communicator.h"
+
+#include <atomic>
+#include <chrono>
+#include <climits>
+#include <condition_variable>
+#include <cstdio>
+#include <mutex>
+#include <thread>
+
+#include "runtime/core/errors.h"
+
+namespace runner::dist {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string mpi_error_string(int code) {
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(code, text, &len);
+  return std::string(text, static_cast<size_t>(len));
+}
+
+// MPI errors come back as codes (the communicator is set to MPI_ERRORS_RETURN).
+#define RUNNER_MPI_CHECK(call)                                                                                     \
+  do {                                                                                                             \
+    const int rc_ = (call);                                                                                        \
+    if (rc_ != MPI_SUCCESS) throw DistError(std::string(#call) + " failed: " + mpi_error_string(rc_), __FILE__ ":" + std::to_string(__LINE__)); \
+  } while (0)
+
+MPI_Datatype mpi_type(at::ScalarType t) {
+  switch (t) {
+    case at::kFloat: return MPI_FLOAT;
+    case at::kDouble: return MPI_DOUBLE;
+    case at::kLong: return MPI_INT64_T;
+    case at::kInt: return MPI_INT32_T;
+    case at::kShort: return MPI_INT16_T;
+    case at::kByte: case at::kBool: return MPI_UINT8_T;
+    case at::kChar: return MPI_INT8_T;
+    default: throw DistError(std::string("MPI cannot reduce ") + c10::toString(t) + " tensors");
+  }
+}
+
+MPI_Op mpi_op(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::kSum: return MPI_SUM;
+    case ReduceOp::kMax: return MPI_MAX;
+    case ReduceOp::kMin: return MPI_MIN;
+  }
+  return MPI_SUM;
+}
+
+// MPI has no bf16 sum and MPICH aborts on fp16 sums: low-precision tensors are reduced in fp32.
+bool needs_upcast(const at::Tensor& t) { return t.scalar_type() == at::kBFloat16 || t.scalar_type() == at::kHalf; }
+
+void check_contiguous(const at::Tensor& t, const char* what) {
+  if (!t.is_contiguous()) throw DistError(std::string(what) + ": tensor must be contiguous");
+  if (!t.device().is_cpu()) throw DistError(std::string(what) + ": the MPI backend takes CPU tensors (use ddp_backend = \"nccl\" on GPUs)");
+}
+
+int count_of(int64_t n, const char* what) {
+  if (n > INT_MAX) throw DistError(std::string(what) + ": " + std::to_string(n) + " elements per rank exceed MPI's int count");
+  return static_cast<int>(n);
+}
+
+class MpiCommunicator;
+
+class MpiWork : public Work {
+ public:
+  MpiWork(MpiCommunicator& comm, MPI_Request req, at::Tensor target, at::Tensor staging)
+      : comm_(comm), req_(req), target_(std::move(target)), staging_(std::move(staging)) {}
+  ~MpiWork() override {
+    if (req_ != MPI_REQUEST_NULL) MPI_Wait(&req_, MPI_STATUS_IGNORE);  // never leave a request dangling
+  }
+  bool test() override;
+  void wait() override;
+
+ private:
+  void finish() {
+    if (staging_.defined()) target_.copy_(staging_);
+    staging_ = at::Tensor();
+  }
+  MpiCommunicator& comm_;
+  MPI_Request req_;
+  at::Tensor target_, staging_;
+};
+
+class MpiCommunicator : public Communicator {
+ public:
+  MpiCommunicator(MPI_Comm comm, double timeout) : timeout_(timeout) {
+    RUNNER_MPI_CHECK(MPI_Comm_dup(comm, &comm_));
+    MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(comm_, &rank_);
+    MPI_Comm_size(comm_, &size_);
+    if (timeout_ > 0) watchdog_ = std::thread([this] { watch(); });
+  }
+  ~MpiCommunicator() override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    if (watchdog_.joinable()) watchdog_.join();
+    MPI_Comm_free(&comm_);
+  }
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  std::string backend() const override { return "mpi"; }
+
+  // Marks a blocking MPI call for the watchdog and counts it in the stats.
+  class Busy {
+   public:
+    Busy(MpiCommunicator& c, const char* what, int64_t bytes) : c_(c), start_(Clock::now()) {
+      c_.what_ = what;
+      c_.busy_since_.store(start_.time_since_epoch().count());
+      c_.stats_.calls += 1;
+      c_.stats_.bytes += bytes;
+    }
+    ~Busy() {
+      c_.busy_since_.store(0);
+      c_.stats_.seconds += std::chrono::duration<double>(Clock::now() - start_).count();
+    }
+
+   private:
+    MpiCommunicator& c_;
+    Clock::time_point start_;
+  };
+
+  void broadcast(at::Tensor& t, int root) override {
+    check_contiguous(t, "broadcast");
+    Busy busy(*this, "broadcast", t.nbytes());
+    // Pure data movement: bytes, chunked below INT_MAX.
+    auto* p = static_cast<char*>(t.data_ptr());
+    for (int64_t off = 0, n = static_cast<int64_t>(t.nbytes()); off < n; off += INT_MAX / 2)
+      RUNNER_MPI_CHECK(MPI_Bcast(p + off, static_cast<int>(std::min<int64_t>(INT_MAX / 2, n - off)), MPI_BYTE, root, comm_));
+  }
+
+  void all_reduce(at::Tensor& t, ReduceOp op) override {
+    check_contiguous(t, "all_reduce");
+    if (needs_upcast(t)) {
+      at::Tensor f = t.to(at::kFloat);
+      all_reduce(f, op);
+      t.copy_(f);
+      return;
+    }
+    Busy busy(*this, "all_reduce", t.nbytes());
+    const MPI_Datatype type = mpi_type(t.scalar_type());
+    const int64_t chunk = INT_MAX / 2, esize = t.element_size();
+    auto* p = static_cast<char*>(t.data_ptr());
+    for (int64_t off = 0; off < t.numel(); off += chunk)
+      RUNNER_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, p + off * esize, static_cast<int>(std::min(chunk, t.numel() - off)), type, mpi_op(op), comm_));
+  }
+
+  void reduce_scatter(const at::Tensor& in, at::Tensor& out) override {
+    check_contiguous(in, "reduce_scatter");
+    check_contiguous(out, "reduce_scatter");
+    if (in.numel() != out.numel() * size_)
+      throw DistError("reduce_scatter: input has " + std::to_string(in.numel()) + " values, expected " + std::to_string(out.numel() * size_));
+    if (needs_upcast(in)) {
+      at::Tensor f = at::empty({out.numel()}, in.options().dtype(at::kFloat));
+      reduce_scatter(in.to(at::kFloat), f);
+      out.copy_(f.view_as(out));
+      return;
+    }
+    Busy busy(*this, "reduce_scatter", in.nbytes());
+    RUNNER_MPI_CHECK(MPI_Reduce_scatter_block(in.data_ptr(), out.data_ptr(), count_of(out.numel(), "reduce_scatter"),
+                                              mpi_type(in.scalar_type()), MPI_SUM, comm_));
+  }
+
+  void all_gather(const at::Tensor& in, at::Tensor& out) override {
+    check_contiguous(in, "all_gather");
+    check_contiguous(out, "all_gather");
+    if (out.numel() != in.numel() * size_)
+      throw DistError("all_gather: output has " + std::to_string(out.numel()) + " values, expected " + std::to_string(in.numel() * size_));
+    Busy busy(*this, "all_gather", out.nbytes());
+    const int bytes = count_of(static_cast<int64_t>(in.nbytes()), "all_gather");
+    RUNNER_MPI_CHECK(MPI_Allgather(in.data_ptr(), bytes, MPI_BYTE, out.data_ptr(), bytes, MPI_BYTE, comm_));
+  }
+
+  void barrier() override {
+    Busy busy(*this, "barrier", 0);
+    RUNNER_MPI_CHECK(MPI_Barrier(comm_));
+  }
+
+  std::unique_ptr<Work> all_reduce_async(at::Tensor& t) override {
+    check_contiguous(t, "all_reduce_async");
+    at::Tensor staging = needs_upcast(t) ? t.to(at::kFloat) : at::Tensor();
+    at::Tensor& buf = staging.defined() ? staging : t;
+    stats_.calls += 1;
+    stats_.bytes += buf.nbytes();
+    MPI_Request req;
+    RUNNER_MPI_CHECK(MPI_Iallreduce(MPI_IN_PLACE, buf.data_ptr(), count_of(buf.numel(), "all_reduce_async"), mpi_type(buf.scalar_type()),
+                                    MPI_SUM, comm_, &req));
+    return std::make_unique<MpiWork>(*this, req, t, staging);
+  }
+
+ private:
+  friend class MpiWork;
+
+  void watch() {
+    std::unique_lock<std::mutex> lock(mu_);
+    const auto tick = std::chrono::milliseconds(std::clamp<int64_t>(static_cast<int64_t>(timeout_ * 250), 20, 1000));
+    while (!cv_.wait_for(lock, tick, [this] { return stop_; })) {
+      const int64_t since = busy_since_.load();
+      if (since == 0) continue;
+      const double waited = std::chrono::duration<double>(Clock::now().time_since_epoch() - Clock::duration(since)).count();
+      if (waited > timeout_) {
+        std::fprintf(stderr, "runner: error: rank %d waited %.0f s in %s (ddp_timeout = %g s): a peer died or is stuck; aborting every rank\n",
+                     rank_, waited, what_.load(), timeout_);
+        std::fflush(stderr);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+      }
+    }
+  }
+
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int rank_ = 0, size_ = 1;
+  double timeout_;
+  std::atomic<int64_t> busy_since_{0};
+  std::atomic<const char*> what_{""};
+  std::thread watchdog_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+};
+
+bool MpiWork::test() {
+  if (req_ == MPI_REQUEST_NULL) return true;
+  int done = 0;
+  RUNNER_MPI_CHECK(MPI_Test(&req_, &done, MPI_STATUS_IGNORE));
+  if (done) finish();
+  return done != 0;
+}
+
+void MpiWork::wait() {
+  if (req_ == MPI_REQUEST_NULL) return;
+  {
+    MpiCommunicator::Busy busy(comm_, "all_reduce (bucket)", 0);
+    comm_.stats_.calls -= 1;  // counted when started
+    RUNNER_MPI_CHECK(MPI_Wait(&req_, MPI_STATUS_IGNORE));
+  }
+  finish();
+}
+
+}  // namespace
+
+std::shared_ptr<Communicator> make_mpi_communicator(MPI_Comm comm, double timeout_seconds) {
+  return std::make_shared<MpiCommunicator>(comm, timeout_seconds);
+}
+
+}  // namespace runner::dist

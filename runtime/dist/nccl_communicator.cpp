@@ -1,0 +1,172 @@
+#include "runtime/dist/nccl_communicator.h"
+
+#include <chrono>
+#include <thread>
+
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+
+#include "runtime/core/errors.h"
+
+namespace runner::dist {
+
+namespace {
+
+#define RUNNER_CUDA_CHECK(call)                                                                                         \
+  do {                                                                                                                  \
+    const cudaError_t e_ = (call);                                                                                      \
+    if (e_ != cudaSuccess) throw DistError(std::string(#call) + ": " + cudaGetErrorString(e_), __FILE__ ":" + std::to_string(__LINE__)); \
+  } while (0)
+#define RUNNER_NCCL_CHECK(call)                                                                                         \
+  do {                                                                                                                  \
+    const ncclResult_t r_ = (call);                                                                                     \
+    if (r_ != ncclSuccess) throw DistError(std::string(#call) + ": " + ncclGetErrorString(r_), __FILE__ ":" + std::to_string(__LINE__)); \
+  } while (0)
+
+ncclDataType_t nccl_type(at::ScalarType t) {
+  switch (t) {
+    case at::kFloat: return ncclFloat32;
+    case at::kDouble: return ncclFloat64;
+    case at::kHalf: return ncclFloat16;
+    case at::kBFloat16: return ncclBfloat16;
+    case at::kLong: return ncclInt64;
+    case at::kInt: return ncclInt32;
+    case at::kByte: case at::kBool: return ncclUint8;
+    case at::kChar: return ncclInt8;
+    default: throw DistError(std::string("NCCL cannot reduce ") + c10::toString(t) + " tensors");
+  }
+}
+
+ncclRedOp_t nccl_op(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::kSum: return ncclSum;
+    case ReduceOp::kMax: return ncclMax;
+    case ReduceOp::kMin: return ncclMin;
+  }
+  return ncclSum;
+}
+
+void check_device(const at::Tensor& t, const char* what) {
+  if (!t.is_contiguous()) throw DistError(std::string(what) + ": tensor must be contiguous");
+  if (!t.device().is_cuda()) throw DistError(std::string(what) + ": the NCCL backend takes CUDA tensors (use ddp_backend = \"mpi\" on CPUs)");
+}
+
+class NcclCommunicator;
+
+class NcclWork : public Work {
+ public:
+  NcclWork(NcclCommunicator& c, cudaEvent_t e) : comm_(c), event_(e) {}
+  ~NcclWork() override { cudaEventDestroy(event_); }
+  bool test() override { return cudaEventQuery(event_) == cudaSuccess; }
+  void wait() override;
+
+ private:
+  NcclCommunicator& comm_;
+  cudaEvent_t event_;
+};
+
+class NcclCommunicator : public Communicator {
+ public:
+  NcclCommunicator(MPI_Comm comm, int local_rank, double timeout) : timeout_(timeout) {
+    MPI_Comm_rank(comm, &rank_);
+    MPI_Comm_size(comm, &size_);
+    int devices = 0;
+    RUNNER_CUDA_CHECK(cudaGetDeviceCount(&devices));
+    if (devices == 0) throw DistError("ddp_backend = \"nccl\" needs a GPU, and CUDA sees none");
+    RUNNER_CUDA_CHECK(cudaSetDevice(local_rank % devices));
+    RUNNER_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    ncclUniqueId id;
+    if (rank_ == 0) RUNNER_NCCL_CHECK(ncclGetUniqueId(&id));
+    MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, comm);
+    RUNNER_NCCL_CHECK(ncclCommInitRank(&comm_, size_, id, rank_));
+  }
+  ~NcclCommunicator() override {
+    if (comm_) ncclCommDestroy(comm_);
+    if (stream_) cudaStreamDestroy(stream_);
+  }
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  std::string backend() const override { return "nccl"; }
+
+  void broadcast(at::Tensor& t, int root) override {
+    check_device(t, "broadcast");
+    RUNNER_NCCL_CHECK(ncclBroadcast(t.data_ptr(), t.data_ptr(), t.numel(), nccl_type(t.scalar_type()), root, comm_, stream_));
+    sync("broadcast", t.nbytes());
+  }
+  void all_reduce(at::Tensor& t, ReduceOp op) override {
+    check_device(t, "all_reduce");
+    RUNNER_NCCL_CHECK(ncclAllReduce(t.data_ptr(), t.data_ptr(), t.numel(), nccl_type(t.scalar_type()), nccl_op(op), comm_, stream_));
+    sync("all_reduce", t.nbytes());
+  }
+  void reduce_scatter(const at::Tensor& in, at::Tensor& out) override {
+    check_device(in, "reduce_scatter");
+    check_device(out, "reduce_scatter");
+    if (in.numel() != out.numel() * size_) throw DistError("reduce_scatter: input is not world size × output");
+    RUNNER_NCCL_CHECK(ncclReduceScatter(in.data_ptr(), out.data_ptr(), out.numel(), nccl_type(in.scalar_type()), ncclSum, comm_, stream_));
+    sync("reduce_scatter", in.nbytes());
+  }
+  void all_gather(const at::Tensor& in, at::Tensor& out) override {
+    check_device(in, "all_gather");
+    check_device(out, "all_gather");
+    if (out.numel() != in.numel() * size_) throw DistError("all_gather: output is not world size × input");
+    RUNNER_NCCL_CHECK(ncclAllGather(in.data_ptr(), out.data_ptr(), in.numel(), nccl_type(in.scalar_type()), comm_, stream_));
+    sync("all_gather", out.nbytes());
+  }
+  void barrier() override {
+    at::Tensor t = at::zeros({1}, at::TensorOptions().dtype(at::kFloat).device(at::kCUDA));
+    all_reduce(t, ReduceOp::kSum);
+  }
+  std::unique_ptr<Work> all_reduce_async(at::Tensor& t) override {
+    check_device(t, "all_reduce_async");
+    RUNNER_NCCL_CHECK(ncclAllReduce(t.data_ptr(), t.data_ptr(), t.numel(), nccl_type(t.scalar_type()), ncclSum, comm_, stream_));
+    cudaEvent_t e;
+    RUNNER_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    RUNNER_CUDA_CHECK(cudaEventRecord(e, stream_));
+    stats_.calls += 1;
+    stats_.bytes += t.nbytes();
+    return std::make_unique<NcclWork>(*this, e);
+  }
+
+  // Waits for the stream, polling NCCL's asynchronous error and the ddp_timeout.
+  void sync(const char* what, int64_t bytes) {
+    const auto start = std::chrono::steady_clock::now();
+    stats_.calls += 1;
+    stats_.bytes += bytes;
+    while (cudaStreamQuery(stream_) == cudaErrorNotReady) {
+      ncclResult_t async = ncclSuccess;
+      RUNNER_NCCL_CHECK(ncclCommGetAsyncError(comm_, &async));
+      if (async != ncclSuccess) throw DistError(std::string(what) + ": NCCL reported " + ncclGetErrorString(async));
+      const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (timeout_ > 0 && waited > timeout_) {
+        ncclCommAbort(comm_);
+        comm_ = nullptr;
+        throw DistError(std::string(what) + " waited " + std::to_string(static_cast<int>(waited)) + " s (ddp_timeout): a peer died or is stuck");
+      }
+      std::this_thread::yield();
+    }
+    stats_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+
+ private:
+  int rank_ = 0, size_ = 1;
+  double timeout_;
+  ncclComm_t comm_ = nullptr;
+  cudaStream_t stream_ = nullptr;
+};
+
+void NcclWork::wait() { RUNNER_CUDA_CHECK(cudaEventSynchronize(event_)); }
+
+}  // namespace
+
+std::string nccl_library_version() {
+  int v = 0;
+  if (ncclGetVersion(&v) != ncclSuccess) return "NCCL (version unknown)";
+  // NCCL ≥ 2.9 encodes major·10000 + minor·100 + patch.
+  return "NCCL " + std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." + std::to_string(v % 100);
+}
+
+std::shared_ptr<Communicator> make_nccl_communicator(MPI_Comm comm, int local_rank, double timeout_seconds) {
+  return std::make_shared<NcclCommunicator>(comm, local_rank, timeout_seconds);
+}
+
+}  // namespace runner::dist

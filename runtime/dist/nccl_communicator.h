@@ -1,0 +1,21 @@
+// The NCCL backend of Communicator, built whenever CMake finds CUDA with NCCL. It works on
+// raw device pointers (tensor.data_ptr()), so it compiles against any LibTorch; it can only
+// run on a CUDA LibTorch build with GPUs, where each rank drives the GPU of its local rank.
+#pragma once
+#include <memory>
+#include <string>
+
+#include <mpi.h>
+
+#include "runtime/dist/communicator.h"
+
+namespace runner::dist {
+
+std::string nccl_library_version();  // "NCCL 2.28.3", from ncclGetVersion
+
+// NCCL communicator over the ranks of `comm`, bootstrapped through MPI (rank 0's unique id is
+// broadcast). Selects CUDA device `local_rank` (within CUDA_VISIBLE_DEVICES). A collective
+// that does not finish within `timeout_seconds` aborts the NCCL communicator and throws.
+std::shared_ptr<Communicator> make_nccl_communicator(MPI_Comm comm, int local_rank, double timeout_seconds);
+
+}  // namespace runner::dist

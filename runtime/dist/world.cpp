@@ -1,0 +1,124 @@
+#include "runtime/dist/world.h"
+
+#include <sched.h>
+
+#include <cstdlib>
+#include <string>
+
+#include <mpi.h>
+
+#include "runtime/core/errors.h"
+#include "runtime/dist/mpi_communicator.h"
+
+#ifdef RUNNER_HAVE_NCCL
+#include "runtime/dist/nccl_communicator.h"
+#endif
+
+namespace runner::dist {
+
+namespace {
+
+World g_world;
+bool g_initialised = false;
+std::shared_ptr<Communicator> g_comm;
+
+const char* env(const char* name) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : nullptr;
+}
+
+int env_int(const char* name, int fallback) {
+  const char* v = env(name);
+  return v ? std::atoi(v) : fallback;
+}
+
+// Which launcher started us, from the variables each one sets for its processes.
+std::string detect_launcher() {
+  if (env("PMI_RANK") || env("PMI_FD") || env("PMI_SIZE") || env("PMIX_RANK") || env("OMPI_COMM_WORLD_SIZE")) return "mpiexec";
+  if (env("SLURM_PROCID") && env_int("SLURM_NTASKS", 1) > 1) return "srun";
+  return "";
+}
+
+}  // namespace
+
+const World& init_world(int* argc, char*** argv) {
+  if (g_initialised) return g_world;
+  g_initialised = true;
+  g_world.launcher = detect_launcher();
+  if (g_world.launcher.empty()) {
+    const int env_world = env_int("WORLD_SIZE", 1);
+    if (env_world > 1)
+      throw DistError("WORLD_SIZE=" + std::to_string(env_world) +
+                      " but no MPI launcher started this process: ranks talk over MPI, so start them with `mpiexec -n " +
+                      std::to_string(env_world) + " runner …`, `srun runner …` or `runner launch -n " + std::to_string(env_world) + " …`");
+    if (env("RANK") || env("LOCAL_RANK")) g_world.launcher = "env";
+    return g_world;
+  }
+  int provided = 0;
+  MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+  g_world.mpi = true;
+  // The ddp_timeout watchdog aborts from its own thread while the main thread may sit in a
+  // collective: that needs full thread support (MPICH grants it).
+  if (provided < MPI_THREAD_MULTIPLE) throw DistError("the MPI library does not grant MPI_THREAD_MULTIPLE, which the runner needs");
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_world.rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &g_world.size);
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, g_world.rank, MPI_INFO_NULL, &node);
+  MPI_Comm_rank(node, &g_world.local_rank);
+  MPI_Comm_size(node, &g_world.local_size);
+  MPI_Comm_free(&node);
+  // Processes with the same local rank, one per node, ordered by global rank: a process's
+  // rank there is its node's index.
+  MPI_Comm across;
+  MPI_Comm_split(MPI_COMM_WORLD, g_world.local_rank, g_world.rank, &across);
+  MPI_Comm_rank(across, &g_world.node_rank);
+  MPI_Comm_size(across, &g_world.num_nodes);
+  MPI_Comm_free(&across);
+  const int env_world = env_int("WORLD_SIZE", g_world.size);
+  if (env_world != g_world.size)
+    throw DistError("WORLD_SIZE=" + std::to_string(env_world) + " disagrees with the " + std::to_string(g_world.size) + " processes MPI started");
+  return g_world;
+}
+
+const World& world() { return g_world; }
+
+std::shared_ptr<Communicator> world_communicator(double timeout_seconds) {
+  if (!g_comm) g_comm = g_world.mpi ? make_mpi_communicator(MPI_COMM_WORLD, timeout_seconds) : make_local_communicator();
+  return g_comm;
+}
+
+void finalize_world() {
+  g_comm.reset();
+  int finalized = 0;
+  if (g_world.mpi && (MPI_Finalized(&finalized), !finalized)) MPI_Finalize();
+}
+
+void abort_world(int exit_code) {
+  if (g_world.mpi && g_world.size > 1) MPI_Abort(MPI_COMM_WORLD, exit_code);
+}
+
+int affinity_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
+  return CPU_COUNT(&set) > 0 ? CPU_COUNT(&set) : 1;
+}
+
+std::string mpi_version() {
+  char text[MPI_MAX_LIBRARY_VERSION_STRING];
+  int len = 0;
+  MPI_Get_library_version(text, &len);
+  std::string v(text, static_cast<size_t>(len));
+  const auto nl = v.find('\n');
+  return nl == std::string::npos ? v : v.substr(0, nl);
+}
+
+std::string nccl_version() {
+#ifdef RUNNER_HAVE_NCCL
+  return nccl_library_version();
+#else
+  return "NCCL not built (CMake found no CUDA toolkit with NCCL)";
+#endif
+}
+
+}  // namespace runner::dist

@@ -1,0 +1,50 @@
+// Who this process is in a data-parallel job. `mpiexec -n N runner …` or `srun runner …`
+// start N copies; each learns its rank, the world size and its rank on this node (the
+// node's processes share its cores). Without a launcher the world is one process and MPI
+// is never initialised, so a laptop run costs nothing extra.
+#pragma once
+#include <memory>
+#include <string>
+
+namespace runner::dist {
+
+class Communicator;
+
+struct World {
+  int rank = 0, size = 1;
+  int local_rank = 0, local_size = 1;  // among the processes of this node
+  int node_rank = 0, num_nodes = 1;
+  bool mpi = false;  // MPI was initialised (by init_world)
+  std::string launcher;  // "mpiexec", "srun", "env" or "" (single process)
+
+  bool is_main_process() const { return rank == 0; }
+  bool is_local_main_process() const { return local_rank == 0; }
+};
+
+// Initialises MPI (MPI_THREAD_MULTIPLE) when a launcher started this process (PMI, PMIx,
+// Open MPI or SLURM variables), and otherwise returns a world of one. RANK / WORLD_SIZE /
+// LOCAL_RANK (torchrun style) are honoured as a cross-check: WORLD_SIZE > 1 without an MPI
+// launcher is a DistError, because ranks need MPI to talk. Idempotent.
+const World& init_world(int* argc, char*** argv);
+const World& world();  // the current world (one process before init_world)
+
+// The communicator over all ranks: MPI when MPI is up, else a world-of-one that copies.
+// `timeout_seconds` bounds any wait (ddp_timeout): past it the whole job is aborted.
+std::shared_ptr<Communicator> world_communicator(double timeout_seconds = 1800);
+
+// Ends MPI cleanly (after the last collective). Safe to call when MPI is not up.
+void finalize_world();
+
+// Takes every rank down after an error on this one, so no peer is left waiting inside a
+// collective. Returns only when the world is a single process.
+void abort_world(int exit_code);
+
+// CPUs this process may run on (its affinity mask).
+int affinity_cpus();
+
+// Versions of the communication libraries built in: "MPICH 4.0.2 …", "NCCL 2.28.x" or
+// "NCCL not built".
+std::string mpi_version();
+std::string nccl_version();
+
+}  // namespace runner::dist

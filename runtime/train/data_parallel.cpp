@@ -1,0 +1,193 @@
+#include "runtime/train/data_parallel.h"
+
+#include <cmath>
+
+#include "runtime/core/errors.h"
+#include "runtime/dist/communicator.h"
+#include "runtime/dist/grad_reducer.h"
+#include "runtime/dist/partition.h"
+
+namespace runner::train {
+
+DataParallel::DataParallel(std::shared_ptr<dist::Communicator> comm, ParallelConfig config)
+    : comm_(comm ? std::move(comm) : dist::make_local_communicator()), config_(std::move(config)) {
+  if (config_.zero_stage < 0 || config_.zero_stage > 2)
+    throw ArgumentError("ZeRO stage " + std::to_string(config_.zero_stage) + " is not available (stages 0, 1 and 2 are)");
+}
+
+DataParallel::~DataParallel() = default;
+
+int DataParallel::rank() const { return comm_->rank(); }
+int DataParallel::world() const { return comm_->size(); }
+
+void DataParallel::broadcast_model(models::Module& model) {
+  at::NoGradGuard no_grad;
+  comm_->broadcast(full_->data(), 0);
+  // Frozen parameters and buffers are not in the flat buffer.
+  for (auto& [name, t] : model.state_dict()) {
+    if (t.is_contiguous() && t.data_ptr() >= full_->data().data_ptr() &&
+        static_cast<char*>(t.data_ptr()) < static_cast<char*>(full_->data().data_ptr()) + full_->data().nbytes())
+      continue;
+    at::Tensor c = t.contiguous();
+    comm_->broadcast(c, 0);
+    if (!c.is_same(t)) t.copy_(c);
+  }
+  for (auto& [name, b] : model.named_buffers()) buffers_.push_back(b);
+}
+
+optim::FlatParams& DataParallel::attach(optim::FlatParams& full, models::Module& model) {
+  full_ = &full;
+  if (world() > 1) broadcast_model(model);
+  const dist::Partition part = dist::make_partition(full.numel(), world(), rank());
+  begin_ = config_.zero_stage >= 1 ? part.begin() : 0;
+  end_ = config_.zero_stage >= 1 ? part.end() : full.numel();
+  shard_size_ = config_.zero_stage >= 1 ? part.shard : full.numel();
+  if (config_.zero_stage >= 2) shard_grad_ = at::zeros({end_ - begin_}, full.data().options());
+
+  if (world() > 1 || config_.zero_stage >= 2) {
+    std::vector<dist::BucketParam> params;
+    for (const auto& s : full.slots()) params.push_back({s.name, s.param, s.offset, s.numel});
+    dist::ReducerOptions o;
+    o.bucket_cap_bytes = config_.bucket_cap_bytes;
+    o.first_bucket_bytes = std::min<int64_t>(1 << 20, config_.bucket_cap_bytes);
+    if (config_.zero_stage >= 2) {
+      // Keep only this rank's slice of each reduced bucket, accumulated over micro-steps.
+      o.on_reduced = [this](int64_t offset, const at::Tensor& reduced) {
+        const int64_t b = std::max(offset, begin_), e = std::min(offset + reduced.numel(), end_);
+        if (b < e) shard_grad_.narrow(0, b - begin_, e - b).add_(reduced.narrow(0, b - offset, e - b));
+      };
+    } else {
+      o.flat_grad = full.grad();
+    }
+    reducer_ = std::make_unique<dist::GradReducer>(comm_, std::move(params), std::move(o));
+  }
+  if (config_.zero_stage == 0) return full;
+  at::Tensor grad = config_.zero_stage >= 2 ? shard_grad_ : full.grad().narrow(0, begin_, end_ - begin_);
+  shard_ = optim::FlatParams::shard_of(full, begin_, end_, grad);
+  return *shard_;
+}
+
+void DataParallel::check_optimizer(const optim::Optimizer& optimizer) const {
+  if (config_.zero_stage >= 1 && optimizer.name() == "adafactor")
+    throw ArgumentError("optim: adafactor factors whole weight matrices, but ZeRO stage " + std::to_string(config_.zero_stage) +
+                        " shards cut through parameters; use adamw, sgd, adagrad or rmsprop, or ZeRO stage 0");
+}
+
+void DataParallel::begin_micro_step(bool last) {
+  if (reducer_) reducer_->prepare(last || config_.zero_stage >= 2);
+  if (last && config_.broadcast_buffers && world() > 1)
+    for (auto& b : buffers_) comm_->broadcast(b, 0);
+}
+
+void DataParallel::end_micro_step() {
+  if (reducer_) reducer_->finish();
+}
+
+double DataParallel::clip_grad_norm(double max_norm) {
+  at::NoGradGuard no_grad;
+  double norm = 0;
+  at::Tensor g;
+  if (config_.zero_stage >= 2) {
+    g = shard_grad_;
+    std::vector<double> sq{g.numel() ? g.to(at::kDouble).pow(2).sum().item<double>() : 0.0};
+    sum(sq);
+    norm = std::sqrt(sq[0]);
+  } else {
+    g = full_->grad();  // identical on every rank after the all-reduce
+    norm = g.norm().item<double>();
+  }
+  if (max_norm > 0) {
+    const double coef = max_norm / (norm + 1e-6);
+    if (coef < 1.0) g.mul_(coef);
+  }
+  return norm;
+}
+
+void DataParallel::after_optimizer_step() {
+  if (config_.zero_stage == 0 || world() == 1) return;
+  at::NoGradGuard no_grad;
+  at::Tensor& data = full_->data();
+  const int64_t n = data.numel(), W = world();
+  const int64_t chunk = std::max<int64_t>(1, std::min(shard_size_, config_.allgather_bucket_elems));
+  for (int64_t off = 0; off < shard_size_; off += chunk) {
+    const int64_t c = std::min(chunk, shard_size_ - off);
+    at::Tensor in = at::zeros({c}, data.options());
+    const int64_t mine = std::clamp<int64_t>(end_ - (begin_ + off), 0, c);
+    if (mine > 0) in.narrow(0, 0, mine).copy_(data.narrow(0, begin_ + off, mine));
+    at::Tensor out = at::empty({W * c}, data.options());
+    comm_->all_gather(in, out);
+    for (int64_t r = 0; r < W; ++r) {
+      const int64_t dst = r * shard_size_ + off;
+      const int64_t len = std::clamp<int64_t>(n - dst, 0, c);
+      if (len > 0 && r != rank()) data.narrow(0, dst, len).copy_(out.narrow(0, r * c, len));
+    }
+  }
+}
+
+void DataParallel::zero_grad() {
+  full_->zero_grad();
+  if (shard_grad_.defined()) shard_grad_.zero_();
+}
+
+std::map<std::string, at::Tensor> DataParallel::gather_optimizer_state(const optim::Optimizer& optimizer) const {
+  std::map<std::string, at::Tensor> out = optimizer.state_tensors();
+  if (config_.zero_stage == 0 || world() == 1) return out;
+  for (auto& [name, t] : out) {
+    if (t.numel() != end_ - begin_)
+      throw CheckpointError("optimizer state '" + name + "' is not per element; it cannot be gathered from ZeRO shards");
+    at::Tensor in = at::zeros({shard_size_}, t.options());
+    in.narrow(0, 0, t.numel()).copy_(t.reshape(-1));
+    at::Tensor all = at::empty({shard_size_ * world()}, t.options());
+    comm_->all_gather(in, all);
+    t = all.narrow(0, 0, full_->numel()).clone();
+  }
+  return out;
+}
+
+std::map<std::string, at::Tensor> DataParallel::slice_optimizer_state(const std::map<std::string, at::Tensor>& full) const {
+  if (config_.zero_stage == 0) return full;
+  std::map<std::string, at::Tensor> out;
+  for (const auto& [name, t] : full) {
+    if (t.numel() != full_->numel()) {
+      out[name] = t;  // not per element: the optimizer's own check reports it
+      continue;
+    }
+    out[name] = t.reshape(-1).narrow(0, begin_, end_ - begin_);
+  }
+  return out;
+}
+
+int64_t DataParallel::model_state_bytes(const optim::Optimizer& optimizer) const {
+  int64_t bytes = static_cast<int64_t>(full_->data().nbytes());
+  if (full_->has_grad_buffer()) bytes += static_cast<int64_t>(full_->grad().nbytes());
+  if (shard_grad_.defined()) bytes += static_cast<int64_t>(shard_grad_.nbytes());
+  for (const auto& [name, t] : optimizer.state_tensors())
+    if (t.defined()) bytes += static_cast<int64_t>(t.nbytes());
+  return bytes;
+}
+
+void DataParallel::sum(std::vector<double>& values) const {
+  if (world() == 1 || values.empty()) return;
+  at::Tensor t = at::from_blob(values.data(), {static_cast<int64_t>(values.size())}, at::kDouble);
+  comm_->all_reduce(t, dist::ReduceOp::kSum);
+}
+
+bool DataParallel::any(bool flag) const {
+  if (world() == 1) return flag;
+  return comm_->all_reduce_scalar(flag ? 1.0 : 0.0, dist::ReduceOp::kMax) > 0;
+}
+
+at::Tensor DataParallel::all_gather_bytes(const at::Tensor& bytes) const {
+  at::Tensor in = bytes.contiguous();
+  at::Tensor out = at::empty({world() * in.numel()}, in.options());
+  comm_->all_gather(in, out);
+  return out.view({world(), in.numel()});
+}
+
+void DataParallel::barrier() const {
+  if (world() > 1) comm_->barrier();
+}
+double DataParallel::comm_seconds() const { return comm_->stats().seconds; }
+int64_t DataParallel::comm_bytes() const { return comm_->stats().bytes; }
+
+}  // namespace runner::train

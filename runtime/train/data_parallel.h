@@ -1,0 +1,101 @@
+// Data-parallel training for the Trainer, one object whatever the mode:
+//   zero_stage 0  DDP: every rank holds everything; gradients all-reduced (SUM) in buckets
+//                 overlapped with backward, only on the last micro-step of a window.
+//   zero_stage 1  + optimizer state sharded: rank r updates only its slice of the flat
+//                 parameters, then the slices are all-gathered (DeepSpeed stage 1).
+//   zero_stage 2  + gradients sharded: every micro-step's gradients are reduced bucket by
+//                 bucket and only this rank's slice is kept (DeepSpeed stage 2, FSDP
+//                 SHARD_GRAD_OP).
+// A single process is the same object over a world of one, so the Trainer has one path.
+// Losses are weighted by the global item count (DESIGN.md), so a SUM of gradients over
+// ranks is the gradient of the global batch: N ranks × batch B equals 1 process × N·B.
+#pragma once
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <ATen/ATen.h>
+
+#include "runtime/models/module.h"
+#include "runtime/optim/flat_params.h"
+#include "runtime/optim/optimizer.h"
+
+namespace runner::dist {
+class Communicator;
+class GradReducer;
+}  // namespace runner::dist
+
+namespace runner::train {
+
+struct ParallelConfig {
+  int zero_stage = 0;
+  int64_t bucket_cap_bytes = 25 << 20;           // ddp_bucket_cap_mb / reduce_bucket_size
+  int64_t allgather_bucket_elems = 500000000;     // allgather_bucket_size
+  bool broadcast_buffers = true;                  // ddp_broadcast_buffers
+  std::string description = "ddp";               // for the start-up log line
+  // ZeRO-3 / FULL_SHARD (DeepSpeed names): parameters this small stay whole on every
+  // rank; how far ahead to gather; the most gathered elements alive at once.
+  int64_t param_persistence_threshold = 100000;
+  int64_t prefetch_elems = 50000000;
+  int64_t max_live_elems = 1000000000;
+  // A DeepSpeed scheduler block: factor of learning_rate at (step, max_steps).
+  std::function<double(int64_t, int64_t)> lr_factor;
+};
+
+class DataParallel {
+ public:
+  DataParallel(std::shared_ptr<dist::Communicator> comm, ParallelConfig config);
+  ~DataParallel();
+
+  int rank() const;
+  int world() const;
+  const ParallelConfig& config() const { return config_; }
+  // Whether FlatParams should hold a full flat gradient (not under ZeRO-2).
+  bool full_grad_buffer() const { return config_.zero_stage < 2; }
+
+  // Makes every rank start from rank 0's weights and buffers, sets up gradient reduction
+  // and returns the FlatParams the optimizer owns (all of `full`, or this rank's shard).
+  optim::FlatParams& attach(optim::FlatParams& full, models::Module& model);
+  // Refuses optimizers whose state is not per element under ZeRO (shards cut parameters).
+  void check_optimizer(const optim::Optimizer& optimizer) const;
+
+  // Around each micro-step's forward/backward; `last` = the window's last micro-step.
+  void begin_micro_step(bool last);
+  void end_micro_step();
+  // Global gradient norm before clipping (all shards), clipping to max_norm when > 0.
+  double clip_grad_norm(double max_norm);
+  void after_optimizer_step();  // ZeRO: all-gather the updated slices
+  void zero_grad();
+
+  // Checkpoints are world-size independent: the full flat state is gathered for saving and
+  // sliced when loading. Both are collective.
+  std::map<std::string, at::Tensor> gather_optimizer_state(const optim::Optimizer& optimizer) const;
+  std::map<std::string, at::Tensor> slice_optimizer_state(const std::map<std::string, at::Tensor>& full) const;
+  // Bytes of parameters, gradients and optimizer state this rank holds (ZeRO's model states).
+  int64_t model_state_bytes(const optim::Optimizer& optimizer) const;
+
+  // Small collectives for the training loop.
+  void sum(std::vector<double>& values) const;
+  bool any(bool flag) const;
+  // Every rank's copy of an equally sized byte tensor, in rank order (world × n).
+  at::Tensor all_gather_bytes(const at::Tensor& bytes) const;
+  void barrier() const;
+  double comm_seconds() const;
+  int64_t comm_bytes() const;
+
+ private:
+  void broadcast_model(models::Module& model);
+
+  std::shared_ptr<dist::Communicator> comm_;
+  ParallelConfig config_;
+  optim::FlatParams* full_ = nullptr;
+  std::unique_ptr<optim::FlatParams> shard_;
+  int64_t begin_ = 0, end_ = 0, shard_size_ = 0;  // this rank's range; shard_size_ with padding
+  at::Tensor shard_grad_;                           // ZeRO-2: the reduced gradient slice
+  std::unique_ptr<dist::GradReducer> reducer_;
+  std::vector<at::Tensor> buffers_;                 // broadcast each step (ddp_broadcast_buffers)
+};
+
+}  // namespace runner::train

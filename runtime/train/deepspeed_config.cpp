@@ -1,0 +1,226 @@
+#include "runtime/train/deepspeed_config.h"
+
+#include <cmath>
+#include <set>
+
+#include "runtime/core/did_you_mean.h"
+#include "runtime/core/errors.h"
+#include "runtime/io/atomic_file.h"
+
+namespace runner::train {
+
+using nlohmann::json;
+
+namespace {
+
+// The keys DeepSpeed's config models accept (runtime/zero/config.py, offload_config.py,
+// precision_config.py, constants.py); DeepSpeed forbids extra keys, and so do we.
+const std::vector<std::string> kTopKeys = {
+    "train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps", "gradient_clipping", "fp16", "bf16",
+    "bfloat16", "optimizer", "scheduler", "zero_optimization", "steps_per_print", "wall_clock_breakdown", "communication_data_type",
+    "prescale_gradients", "gradient_predivide_factor", "gradient_allreduce_op", "zero_allow_untested_optimizer",
+    "zero_force_ds_cpu_optimizer", "checkpoint", "data_types", "amp", "torch_autocast", "activation_checkpointing",
+    "flops_profiler", "tensorboard", "wandb", "csv_monitor", "comet", "comms_logger", "dump_state", "memory_breakdown",
+    "sparse_gradients", "seq_parallel_communication_data_type", "compile", "aio", "elasticity"};
+const std::vector<std::string> kZeroKeys = {
+    "stage", "contiguous_gradients", "reduce_scatter", "reduce_bucket_size", "use_multi_rank_bucket_allreduce",
+    "allgather_partitions", "allgather_bucket_size", "overlap_comm", "load_from_fp32_weights", "elastic_checkpoint",
+    "offload_param", "offload_optimizer", "cpu_offload", "cpu_offload_param", "cpu_offload_use_pin_memory", "sub_group_size",
+    "stage3_prefetch_bucket_size", "prefetch_bucket_size", "stage3_param_persistence_threshold", "param_persistence_threshold",
+    "stage3_model_persistence_threshold", "model_persistence_threshold", "stage3_max_live_parameters", "max_live_parameters",
+    "stage3_max_reuse_distance", "max_reuse_distance", "stage3_gather_16bit_weights_on_model_save",
+    "gather_16bit_weights_on_model_save", "stage3_gather_fp16_weights_on_model_save", "stage3_module_granularity_threshold",
+    "module_granularity_threshold", "stage3_use_all_reduce_for_fetch_params", "use_all_reduce_for_fetch_params",
+    "stage3_allgather_sequential", "allgather_sequential", "ignore_unused_parameters", "round_robin_gradients",
+    "zero_hpz_partition_size", "zero_quantized_weights", "zero_quantized_nontrainable_weights", "zero_quantized_gradients",
+    "memory_efficient_linear", "override_module_apply", "log_trace_cache_warnings", "enable_sanity_checks",
+    "pipeline_loading_checkpoint", "mics_shard_size", "mics_hierarchical_params_gather", "leaf_module", "zenflow",
+    "zeropp_loco_param", "legacy_stage1"};
+const std::vector<std::string> kOffloadKeys = {"device", "nvme_path", "buffer_count", "buffer_size", "max_in_cpu", "pin_memory",
+                                               "pipeline_read", "pipeline_write", "fast_init", "ratio", "super_offload",
+                                               "cpuadam_cores_perc", "pipeline"};
+const std::vector<std::string> kFp16Keys = {"enabled", "auto_cast", "loss_scale", "initial_scale_power", "loss_scale_window",
+                                            "hysteresis", "consecutive_hysteresis", "min_loss_scale", "fp16_master_weights_and_grads"};
+const std::vector<std::string> kBf16Keys = {"enabled", "immediate_grad_update", "check_grad_overflow", "bf16_master_weights_and_grads",
+                                            "bf16_optimizer_states"};
+const std::vector<std::string> kOptimizerKeys = {"type", "params"};
+const std::vector<std::string> kAdamKeys = {"lr", "betas", "eps", "weight_decay", "adam_w_mode", "torch_adam", "bias_correction", "amsgrad"};
+const std::vector<std::string> kSchedulerKeys = {"type", "params"};
+const std::vector<std::string> kWarmupKeys = {"warmup_min_lr", "warmup_max_lr", "warmup_num_steps", "warmup_type", "total_num_steps",
+                                              "last_batch_iteration"};
+const std::vector<std::string> kCheckpointKeys = {"tag_validation", "load_universal", "use_node_local_storage", "parallel_write"};
+
+class Reader {
+ public:
+  explicit Reader(std::string where) : where_(std::move(where)) {}
+
+  [[noreturn]] void fail(const std::string& message) const { throw ArgumentError(message, where_); }
+
+  void check_keys(const json& obj, const std::vector<std::string>& known, const std::string& path) const {
+    if (!obj.is_object()) fail(path + ": expected an object, got " + obj.dump());
+    for (auto it = obj.begin(); it != obj.end(); ++it)
+      if (std::find(known.begin(), known.end(), it.key()) == known.end())
+        fail("unknown DeepSpeed key '" + (path.empty() ? "" : path + ".") + it.key() + "'" + did_you_mean(it.key(), known));
+  }
+
+  // HF fill_match: "auto" takes the TrainingArguments value; anything else must equal it.
+  void match(json& obj, const std::string& key, const json& hf, const std::string& path, const std::string& hf_name) {
+    if (!obj.contains(key)) return;
+    json& v = obj[key];
+    if (v == "auto") {
+      v = hf;
+      return;
+    }
+    const bool equal = v.is_number() && hf.is_number() ? std::fabs(v.get<double>() - hf.get<double>()) <= 1e-12 * std::fabs(hf.get<double>())
+                                                       : v == hf;
+    if (!equal) mismatches_.push_back("ds " + path + "=" + v.dump() + " vs hf " + hf_name + "=" + hf.dump());
+  }
+
+  void finish_matching() const {
+    if (mismatches_.empty()) return;
+    std::string m = "DeepSpeed config values contradict TrainingArguments: ";
+    for (size_t i = 0; i < mismatches_.size(); ++i) m += (i ? "; " : "") + mismatches_[i];
+    fail(m);
+  }
+
+  // A number (DeepSpeed writes sizes like 2e8), "auto" meaning `fallback`.
+  int64_t count(const json& obj, const std::string& key, int64_t fallback, const std::string& path) const {
+    if (!obj.contains(key) || obj[key] == "auto") return fallback;
+    const json& v = obj[key];
+    if (!v.is_number() || v.get<double>() < 0) fail(path + "." + key + ": expected a non-negative number, got " + v.dump());
+    return static_cast<int64_t>(std::llround(v.get<double>()));
+  }
+
+ private:
+  std::string where_;
+  std::vector<std::string> mismatches_;
+};
+
+bool offload_enabled(const json& zero, const std::string& key, Reader& r, const std::string& path) {
+  if (!zero.contains(key) || zero[key].is_null()) return false;
+  r.check_keys(zero[key], kOffloadKeys, path + "." + key);
+  const std::string device = zero[key].value("device", std::string("none"));
+  if (device == "none") return false;
+  if (device == "cpu") return true;
+  r.fail(path + "." + key + ".device: \"" + device + "\" is not supported (\"cpu\" or \"none\"; NVMe offload is not implemented)");
+}
+
+}  // namespace
+
+DeepSpeedSettings read_deepspeed_config(const json& config, const TrainingArguments& args, int world_size) {
+  json ds = config;
+  std::string where = "args.deepspeed";
+  if (ds.is_string()) {
+    const std::string text = ds.get<std::string>();
+    if (!text.empty() && text.front() == '{') {
+      ds = json::parse(text, nullptr, false);
+      if (ds.is_discarded()) throw ArgumentError("args.deepspeed: not valid JSON");
+    } else {
+      where = text;
+      try {
+        ds = io::read_json_file(text);
+      } catch (const Error& e) {
+        throw ArgumentError("cannot read the DeepSpeed config: " + e.message(), text);
+      }
+    }
+  }
+  Reader r(where);
+  r.check_keys(ds, kTopKeys, "");
+  DeepSpeedSettings out;
+
+  // Batch triad and clipping (HF trainer_config_process).
+  const int64_t B = args.per_device_train_batch_size, GA = args.gradient_accumulation_steps;
+  r.match(ds, "train_micro_batch_size_per_gpu", B, "train_micro_batch_size_per_gpu", "per_device_train_batch_size");
+  r.match(ds, "gradient_accumulation_steps", GA, "gradient_accumulation_steps", "gradient_accumulation_steps");
+  r.match(ds, "train_batch_size", B * GA * world_size, "train_batch_size", "train_batch_size (world_size × per_device_train_batch_size × gradient_accumulation_steps)");
+  r.match(ds, "gradient_clipping", args.max_grad_norm, "gradient_clipping", "max_grad_norm");
+
+  // Precision: fp16 needs CUDA; bf16 must agree with args.bf16.
+  for (const char* key : {"fp16", "amp"}) {
+    if (!ds.contains(key)) continue;
+    if (std::string(key) == "fp16") r.check_keys(ds[key], kFp16Keys, key);
+    r.match(ds[key], "enabled", args.fp16 || args.fp16_full_eval, std::string(key) + ".enabled", "fp16");
+    if (ds[key].value("enabled", false) == true) r.fail(std::string(key) + ".enabled: fp16 with loss scaling needs a CUDA build; use bf16");
+  }
+  for (const char* key : {"bf16", "bfloat16"}) {
+    if (!ds.contains(key)) continue;
+    r.check_keys(ds[key], kBf16Keys, key);
+    r.match(ds[key], "enabled", args.bf16 || args.bf16_full_eval, std::string(key) + ".enabled", "bf16");
+  }
+
+  // Optimizer: DeepSpeed's Adam is AdamW unless adam_w_mode is false; the runner's adamw
+  // with the same hyperparameters stands in for it.
+  if (ds.contains("optimizer")) {
+    json& opt = ds["optimizer"];
+    r.check_keys(opt, kOptimizerKeys, "optimizer");
+    const std::string type = opt.value("type", std::string());
+    std::string lower = type;
+    for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (lower != "adam" && lower != "adamw")
+      r.fail("optimizer.type: \"" + type + "\" is not supported with DeepSpeed configs (Adam or AdamW; or drop the block and set args.optim)");
+    json& p = opt["params"];
+    if (p.is_null()) p = json::object();
+    r.check_keys(p, kAdamKeys, "optimizer.params");
+    if (p.value("adam_w_mode", true) == false) r.fail("optimizer.params.adam_w_mode: Adam with L2 regularisation is not supported; use AdamW");
+    r.match(p, "lr", args.learning_rate, "optimizer.params.lr", "learning_rate");
+    r.match(p, "betas", json::array({args.adam_beta1, args.adam_beta2}), "optimizer.params.betas", "adam_beta1/adam_beta2");
+    r.match(p, "eps", args.adam_epsilon, "optimizer.params.eps", "adam_epsilon");
+    r.match(p, "weight_decay", args.weight_decay, "optimizer.params.weight_decay", "weight_decay");
+  }
+
+  // Scheduler: WarmupLR and WarmupDecayLR (DeepSpeed's lr_schedules formulas).
+  if (ds.contains("scheduler")) {
+    json& sch = ds["scheduler"];
+    r.check_keys(sch, kSchedulerKeys, "scheduler");
+    const std::string type = sch.value("type", std::string());
+    if (type != "WarmupLR" && type != "WarmupDecayLR")
+      r.fail("scheduler.type: \"" + type + "\" is not supported (WarmupLR or WarmupDecayLR; or drop the block and set args.lr_scheduler_type)");
+    json& p = sch["params"];
+    if (p.is_null()) p = json::object();
+    r.check_keys(p, kWarmupKeys, "scheduler.params");
+    r.match(p, "warmup_max_lr", args.learning_rate, "scheduler.params.warmup_max_lr", "learning_rate");
+    const double min_lr = p.contains("warmup_min_lr") && p["warmup_min_lr"] != "auto" ? p["warmup_min_lr"].get<double>() : 0.0;
+    const std::string warmup_type = p.value("warmup_type", std::string("log"));
+    if (warmup_type != "log" && warmup_type != "linear") r.fail("scheduler.params.warmup_type: \"" + warmup_type + "\" (log or linear)");
+    const json warmup_cfg = p.value("warmup_num_steps", json("auto")), total_cfg = p.value("total_num_steps", json("auto"));
+    const bool decay = type == "WarmupDecayLR";
+    const double base = args.learning_rate;
+    const TrainingArguments args_copy = args;
+    out.lr_factor = [=](int64_t step, int64_t max_steps) {
+      const int64_t warm = std::max<int64_t>(2, warmup_cfg == "auto" ? args_copy.warmup_steps_for(max_steps) : warmup_cfg.get<int64_t>());
+      const int64_t total = total_cfg == "auto" ? max_steps : total_cfg.get<int64_t>();
+      double gamma = 1.0;
+      if (step < warm)
+        gamma = warmup_type == "log" ? std::log(static_cast<double>(step + 1)) / std::log(static_cast<double>(warm))
+                                     : static_cast<double>(step) / static_cast<double>(warm);
+      const double lr = min_lr + (base - min_lr) * gamma;
+      if (decay && step >= warm) return lr / base * std::max(0.0, static_cast<double>(total - step) / std::max<double>(1.0, total - warm));
+      return lr / base;
+    };
+  }
+  r.finish_matching();
+
+  if (ds.contains("checkpoint")) r.check_keys(ds["checkpoint"], kCheckpointKeys, "checkpoint");
+  if (ds.contains("zero_optimization")) {
+    const json& z = ds["zero_optimization"];
+    r.check_keys(z, kZeroKeys, "zero_optimization");
+    const int64_t stage = r.count(z, "stage", 0, "zero_optimization");
+    if (stage > 3) r.fail("zero_optimization.stage: " + std::to_string(stage) + " (0, 1, 2 or 3)");
+    out.stage = static_cast<int>(stage);
+    out.reduce_bucket_size = r.count(z, "reduce_bucket_size", out.reduce_bucket_size, "zero_optimization");
+    out.allgather_bucket_size = r.count(z, "allgather_bucket_size", out.allgather_bucket_size, "zero_optimization");
+    for (const char* k : {"stage3_param_persistence_threshold", "param_persistence_threshold"})
+      out.stage3_param_persistence_threshold = r.count(z, k, out.stage3_param_persistence_threshold, "zero_optimization");
+    for (const char* k : {"stage3_prefetch_bucket_size", "prefetch_bucket_size"})
+      out.stage3_prefetch_bucket_size = r.count(z, k, out.stage3_prefetch_bucket_size, "zero_optimization");
+    for (const char* k : {"stage3_max_live_parameters", "max_live_parameters"})
+      out.stage3_max_live_parameters = r.count(z, k, out.stage3_max_live_parameters, "zero_optimization");
+    out.offload_optimizer = offload_enabled(z, "offload_optimizer", r, "zero_optimization");
+    out.offload_param = offload_enabled(z, "offload_param", r, "zero_optimization");
+    if (out.offload_param && out.stage != 3) r.fail("zero_optimization.offload_param: only valid with stage 3");
+  }
+  out.resolved = ds;
+  return out;
+}
+
+}  // namespace runner::train

@@ -1,0 +1,36 @@
+// A DeepSpeed configuration (`deepspeed = "ds_config.json"` or a Lua table) read the way
+// HF's Trainer integration reads it: every key is checked against the keys DeepSpeed knows
+// (a typo is an error naming it), "auto" values are filled from TrainingArguments, and
+// explicit values that contradict TrainingArguments are errors naming both values (HF's
+// fill_match). The result drives the same engine as DDP/FSDP.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "runtime/core/training_args.h"
+
+namespace runner::train {
+
+struct DeepSpeedSettings {
+  int stage = 0;
+  int64_t reduce_bucket_size = 500000000;     // elements
+  int64_t allgather_bucket_size = 500000000;  // elements
+  bool offload_optimizer = false;             // device "cpu": host memory already, on CPU builds
+  bool offload_param = false;
+  int64_t stage3_param_persistence_threshold = 100000;
+  int64_t stage3_prefetch_bucket_size = 50000000;
+  int64_t stage3_max_live_parameters = 1000000000;
+  // The config's scheduler block as a factor of learning_rate per optimizer step, given
+  // the run's total steps; empty = the Trainer's own lr_scheduler_type.
+  std::function<double(int64_t step, int64_t max_steps)> lr_factor;
+  nlohmann::json resolved;  // the configuration with "auto" filled in (logged, saved)
+};
+
+// `config`: a JSON object, or a string naming a JSON file. Errors are ArgumentErrors
+// located at the file (or "args.deepspeed").
+DeepSpeedSettings read_deepspeed_config(const nlohmann::json& config, const TrainingArguments& args, int world_size);
+
+}  // namespace runner::train

@@ -1,0 +1,117 @@
+#include "runtime/train/parallel_config.h"
+
+#include <sstream>
+
+#include "runtime/core/did_you_mean.h"
+#include "runtime/core/errors.h"
+#include "runtime/io/atomic_file.h"
+#include "runtime/train/deepspeed_config.h"
+
+namespace runner::train {
+
+using nlohmann::json;
+
+namespace {
+
+const std::vector<std::string> kFsdpOptions = {"full_shard", "shard_grad_op", "no_shard", "hybrid_shard", "hybrid_shard_zero2",
+                                               "offload", "auto_wrap"};
+// HF's fsdp_config keys (an "fsdp_" prefix is accepted and dropped, as HF does).
+const std::vector<std::string> kFsdpConfigKeys = {
+    "min_num_params", "transformer_layer_cls_to_wrap", "backward_prefetch", "forward_prefetch", "limit_all_gathers",
+    "activation_checkpointing", "state_dict_type", "use_orig_params", "sync_module_states", "cpu_ram_efficient_loading",
+    "offload_params", "reshard_after_forward", "auto_wrap_policy", "version", "xla", "xla_fsdp_v2", "xla_fsdp_grad_ckpt",
+    "xla_fsdp_settings", "cpu_offload", "sharding_strategy"};
+
+std::vector<std::string> fsdp_tokens(const json& fsdp) {
+  std::vector<std::string> out;
+  if (fsdp.is_boolean()) {
+    if (fsdp.get<bool>()) out.push_back("full_shard");
+  } else if (fsdp.is_string()) {
+    std::istringstream in(fsdp.get<std::string>());
+    for (std::string t; in >> t;) out.push_back(t);
+  } else if (fsdp.is_array()) {
+    for (const auto& t : fsdp) out.push_back(t.is_string() ? t.get<std::string>() : t.dump());
+  } else if (!fsdp.is_null()) {
+    throw ArgumentError("args.fsdp: expected a string like \"full_shard auto_wrap\" or a list, got " + fsdp.dump());
+  }
+  return out;
+}
+
+void check_fsdp_config(const json& cfg_in) {
+  json cfg = cfg_in;
+  std::string where = "args.fsdp_config";
+  if (cfg.is_string()) {
+    where = cfg.get<std::string>();
+    try {
+      cfg = io::read_json_file(where);
+    } catch (const Error& e) {
+      throw ArgumentError("cannot read the FSDP config: " + e.message(), where);
+    }
+  }
+  if (cfg.is_null()) return;
+  if (!cfg.is_object()) throw ArgumentError("expected an object, got " + cfg.dump(), where);
+  for (auto it = cfg.begin(); it != cfg.end(); ++it) {
+    std::string key = it.key();
+    if (key.rfind("fsdp_", 0) == 0) key = key.substr(5);
+    if (std::find(kFsdpConfigKeys.begin(), kFsdpConfigKeys.end(), key) == kFsdpConfigKeys.end())
+      throw ArgumentError("unknown fsdp_config key '" + it.key() + "'" + did_you_mean(key, kFsdpConfigKeys), where);
+    if (key == "state_dict_type" && it->is_string()) {
+      const std::string v = it->get<std::string>();
+      if (v != "FULL_STATE_DICT" && v != "SHARDED_STATE_DICT")
+        throw ArgumentError("fsdp_config.state_dict_type: \"" + v + "\" (FULL_STATE_DICT or SHARDED_STATE_DICT)", where);
+    }
+  }
+}
+
+}  // namespace
+
+ParallelConfig resolve_parallel(TrainingArguments& args, int world_size, int num_nodes) {
+  ParallelConfig c;
+  if (args.ddp_bucket_cap_mb) {
+    if (*args.ddp_bucket_cap_mb <= 0) throw ArgumentError("args.ddp_bucket_cap_mb: must be > 0 (got " + std::to_string(*args.ddp_bucket_cap_mb) + ")");
+    c.bucket_cap_bytes = *args.ddp_bucket_cap_mb << 20;
+  }
+  c.broadcast_buffers = args.ddp_broadcast_buffers.value_or(true);
+  if (args.ddp_backend && *args.ddp_backend == "nccl")
+    throw ArgumentError("args.ddp_backend: \"nccl\" needs CUDA tensors, and this LibTorch build runs on the CPU; use \"mpi\"");
+  c.description = world_size > 1 ? "ddp" : "single process";
+
+  const std::vector<std::string> fsdp = fsdp_tokens(args.fsdp);
+  const bool has_ds = !args.deepspeed.is_null() && !(args.deepspeed.is_string() && args.deepspeed.get<std::string>().empty());
+  if (has_ds && !fsdp.empty()) throw ArgumentError("args.fsdp: FSDP and DeepSpeed cannot be used together (HF refuses both)");
+
+  if (has_ds) {
+    DeepSpeedSettings ds = read_deepspeed_config(args.deepspeed, args, world_size);
+    c.zero_stage = ds.stage;
+    c.bucket_cap_bytes = ds.reduce_bucket_size * 4;  // DeepSpeed sizes buckets in elements (fp32 here)
+    c.allgather_bucket_elems = ds.allgather_bucket_size;
+    c.param_persistence_threshold = ds.stage3_param_persistence_threshold;
+    c.prefetch_elems = ds.stage3_prefetch_bucket_size;
+    c.max_live_elems = ds.stage3_max_live_parameters;
+    c.lr_factor = ds.lr_factor;
+    if (ds.resolved.contains("optimizer")) args.optim = "adamw_torch";
+    c.description = "DeepSpeed ZeRO stage " + std::to_string(ds.stage) + (ds.offload_optimizer ? " (optimizer offload: host memory)" : "");
+  } else if (!fsdp.empty()) {
+    std::string strategy;
+    for (const auto& t : fsdp) {
+      if (std::find(kFsdpOptions.begin(), kFsdpOptions.end(), t) == kFsdpOptions.end())
+        throw ArgumentError("args.fsdp: unknown option '" + t + "'" + did_you_mean(t, kFsdpOptions));
+      if (t == "offload" || t == "auto_wrap") continue;
+      if (!strategy.empty()) throw ArgumentError("args.fsdp: two sharding strategies ('" + strategy + "' and '" + t + "')");
+      strategy = t;
+    }
+    if (strategy.empty()) strategy = "full_shard";  // HF's default when only offload/auto_wrap are given
+    // Hybrid strategies shard inside a node and replicate across nodes: on one node they
+    // are exactly their single-node counterparts.
+    if ((strategy == "hybrid_shard" || strategy == "hybrid_shard_zero2") && num_nodes > 1)
+      throw ArgumentError("args.fsdp: " + strategy + " across " + std::to_string(num_nodes) + " nodes is not implemented (one node, or full_shard)");
+    c.zero_stage = strategy == "no_shard" ? 0 : (strategy == "shard_grad_op" || strategy == "hybrid_shard_zero2") ? 2 : 3;
+    check_fsdp_config(args.fsdp_config);
+    c.description = "FSDP " + strategy;
+  } else if (!args.fsdp_config.is_null()) {
+    check_fsdp_config(args.fsdp_config);
+  }
+  return c;
+}
+
+}  // namespace runner::train

@@ -1,0 +1,13 @@
+// Which data-parallel mode a run uses, from TrainingArguments: plain DDP when several ranks
+// run without sharding options; ZeRO stages from a DeepSpeed configuration; FSDP sharding
+// strategies mapped onto the same engine (NO_SHARD = DDP, SHARD_GRAD_OP = ZeRO-2,
+// FULL_SHARD = ZeRO-3). A DeepSpeed optimizer block selects AdamW in `args`.
+#pragma once
+#include "runtime/core/training_args.h"
+#include "runtime/train/data_parallel.h"
+
+namespace runner::train {
+
+ParallelConfig resolve_parallel(TrainingArguments& args, int world_size, int num_nodes = 1);
+
+}  // namespace runner::train

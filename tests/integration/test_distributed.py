@@ -1,0 +1,255 @@
+"""Data-parallel training under `mpiexec`: DDP and ZeRO-1/2 (DeepSpeed and FSDP spellings)
+train the GPT and the MLP to the weights of single-process training with the same global
+batch (also with gradient accumulation and an uneven last batch over 3 ranks); per-rank
+model-state bytes follow the ZeRO formulas; checkpoints resume on another world size;
+failures on one rank stop every rank."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+import unittest
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(__file__))
+from runner_test_util import BINARY, TempDir, read_safetensors, write  # noqa: E402
+
+MPIEXEC = shutil.which("mpiexec") or "/usr/bin/mpiexec"
+
+MLP = """local data = require "runner.data"
+local models = require "runner.models"
+torch.manual_seed(1)
+return {
+  args = { max_steps = 6, per_device_train_batch_size = 4, learning_rate = 0.02, weight_decay = 0.1,
+           warmup_steps = 2, logging_steps = 1, save_strategy = "no", report_to = "none" },
+  datasets = { train = data.synthetic.classification{n = 50, features = 6, classes = 3, seed = 2} },
+  model = models.mlp{sizes = {6, 16, 3}, input = "x"},
+}
+"""
+
+GPT = """local data = require "runner.data"
+local models = require "runner.models"
+torch.manual_seed(1)
+local ids = torch.randint(0, 32, {50, 8})
+return {
+  args = { max_steps = 6, per_device_train_batch_size = 4, learning_rate = 0.01, weight_decay = 0.1,
+           warmup_steps = 2, logging_steps = 1, save_strategy = "no", report_to = "none" },
+  datasets = { train = data.tensors{ input_ids = ids, labels = ids } },
+  -- No biases: the key bias of attention has an exactly-zero gradient (softmax ignores a
+  -- per-row constant), so Adam would turn its rounding noise into full-size updates that
+  -- differ with any change of summation order.
+  model = models.gpt{vocab_size = 32, block_size = 8, n_layer = 2, n_head = 2, n_embd = 16, bias = false},
+}
+"""
+
+MODES = {
+    "ddp": [],
+    "zero1": ["--deepspeed", '{"zero_optimization": {"stage": 1}}'],
+    "zero2": ["--deepspeed", '{"zero_optimization": {"stage": 2, "reduce_bucket_size": 300}}'],
+    "fsdp_shard_grad_op": ["--fsdp", "shard_grad_op"],
+}
+
+
+def load_json(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def launch(n, *args, timeout=300, env=None):
+    cmd = [BINARY, *args] if n == 1 else [MPIEXEC, "-n", str(n), BINARY, *args]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+    return p.returncode, p.stdout, p.stderr
+
+
+def trainable_params(stdout):
+    for line in stdout.splitlines():
+        if "Number of trainable parameters = " in line:
+            return int(line.rsplit("=", 1)[1])
+    raise AssertionError("no parameter count in the log")
+
+
+class Distributed(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = TempDir().__enter__()
+        cls.recipes = {"mlp": write(os.path.join(cls.tmp, "mlp.lua"), MLP), "gpt": write(os.path.join(cls.tmp, "gpt.lua"), GPT)}
+        cls.single = {}
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def train(self, n, model, name, batch, ga=1, extra=()):
+        out = os.path.join(self.tmp, name)
+        code, stdout, err = launch(n, self.recipes[model], "--output_dir", out, "--per_device_train_batch_size", str(batch),
+                                   "--gradient_accumulation_steps", str(ga), *extra)
+        self.assertEqual(code, 0, f"{name}: {err[-3000:]}")
+        return out, stdout
+
+    def reference(self, model, global_batch, ga):
+        key = (model, global_batch, ga)
+        if key not in self.single:
+            self.single[key] = self.train(1, model, f"single_{model}_{global_batch}_{ga}", global_batch, ga)[0]
+        return self.single[key]
+
+    def assert_same_weights(self, a_dir, b_dir, rtol=1e-5, atol=1e-6):
+        a = read_safetensors(os.path.join(a_dir, "model.safetensors"))
+        b = read_safetensors(os.path.join(b_dir, "model.safetensors"))
+        self.assertEqual(sorted(a), sorted(b))
+        for k in a:
+            np.testing.assert_allclose(a[k], b[k], rtol=rtol, atol=atol, err_msg=k)
+
+    def test_every_mode_matches_single_process(self):
+        for model in ("mlp", "gpt"):
+            for mode, extra in MODES.items():
+                for n, ga in ((2, 1), (2, 2), (3, 1)):
+                    with self.subTest(model=model, mode=mode, ranks=n, ga=ga):
+                        out, _ = self.train(n, model, f"{model}_{mode}_{n}_{ga}", 4, ga, extra)
+                        self.assert_same_weights(out, self.reference(model, 4 * n, ga))
+
+    def test_logged_loss_is_the_global_loss(self):
+        single = self.reference("mlp", 8, 1)
+        out, _ = self.train(2, "mlp", "mlp_loss_ddp", 4)
+        hist = lambda d: [e["loss"] for e in load_json(os.path.join(d, "trainer_state.json"))["log_history"] if "loss" in e]
+        np.testing.assert_allclose(hist(out), hist(single), rtol=1e-4)
+        self.assertFalse(os.path.exists(os.path.join(out, "rank1")), "only rank 0 writes")
+
+    def test_model_state_bytes_follow_the_zero_formulas(self):
+        # fp32 AdamW: parameters 4Ψ, gradients 4Ψ, exp_avg + exp_avg_sq 8Ψ.
+        n = 2
+        formulas = {"ddp": lambda p: 16 * p, "zero1": lambda p: 8 * p + 8 * p / n, "zero2": lambda p: 4 * p + 12 * p / n}
+        for mode, formula in formulas.items():
+            with self.subTest(mode=mode):
+                out, stdout = self.train(n, "gpt", f"mem_{mode}", 4, 1, MODES[mode])
+                psi = trainable_params(stdout)
+                measured = load_json(os.path.join(out, "train_results.json"))["model_state_bytes"]
+                self.assertLess(abs(measured - formula(psi)) / formula(psi), 0.10, f"{mode}: {measured} vs {formula(psi)}")
+
+    def test_checkpoint_resumes_on_another_world_size(self):
+        # Global batch 12 throughout: 2 × 6, 1 × 12, 3 × 4.
+        extra = ["--save_steps", "3", "--save_strategy", "steps", "--max_steps", "6"] + MODES["zero2"]
+        full, _ = self.train(2, "gpt", "resume_full", 6, 1, extra)
+        ckpt = os.path.join(full, "checkpoint-3")
+        self.assertTrue(os.path.isfile(os.path.join(ckpt, "optimizer.safetensors")))
+        rng = load_json(os.path.join(ckpt, "rng_state.json"))
+        self.assertEqual(len(rng["ranks"]), 2)
+        resumed = {}
+        for n, batch in ((2, 6), (1, 12), (3, 4)):
+            out = os.path.join(self.tmp, f"resume_{n}")
+            shutil.copytree(full, out)
+            shutil.rmtree(os.path.join(out, "checkpoint-6"))
+            os.remove(os.path.join(out, "model.safetensors"))
+            mode = MODES["zero2"] if n > 1 else []
+            code, _, err = launch(n, self.recipes["gpt"], "--output_dir", out, "--per_device_train_batch_size", str(batch),
+                                  "--max_steps", "6", "--save_strategy", "no", "--resume_from_checkpoint", ckpt, *mode)
+            self.assertEqual(code, 0, err[-3000:])
+            resumed[n] = out
+        a = read_safetensors(os.path.join(full, "model.safetensors"))
+        b = read_safetensors(os.path.join(resumed[2], "model.safetensors"))
+        for k in a:  # same world size: bit-identical to the uninterrupted run
+            np.testing.assert_array_equal(a[k], b[k], err_msg=k)
+        # Other world sizes sum gradients in another order: equal to fp32 rounding.
+        self.assert_same_weights(resumed[1], resumed[2])
+        self.assert_same_weights(resumed[3], resumed[2])
+
+    def test_runner_launch_runs_mpiexec(self):
+        out = os.path.join(self.tmp, "launched")
+        p = subprocess.run([BINARY, "launch", "-n", "2", self.recipes["mlp"], "--output_dir", out], capture_output=True, text=True,
+                           timeout=300)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("rank 0", p.stdout)
+        self.assert_same_weights(out, self.reference("mlp", 8, 1))
+        p = subprocess.run([BINARY, "launch", self.recipes["mlp"]], capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("-n N", p.stderr)
+
+    def test_deepspeed_configs_from_the_hf_docs(self):
+        zero2 = {"fp16": {"enabled": "auto", "loss_scale": 0, "loss_scale_window": 1000, "initial_scale_power": 16, "hysteresis": 2,
+                          "min_loss_scale": 1},
+                 "optimizer": {"type": "AdamW", "params": {"lr": "auto", "betas": "auto", "eps": "auto", "weight_decay": "auto"}},
+                 "scheduler": {"type": "WarmupLR", "params": {"warmup_min_lr": "auto", "warmup_max_lr": "auto", "warmup_num_steps": "auto"}},
+                 "zero_optimization": {"stage": 2, "offload_optimizer": {"device": "cpu", "pin_memory": True}, "allgather_partitions": True,
+                                       "allgather_bucket_size": 2e8, "overlap_comm": True, "reduce_scatter": True,
+                                       "reduce_bucket_size": 2e8, "contiguous_gradients": True},
+                 "gradient_accumulation_steps": "auto", "gradient_clipping": "auto", "steps_per_print": 2000,
+                 "train_batch_size": "auto", "train_micro_batch_size_per_gpu": "auto", "wall_clock_breakdown": False}
+        path = write(os.path.join(self.tmp, "ds_zero2.json"), json.dumps(zero2))
+        out, stdout = self.train(2, "mlp", "ds_zero2", 4, 1, ["--deepspeed", path])
+        self.assertIn("DeepSpeed ZeRO stage 2", stdout)
+        lrs = [e["learning_rate"] for e in load_json(os.path.join(out, "trainer_state.json"))["log_history"] if "learning_rate" in e]
+        self.assertAlmostEqual(lrs[0], 0.0)  # WarmupLR, log warm-up: lr = log(1) / log(2) · max = 0 at step 0
+        self.assertAlmostEqual(lrs[-1], 0.02)
+        # A typo'd key is refused naming it (exit code 2, one line).
+        bad = dict(zero2, zero_optimization=dict(zero2["zero_optimization"], reduce_bucket_sise=5))
+        path = write(os.path.join(self.tmp, "ds_typo.json"), json.dumps(bad))
+        code, _, err = launch(1, self.recipes["mlp"], "--output_dir", os.path.join(self.tmp, "typo"), "--deepspeed", path)
+        self.assertEqual(code, 2)
+        self.assertIn("reduce_bucket_sise", err)
+        self.assertIn("did you mean 'reduce_bucket_size'", err)
+        self.assertIn("ds_typo.json", err)
+        # Contradictions name both values.
+        bad = dict(zero2, optimizer={"type": "AdamW", "params": {"lr": 0.001}})
+        path = write(os.path.join(self.tmp, "ds_lr.json"), json.dumps(bad))
+        code, _, err = launch(1, self.recipes["mlp"], "--output_dir", os.path.join(self.tmp, "lr"), "--deepspeed", path)
+        self.assertEqual(code, 2)
+        self.assertIn("ds optimizer.params.lr=0.001 vs hf learning_rate=0.02", err)
+
+    def test_lua_error_on_one_rank_stops_every_rank(self):
+        recipe = write(os.path.join(self.tmp, "fail.lua"), MLP.replace("return {", """local dist = require "runner.dist"
+return {
+  compute_loss = function(model, inputs, ctx)
+    if dist.rank == 1 then error("boom on rank one") end
+    return model(inputs).loss
+  end,""", 1))
+        start = time.time()
+        code, out, err = launch(2, recipe, "--output_dir", os.path.join(self.tmp, "fail"), timeout=120)
+        self.assertNotEqual(code, 0)
+        self.assertLess(time.time() - start, 60)
+        self.assertEqual(err.count("boom on rank one"), 1, err)
+        self.assertIn("[rank 1]", err)
+
+    def test_a_stuck_rank_is_aborted_by_ddp_timeout(self):
+        recipe = write(os.path.join(self.tmp, "stuck.lua"), MLP.replace("return {", """local dist = require "runner.dist"
+return {
+  callbacks = { { on_step_end = function(args, state)
+    if dist.rank == 1 and state.global_step == 2 then local t = os.clock() while os.clock() - t < 60 do end end
+  end } },""", 1))
+        start = time.time()
+        code, out, err = launch(2, recipe, "--output_dir", os.path.join(self.tmp, "stuck"), "--ddp_timeout", "3", timeout=120)
+        self.assertNotEqual(code, 0)
+        self.assertLess(time.time() - start, 40, "ddp_timeout did not bound the wait")
+        self.assertIn("ddp_timeout", err)
+
+    def test_killed_rank_stops_every_rank(self):
+        recipe = write(os.path.join(self.tmp, "slow.lua"), MLP.replace("max_steps = 6", "max_steps = 100000"))
+        p = subprocess.Popen([MPIEXEC, "-n", "2", BINARY, recipe, "--output_dir", os.path.join(self.tmp, "killed")],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        victim = None
+        deadline = time.time() + 30
+        while victim is None and time.time() < deadline:  # find rank 1 by its PMI_RANK
+            for pid in filter(str.isdigit, os.listdir("/proc")):
+                try:
+                    with open(f"/proc/{pid}/environ", "rb") as f:
+                        env = f.read().split(b"\0")
+                    with open(f"/proc/{pid}/cmdline", "rb") as f:
+                        cmd = f.read()
+                except OSError:
+                    continue
+                if b"PMI_RANK=1" in env and BINARY.encode() in cmd and b"slow.lua" in cmd:
+                    victim = int(pid)
+            time.sleep(0.2)
+        self.assertIsNotNone(victim, "rank 1 not found")
+        time.sleep(1.0)
+        os.kill(victim, 9)
+        try:
+            p.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            self.fail("the other rank kept running after rank 1 was killed")
+        self.assertNotEqual(p.returncode, 0)
+
+
+if __name__ == "__main__":
+    unittest.main()
