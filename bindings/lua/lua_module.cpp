@@ -34,7 +34,7 @@ LuaModule::~LuaModule() {
 
 void LuaModule::push_attrs(lua_State* L) const { lua_rawgeti(L, LUA_REGISTRYINDEX, attrs_ref_); }
 
-at::Tensor LuaModule::forward(const at::Tensor& x) {
+at::Tensor LuaModule::forward_impl(const at::Tensor& x) {
   lua_State* L = L_;
   push_attrs(L);
   lua_getfield(L, -1, "forward");
@@ -57,7 +57,7 @@ at::Tensor LuaModule::forward(const at::Tensor& x) {
   return result;
 }
 
-models::TensorMap LuaModule::forward_batch(const models::TensorMap& batch) {
+models::TensorMap LuaModule::forward_batch_impl(const models::TensorMap& batch) {
   lua_State* L = L_;
   push_attrs(L);
   lua_getfield(L, -1, "forward");

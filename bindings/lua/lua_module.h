@@ -19,8 +19,8 @@ class LuaModule : public models::Module {
   // attrs_ref: registry reference to the module's attribute table (holds `forward`).
   LuaModule(lua_State* L, int attrs_ref, std::string name);
   ~LuaModule() override;
-  at::Tensor forward(const at::Tensor& x) override;
-  models::TensorMap forward_batch(const models::TensorMap& batch) override;
+  at::Tensor forward_impl(const at::Tensor& x) override;
+  models::TensorMap forward_batch_impl(const models::TensorMap& batch) override;
   bool takes_batch() const override { return true; }
   void push_attrs(lua_State* L) const;  // pushes the attribute table
 

@@ -11,6 +11,7 @@ const char* usage() {
   return "usage: runner RECIPE.lua [--<argument> VALUE ...]   train as the recipe says\n"
          "       runner check RECIPE.lua [--<argument> VALUE ...]   validate; print the resolved arguments as JSON\n"
          "       runner launch -n N RECIPE.lua [--<argument> VALUE ...]   run on N ranks (execs mpiexec -n N runner ...)\n"
+         "       runner consolidate CHECKPOINT OUT.safetensors   full fp32 weights of a checkpoint (any mode, any world size)\n"
          "       runner args [--markdown]   list every training argument with its default\n"
          "       runner --help | --version\n"
          "\n"
@@ -52,6 +53,13 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
       if (a[j] == "--markdown") cl.markdown = true;
       else throw ArgumentError("runner args takes only --markdown, got \"" + a[j] + "\"", "command line");
     }
+    return cl;
+  }
+  if (first == "consolidate") {
+    if (a.size() != 3) throw ArgumentError("usage: runner consolidate CHECKPOINT OUT.safetensors", "command line");
+    cl.command = "consolidate";
+    cl.recipe = a[1];
+    cl.output = a[2];
     return cl;
   }
   if (first == "launch") {

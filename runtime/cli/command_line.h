@@ -9,7 +9,7 @@
 namespace runner::cli {
 
 struct CommandLine {
-  std::string command;  // run, check, launch, args, help, version
+  std::string command;  // run, check, launch, consolidate, args, help, version
   std::string recipe;
   // Training arguments in the order given: (name, text, argv position).
   std::vector<std::pair<std::string, std::string>> arg_overrides;
@@ -18,6 +18,8 @@ struct CommandLine {
   // runner launch -n N RECIPE ...: the rank count and the arguments after it.
   int launch_ranks = 0;
   std::vector<std::string> launch_args;
+  // runner consolidate CHECKPOINT OUT.safetensors (recipe holds CHECKPOINT).
+  std::string output;
 };
 
 // Throws ArgumentError located at "command line" for malformed input.

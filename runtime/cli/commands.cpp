@@ -11,6 +11,8 @@
 #include "bindings/lua/recipe.h"
 #include "runtime/cli/process_setup.h"
 #include "runtime/core/errors.h"
+#include "runtime/io/atomic_file.h"
+#include "runtime/io/safetensors.h"
 #include "runtime/dist/world.h"
 #include "runtime/log/log.h"
 #include "runtime/train/parallel_config.h"
@@ -63,7 +65,7 @@ int run_recipe(const CommandLine& cl) {
   const bool has_model_init = std::static_pointer_cast<lua::LuaHooks>(recipe.hooks)->has("model_init");
   if (!recipe.model && !has_model_init) throw RecipeError("the recipe has no model (give `model` or `model_init`)", cl.recipe);
   train::validate_setup(args, recipe.datasets, *recipe.hooks);
-  train::ParallelConfig parallel;
+  dist::ParallelConfig parallel;
   try {
     parallel = train::resolve_parallel(args, world.size, world.num_nodes);
   } catch (const ArgumentError& e) {
@@ -101,6 +103,17 @@ int launch(const CommandLine& cl) {
   std::cout.flush();
   execvp(launcher, argv.data());
   throw DistError(std::string("runner launch: cannot run ") + launcher + " (install mpich, or set RUNNER_MPIEXEC)");
+}
+
+int consolidate(const CommandLine& cl) {
+  const std::string file = cl.recipe + "/model.safetensors";
+  if (!io::path_exists(file)) throw CheckpointError("no model.safetensors in this folder (is it a checkpoint-N folder?)", cl.recipe);
+  io::NamedTensors tensors = io::load_safetensors(file);
+  for (auto& [name, t] : tensors)
+    if (t.is_floating_point()) t = t.to(at::kFloat);
+  io::save_safetensors(cl.output, tensors, {{"format", "pt"}});
+  std::cout << "wrote " << tensors.size() << " fp32 tensors to " << cl.output << "\n";
+  return 0;
 }
 
 int print_args(bool markdown) {

@@ -48,6 +48,11 @@ int main(int argc, char** argv) {
       return rc;
     }
     if (cl.command == "launch") return cli::launch(cl);  // MPI is not initialised here: no launcher
+    if (cl.command == "consolidate") {
+      const int rc = cli::consolidate(cl);
+      dist::finalize_world();
+      return rc;
+    }
     const int rc = cli::run_recipe(cl);
     dist::finalize_world();  // MPI wants every rank to finalize after its last collective
     return rc;

@@ -67,26 +67,25 @@ GradReducer::GradReducer(std::shared_ptr<Communicator> comm, std::vector<BucketP
   if (!s.in_place() && !s.options.on_reduced) throw DistError("GradReducer: give a flat gradient buffer or an on_reduced callback");
   s.bucket_of.assign(s.params.size(), 0);
   s.seen.assign(s.params.size(), 0);
-  // Reverse order; a bucket closes when adding the next parameter would pass the cap.
+  // Reverse order; as in PyTorch, a bucket closes once it holds at least its cap (the first
+  // bucket's cap is small so the last layers' gradients start moving early).
   int64_t bytes = 0;
+  bool open = false;
   for (size_t k = s.params.size(); k-- > 0;) {
     const BucketParam& p = s.params[k];
-    const int64_t pbytes = p.numel * p.param.element_size();
-    if (s.buckets.empty()) {
+    if (!open) {
       s.buckets.emplace_back();
-    } else {
-      const int64_t cap = s.buckets.size() == 1 ? s.options.first_bucket_bytes : s.options.bucket_cap_bytes;
-      if (bytes > 0 && bytes + pbytes > cap) {
-        s.buckets.emplace_back();
-        bytes = 0;
-      }
+      bytes = 0;
+      open = true;
     }
     Bucket& b = s.buckets.back();
     b.params.insert(b.params.begin(), k);
     b.begin = p.offset;
     if (b.params.size() == 1) b.end = p.offset + p.numel;
-    bytes += pbytes;
+    bytes += p.numel * p.param.element_size();
     s.bucket_of[k] = s.buckets.size() - 1;
+    const int64_t cap = s.buckets.size() == 1 ? s.options.first_bucket_bytes : s.options.bucket_cap_bytes;
+    if (bytes >= cap) open = false;
   }
   std::weak_ptr<State> weak = state_;
   for (size_t i = 0; i < s.params.size(); ++i) {

@@ -210,6 +210,7 @@ class MpiCommunicator : public Communicator {
         std::fprintf(stderr, "runner: error: rank %d waited %.0f s in %s (ddp_timeout = %g s): a peer died or is stuck; aborting every rank\n",
                      rank_, waited, what_.load(), timeout_);
         std::fflush(stderr);
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));  // let the launcher forward the line
         MPI_Abort(MPI_COMM_WORLD, 1);
       }
     }

@@ -2,7 +2,9 @@
 
 #include <sched.h>
 
+#include <chrono>
 #include <cstdlib>
+#include <thread>
 #include <string>
 
 #include <mpi.h>
@@ -94,7 +96,11 @@ void finalize_world() {
 }
 
 void abort_world(int exit_code) {
-  if (g_world.mpi && g_world.size > 1) MPI_Abort(MPI_COMM_WORLD, exit_code);
+  if (!g_world.mpi || g_world.size == 1) return;
+  // The error line sits in a pipe to the launcher's proxy; MPI_Abort tears the proxies down
+  // and can drop it. A moment's pause lets the launcher forward it first.
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  MPI_Abort(MPI_COMM_WORLD, exit_code);
 }
 
 int affinity_cpus() {

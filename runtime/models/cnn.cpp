@@ -42,7 +42,7 @@ class CNN : public Module {
   bool takes_batch() const override { return true; }
   std::vector<std::string> input_names() const override { return single_input_names(options_.input); }
 
-  TensorMap forward_batch(const TensorMap& batch) override {
+  TensorMap forward_batch_impl(const TensorMap& batch) override {
     at::Tensor h = images(pick_input(batch, options_.input, "models.cnn"));  // (B, C, S, S)
     for (const auto& conv : convs_) h = at::relu(conv->forward(h));  // (B, C', S - 2k, S - 2k)
     h = dropout(at::max_pool2d(h, {2, 2}, {2, 2})).flatten(1);          // (B, C'·S'·S')

@@ -92,10 +92,12 @@ class EncoderLayer : public Module {
   }
   // x (B, T, H); hide (B, 1, 1, T) bool, true for padded keys, or undefined.
   at::Tensor forward_masked(const at::Tensor& x, const at::Tensor& hide, double fill) {
-    at::Tensor ctx = attend(split_heads(query_->forward(x), n_head_), split_heads(key_->forward(x), n_head_),
-                            split_heads(value_->forward(x), n_head_), hide, fill, dropout_, is_training());  // (B, nH, T, D)
-    at::Tensor h = attention_output_->forward2(merge_heads(ctx), x);                                       // (B, T, H)
-    return output_->forward2(at::gelu(intermediate_->forward(h)), h);
+    return hooked([&] {
+      at::Tensor ctx = attend(split_heads(query_->forward(x), n_head_), split_heads(key_->forward(x), n_head_),
+                              split_heads(value_->forward(x), n_head_), hide, fill, dropout_, is_training());  // (B, nH, T, D)
+      at::Tensor h = attention_output_->forward2(merge_heads(ctx), x);                                       // (B, T, H)
+      return output_->forward2(at::gelu(intermediate_->forward(h)), h);
+    });
   }
 
  private:
@@ -144,9 +146,10 @@ class EncoderClassifier : public Module {
   }
 
   bool takes_batch() const override { return true; }
+  std::vector<std::string> no_split_modules() const override { return {"BertLayer"}; }
   std::vector<std::string> input_names() const override { return {"input_ids", "attention_mask", "token_type_ids", "labels"}; }
 
-  TensorMap forward_batch(const TensorMap& batch) override {
+  TensorMap forward_batch_impl(const TensorMap& batch) override {
     at::Tensor ids = token_ids(require_field(batch, "input_ids", kName), "input_ids", kName);  // (B, T)
     const int64_t b = ids.size(0), t = ids.size(1);
     if (t > config_.max_position_embeddings)

@@ -46,7 +46,7 @@ class Conv1D : public Module {
     weight = register_parameter("weight", at::empty({in, out}).normal_(0.0, std));
     if (has_bias) bias = register_parameter("bias", at::zeros({out}));
   }
-  at::Tensor forward(const at::Tensor& x) override {  // (*, in) -> (*, out)
+  at::Tensor forward_impl(const at::Tensor& x) override {  // (*, in) -> (*, out)
     std::vector<int64_t> shape = x.sizes().vec();
     shape.back() = weight.size(1);
     at::Tensor flat = x.reshape({-1, x.size(-1)});
@@ -86,7 +86,7 @@ class GPTMLP : public Module {
     register_module("c_fc", c_fc_);
     register_module("c_proj", c_proj_);
   }
-  at::Tensor forward(const at::Tensor& x) override {  // (B, T, C) -> (B, T, C)
+  at::Tensor forward_impl(const at::Tensor& x) override {  // (B, T, C) -> (B, T, C)
     at::Tensor h = at::gelu(c_fc_->forward(x), "tanh");  // (B, T, 4C); HF "gelu_new"
     return maybe_dropout(c_proj_->forward(h), dropout_, is_training());
   }
@@ -109,8 +109,10 @@ class Block : public Module {
     register_module("mlp", mlp_);
   }
   at::Tensor forward_masked(const at::Tensor& x, const at::Tensor& future) {  // (B, T, C)
-    at::Tensor h = x + attn_->forward_masked(ln_1_->forward(x), future);
-    return h + mlp_->forward(ln_2_->forward(h));
+    return hooked([&] {
+      at::Tensor h = x + attn_->forward_masked(ln_1_->forward(x), future);
+      return h + mlp_->forward(ln_2_->forward(h));
+    });
   }
 
  private:
@@ -165,8 +167,9 @@ class GPT : public Module {
   bool takes_batch() const override { return true; }
   bool shifts_labels() const override { return true; }
   std::vector<std::string> input_names() const override { return {"input_ids", "labels"}; }
+  std::vector<std::string> no_split_modules() const override { return {"GPT2Block"}; }
 
-  TensorMap forward_batch(const TensorMap& batch) override {
+  TensorMap forward_batch_impl(const TensorMap& batch) override {
     at::Tensor ids = token_ids(require_field(batch, "input_ids", "models.gpt"), "input_ids", "models.gpt");  // (B, T)
     const int64_t t = ids.size(1);
     if (t > config_.block_size)

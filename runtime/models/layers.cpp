@@ -29,7 +29,7 @@ Linear::Linear(int64_t in, int64_t out, bool has_bias) : Module("Linear") {
   if (has_bias) bias = register_parameter("bias", uniform_init({out}, in));
 }
 
-at::Tensor Linear::forward(const at::Tensor& x) { return at::linear(x, weight, bias); }
+at::Tensor Linear::forward_impl(const at::Tensor& x) { return at::linear(x, weight, bias); }
 
 Embedding::Embedding(int64_t num, int64_t dim, std::optional<int64_t> pad) : Module("Embedding"), padding_idx(pad) {
   check_positive("nn.Embedding", "num_embeddings", num);
@@ -44,7 +44,7 @@ Embedding::Embedding(int64_t num, int64_t dim, std::optional<int64_t> pad) : Mod
   weight = register_parameter("weight", w);
 }
 
-at::Tensor Embedding::forward(const at::Tensor& ids) {
+at::Tensor Embedding::forward_impl(const at::Tensor& ids) {
   return at::embedding(weight, ids, padding_idx.value_or(-1));
 }
 
@@ -56,20 +56,20 @@ LayerNorm::LayerNorm(std::vector<int64_t> shape, double eps_, bool affine, bool 
   }
 }
 
-at::Tensor LayerNorm::forward(const at::Tensor& x) { return at::layer_norm(x, normalized_shape, weight, bias, eps); }
+at::Tensor LayerNorm::forward_impl(const at::Tensor& x) { return at::layer_norm(x, normalized_shape, weight, bias, eps); }
 
 Dropout::Dropout(double p_) : Module("Dropout"), p(p_) {
   if (p < 0 || p > 1) throw RecipeError("nn.Dropout: p must be in [0, 1], got " + std::to_string(p));
 }
 
-at::Tensor Dropout::forward(const at::Tensor& x) { return at::dropout(x, p, is_training()); }
+at::Tensor Dropout::forward_impl(const at::Tensor& x) { return at::dropout(x, p, is_training()); }
 
 Activation::Activation(std::string k, std::string approx) : Module(k), kind(std::move(k)), approximate(std::move(approx)) {
   if (approximate != "none" && approximate != "tanh")
     throw RecipeError("nn.GELU: approximate must be \"none\" or \"tanh\", got \"" + approximate + "\"");
 }
 
-at::Tensor Activation::forward(const at::Tensor& x) {
+at::Tensor Activation::forward_impl(const at::Tensor& x) {
   if (kind == "ReLU") return at::relu(x);
   if (kind == "GELU") return at::gelu(x, approximate);
   if (kind == "Tanh") return at::tanh(x);
@@ -92,16 +92,16 @@ Conv2d::Conv2d(int64_t in, int64_t out, std::vector<int64_t> k, std::vector<int6
   if (has_bias) bias = register_parameter("bias", uniform_init({out}, fan_in));
 }
 
-at::Tensor Conv2d::forward(const at::Tensor& x) { return at::conv2d(x, weight, bias, stride, padding, dilation, groups); }
+at::Tensor Conv2d::forward_impl(const at::Tensor& x) { return at::conv2d(x, weight, bias, stride, padding, dilation, groups); }
 
 MaxPool2d::MaxPool2d(std::vector<int64_t> k, std::vector<int64_t> s, std::vector<int64_t> p)
     : Module("MaxPool2d"), kernel_size(std::move(k)), stride(std::move(s)), padding(std::move(p)) {}
 
-at::Tensor MaxPool2d::forward(const at::Tensor& x) { return at::max_pool2d(x, kernel_size, stride, padding); }
+at::Tensor MaxPool2d::forward_impl(const at::Tensor& x) { return at::max_pool2d(x, kernel_size, stride, padding); }
 
 Flatten::Flatten(int64_t s, int64_t e) : Module("Flatten"), start_dim(s), end_dim(e) {}
 
-at::Tensor Flatten::forward(const at::Tensor& x) { return x.flatten(start_dim, end_dim); }
+at::Tensor Flatten::forward_impl(const at::Tensor& x) { return x.flatten(start_dim, end_dim); }
 
 Sequential::Sequential(const std::vector<ModulePtr>& layers) : Module("Sequential") {
   for (const auto& l : layers) append(l);
@@ -109,7 +109,7 @@ Sequential::Sequential(const std::vector<ModulePtr>& layers) : Module("Sequentia
 
 void Sequential::append(ModulePtr layer) { register_module(std::to_string(children().size()), std::move(layer)); }
 
-at::Tensor Sequential::forward(const at::Tensor& x) {
+at::Tensor Sequential::forward_impl(const at::Tensor& x) {
   at::Tensor h = x;
   for (const auto& [name, layer] : children()) h = layer->forward(h);
   return h;

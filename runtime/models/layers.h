@@ -11,14 +11,14 @@ namespace runner::models {
 class Linear : public Module {
  public:
   Linear(int64_t in_features, int64_t out_features, bool bias = true);
-  at::Tensor forward(const at::Tensor& x) override;  // (*, in) -> (*, out)
+  at::Tensor forward_impl(const at::Tensor& x) override;  // (*, in) -> (*, out)
   at::Tensor weight, bias;                          // (out, in), (out)
 };
 
 class Embedding : public Module {
  public:
   Embedding(int64_t num_embeddings, int64_t embedding_dim, std::optional<int64_t> padding_idx = std::nullopt);
-  at::Tensor forward(const at::Tensor& ids) override;  // (*) int64 -> (*, dim)
+  at::Tensor forward_impl(const at::Tensor& ids) override;  // (*) int64 -> (*, dim)
   at::Tensor weight;                                  // (num, dim)
   std::optional<int64_t> padding_idx;
 };
@@ -26,7 +26,7 @@ class Embedding : public Module {
 class LayerNorm : public Module {
  public:
   LayerNorm(std::vector<int64_t> normalized_shape, double eps = 1e-5, bool elementwise_affine = true, bool bias = true);
-  at::Tensor forward(const at::Tensor& x) override;
+  at::Tensor forward_impl(const at::Tensor& x) override;
   std::vector<int64_t> normalized_shape;
   double eps;
   at::Tensor weight, bias;
@@ -35,7 +35,7 @@ class LayerNorm : public Module {
 class Dropout : public Module {
  public:
   explicit Dropout(double p = 0.5);
-  at::Tensor forward(const at::Tensor& x) override;
+  at::Tensor forward_impl(const at::Tensor& x) override;
   double p;
 };
 
@@ -43,7 +43,7 @@ class Dropout : public Module {
 class Activation : public Module {
  public:
   explicit Activation(std::string kind, std::string approximate = "none");
-  at::Tensor forward(const at::Tensor& x) override;
+  at::Tensor forward_impl(const at::Tensor& x) override;
   std::string kind, approximate;
 };
 
@@ -51,7 +51,7 @@ class Conv2d : public Module {
  public:
   Conv2d(int64_t in_channels, int64_t out_channels, std::vector<int64_t> kernel_size, std::vector<int64_t> stride = {1, 1},
          std::vector<int64_t> padding = {0, 0}, std::vector<int64_t> dilation = {1, 1}, int64_t groups = 1, bool bias = true);
-  at::Tensor forward(const at::Tensor& x) override;  // (B, C_in, H, W) -> (B, C_out, H', W')
+  at::Tensor forward_impl(const at::Tensor& x) override;  // (B, C_in, H, W) -> (B, C_out, H', W')
   at::Tensor weight, bias;                          // (C_out, C_in / groups, kH, kW), (C_out)
   std::vector<int64_t> stride, padding, dilation;
   int64_t groups;
@@ -60,14 +60,14 @@ class Conv2d : public Module {
 class MaxPool2d : public Module {
  public:
   MaxPool2d(std::vector<int64_t> kernel_size, std::vector<int64_t> stride, std::vector<int64_t> padding = {0, 0});
-  at::Tensor forward(const at::Tensor& x) override;
+  at::Tensor forward_impl(const at::Tensor& x) override;
   std::vector<int64_t> kernel_size, stride, padding;
 };
 
 class Flatten : public Module {
  public:
   explicit Flatten(int64_t start_dim = 1, int64_t end_dim = -1);
-  at::Tensor forward(const at::Tensor& x) override;
+  at::Tensor forward_impl(const at::Tensor& x) override;
   int64_t start_dim, end_dim;
 };
 
@@ -76,7 +76,7 @@ class Sequential : public Module {
  public:
   explicit Sequential(const std::vector<ModulePtr>& layers = {});
   void append(ModulePtr layer);
-  at::Tensor forward(const at::Tensor& x) override;
+  at::Tensor forward_impl(const at::Tensor& x) override;
   size_t size() const { return children().size(); }
 };
 

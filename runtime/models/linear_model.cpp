@@ -19,7 +19,7 @@ class LinearModel : public Module {
   bool takes_batch() const override { return true; }
   std::vector<std::string> input_names() const override { return single_input_names(input_); }
 
-  TensorMap forward_batch(const TensorMap& batch) override {
+  TensorMap forward_batch_impl(const TensorMap& batch) override {
     const at::Tensor& input = pick_input(batch, input_, "models.linear");
     at::Tensor x = input.dim() <= 1 ? input.reshape({-1, 1}) : input.flatten(1);  // (B, in)
     if (x.size(1) != linear_->weight.size(1))

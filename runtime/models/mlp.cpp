@@ -51,7 +51,7 @@ class MLP : public Module {
   bool takes_batch() const override { return true; }
   std::vector<std::string> input_names() const override { return single_input_names(options_.input); }
 
-  TensorMap forward_batch(const TensorMap& batch) override {
+  TensorMap forward_batch_impl(const TensorMap& batch) override {
     const at::Tensor& input = pick_input(batch, options_.input, "models.mlp");
     at::Tensor h = input.dim() <= 1 ? input.reshape({-1, 1}) : input.flatten(1);  // (B, in)
     const at::Tensor& w0 = linears_.front()->weight;

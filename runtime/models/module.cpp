@@ -15,12 +15,27 @@ std::string shape_str(at::IntArrayRef s) {
 }
 }  // namespace
 
-at::Tensor Module::forward(const at::Tensor&) {
+at::Tensor Module::forward_impl(const at::Tensor&) {
   throw RecipeError(type_name_ + " takes a batch table, not a tensor");
 }
 
-TensorMap Module::forward_batch(const TensorMap&) {
+TensorMap Module::forward_batch_impl(const TensorMap&) {
   throw RecipeError(type_name_ + " takes a tensor, not a batch table");
+}
+
+at::Tensor Module::forward(const at::Tensor& x) {
+  return hooked([&] { return forward_impl(x); });
+}
+
+TensorMap Module::forward_batch(const TensorMap& batch) {
+  if (!hooks_) return forward_batch_impl(batch);
+  auto keep = hooks_;  // the hook may be removed while we run
+  keep->pre(*this);
+  TensorMap out = forward_batch_impl(batch);
+  std::vector<at::Tensor> outputs;
+  for (const auto& [name, t] : out) outputs.push_back(t);
+  keep->post(*this, outputs);
+  return out;
 }
 
 void Module::collect(const std::string& prefix, bool params, bool buffers, bool persistent_only, bool dedupe,

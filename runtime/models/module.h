@@ -2,6 +2,7 @@
 // ("0.weight", "transformer.h.0.attn.c_attn.weight"), so state dicts interchange with
 // PyTorch. Layers map tensor → tensor; models map a batch (field → tensor) → outputs.
 #pragma once
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -24,9 +25,24 @@ class Module : public std::enable_shared_from_this<Module> {
 
   const std::string& type_name() const { return type_name_; }
 
-  // Layers override forward(x). Models override forward_batch and return takes_batch().
-  virtual at::Tensor forward(const at::Tensor& x);
-  virtual TensorMap forward_batch(const TensorMap& batch);
+  // Layers override forward_impl(x). Models override forward_batch_impl and return
+  // takes_batch(). Callers use forward / forward_batch, which run the forward hooks.
+  at::Tensor forward(const at::Tensor& x);
+  TensorMap forward_batch(const TensorMap& batch);
+  virtual at::Tensor forward_impl(const at::Tensor& x);
+  virtual TensorMap forward_batch_impl(const TensorMap& batch);
+
+  // Hooks a sharding engine puts around this module's forward (FSDP / ZeRO-3 units): `pre`
+  // before it computes, `post` with its outputs. Null removes them.
+  struct ForwardHooks {
+    std::function<void(Module&)> pre;
+    std::function<void(Module&, const std::vector<at::Tensor>&)> post;
+  };
+  void set_forward_hooks(std::shared_ptr<ForwardHooks> hooks) { hooks_ = std::move(hooks); }
+  bool has_forward_hooks() const { return hooks_ != nullptr; }
+  // HF _no_split_modules: the type names of this model's repeated layers, the default
+  // FSDP wrapping unit ("GPT2Block").
+  virtual std::vector<std::string> no_split_modules() const { return {}; }
   virtual bool takes_batch() const { return false; }
   // The batch fields forward_batch reads (empty = unknown: keep every field).
   virtual std::vector<std::string> input_names() const { return {}; }
@@ -72,6 +88,18 @@ class Module : public std::enable_shared_from_this<Module> {
   int64_t num_parameters() const;
 
  protected:
+  // Runs fn (returning the module's output tensor) between the forward hooks; modules with
+  // an entry point other than forward (GPT2Block::forward_masked) call it themselves.
+  template <class F>
+  at::Tensor hooked(F&& fn) {
+    if (!hooks_) return fn();
+    auto keep = hooks_;
+    keep->pre(*this);
+    at::Tensor out = fn();
+    keep->post(*this, {out});
+    return out;
+  }
+
   bool training_ = true;
 
  private:
@@ -86,6 +114,7 @@ class Module : public std::enable_shared_from_this<Module> {
   };
   std::vector<Buffer> buffers_;
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
+  std::shared_ptr<ForwardHooks> hooks_;
 };
 
 using ModulePtr = std::shared_ptr<Module>;

@@ -84,7 +84,7 @@ class TorchScriptModule : public Module {
     script_.train(mode);
   }
 
-  TensorMap forward_batch(const TensorMap& batch) override {
+  TensorMap forward_batch_impl(const TensorMap& batch) override {
     std::vector<c10::IValue> inputs;
     bool labels_passed = false;
     if (takes_dict_) {

@@ -7,7 +7,7 @@
 namespace runner::optim {
 
 FlatParams::FlatParams(const std::vector<std::pair<std::string, at::Tensor>>& params, const std::vector<int>& group_of,
-                       int num_groups, bool grad_buffer) {
+                       int num_groups, bool grad_buffer, bool data_buffer) {
   if (params.empty()) throw RecipeError("the model has no trainable parameters");
   const at::ScalarType dtype = params.front().second.scalar_type();
   int64_t total = 0;
@@ -18,7 +18,9 @@ FlatParams::FlatParams(const std::vector<std::pair<std::string, at::Tensor>>& pa
     total += p.numel();
   }
   const auto opts = params.front().second.options().requires_grad(false);
-  data_ = at::empty({total}, opts);
+  numel_ = total;
+  if (!data_buffer) grad_buffer = false;
+  if (data_buffer) data_ = at::empty({total}, opts);
   if (grad_buffer) grad_ = at::zeros({total}, opts);
   groups_.assign(static_cast<size_t>(num_groups), {});
   int64_t offset = 0;
@@ -29,6 +31,11 @@ FlatParams::FlatParams(const std::vector<std::pair<std::string, at::Tensor>>& pa
       if (group_of[i] != g) continue;
       const at::Tensor& p = params[i].second;
       ParamSlot s{params[i].first, p, p.sizes().vec(), offset, p.numel(), g};
+      if (!data_buffer) {
+        offset += s.numel;
+        slots_.push_back(std::move(s));
+        continue;
+      }
       at::Tensor view = data_.narrow(0, offset, s.numel).view(s.shape);
       view.copy_(p);
       p.set_data(view);
@@ -46,11 +53,22 @@ std::unique_ptr<FlatParams> FlatParams::shard_of(FlatParams& full, int64_t begin
   if (grad.numel() != end - begin) throw RecipeError("FlatParams::shard_of: gradient has the wrong size");
   std::unique_ptr<FlatParams> s(new FlatParams());
   s->data_ = full.data_.narrow(0, begin, end - begin);
+  s->numel_ = end - begin;
   s->grad_ = std::move(grad);
   for (const GroupRange& g : full.groups_) {
     const int64_t b = std::max(g.begin, begin), e = std::min(g.end, end);
     s->groups_.push_back(b < e ? GroupRange{b - begin, e - begin} : GroupRange{0, 0});
   }
+  return s;
+}
+
+std::unique_ptr<FlatParams> FlatParams::over(at::Tensor data, at::Tensor grad, std::vector<GroupRange> groups) {
+  if (grad.numel() != data.numel()) throw RecipeError("FlatParams::over: gradient and data sizes differ");
+  std::unique_ptr<FlatParams> s(new FlatParams());
+  s->numel_ = data.numel();
+  s->data_ = std::move(data);
+  s->grad_ = std::move(grad);
+  s->groups_ = std::move(groups);
   return s;
 }
 

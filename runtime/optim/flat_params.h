@@ -31,19 +31,26 @@ class FlatParams {
   // re-pointed at the flat storage (their values preserved); gradients are pre-set to
   // zeroed views so autograd accumulates into the flat gradient in place.
   // Without `grad_buffer` (ZeRO-2) no flat gradient exists: parameters keep their own
-  // .grad, which the data-parallel layer reduces and releases bucket by bucket.
+  // .grad, which the data-parallel layer reduces and releases bucket by bucket. Without
+  // `data_buffer` (ZeRO-3) only the layout is computed and the parameters stay where they
+  // are, so a sharding engine can move them unit by unit without a full extra copy.
   FlatParams(const std::vector<std::pair<std::string, at::Tensor>>& params, const std::vector<int>& groups, int num_groups,
-             bool grad_buffer = true);
+             bool grad_buffer = true, bool data_buffer = true);
   // The range [begin, end) of `full` for an optimizer that owns only that range (ZeRO):
   // data() aliases full.data(), grad() is `grad` (end − begin values), groups are clipped
   // to the range and shifted to start at 0, and there are no slots.
   static std::unique_ptr<FlatParams> shard_of(FlatParams& full, int64_t begin, int64_t end, at::Tensor grad);
+  // Buffers laid out by someone else (ZeRO-3's per-unit chunks): groups are ranges of them.
+  static std::unique_ptr<FlatParams> over(at::Tensor data, at::Tensor grad, std::vector<GroupRange> groups);
+  // Drops the flat data buffer once the parameters live elsewhere (ZeRO-3); slots, groups
+  // and numel() stay for checkpoint layouts.
+  void release_data() { data_ = at::Tensor(); }
 
   at::Tensor& data() { return data_; }  // (N)
   at::Tensor& grad() { return grad_; }  // (N)
   const std::vector<ParamSlot>& slots() const { return slots_; }
   const std::vector<GroupRange>& groups() const { return groups_; }
-  int64_t numel() const { return data_.numel(); }
+  int64_t numel() const { return numel_; }
 
   bool has_grad_buffer() const { return grad_.defined(); }
   void zero_grad();
@@ -54,6 +61,7 @@ class FlatParams {
  private:
   FlatParams() = default;
   at::Tensor data_, grad_;
+  int64_t numel_ = 0;
   std::vector<ParamSlot> slots_;
   std::vector<GroupRange> groups_;
 };

@@ -55,7 +55,10 @@ void Trainer::save_checkpoint() {
     if (*state_.best_global_step == state_.global_step || io::is_directory(best)) state_.best_model_checkpoint = best;
   }
   io::CheckpointContents c;
+  dp_->gather_params();  // ZeRO-3: whole parameters for the consolidated model.safetensors
   c.model = model_->state_dict();
+  for (auto& [name, t] : c.model) t = t.clone();
+  dp_->release_params(/*write_back=*/false);
   if (!args_.save_only_model && optimizer_) {
     // Per-parameter tensors under their model names where the state is per element, so a
     // checkpoint does not depend on the flat layout (parameter order, grouping, world size
@@ -142,8 +145,11 @@ std::string Trainer::resume_checkpoint_path() const {
 }
 
 void Trainer::load_checkpoint(const std::string& dir) {
-  // Weights (HF loads them with strict=False and warns).
+  // Weights (HF loads them with strict=False and warns); under ZeRO-3 into whole
+  // parameters, then back into this rank's shards.
+  dp_->gather_params();
   auto report = model_->load_state_dict(io::load_safetensors(dir + "/model.safetensors"), /*strict=*/false);
+  dp_->release_params(/*write_back=*/true);
   if (!report.missing.empty()) log::warn("There were missing keys in the checkpoint model loaded: " + json(report.missing).dump());
   if (!report.unexpected.empty()) log::warn("There were unexpected keys in the checkpoint model loaded: " + json(report.unexpected).dump());
 

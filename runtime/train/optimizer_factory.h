@@ -26,6 +26,7 @@ struct BuiltOptimizer {
 // parameters the optimizer owns (all of them, or a ZeRO shard); default: everything.
 struct FlatLayout {
   bool grad_buffer = true;
+  bool data_buffer = true;
   std::function<optim::FlatParams&(optim::FlatParams& full)> optimizer_view;
 };
 BuiltOptimizer build_optimizer(const TrainingArguments& args, const models::Module& model, const models::NamedTensorList& trainable,

@@ -37,7 +37,8 @@ std::vector<std::string> fsdp_tokens(const json& fsdp) {
   return out;
 }
 
-void check_fsdp_config(const json& cfg_in) {
+// Checks the keys and returns the configuration as an object (a file is read).
+json check_fsdp_config(const json& cfg_in) {
   json cfg = cfg_in;
   std::string where = "args.fsdp_config";
   if (cfg.is_string()) {
@@ -48,7 +49,7 @@ void check_fsdp_config(const json& cfg_in) {
       throw ArgumentError("cannot read the FSDP config: " + e.message(), where);
     }
   }
-  if (cfg.is_null()) return;
+  if (cfg.is_null()) return json::object();
   if (!cfg.is_object()) throw ArgumentError("expected an object, got " + cfg.dump(), where);
   for (auto it = cfg.begin(); it != cfg.end(); ++it) {
     std::string key = it.key();
@@ -61,12 +62,15 @@ void check_fsdp_config(const json& cfg_in) {
         throw ArgumentError("fsdp_config.state_dict_type: \"" + v + "\" (FULL_STATE_DICT or SHARDED_STATE_DICT)", where);
     }
   }
+  json out = json::object();  // keys without the fsdp_ prefix
+  for (auto it = cfg.begin(); it != cfg.end(); ++it) out[it.key().rfind("fsdp_", 0) == 0 ? it.key().substr(5) : it.key()] = *it;
+  return out;
 }
 
 }  // namespace
 
-ParallelConfig resolve_parallel(TrainingArguments& args, int world_size, int num_nodes) {
-  ParallelConfig c;
+dist::ParallelConfig resolve_parallel(TrainingArguments& args, int world_size, int num_nodes) {
+  dist::ParallelConfig c;
   if (args.ddp_bucket_cap_mb) {
     if (*args.ddp_bucket_cap_mb <= 0) throw ArgumentError("args.ddp_bucket_cap_mb: must be > 0 (got " + std::to_string(*args.ddp_bucket_cap_mb) + ")");
     c.bucket_cap_bytes = *args.ddp_bucket_cap_mb << 20;
@@ -106,7 +110,19 @@ ParallelConfig resolve_parallel(TrainingArguments& args, int world_size, int num
     if ((strategy == "hybrid_shard" || strategy == "hybrid_shard_zero2") && num_nodes > 1)
       throw ArgumentError("args.fsdp: " + strategy + " across " + std::to_string(num_nodes) + " nodes is not implemented (one node, or full_shard)");
     c.zero_stage = strategy == "no_shard" ? 0 : (strategy == "shard_grad_op" || strategy == "hybrid_shard_zero2") ? 2 : 3;
-    check_fsdp_config(args.fsdp_config);
+    const json cfg = check_fsdp_config(args.fsdp_config);
+    if (cfg.contains("transformer_layer_cls_to_wrap")) {
+      const json& w = cfg["transformer_layer_cls_to_wrap"];
+      if (w.is_string()) c.wrap_classes.push_back(w.get<std::string>());
+      else if (w.is_array())
+        for (const auto& x : w) c.wrap_classes.push_back(x.get<std::string>());
+      else throw ArgumentError("fsdp_config.transformer_layer_cls_to_wrap: a class name or a list of them");
+    }
+    if (cfg.contains("min_num_params")) {
+      if (!cfg["min_num_params"].is_number()) throw ArgumentError("fsdp_config.min_num_params: a number");
+      c.min_num_params = static_cast<int64_t>(cfg["min_num_params"].get<double>());
+    }
+    c.param_persistence_threshold = 0;  // FSDP shards every unit
     c.description = "FSDP " + strategy;
   } else if (!args.fsdp_config.is_null()) {
     check_fsdp_config(args.fsdp_config);

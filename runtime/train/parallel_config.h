@@ -4,10 +4,10 @@
 // FULL_SHARD = ZeRO-3). A DeepSpeed optimizer block selects AdamW in `args`.
 #pragma once
 #include "runtime/core/training_args.h"
-#include "runtime/train/data_parallel.h"
+#include "runtime/dist/data_parallel.h"
 
 namespace runner::train {
 
-ParallelConfig resolve_parallel(TrainingArguments& args, int world_size, int num_nodes = 1);
+dist::ParallelConfig resolve_parallel(TrainingArguments& args, int world_size, int num_nodes = 1);
 
 }  // namespace runner::train

@@ -39,7 +39,7 @@ Trainer::Trainer(TrainingArguments args, models::ModulePtr model, Datasets datas
       options_(std::move(options)),
       callbacks_(args_, std::move(callbacks)),
       memory_(!args_.skip_memory_metrics),
-      dp_(std::make_unique<DataParallel>(options_.comm, options_.parallel)) {
+      dp_(std::make_unique<dist::DataParallel>(options_.comm, options_.parallel)) {
   memory_.start("init");
   state_.is_world_process_zero = dp_->rank() == 0;
   state_.is_local_process_zero = options_.local_rank == 0;
@@ -101,6 +101,7 @@ void Trainer::create_optimizer_and_scheduler() {
   auto spec = hooks_->create_optimizer(*model_, args_);
   FlatLayout layout;
   layout.grad_buffer = dp_->full_grad_buffer();
+  layout.data_buffer = dp_->full_data_buffer();
   layout.optimizer_view = [this](optim::FlatParams& full) -> optim::FlatParams& { return dp_->attach(full, *model_); };
   auto built = build_optimizer(args_, *model_, trainable, spec ? &*spec : nullptr, layout);
   flat_ = std::move(built.flat);
@@ -133,11 +134,13 @@ double Trainer::training_step(const Batch& batch, LossContext& ctx) {
   // gradient of the mean over every item of the optimizer step.
   const double weight = ctx.micro_items == 0 ? 0.0
                                              : static_cast<double>(ctx.micro_items) / static_cast<double>(std::max<int64_t>(1, ctx.num_items_in_batch));
-  ctx.backward = [&ctx, weight](const at::Tensor& loss) {
+  const bool lockstep = lockstep_dummy_;
+  ctx.backward = [&ctx, weight, lockstep](const at::Tensor& loss) {
     if (!loss.defined() || loss.numel() != 1) throw HookError("the loss must be a scalar tensor");
     if (!loss.requires_grad())
       throw HookError("the loss does not require grad: it was detached or computed under no_grad, so training cannot update the model");
     ctx.backward_called = true;
+    if (lockstep) return (loss.reshape({}) * 0.0).backward();  // a stand-in batch: no contribution
     if (ctx.loss_is_normalized) return loss.reshape({}).backward();
     if (weight == 0.0) return;  // no items: a 0/0 mean would poison the gradients
     (loss.reshape({}) * weight).backward();
@@ -210,9 +213,7 @@ TrainOutput Trainer::train() {
               std::to_string(skip_batches) + " batches of the current one");
 
   dp_->zero_grad();
-  const int64_t state_bytes = dp_->model_state_bytes(*optimizer_);
-  log::info("  Model states on this rank (parameters, gradients, optimizer) = " + std::to_string(state_bytes) + " bytes" +
-            (dp_->world() > 1 || dp_->config().zero_stage > 0 ? " (" + dp_->config().description + ", " + std::to_string(dp_->world()) + " ranks)" : ""));
+  int64_t state_bytes = -1;  // measured at rest after the first optimizer step
   in_training_ = true;
   callbacks_.fire(Event::kTrainBegin, state_, control_);
   if (args_.eval_on_start && resume.empty()) run_evaluation(/*from_training=*/false);
@@ -253,7 +254,17 @@ TrainOutput Trainer::train() {
         ctx.num_items_in_batch = num_items;
         ctx.micro_items = window[i].empty() ? 0 : count_items(window[i], call_.label_names);
         dp_->begin_micro_step(i + 1 == window_len);
-        double loss = window[i].empty() ? 0.0 : training_step(window[i], ctx);
+        double loss = 0.0;
+        if (!window[i].empty()) {
+          loss = training_step(window[i], ctx);
+        } else if (dp_->lockstep()) {
+          // No examples for this rank: run any batch with zero weight so this rank joins the
+          // gathers and reductions inside forward and backward.
+          if (loader.num_batches() == 0) throw DataError("ZeRO-3 needs at least one training batch on every rank", datasets_.train->describe());
+          lockstep_dummy_ = true;
+          training_step(loader.batch(0), ctx);
+          lockstep_dummy_ = false;
+        }
         dp_->end_micro_step();
         if (dp_->world() > 1) {
           std::vector<double> l{loss};
@@ -279,6 +290,13 @@ TrainOutput Trainer::train() {
         const double lr_used = current_lr();
         scheduler_->step();
         dp_->zero_grad();
+        if (state_bytes < 0) {
+          state_bytes = dp_->model_state_bytes(*optimizer_);
+          log::info("Model states on this rank (parameters, gradients, optimizer) = " + std::to_string(state_bytes) + " bytes" +
+                    (dp_->world() > 1 || dp_->config().zero_stage > 0
+                         ? " (" + dp_->config().description + ", " + std::to_string(dp_->world()) + " ranks)"
+                         : ""));
+        }
         state_.global_step += 1;
         state_.epoch = static_cast<double>(epoch) + static_cast<double>(step + 1) / static_cast<double>(steps_in_epoch);
         callbacks_.fire(Event::kStepEnd, state_, control_);
@@ -293,6 +311,7 @@ TrainOutput Trainer::train() {
   }
   in_training_ = false;
   data_wait_seconds_ = loader.wait_seconds();
+  dp_->consolidate();  // ZeRO-3: whole parameters from here on (callbacks, evaluation, saving)
 
   if (args_.load_best_model_at_end && state_.best_model_checkpoint) load_best_model();
   total_loss_ += tr_loss_;

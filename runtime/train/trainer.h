@@ -21,7 +21,7 @@
 #include "runtime/optim/optimizer.h"
 #include "runtime/optim/scheduler.h"
 #include "runtime/train/callback_handler.h"
-#include "runtime/train/data_parallel.h"
+#include "runtime/dist/data_parallel.h"
 #include "runtime/train/hooks.h"
 #include "runtime/train/memory_tracker.h"
 #include "runtime/train/model_call.h"
@@ -42,7 +42,7 @@ struct TrainerOptions {
   bool collator_thread_safe = false;  // may the collator run on data worker threads
   // Data parallelism: the ranks' communicator (null = a single process) and the mode.
   std::shared_ptr<dist::Communicator> comm;
-  ParallelConfig parallel;
+  dist::ParallelConfig parallel;
   int local_rank = 0;  // this process's rank on its node (save_on_each_node, log_on_each_node)
 };
 
@@ -84,7 +84,7 @@ class Trainer {
   // Whether this process writes output files: rank 0, or each node's first process with
   // save_on_each_node (HF should_save).
   bool should_write() const;
-  const DataParallel& parallel() const { return *dp_; }
+  const dist::DataParallel& parallel() const { return *dp_; }
 
  private:
   // training (trainer.cpp)
@@ -126,7 +126,7 @@ class Trainer {
   TrainerControl control_;
   MemoryTracker memory_;
 
-  std::unique_ptr<DataParallel> dp_;
+  std::unique_ptr<dist::DataParallel> dp_;
   std::unique_ptr<optim::FlatParams> flat_;
   std::unique_ptr<optim::Optimizer> optimizer_;
   std::unique_ptr<optim::Scheduler> scheduler_;
@@ -140,6 +140,7 @@ class Trainer {
   std::chrono::steady_clock::time_point train_start_;
   bool in_training_ = false;
   double data_wait_seconds_ = 0;  // time the training loop waited for batches
+  bool lockstep_dummy_ = false;   // ZeRO-3: this micro-step's batch is a zero-weight stand-in
   nlohmann::json pending_rng_;  // a resumed run's RNG state, applied once the data skip is done
 };
 

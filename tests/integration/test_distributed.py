@@ -49,6 +49,10 @@ MODES = {
     "zero1": ["--deepspeed", '{"zero_optimization": {"stage": 1}}'],
     "zero2": ["--deepspeed", '{"zero_optimization": {"stage": 2, "reduce_bucket_size": 300}}'],
     "fsdp_shard_grad_op": ["--fsdp", "shard_grad_op"],
+    "zero3": ["--deepspeed", '{"zero_optimization": {"stage": 3, "stage3_param_persistence_threshold": 0}}'],
+    "fsdp_full_shard": ["--fsdp", "full_shard"],
+    # every Linear its own unit (the MLP has no repeated layer class to wrap by default)
+    "fsdp_full_shard_linear": ["--fsdp", "full_shard auto_wrap", "--fsdp_config", '{"transformer_layer_cls_to_wrap": ["Linear"]}'],
 }
 
 
@@ -104,6 +108,8 @@ class Distributed(unittest.TestCase):
     def test_every_mode_matches_single_process(self):
         for model in ("mlp", "gpt"):
             for mode, extra in MODES.items():
+                if mode == "fsdp_full_shard_linear" and model == "gpt":
+                    continue
                 for n, ga in ((2, 1), (2, 2), (3, 1)):
                     with self.subTest(model=model, mode=mode, ranks=n, ga=ga):
                         out, _ = self.train(n, model, f"{model}_{mode}_{n}_{ga}", 4, ga, extra)
@@ -114,12 +120,19 @@ class Distributed(unittest.TestCase):
         out, _ = self.train(2, "mlp", "mlp_loss_ddp", 4)
         hist = lambda d: [e["loss"] for e in load_json(os.path.join(d, "trainer_state.json"))["log_history"] if "loss" in e]
         np.testing.assert_allclose(hist(out), hist(single), rtol=1e-4)
-        self.assertFalse(os.path.exists(os.path.join(out, "rank1")), "only rank 0 writes")
+
+    def test_replicas_log_at_log_level_replica(self):
+        _, quiet = self.train(2, "mlp", "log_default", 4)
+        self.assertIn(" rank 0]", quiet)
+        self.assertNotIn(" rank 1]", quiet)  # replicas log at "warning" by default
+        _, loud = self.train(2, "mlp", "log_info", 4, 1, ["--log_level_replica", "info"])
+        self.assertIn(" rank 1]", loud)
 
     def test_model_state_bytes_follow_the_zero_formulas(self):
         # fp32 AdamW: parameters 4Ψ, gradients 4Ψ, exp_avg + exp_avg_sq 8Ψ.
         n = 2
-        formulas = {"ddp": lambda p: 16 * p, "zero1": lambda p: 8 * p + 8 * p / n, "zero2": lambda p: 4 * p + 12 * p / n}
+        formulas = {"ddp": lambda p: 16 * p, "zero1": lambda p: 8 * p + 8 * p / n, "zero2": lambda p: 4 * p + 12 * p / n,
+                    "zero3": lambda p: 16 * p / n}
         for mode, formula in formulas.items():
             with self.subTest(mode=mode):
                 out, stdout = self.train(n, "gpt", f"mem_{mode}", 4, 1, MODES[mode])
@@ -128,22 +141,36 @@ class Distributed(unittest.TestCase):
                 self.assertLess(abs(measured - formula(psi)) / formula(psi), 0.10, f"{mode}: {measured} vs {formula(psi)}")
 
     def test_checkpoint_resumes_on_another_world_size(self):
+        for mode in ("zero2", "zero3"):
+            with self.subTest(mode=mode):
+                self.check_resume(mode)
+
+    def check_resume(self, mode):
         # Global batch 12 throughout: 2 × 6, 1 × 12, 3 × 4.
-        extra = ["--save_steps", "3", "--save_strategy", "steps", "--max_steps", "6"] + MODES["zero2"]
-        full, _ = self.train(2, "gpt", "resume_full", 6, 1, extra)
+        extra = ["--save_steps", "3", "--save_strategy", "steps", "--max_steps", "6"] + MODES[mode]
+        full, _ = self.train(2, "gpt", f"resume_full_{mode}", 6, 1, extra)
         ckpt = os.path.join(full, "checkpoint-3")
         self.assertTrue(os.path.isfile(os.path.join(ckpt, "optimizer.safetensors")))
         rng = load_json(os.path.join(ckpt, "rng_state.json"))
         self.assertEqual(len(rng["ranks"]), 2)
+        # runner consolidate: the checkpoint's whole fp32 weights, whatever mode saved it.
+        out_file = os.path.join(self.tmp, f"consolidated_{mode}.safetensors")
+        p = subprocess.run([BINARY, "consolidate", ckpt, out_file], capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        saved, merged = read_safetensors(os.path.join(ckpt, "model.safetensors")), read_safetensors(out_file)
+        self.assertEqual(sorted(saved), sorted(merged))
+        for k in saved:
+            self.assertEqual(merged[k].dtype, np.float32)
+            np.testing.assert_array_equal(merged[k], saved[k], err_msg=k)
         resumed = {}
         for n, batch in ((2, 6), (1, 12), (3, 4)):
-            out = os.path.join(self.tmp, f"resume_{n}")
+            out = os.path.join(self.tmp, f"resume_{mode}_{n}")
             shutil.copytree(full, out)
             shutil.rmtree(os.path.join(out, "checkpoint-6"))
             os.remove(os.path.join(out, "model.safetensors"))
-            mode = MODES["zero2"] if n > 1 else []
             code, _, err = launch(n, self.recipes["gpt"], "--output_dir", out, "--per_device_train_batch_size", str(batch),
-                                  "--max_steps", "6", "--save_strategy", "no", "--resume_from_checkpoint", ckpt, *mode)
+                                  "--max_steps", "6", "--save_strategy", "no", "--resume_from_checkpoint", ckpt,
+                                  *(MODES[mode] if n > 1 else []))
             self.assertEqual(code, 0, err[-3000:])
             resumed[n] = out
         a = read_safetensors(os.path.join(full, "model.safetensors"))
@@ -153,6 +180,16 @@ class Distributed(unittest.TestCase):
         # Other world sizes sum gradients in another order: equal to fp32 rounding.
         self.assert_same_weights(resumed[1], resumed[2])
         self.assert_same_weights(resumed[3], resumed[2])
+
+    def test_version_names_mpi_and_nccl(self):
+        p = subprocess.run([BINARY, "--version"], capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("MPICH", p.stdout)
+        # CMake builds the NCCL backend whenever the CUDA toolkit with NCCL is installed.
+        if os.path.exists("/usr/local/cuda/include/nccl.h"):
+            self.assertRegex(p.stdout, r"NCCL 2\.\d+\.\d+")
+        else:
+            self.assertIn("NCCL not built", p.stdout)
 
     def test_runner_launch_runs_mpiexec(self):
         out = os.path.join(self.tmp, "launched")

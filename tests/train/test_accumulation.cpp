@@ -23,7 +23,7 @@ class TokenModel : public models::Module {
     head = register_module("head", std::make_shared<models::Linear>(6, 5));
   }
   bool takes_batch() const override { return true; }
-  models::TensorMap forward_batch(const models::TensorMap& b) override {
+  models::TensorMap forward_batch_impl(const models::TensorMap& b) override {
     auto logits = head->forward(emb->forward(b.at("input_ids")));  // (B, T, 5)
     auto loss = at::cross_entropy_loss(logits.flatten(0, 1), b.at("labels").flatten(), {}, at::Reduction::Mean, -100);
     return {{"loss", loss}, {"logits", logits}};

@@ -18,7 +18,7 @@ class VariableLength : public models::Module {
  public:
   VariableLength() : Module("VariableLength") { w = register_parameter("w", at::ones({1})); }
   bool takes_batch() const override { return true; }
-  models::TensorMap forward_batch(const models::TensorMap& b) override {
+  models::TensorMap forward_batch_impl(const models::TensorMap& b) override {
     const auto& ids = b.at("input_ids");  // (B, T)
     at::Tensor logits = ids.to(at::kFloat) * w;
     models::TensorMap o{{"logits", logits}};

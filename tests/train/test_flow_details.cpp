@@ -240,10 +240,10 @@ namespace {
 class Picky : public RegressionModel {
  public:
   std::vector<std::string> input_names() const override { return {"x"}; }
-  models::TensorMap forward_batch(const models::TensorMap& b) override {
+  models::TensorMap forward_batch_impl(const models::TensorMap& b) override {
     seen.clear();
     for (const auto& [k, v] : b) seen.push_back(k);
-    return RegressionModel::forward_batch(b);
+    return RegressionModel::forward_batch_impl(b);
   }
   std::vector<std::string> seen;
 };

@@ -37,7 +37,7 @@ class RegressionModel : public models::Module {
     out = register_module("out", std::make_shared<models::Linear>(8, 1));
   }
   bool takes_batch() const override { return true; }
-  models::TensorMap forward_batch(const models::TensorMap& b) override {
+  models::TensorMap forward_batch_impl(const models::TensorMap& b) override {
     at::Tensor h = at::dropout(at::tanh(hidden->forward(b.at("x"))), dropout_, is_training());
     at::Tensor y = out->forward(h);
     models::TensorMap o{{"logits", y}};

@@ -6,6 +6,8 @@
 //   zero_stage 2  + gradients sharded: every micro-step's gradients are reduced bucket by
 //                 bucket and only this rank's slice is kept (DeepSpeed stage 2, FSDP
 //                 SHARD_GRAD_OP).
+//   zero_stage 3  + parameters sharded and gathered per unit while it computes
+//                 (DeepSpeed stage 3, FSDP FULL_SHARD): see zero3.h.
 // A single process is the same object over a world of one, so the Trainer has one path.
 // Losses are weighted by the global item count (DESIGN.md), so a SUM of gradients over
 // ranks is the gradient of the global batch: N ranks × batch B equals 1 process × N·B.
@@ -22,12 +24,12 @@
 #include "runtime/optim/flat_params.h"
 #include "runtime/optim/optimizer.h"
 
-namespace runner::dist {
-class Communicator;
-class GradReducer;
-}  // namespace runner::dist
+#include "runtime/dist/communicator.h"
 
-namespace runner::train {
+namespace runner::dist {
+
+class GradReducer;
+class Zero3;
 
 struct ParallelConfig {
   int zero_stage = 0;
@@ -40,13 +42,17 @@ struct ParallelConfig {
   int64_t param_persistence_threshold = 100000;
   int64_t prefetch_elems = 50000000;
   int64_t max_live_elems = 1000000000;
+  // FSDP auto-wrap: module type names that become units (empty = the model's
+  // no_split_modules) and the size policy's threshold (0 = off).
+  std::vector<std::string> wrap_classes;
+  int64_t min_num_params = 0;
   // A DeepSpeed scheduler block: factor of learning_rate at (step, max_steps).
   std::function<double(int64_t, int64_t)> lr_factor;
 };
 
 class DataParallel {
  public:
-  DataParallel(std::shared_ptr<dist::Communicator> comm, ParallelConfig config);
+  DataParallel(std::shared_ptr<Communicator> comm, ParallelConfig config);
   ~DataParallel();
 
   int rank() const;
@@ -54,6 +60,9 @@ class DataParallel {
   const ParallelConfig& config() const { return config_; }
   // Whether FlatParams should hold a full flat gradient (not under ZeRO-2).
   bool full_grad_buffer() const { return config_.zero_stage < 2; }
+  // Whether FlatParams should move the parameters into one flat buffer (not under ZeRO-3,
+  // which lays them out per unit).
+  bool full_data_buffer() const { return config_.zero_stage < 3; }
 
   // Makes every rank start from rank 0's weights and buffers, sets up gradient reduction
   // and returns the FlatParams the optimizer owns (all of `full`, or this rank's shard).
@@ -68,6 +77,15 @@ class DataParallel {
   double clip_grad_norm(double max_norm);
   void after_optimizer_step();  // ZeRO: all-gather the updated slices
   void zero_grad();
+  // ZeRO-3 runs collectives inside forward and backward, so a rank with no examples in a
+  // micro-step must still run one (on any batch, with zero weight) to keep in step.
+  bool lockstep() const { return config_.zero_stage == 3 && world() > 1; }
+  // ZeRO-3: whole parameters on every rank (for state dicts), and back to shards (copying
+  // loaded values into them when `write_back`); consolidate() keeps them whole for good
+  // (after training). No-ops for the other stages, whose parameters are always whole.
+  void gather_params();
+  void release_params(bool write_back);
+  void consolidate();
 
   // Checkpoints are world-size independent: the full flat state is gathered for saving and
   // sliced when loading. Both are collective.
@@ -88,14 +106,15 @@ class DataParallel {
  private:
   void broadcast_model(models::Module& model);
 
-  std::shared_ptr<dist::Communicator> comm_;
+  std::shared_ptr<Communicator> comm_;
   ParallelConfig config_;
   optim::FlatParams* full_ = nullptr;
   std::unique_ptr<optim::FlatParams> shard_;
   int64_t begin_ = 0, end_ = 0, shard_size_ = 0;  // this rank's range; shard_size_ with padding
   at::Tensor shard_grad_;                           // ZeRO-2: the reduced gradient slice
-  std::unique_ptr<dist::GradReducer> reducer_;
+  std::unique_ptr<GradReducer> reducer_;
+  std::unique_ptr<Zero3> zero3_;
   std::vector<at::Tensor> buffers_;                 // broadcast each step (ddp_broadcast_buffers)
 };
 
-}  // namespace runner::train
+}  // namespace runner::dist

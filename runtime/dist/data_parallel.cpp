@@ -1,4 +1,4 @@
-#include "runtime/train/data_parallel.h"
+#include "runtime/dist/data_parallel.h"
 
 #include <cmath>
 
@@ -6,13 +6,14 @@
 #include "runtime/dist/communicator.h"
 #include "runtime/dist/grad_reducer.h"
 #include "runtime/dist/partition.h"
+#include "runtime/dist/zero3.h"
 
-namespace runner::train {
+namespace runner::dist {
 
-DataParallel::DataParallel(std::shared_ptr<dist::Communicator> comm, ParallelConfig config)
-    : comm_(comm ? std::move(comm) : dist::make_local_communicator()), config_(std::move(config)) {
-  if (config_.zero_stage < 0 || config_.zero_stage > 2)
-    throw ArgumentError("ZeRO stage " + std::to_string(config_.zero_stage) + " is not available (stages 0, 1 and 2 are)");
+DataParallel::DataParallel(std::shared_ptr<Communicator> comm, ParallelConfig config)
+    : comm_(comm ? std::move(comm) : make_local_communicator()), config_(std::move(config)) {
+  if (config_.zero_stage < 0 || config_.zero_stage > 3)
+    throw ArgumentError("ZeRO stage " + std::to_string(config_.zero_stage) + " does not exist (0, 1, 2 or 3)");
 }
 
 DataParallel::~DataParallel() = default;
@@ -22,10 +23,11 @@ int DataParallel::world() const { return comm_->size(); }
 
 void DataParallel::broadcast_model(models::Module& model) {
   at::NoGradGuard no_grad;
-  comm_->broadcast(full_->data(), 0);
-  // Frozen parameters and buffers are not in the flat buffer.
+  const bool flat = full_->data().defined();
+  if (flat) comm_->broadcast(full_->data(), 0);
+  // Frozen parameters and buffers are not in the flat buffer (under ZeRO-3 nothing is).
   for (auto& [name, t] : model.state_dict()) {
-    if (t.is_contiguous() && t.data_ptr() >= full_->data().data_ptr() &&
+    if (flat && t.is_contiguous() && t.data_ptr() >= full_->data().data_ptr() &&
         static_cast<char*>(t.data_ptr()) < static_cast<char*>(full_->data().data_ptr()) + full_->data().nbytes())
       continue;
     at::Tensor c = t.contiguous();
@@ -38,16 +40,21 @@ void DataParallel::broadcast_model(models::Module& model) {
 optim::FlatParams& DataParallel::attach(optim::FlatParams& full, models::Module& model) {
   full_ = &full;
   if (world() > 1) broadcast_model(model);
-  const dist::Partition part = dist::make_partition(full.numel(), world(), rank());
+  if (config_.zero_stage == 3) {
+    zero3_ = std::make_unique<Zero3>(comm_, full, model,
+                                     Zero3Options{config_.wrap_classes, config_.min_num_params, config_.param_persistence_threshold});
+    return zero3_->optimizer_params();
+  }
+  const Partition part = make_partition(full.numel(), world(), rank());
   begin_ = config_.zero_stage >= 1 ? part.begin() : 0;
   end_ = config_.zero_stage >= 1 ? part.end() : full.numel();
   shard_size_ = config_.zero_stage >= 1 ? part.shard : full.numel();
   if (config_.zero_stage >= 2) shard_grad_ = at::zeros({end_ - begin_}, full.data().options());
 
   if (world() > 1 || config_.zero_stage >= 2) {
-    std::vector<dist::BucketParam> params;
+    std::vector<BucketParam> params;
     for (const auto& s : full.slots()) params.push_back({s.name, s.param, s.offset, s.numel});
-    dist::ReducerOptions o;
+    ReducerOptions o;
     o.bucket_cap_bytes = config_.bucket_cap_bytes;
     o.first_bucket_bytes = std::min<int64_t>(1 << 20, config_.bucket_cap_bytes);
     if (config_.zero_stage >= 2) {
@@ -59,7 +66,7 @@ optim::FlatParams& DataParallel::attach(optim::FlatParams& full, models::Module&
     } else {
       o.flat_grad = full.grad();
     }
-    reducer_ = std::make_unique<dist::GradReducer>(comm_, std::move(params), std::move(o));
+    reducer_ = std::make_unique<GradReducer>(comm_, std::move(params), std::move(o));
   }
   if (config_.zero_stage == 0) return full;
   at::Tensor grad = config_.zero_stage >= 2 ? shard_grad_ : full.grad().narrow(0, begin_, end_ - begin_);
@@ -74,6 +81,7 @@ void DataParallel::check_optimizer(const optim::Optimizer& optimizer) const {
 }
 
 void DataParallel::begin_micro_step(bool last) {
+  if (zero3_) zero3_->begin_micro_step();
   if (reducer_) reducer_->prepare(last || config_.zero_stage >= 2);
   if (last && config_.broadcast_buffers && world() > 1)
     for (auto& b : buffers_) comm_->broadcast(b, 0);
@@ -81,6 +89,19 @@ void DataParallel::begin_micro_step(bool last) {
 
 void DataParallel::end_micro_step() {
   if (reducer_) reducer_->finish();
+  if (zero3_) zero3_->end_micro_step();
+}
+
+void DataParallel::gather_params() {
+  if (zero3_) zero3_->gather_all();
+}
+
+void DataParallel::release_params(bool write_back) {
+  if (zero3_) zero3_->release_all(write_back);
+}
+
+void DataParallel::consolidate() {
+  if (zero3_) zero3_->consolidate();
 }
 
 double DataParallel::clip_grad_norm(double max_norm) {
@@ -88,7 +109,7 @@ double DataParallel::clip_grad_norm(double max_norm) {
   double norm = 0;
   at::Tensor g;
   if (config_.zero_stage >= 2) {
-    g = shard_grad_;
+    g = zero3_ ? zero3_->shard_grad() : shard_grad_;
     std::vector<double> sq{g.numel() ? g.to(at::kDouble).pow(2).sum().item<double>() : 0.0};
     sum(sq);
     norm = std::sqrt(sq[0]);
@@ -104,6 +125,7 @@ double DataParallel::clip_grad_norm(double max_norm) {
 }
 
 void DataParallel::after_optimizer_step() {
+  if (zero3_) return zero3_->after_optimizer_step();
   if (config_.zero_stage == 0 || world() == 1) return;
   at::NoGradGuard no_grad;
   at::Tensor& data = full_->data();
@@ -127,10 +149,12 @@ void DataParallel::after_optimizer_step() {
 void DataParallel::zero_grad() {
   full_->zero_grad();
   if (shard_grad_.defined()) shard_grad_.zero_();
+  if (zero3_) zero3_->shard_grad().zero_();
 }
 
 std::map<std::string, at::Tensor> DataParallel::gather_optimizer_state(const optim::Optimizer& optimizer) const {
   std::map<std::string, at::Tensor> out = optimizer.state_tensors();
+  if (zero3_) return zero3_->gather_state(out);
   if (config_.zero_stage == 0 || world() == 1) return out;
   for (auto& [name, t] : out) {
     if (t.numel() != end_ - begin_)
@@ -146,6 +170,7 @@ std::map<std::string, at::Tensor> DataParallel::gather_optimizer_state(const opt
 
 std::map<std::string, at::Tensor> DataParallel::slice_optimizer_state(const std::map<std::string, at::Tensor>& full) const {
   if (config_.zero_stage == 0) return full;
+  if (zero3_) return zero3_->slice_state(full);
   std::map<std::string, at::Tensor> out;
   for (const auto& [name, t] : full) {
     if (t.numel() != full_->numel()) {
@@ -158,7 +183,8 @@ std::map<std::string, at::Tensor> DataParallel::slice_optimizer_state(const std:
 }
 
 int64_t DataParallel::model_state_bytes(const optim::Optimizer& optimizer) const {
-  int64_t bytes = static_cast<int64_t>(full_->data().nbytes());
+  int64_t bytes = zero3_ ? zero3_->resident_param_bytes() + static_cast<int64_t>(zero3_->shard_grad().nbytes())
+                         : static_cast<int64_t>(full_->data().nbytes());
   if (full_->has_grad_buffer()) bytes += static_cast<int64_t>(full_->grad().nbytes());
   if (shard_grad_.defined()) bytes += static_cast<int64_t>(shard_grad_.nbytes());
   for (const auto& [name, t] : optimizer.state_tensors())
@@ -169,12 +195,12 @@ int64_t DataParallel::model_state_bytes(const optim::Optimizer& optimizer) const
 void DataParallel::sum(std::vector<double>& values) const {
   if (world() == 1 || values.empty()) return;
   at::Tensor t = at::from_blob(values.data(), {static_cast<int64_t>(values.size())}, at::kDouble);
-  comm_->all_reduce(t, dist::ReduceOp::kSum);
+  comm_->all_reduce(t, ReduceOp::kSum);
 }
 
 bool DataParallel::any(bool flag) const {
   if (world() == 1) return flag;
-  return comm_->all_reduce_scalar(flag ? 1.0 : 0.0, dist::ReduceOp::kMax) > 0;
+  return comm_->all_reduce_scalar(flag ? 1.0 : 0.0, ReduceOp::kMax) > 0;
 }
 
 at::Tensor DataParallel::all_gather_bytes(const at::Tensor& bytes) const {
@@ -190,4 +216,4 @@ void DataParallel::barrier() const {
 double DataParallel::comm_seconds() const { return comm_->stats().seconds; }
 int64_t DataParallel::comm_bytes() const { return comm_->stats().bytes; }
 
-}  // namespace runner::train
+}  // namespace runner::dist

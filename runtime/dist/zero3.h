@@ -1,0 +1,83 @@
+// ZeRO stage 3 / FSDP FULL_SHARD: parameters, gradients and optimizer state all sharded.
+//
+// The model is cut into units (FSDP's wrapped modules): every module whose type is in the
+// wrap list (default: the model's repeated layer, HF _no_split_modules, e.g. GPT2Block), or
+// whose parameters reach min_num_params, plus the root unit holding everything else. Per
+// unit and parameter group, the parameters are laid out in one buffer padded to a multiple
+// of the world size, and rank r keeps chunk r of it (DeepSpeed pads per parameter, FSDP per
+// unit; we pad per unit and group). This rank's chunks, group by group, form the flat buffer
+// the optimizer owns, so every group stays one contiguous range.
+//
+// A unit's full parameters exist only while it computes: a forward pre-hook all-gathers
+// them into the unit buffer's storage (parameters are views of it, so tensors autograd saved
+// see the values again), the post-hook frees the storage (the root unit stays until
+// backward ends) and hooks the unit's outputs so backward gathers again before it enters
+// the unit. When every parameter of a unit has its gradient (accumulator post-hooks), the
+// unit's gradients are reduce-scattered, this rank's chunk accumulated, the .grad tensors
+// released and the unit freed. Units reduce in one fixed order (reverse unit order, root
+// last) on every rank, so collectives match across ranks.
+//
+// Units whose forward is never seen during the first step (a module the parent does not
+// call through forward) and units at or below the persistence threshold stay gathered and
+// are refreshed after each optimizer step instead; until that first step is over, the
+// root's forward gathers every unit. Parameters move into their unit buffers one unit at a
+// time, so set-up needs no second copy of the model.
+#pragma once
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <ATen/ATen.h>
+
+#include "runtime/dist/communicator.h"
+#include "runtime/models/module.h"
+#include "runtime/optim/flat_params.h"
+
+namespace runner::dist {
+
+struct Zero3Options {
+  std::vector<std::string> wrap_classes;  // empty: the model's no_split_modules()
+  int64_t min_num_params = 0;             // > 0: also wrap modules this large (size policy)
+  int64_t persistence_threshold = 0;      // units this small stay gathered
+};
+
+class Zero3 {
+ public:
+  // `full`: the model's FlatParams (grad_buffer off); its values are moved into the shards
+  // and its flat data buffer released.
+  Zero3(std::shared_ptr<Communicator> comm, optim::FlatParams& full, models::Module& model, Zero3Options options);
+  ~Zero3();
+
+  optim::FlatParams& optimizer_params() { return *shard_; }
+  at::Tensor& shard_grad() { return shard_grad_; }
+
+  void begin_micro_step();
+  void end_micro_step();       // reduce what is left in order, free the units
+  void after_optimizer_step();  // refresh units that stay gathered
+
+  // Whole parameters on every rank (checkpoints, evaluation after training): gather every
+  // unit and keep it. release_all frees them again, first copying the full values back
+  // into this rank's chunks when `write_back` (after load_state_dict).
+  void gather_all();
+  void release_all(bool write_back);
+  // After training: parameters stay whole and the hooks are removed.
+  void consolidate();
+
+  // Optimizer state in the full flat layout of `full` (gathered) and back (sliced).
+  std::map<std::string, at::Tensor> gather_state(const std::map<std::string, at::Tensor>& shard_state) const;
+  std::map<std::string, at::Tensor> slice_state(const std::map<std::string, at::Tensor>& full_state) const;
+
+  int64_t resident_param_bytes() const;  // shard + gathered units right now
+  int64_t shard_numel() const { return shard_data_.numel(); }
+  std::vector<std::string> unit_names() const;
+
+  struct State;
+
+ private:
+  std::shared_ptr<State> state_;
+  std::unique_ptr<optim::FlatParams> shard_;
+  at::Tensor shard_data_, shard_grad_;
+};
+
+}  // namespace runner::dist

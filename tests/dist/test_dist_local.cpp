@@ -1,0 +1,151 @@
+// Partitions, gradient buckets, the ZeRO-3 engine and every DataParallel stage, in one
+// process: stage 1/2/3 over a world of one must step exactly like plain training.
+#include <gtest/gtest.h>
+
+#include "runtime/dist/data_parallel.h"
+#include "runtime/dist/grad_reducer.h"
+#include "runtime/dist/partition.h"
+#include "runtime/dist/zero3.h"
+#include "runtime/models/layers.h"
+
+namespace runner::dist {
+namespace {
+
+TEST(Partition, EqualPaddedShardsCoverTheBuffer) {
+  for (int world : {1, 2, 3, 4}) {
+    for (int64_t n : {1, 7, 10, 11, 100}) {
+      int64_t covered = 0;
+      for (int r = 0; r < world; ++r) {
+        const Partition p = make_partition(n, world, r);
+        EXPECT_EQ(p.padded() % (2 * world), 0);
+        EXPECT_GE(p.padded(), n);
+        EXPECT_LT(p.padded() - n, 2 * world);
+        EXPECT_EQ(p.begin(), covered) << "world " << world << " n " << n;
+        covered = p.end();
+      }
+      EXPECT_EQ(covered, n);
+    }
+  }
+}
+
+std::vector<BucketParam> params_of_sizes(const std::vector<int64_t>& sizes) {
+  std::vector<BucketParam> out;
+  int64_t offset = 0;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    at::Tensor p = at::zeros({sizes[i]}).requires_grad_(true);
+    out.push_back({"p" + std::to_string(i), p, offset, sizes[i]});
+    offset += sizes[i];
+  }
+  return out;
+}
+
+TEST(GradReducer, BucketsInReverseOrderWithASmallFirstBucket) {
+  ReducerOptions o;
+  o.first_bucket_bytes = 40;   // 10 floats
+  o.bucket_cap_bytes = 100;    // 25 floats
+  o.flat_grad = at::zeros({60});
+  GradReducer r(make_local_communicator(), params_of_sizes({10, 10, 10, 10, 8, 6, 6}), o);
+  const auto names = r.bucket_names();
+  // PyTorch's rule: add parameters (last first) until the bucket holds at least its cap.
+  ASSERT_EQ(names.size(), 3u);
+  EXPECT_EQ(names[0], (std::vector<std::string>{"p5", "p6"}));        // 12 floats ≥ 10
+  EXPECT_EQ(names[1], (std::vector<std::string>{"p2", "p3", "p4"}));  // 28 ≥ 25
+  EXPECT_EQ(names[2], (std::vector<std::string>{"p0", "p1"}));        // what is left
+}
+
+TEST(GradReducer, CopyOutHandsOverEveryBucketAndReleasesGradients) {
+  auto params = params_of_sizes({3, 4, 5});
+  std::map<int64_t, at::Tensor> got;
+  ReducerOptions o;
+  o.bucket_cap_bytes = o.first_bucket_bytes = 16;  // 4 floats: one parameter per bucket
+  o.on_reduced = [&](int64_t offset, const at::Tensor& t) { got[offset] = t.clone(); };
+  GradReducer r(make_local_communicator(), params, o);
+  r.prepare(true);
+  at::Tensor loss = (params[0].param * 1).sum() + (params[1].param * 2).sum() + (params[2].param * 3).sum();
+  loss.backward();
+  r.finish();
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_TRUE(at::equal(got[0], at::full({3}, 1.0)));
+  EXPECT_TRUE(at::equal(got[3], at::full({4}, 2.0)));
+  EXPECT_TRUE(at::equal(got[7], at::full({5}, 3.0)));
+  for (auto& p : params) EXPECT_FALSE(p.param.grad().defined()) << p.name;
+}
+
+TEST(GradReducer, SecondGradientInOneStepIsAnError) {
+  auto params = params_of_sizes({3});
+  ReducerOptions o;
+  o.flat_grad = at::zeros({3});
+  params[0].param.mutable_grad() = o.flat_grad;
+  GradReducer r(make_local_communicator(), params, o);
+  r.prepare(true);
+  (params[0].param * 2).sum().backward();
+  EXPECT_ANY_THROW((params[0].param * 2).sum().backward());
+}
+
+models::ModulePtr small_net() {
+  at::manual_seed(3);
+  return std::make_shared<models::Sequential>(std::vector<models::ModulePtr>{
+      std::make_shared<models::Linear>(4, 8), std::make_shared<models::Activation>("Tanh"), std::make_shared<models::Linear>(8, 2)});
+}
+
+// Two AdamW steps with clipping through DataParallel at a given stage; returns the weights.
+std::vector<at::Tensor> train_two_steps(int stage, std::vector<std::string> wrap = {}) {
+  auto model = small_net();
+  models::NamedTensorList named = model->named_parameters();
+  std::vector<int> groups;
+  for (const auto& [name, p] : named) groups.push_back(name.find("bias") != std::string::npos ? 1 : 0);
+  ParallelConfig cfg;
+  cfg.zero_stage = stage;
+  cfg.wrap_classes = std::move(wrap);
+  cfg.param_persistence_threshold = 0;
+  DataParallel dp(make_local_communicator(), cfg);
+  optim::FlatParams flat(named, groups, 2, dp.full_grad_buffer(), dp.full_data_buffer());
+  auto opt = optim::make_adamw(dp.attach(flat, *model), {{0.05, 0.1}, {0.05, 0.0}}, {});
+  at::manual_seed(5);
+  const at::Tensor x = at::randn({6, 4}), y = at::randn({6, 2});
+  for (int step = 0; step < 2; ++step) {
+    dp.begin_micro_step(true);
+    at::mse_loss(model->forward(x), y).backward();
+    dp.end_micro_step();
+    dp.clip_grad_norm(0.5);
+    opt->step();
+    dp.after_optimizer_step();
+    dp.zero_grad();
+  }
+  dp.consolidate();
+  std::vector<at::Tensor> out;
+  for (const auto& [name, p] : model->named_parameters()) out.push_back(p.detach().clone());
+  return out;
+}
+
+TEST(DataParallel, EveryStageStepsLikePlainTrainingInOneProcess) {
+  const auto reference = train_two_steps(0);
+  for (int stage : {1, 2, 3}) {
+    const auto got = train_two_steps(stage);
+    ASSERT_EQ(got.size(), reference.size());
+    for (size_t i = 0; i < got.size(); ++i) EXPECT_TRUE(at::allclose(got[i], reference[i], 1e-6, 1e-7)) << "stage " << stage << " tensor " << i;
+  }
+  const auto units = train_two_steps(3, {"Linear"});  // every Linear its own unit
+  for (size_t i = 0; i < units.size(); ++i) EXPECT_TRUE(at::allclose(units[i], reference[i], 1e-6, 1e-7)) << "tensor " << i;
+}
+
+TEST(Zero3, ParametersAreFreedBetweenStepsAndGatheredForForward) {
+  auto model = small_net();
+  models::NamedTensorList named = model->named_parameters();
+  optim::FlatParams flat(named, std::vector<int>(named.size(), 0), 1, false, false);
+  Zero3 z(make_local_communicator(), flat, *model, Zero3Options{{"Linear"}, 0, 0});
+  const at::Tensor w = named[0].second;
+  EXPECT_EQ(w.storage().nbytes(), 0u) << "units start released";
+  const at::Tensor x = at::randn({3, 4});
+  z.begin_micro_step();
+  model->forward(x).sum().backward();
+  z.end_micro_step();
+  EXPECT_EQ(w.storage().nbytes(), 0u) << "released after the step";
+  EXPECT_GT(z.shard_grad().abs().sum().item<double>(), 0.0);
+  z.gather_all();
+  EXPECT_GE(w.storage().nbytes(), static_cast<size_t>(w.numel()) * sizeof(float));  // the unit buffer (weight and bias)
+  EXPECT_EQ(z.unit_names(), (std::vector<std::string>{"(root)", "0", "2"}));
+}
+
+}  // namespace
+}  // namespace runner::dist
