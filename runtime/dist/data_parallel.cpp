@@ -42,7 +42,8 @@ optim::FlatParams& DataParallel::attach(optim::FlatParams& full, models::Module&
   if (world() > 1) broadcast_model(model);
   if (config_.zero_stage == 3) {
     zero3_ = std::make_unique<Zero3>(comm_, full, model,
-                                     Zero3Options{config_.wrap_classes, config_.min_num_params, config_.param_persistence_threshold});
+                                     Zero3Options{config_.wrap_classes, config_.min_num_params, config_.param_persistence_threshold,
+                                                  /*verify_units=*/!config_.wrap_classes.empty() || config_.min_num_params > 0});
     return zero3_->optimizer_params();
   }
   const Partition part = make_partition(full.numel(), world(), rank());
@@ -110,7 +111,11 @@ double DataParallel::clip_grad_norm(double max_norm) {
   at::Tensor g;
   if (config_.zero_stage >= 2) {
     g = zero3_ ? zero3_->shard_grad() : shard_grad_;
-    std::vector<double> sq{g.numel() ? g.to(at::kDouble).pow(2).sum().item<double>() : 0.0};
+    // Sum of squares in double, chunk by chunk: a whole-shard double copy would cost 8 bytes
+    // per parameter of peak memory.
+    std::vector<double> sq{0.0};
+    for (int64_t b = 0; b < g.numel(); b += int64_t{1} << 22)
+      sq[0] += g.narrow(0, b, std::min<int64_t>(int64_t{1} << 22, g.numel() - b)).to(at::kDouble).pow(2).sum().item<double>();
     sum(sq);
     norm = std::sqrt(sq[0]);
   } else {

@@ -1,5 +1,7 @@
 #include "runtime/dist/zero3.h"
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <set>
 
@@ -66,7 +68,7 @@ struct Zero3::State {
   std::vector<Unit> units;          // [0] is the root
   std::vector<size_t> order;        // reduction order
   size_t next = 0;
-  bool active = true, first_step = true;
+  bool active = true, first_step = true, verify = true;
   at::Tensor shard_data, shard_grad;
   std::vector<std::shared_ptr<torch::autograd::Node>> accumulators;
   std::vector<std::pair<size_t, size_t>> param_of;  // accumulator index → (unit, seen flag slot)
@@ -147,7 +149,7 @@ struct Zero3::State {
     at::NoGradGuard no_grad;
     // Until a first step has shown which units really run through their hooks, the model's
     // forward starts with everything gathered.
-    if (idx == 0 && first_step)
+    if (idx == 0 && first_step && verify)
       for (auto& v : units) gather(v);
     gather(u);
   }
@@ -174,6 +176,7 @@ Zero3::Zero3(std::shared_ptr<Communicator> comm, optim::FlatParams& full, models
   s.comm = std::move(comm);
   s.W = s.comm->size();
   s.rank = s.comm->rank();
+  s.verify = options.verify_units;
 
   // Units: the root, then wrapped modules in pre-order (their parameter-name prefixes).
   std::set<std::string> wrap(options.wrap_classes.begin(), options.wrap_classes.end());

@@ -40,6 +40,11 @@ struct Zero3Options {
   std::vector<std::string> wrap_classes;  // empty: the model's no_split_modules()
   int64_t min_num_params = 0;             // > 0: also wrap modules this large (size policy)
   int64_t persistence_threshold = 0;      // units this small stay gathered
+  // A wrap policy the user chose may select a module its parent does not call through
+  // forward: then the first step runs with every unit gathered, to find such units.
+  // The default policy (the built-in models' layer classes, whose entries are hooked)
+  // needs no such step.
+  bool verify_units = true;
 };
 
 class Zero3 {

@@ -57,9 +57,11 @@ class ResidualOutput : public Module {
     register_module("LayerNorm", norm_);
   }
   at::Tensor forward2(const at::Tensor& h, const at::Tensor& residual) {  // (B, T, in), (B, T, H)
-    at::Tensor y = dense_->forward(h);
-    if (dropout_ > 0) y = at::dropout(y, dropout_, is_training());
-    return norm_->forward(y + residual);
+    return hooked([&] {
+      at::Tensor y = dense_->forward(h);
+      if (dropout_ > 0) y = at::dropout(y, dropout_, is_training());
+      return norm_->forward(y + residual);
+    });
   }
 
  private:

@@ -66,10 +66,12 @@ class CausalSelfAttention : public Module {
   }
   // x (B, T, C); future (T, T) bool, true where the key comes after the query.
   at::Tensor forward_masked(const at::Tensor& x, const at::Tensor& future) {
-    std::vector<at::Tensor> qkv = c_attn_->forward(x).chunk(3, -1);  // 3 × (B, T, C)
-    at::Tensor y = attend(split_heads(qkv[0], n_head_), split_heads(qkv[1], n_head_), split_heads(qkv[2], n_head_), future,
-                          -std::numeric_limits<double>::infinity(), dropout_, is_training());  // (B, H, T, D)
-    return maybe_dropout(c_proj_->forward(merge_heads(y)), dropout_, is_training());      // (B, T, C)
+    return hooked([&] {
+      std::vector<at::Tensor> qkv = c_attn_->forward(x).chunk(3, -1);  // 3 × (B, T, C)
+      at::Tensor y = attend(split_heads(qkv[0], n_head_), split_heads(qkv[1], n_head_), split_heads(qkv[2], n_head_), future,
+                            -std::numeric_limits<double>::infinity(), dropout_, is_training());  // (B, H, T, D)
+      return maybe_dropout(c_proj_->forward(merge_heads(y)), dropout_, is_training());      // (B, T, C)
+    });
   }
 
  private:

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 
 #include "runtime/core/errors.h"
@@ -12,6 +13,8 @@ namespace {
 //   p ← p − lr/(1−β1^t) · m / (sqrt(v)/sqrt(1−β2^t) + ε)
 class AdamW : public Optimizer {
  public:
+  static constexpr int64_t kChunk = int64_t{1} << 22;  // 4M values, 16 MB of fp32
+
   AdamW(FlatParams& params, std::vector<GroupOptions> groups, AdamWOptions o) : Optimizer(params, std::move(groups)), o_(o) {
     exp_avg_ = at::zeros_like(params.data());
     exp_avg_sq_ = at::zeros_like(params.data());
@@ -25,17 +28,22 @@ class AdamW : public Optimizer {
     const double bc2_sqrt = std::sqrt(1.0 - std::pow(o_.beta2, static_cast<double>(step_)));
     for (size_t g = 0; g < groups_.size(); ++g) {
       const GroupRange r = params_.groups()[g];
-      if (r.size() == 0) continue;
       const double lr = groups_[g].lr, wd = groups_[g].weight_decay;
-      at::Tensor p = params_.data().narrow(0, r.begin, r.size());
-      at::Tensor grad = params_.grad().narrow(0, r.begin, r.size());
-      at::Tensor m = exp_avg_.narrow(0, r.begin, r.size());
-      at::Tensor v = exp_avg_sq_.narrow(0, r.begin, r.size());
-      if (wd != 0) p.mul_(1.0 - lr * wd);
-      m.mul_(o_.beta1).add_(grad, 1.0 - o_.beta1);
-      v.mul_(o_.beta2).addcmul_(grad, grad, 1.0 - o_.beta2);
-      at::Tensor denom = (v.sqrt() / bc2_sqrt).add_(o_.eps);
-      p.addcdiv_(m, denom, -lr / bc1);
+      // In chunks, so the one temporary (the denominator) stays small however large the
+      // model: a full-size temporary would raise peak memory by 4 bytes per parameter.
+      for (int64_t begin = r.begin; begin < r.end; begin += kChunk) {
+        const int64_t n = std::min(kChunk, r.end - begin);
+        at::Tensor p = params_.data().narrow(0, begin, n);
+        at::Tensor grad = params_.grad().narrow(0, begin, n);
+        at::Tensor m = exp_avg_.narrow(0, begin, n);
+        at::Tensor v = exp_avg_sq_.narrow(0, begin, n);
+        if (wd != 0) p.mul_(1.0 - lr * wd);
+        m.mul_(o_.beta1).add_(grad, 1.0 - o_.beta1);
+        v.mul_(o_.beta2).addcmul_(grad, grad, 1.0 - o_.beta2);
+        at::Tensor denom = v.sqrt();
+        denom.div_(bc2_sqrt).add_(o_.eps);
+        p.addcdiv_(m, denom, -lr / bc1);
+      }
     }
   }
 

@@ -23,7 +23,7 @@ echo "| layout | ms/step | comm s/step (rank 0) |"
 echo "|---|---|---|"
 gpt() {  # gpt NAME RANKS BATCH STEPS
   local cmd=("$runner" "$root/recipes/char_gpt.lua" --text "$text" --batch_size "$3" --iters "$4" --do_eval false
-             --save_strategy no --logging_steps 1000 --output_dir "$out/$1_$4")
+             --save_strategy no --eval_strategy no --logging_steps 1000 --output_dir "$out/$1_$4")
   if [ "$2" -gt 1 ]; then mpiexec -n "$2" "${cmd[@]}" > "$out/$1_$4.log" 2>&1; else "${cmd[@]}" > "$out/$1_$4.log" 2>&1; fi
 }
 for layout in "1x2:1:12" "2x1:2:6"; do
@@ -48,7 +48,7 @@ echo
 echo "| mode | model_state_bytes (rank 0) | formula | peak RSS per rank |"
 echo "|---|---|---|---|"
 big=("$root/recipes/char_gpt.lua" --text "$text" --n_layer 16 --n_embd 768 --n_head 12 --block_size 32 --batch_size 2
-     --iters 3 --do_eval false --save_strategy no)
+     --iters 3 --do_eval false --eval_strategy no --save_strategy no)
 declare -A modes=([ddp]="" [zero1]='--deepspeed {"zero_optimization":{"stage":1}}'
                   [zero2]='--deepspeed {"zero_optimization":{"stage":2}}' [zero3]="--fsdp full_shard")
 declare -A formula=([ddp]="16Ψ" [zero1]="8Ψ + 8Ψ/N" [zero2]="4Ψ + 12Ψ/N" [zero3]="16Ψ/N")
