@@ -218,6 +218,16 @@ class Distributed(unittest.TestCase):
         lrs = [e["learning_rate"] for e in load_json(os.path.join(out, "trainer_state.json"))["log_history"] if "learning_rate" in e]
         self.assertAlmostEqual(lrs[0], 0.0)  # WarmupLR, log warm-up: lr = log(1) / log(2) · max = 0 at step 0
         self.assertAlmostEqual(lrs[-1], 0.02)
+        # The HF docs' ZeRO-3 example: accepted, and it trains to the ZeRO-2 run's weights.
+        zero3 = dict(zero2, zero_optimization={
+            "stage": 3, "offload_optimizer": {"device": "cpu", "pin_memory": True}, "offload_param": {"device": "cpu", "pin_memory": True},
+            "overlap_comm": True, "contiguous_gradients": True, "sub_group_size": 1e9, "reduce_bucket_size": "auto",
+            "stage3_prefetch_bucket_size": "auto", "stage3_param_persistence_threshold": "auto", "stage3_max_live_parameters": 1e9,
+            "stage3_max_reuse_distance": 1e9, "stage3_gather_16bit_weights_on_model_save": True})
+        path3 = write(os.path.join(self.tmp, "ds_zero3.json"), json.dumps(zero3))
+        out3, stdout3 = self.train(2, "mlp", "ds_zero3", 4, 1, ["--deepspeed", path3])
+        self.assertIn("DeepSpeed ZeRO stage 3", stdout3)
+        self.assert_same_weights(out3, out)
         # A typo'd key is refused naming it (exit code 2, one line).
         bad = dict(zero2, zero_optimization=dict(zero2["zero_optimization"], reduce_bucket_sise=5))
         path = write(os.path.join(self.tmp, "ds_typo.json"), json.dumps(bad))
