@@ -331,7 +331,7 @@ TrainOutput Trainer::train() {
   // Time spent waiting for batches (building them, or for the prefetch workers).
   metrics["train_data_wait_seconds"] = round_to(data_wait_seconds_, 4);
   if (dp_->world() > 1 || dp_->config().zero_stage > 0) {
-    metrics["model_state_bytes"] = state_bytes;
+    metrics["model_state_bytes"] = state_bytes >= 0 ? state_bytes : dp_->model_state_bytes(*optimizer_);  // no step ran: now
     // Seconds and bytes this rank spent in collectives over the run (bucket waits included).
     metrics["train_comm_seconds"] = round_to(dp_->comm_seconds(), 4);
     metrics["train_comm_bytes"] = dp_->comm_bytes();
