@@ -88,6 +88,19 @@ models::TensorMap LuaModule::forward_batch_impl(const models::TensorMap& batch) 
   return to_tensor_map(L, -1, "forward's result");
 }
 
+void push_load_report(lua_State* L, const models::Module::LoadReport& report) {
+  lua_createtable(L, 0, 2);
+  for (auto [key, list] : {std::pair<const char*, const std::vector<std::string>*>{"missing_keys", &report.missing},
+                           {"unexpected_keys", &report.unexpected}}) {
+    lua_createtable(L, static_cast<int>(list->size()), 0);
+    for (size_t i = 0; i < list->size(); ++i) {
+      lua_pushstring(L, (*list)[i].c_str());
+      lua_rawseti(L, -2, static_cast<int>(i + 1));
+    }
+    lua_setfield(L, -2, key);
+  }
+}
+
 void push_tensor_map(lua_State* L, const models::TensorMap& m) {
   lua_createtable(L, 0, static_cast<int>(m.size()));
   for (const auto& [k, v] : m) {

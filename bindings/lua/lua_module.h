@@ -40,6 +40,9 @@ void push_module(lua_State* L, std::shared_ptr<models::Module> m);
 std::shared_ptr<models::Module> check_module(lua_State* L, int idx);
 std::shared_ptr<models::Module> test_module(lua_State* L, int idx);  // nullptr if not a module
 
+// {missing_keys = {...}, unexpected_keys = {...}}, what load_state_dict returns in PyTorch.
+void push_load_report(lua_State* L, const models::Module::LoadReport& report);
+
 // Batch ↔ Lua table of tensors.
 void push_tensor_map(lua_State* L, const models::TensorMap& m);
 models::TensorMap to_tensor_map(lua_State* L, int idx, const std::string& what);

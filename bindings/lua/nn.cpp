@@ -90,15 +90,7 @@ int module_load_state_dict(lua_State* L) {
   const bool strict = o.boolean("strict", true);
   o.finish();
   auto report = m->load_state_dict(models::NamedTensorList(given.begin(), given.end()), strict);
-  lua_createtable(L, 0, 2);
-  for (auto [key, list] : {std::pair<const char*, std::vector<std::string>*>{"missing_keys", &report.missing}, {"unexpected_keys", &report.unexpected}}) {
-    lua_createtable(L, static_cast<int>(list->size()), 0);
-    for (size_t i = 0; i < list->size(); ++i) {
-      lua_pushstring(L, (*list)[i].c_str());
-      lua_rawseti(L, -2, static_cast<int>(i + 1));
-    }
-    lua_setfield(L, -2, key);
-  }
+  push_load_report(L, report);
   return 1;
 }
 int module_train(lua_State* L) {

@@ -4,12 +4,6 @@
 
 namespace runner::dist {
 
-double Communicator::all_reduce_scalar(double v, ReduceOp op) {
-  at::Tensor t = at::full({1}, v, at::kDouble);
-  all_reduce(t, op);
-  return t.item<double>();
-}
-
 namespace {
 
 class DoneWork : public Work {

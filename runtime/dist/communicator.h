@@ -49,9 +49,6 @@ class Communicator {
   const CommStats& stats() const { return stats_; }
   void reset_stats() { stats_ = {}; }
 
-  // Convenience for scalars (loss sums, item counts, flags).
-  double all_reduce_scalar(double v, ReduceOp op = ReduceOp::kSum);
-
  protected:
   CommStats stats_;
 };

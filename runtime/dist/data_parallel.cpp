@@ -203,11 +203,6 @@ void DataParallel::sum(std::vector<double>& values) const {
   comm_->all_reduce(t, ReduceOp::kSum);
 }
 
-bool DataParallel::any(bool flag) const {
-  if (world() == 1) return flag;
-  return comm_->all_reduce_scalar(flag ? 1.0 : 0.0, ReduceOp::kMax) > 0;
-}
-
 at::Tensor DataParallel::all_gather_bytes(const at::Tensor& bytes) const {
   at::Tensor in = bytes.contiguous();
   at::Tensor out = at::empty({world() * in.numel()}, in.options());

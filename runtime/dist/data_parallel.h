@@ -37,11 +37,9 @@ struct ParallelConfig {
   int64_t allgather_bucket_elems = 500000000;     // allgather_bucket_size
   bool broadcast_buffers = true;                  // ddp_broadcast_buffers
   std::string description = "ddp";               // for the start-up log line
-  // ZeRO-3 / FULL_SHARD (DeepSpeed names): parameters this small stay whole on every
-  // rank; how far ahead to gather; the most gathered elements alive at once.
+  // ZeRO-3 / FULL_SHARD: units this small (elements) stay whole on every rank
+  // (DeepSpeed's stage3_param_persistence_threshold).
   int64_t param_persistence_threshold = 100000;
-  int64_t prefetch_elems = 50000000;
-  int64_t max_live_elems = 1000000000;
   // FSDP auto-wrap: module type names that become units (empty = the model's
   // no_split_modules) and the size policy's threshold (0 = off).
   std::vector<std::string> wrap_classes;
@@ -96,7 +94,6 @@ class DataParallel {
 
   // Small collectives for the training loop.
   void sum(std::vector<double>& values) const;
-  bool any(bool flag) const;
   // Every rank's copy of an equally sized byte tensor, in rank order (world × n).
   at::Tensor all_gather_bytes(const at::Tensor& bytes) const;
   void barrier() const;

@@ -123,8 +123,6 @@ void GradReducer::finish() {
   s.sync = false;
 }
 
-size_t GradReducer::num_buckets() const { return state_->buckets.size(); }
-
 std::vector<std::vector<std::string>> GradReducer::bucket_names() const {
   std::vector<std::vector<std::string>> out;
   for (const auto& b : state_->buckets) {

@@ -56,7 +56,6 @@ class GradReducer {
   // and wait. No-op when prepare(false).
   void finish();
 
-  size_t num_buckets() const;
   // Bucket boundaries as parameter name lists (for logs and tests).
   std::vector<std::vector<std::string>> bucket_names() const;
 

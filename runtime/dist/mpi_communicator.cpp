@@ -112,10 +112,11 @@ class MpiCommunicator : public Communicator {
   // Marks a blocking MPI call for the watchdog and counts it in the stats.
   class Busy {
    public:
-    Busy(MpiCommunicator& c, const char* what, int64_t bytes) : c_(c), start_(Clock::now()) {
+    // `new_call`: false when waiting for a non-blocking call already counted at its start.
+    Busy(MpiCommunicator& c, const char* what, int64_t bytes, bool new_call = true) : c_(c), start_(Clock::now()) {
       c_.what_ = what;
       c_.busy_since_.store(start_.time_since_epoch().count());
-      c_.stats_.calls += 1;
+      c_.stats_.calls += new_call ? 1 : 0;
       c_.stats_.bytes += bytes;
     }
     ~Busy() {
@@ -238,8 +239,7 @@ bool MpiWork::test() {
 void MpiWork::wait() {
   if (req_ == MPI_REQUEST_NULL) return;
   {
-    MpiCommunicator::Busy busy(comm_, "all_reduce (bucket)", 0);
-    comm_.stats_.calls -= 1;  // counted when started
+    MpiCommunicator::Busy busy(comm_, "all_reduce (bucket)", 0, /*new_call=*/false);
     RUNNER_MPI_CHECK(MPI_Wait(&req_, MPI_STATUS_IGNORE));
   }
   finish();

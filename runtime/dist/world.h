@@ -16,9 +16,6 @@ struct World {
   int node_rank = 0, num_nodes = 1;
   bool mpi = false;  // MPI was initialised (by init_world)
   std::string launcher;  // "mpiexec", "srun", "env" or "" (single process)
-
-  bool is_main_process() const { return rank == 0; }
-  bool is_local_main_process() const { return local_rank == 0; }
 };
 
 // Initialises MPI (MPI_THREAD_MULTIPLE) when a launcher started this process (PMI, PMIx,

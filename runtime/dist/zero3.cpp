@@ -1,7 +1,5 @@
 #include "runtime/dist/zero3.h"
 
-#include <malloc.h>
-
 #include <algorithm>
 #include <set>
 
@@ -37,7 +35,7 @@ struct Unit {
   std::vector<UnitGroup> groups;
   int64_t chunk_total = 0, numel = 0;
   size_t n_params = 0, ready = 0;
-  bool gathered = false, persistent = false, seen = false, reduced = false;
+  bool gathered = false, persistent = false, seen = false;
 };
 
 // Frees a buffer's memory while every view of it (parameters, tensors autograd saved)
@@ -71,7 +69,7 @@ struct Zero3::State {
   bool active = true, first_step = true, verify = true;
   at::Tensor shard_data, shard_grad;
   std::vector<std::shared_ptr<torch::autograd::Node>> accumulators;
-  std::vector<std::pair<size_t, size_t>> param_of;  // accumulator index → (unit, seen flag slot)
+  std::vector<size_t> unit_of_param;  // accumulator index → unit
   std::vector<char> param_seen;
 
   void gather(Unit& u) {
@@ -121,7 +119,6 @@ struct Zero3::State {
       comm->reduce_scatter(in, out);
     }
     for (auto& g : u.groups) shard_grad.narrow(0, g.shard_offset, g.chunk).add_(out.narrow(0, g.in_unit, g.chunk));
-    u.reduced = true;
     release(u);
   }
 
@@ -138,7 +135,7 @@ struct Zero3::State {
     if (!active) return;
     if (param_seen[acc]) throw DistError("a parameter received a second gradient in one step; ZeRO-3 supports one backward per micro-batch");
     param_seen[acc] = 1;
-    units[param_of[acc].first].ready += 1;
+    units[unit_of_param[acc]].ready += 1;
     advance();
   }
 
@@ -300,9 +297,9 @@ Zero3::Zero3(std::shared_ptr<Communicator> comm, optim::FlatParams& full, models
           return outputs;
         }));
     s.accumulators.push_back(std::move(acc));
-    s.param_of.emplace_back(unit_of_slot[index], 0);
   }
-  s.param_seen.assign(s.param_of.size(), 0);
+  s.unit_of_param = unit_of_slot;
+  s.param_seen.assign(s.unit_of_param.size(), 0);
 }
 
 Zero3::~Zero3() {
@@ -315,7 +312,7 @@ void Zero3::begin_micro_step() {
   State& s = *state_;
   s.next = 0;
   std::fill(s.param_seen.begin(), s.param_seen.end(), 0);
-  for (auto& u : s.units) u.ready = 0, u.reduced = false;
+  for (auto& u : s.units) u.ready = 0;
 }
 
 void Zero3::end_micro_step() {

@@ -74,7 +74,6 @@ class Zero3 {
   std::map<std::string, at::Tensor> slice_state(const std::map<std::string, at::Tensor>& full_state) const;
 
   int64_t resident_param_bytes() const;  // shard + gathered units right now
-  int64_t shard_numel() const { return shard_data_.numel(); }
   std::vector<std::string> unit_names() const;
 
   struct State;

@@ -4,13 +4,11 @@
 
 namespace runner::models {
 
-namespace {
 std::string field_list(const TensorMap& batch) {
   std::string s;
   for (const auto& [k, v] : batch) s += (s.empty() ? "" : ", ") + k;
   return s.empty() ? "(none)" : s;
 }
-}  // namespace
 
 const at::Tensor& pick_input(const TensorMap& batch, const std::string& configured, const std::string& model) {
   if (!configured.empty()) return require_field(batch, configured, model);

@@ -26,5 +26,6 @@ at::Tensor token_ids(const at::Tensor& t, const std::string& field, const std::s
 std::vector<std::string> single_input_names(const std::string& configured);
 
 std::string shape_string(at::IntArrayRef shape);  // "[2, 3]"
+std::string field_list(const TensorMap& batch);    // "input_ids, labels", or "(none)"
 
 }  // namespace runner::models

@@ -5,16 +5,11 @@
 #include <torch/script.h>
 
 #include "runtime/core/errors.h"
+#include "runtime/models/batch_inputs.h"
 
 namespace runner::models {
 
 namespace {
-
-std::string field_list(const TensorMap& batch) {
-  std::string s;
-  for (const auto& [k, v] : batch) s += (s.empty() ? "" : ", ") + k;
-  return s.empty() ? "(none)" : s;
-}
 
 // Registers the script module's own parameters and buffers in `dst` (sharing the tensors,
 // so in-place updates and set_data on either side are seen by both), then its children.

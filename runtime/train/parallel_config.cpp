@@ -90,8 +90,6 @@ dist::ParallelConfig resolve_parallel(TrainingArguments& args, int world_size, i
     c.bucket_cap_bytes = ds.reduce_bucket_size * 4;  // DeepSpeed sizes buckets in elements (fp32 here)
     c.allgather_bucket_elems = ds.allgather_bucket_size;
     c.param_persistence_threshold = ds.stage3_param_persistence_threshold;
-    c.prefetch_elems = ds.stage3_prefetch_bucket_size;
-    c.max_live_elems = ds.stage3_max_live_parameters;
     c.lr_factor = ds.lr_factor;
     if (ds.resolved.contains("optimizer")) args.optim = "adamw_torch";
     c.description = "DeepSpeed ZeRO stage " + std::to_string(ds.stage) + (ds.offload_optimizer ? " (optimizer offload: host memory)" : "");

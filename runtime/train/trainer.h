@@ -84,7 +84,6 @@ class Trainer {
   // Whether this process writes output files: rank 0, or each node's first process with
   // save_on_each_node (HF should_save).
   bool should_write() const;
-  const dist::DataParallel& parallel() const { return *dp_; }
 
  private:
   // training (trainer.cpp)
