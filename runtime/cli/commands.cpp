@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <iostream>
 #include <regex>
@@ -15,6 +16,7 @@
 #include "runtime/io/safetensors.h"
 #include "runtime/dist/world.h"
 #include "runtime/log/log.h"
+#include "runtime/train/optimizer_shards.h"
 #include "runtime/train/parallel_config.h"
 #include "runtime/train/run.h"
 
@@ -106,9 +108,21 @@ int launch(const CommandLine& cl) {
 }
 
 int consolidate(const CommandLine& cl) {
-  const std::string file = cl.recipe + "/model.safetensors";
-  if (!io::path_exists(file)) throw CheckpointError("no model.safetensors in this folder (is it a checkpoint-N folder?)", cl.recipe);
-  io::NamedTensors tensors = io::load_safetensors(file);
+  const std::string file = cl.recipe + "/model.safetensors", meta_file = cl.recipe + "/optimizer.json";
+  const nlohmann::json meta = io::path_exists(meta_file) ? io::read_json_file(meta_file) : nlohmann::json::object();
+  const bool sharded = meta.contains("shards") && meta["shards"].is_number_integer();
+  if (!io::path_exists(file) && !sharded) throw CheckpointError("no model.safetensors in this folder (is it a checkpoint-N folder?)", cl.recipe);
+  // Buffers and frozen weights come from model.safetensors; trainable weights, when the
+  // checkpoint holds per-rank optimizer shards, from their fp32 master values (what
+  // DeepSpeed's zero_to_fp32.py rebuilds).
+  io::NamedTensors tensors = io::path_exists(file) ? io::load_safetensors(file) : io::NamedTensors{};
+  if (sharded) {
+    for (auto& [name, master] : train::consolidate_param_shards(cl.recipe, meta["shards"].get<int>())) {
+      auto it = std::find_if(tensors.begin(), tensors.end(), [&](const auto& e) { return e.first == name; });
+      if (it != tensors.end()) it->second = master;
+      else tensors.emplace_back(name, master);
+    }
+  }
   for (auto& [name, t] : tensors)
     if (t.is_floating_point()) t = t.to(at::kFloat);
   io::save_safetensors(cl.output, tensors, {{"format", "pt"}});

@@ -3,6 +3,7 @@
 #include <malloc.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 #include <ATen/Parallel.h>
 
@@ -14,7 +15,11 @@ void setup_process(int local_world_size) {
   // Measured in docs/performance.md: fewer page faults per step, 5–9% faster steps.
   mallopt(M_MMAP_THRESHOLD, 256 << 20);
   mallopt(M_TRIM_THRESHOLD, 512 << 20);
-  at::set_num_threads(std::max(1, dist::affinity_cpus() / std::max(1, local_world_size)));
+  // OMP_NUM_THREADS wins, as in PyTorch; else the cores this process may use, shared by the
+  // ranks on this node.
+  const char* env = std::getenv("OMP_NUM_THREADS");
+  const int requested = env ? std::atoi(env) : 0;
+  at::set_num_threads(requested > 0 ? requested : std::max(1, dist::affinity_cpus() / std::max(1, local_world_size)));
 }
 
 }  // namespace runner::cli

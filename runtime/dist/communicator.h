@@ -42,6 +42,9 @@ class Communicator {
   virtual void reduce_scatter(const at::Tensor& in, at::Tensor& out) = 0;
   // out (size · n) ← every rank's `in` (n), in rank order.
   virtual void all_gather(const at::Tensor& in, at::Tensor& out) = 0;
+  // out (size · n): block r ← block `rank` of rank r's `in` (size · n). Pure data movement,
+  // so a receiver can sum the blocks in an order of its choosing (ordered_reduce.h).
+  virtual void all_to_all(const at::Tensor& in, at::Tensor& out) = 0;
   virtual void barrier() = 0;
   // Non-blocking in-place sum; `t` must stay alive and untouched until wait().
   virtual std::unique_ptr<Work> all_reduce_async(at::Tensor& t) = 0;

@@ -5,6 +5,7 @@
 #include "runtime/core/errors.h"
 #include "runtime/dist/communicator.h"
 #include "runtime/dist/grad_reducer.h"
+#include "runtime/dist/ordered_reduce.h"
 #include "runtime/dist/partition.h"
 #include "runtime/dist/zero3.h"
 
@@ -43,13 +44,23 @@ optim::FlatParams& DataParallel::attach(optim::FlatParams& full, models::Module&
   if (config_.zero_stage == 3) {
     zero3_ = std::make_unique<Zero3>(comm_, full, model,
                                      Zero3Options{config_.wrap_classes, config_.min_num_params, config_.param_persistence_threshold,
-                                                  /*verify_units=*/!config_.wrap_classes.empty() || config_.min_num_params > 0});
+                                                  /*verify_units=*/!config_.wrap_classes.empty() || config_.min_num_params > 0,
+                                                  config_.ordered_reduction});
     return zero3_->optimizer_params();
   }
-  const Partition part = make_partition(full.numel(), world(), rank());
+  const bool ordered = config_.ordered_reduction;
+  const Partition part = make_partition(full.numel(), world(), rank(), ordered ? kOrderedChunk : 2);
   begin_ = config_.zero_stage >= 1 ? part.begin() : 0;
   end_ = config_.zero_stage >= 1 ? part.end() : full.numel();
   shard_size_ = config_.zero_stage >= 1 ? part.shard : full.numel();
+  padded_ = part.padded();
+  if (ordered) {
+    // Every stage folds into a shard of the (padded) flat gradient; DDP gathers it back.
+    shard_grad_ = at::zeros({part.shard}, full.data().options());
+    if (config_.zero_stage == 0) return full;
+    shard_ = optim::FlatParams::shard_of(full, begin_, end_, shard_grad_.narrow(0, 0, end_ - begin_));
+    return *shard_;
+  }
   if (config_.zero_stage >= 2) shard_grad_ = at::zeros({end_ - begin_}, full.data().options());
 
   if (world() > 1 || config_.zero_stage >= 2) {
@@ -82,6 +93,7 @@ void DataParallel::check_optimizer(const optim::Optimizer& optimizer) const {
 }
 
 void DataParallel::begin_micro_step(bool last) {
+  last_micro_step_ = last;
   if (zero3_) zero3_->begin_micro_step();
   if (reducer_) reducer_->prepare(last || config_.zero_stage >= 2);
   if (last && config_.broadcast_buffers && world() > 1)
@@ -90,7 +102,28 @@ void DataParallel::begin_micro_step(bool last) {
 
 void DataParallel::end_micro_step() {
   if (reducer_) reducer_->finish();
+  if (config_.ordered_reduction && !zero3_) ordered_fold();
   if (zero3_) zero3_->end_micro_step();
+}
+
+void DataParallel::ordered_fold() {
+  at::NoGradGuard no_grad;
+  at::Tensor& grad = full_->grad();
+  at::Tensor send = grad;
+  if (padded_ != grad.numel()) {
+    send = at::zeros({padded_}, grad.options());
+    send.narrow(0, 0, grad.numel()).copy_(grad);
+  }
+  ordered_reduce_scatter_add(*comm_, send, shard_grad_);
+  grad.zero_();
+  if (config_.zero_stage == 0 && last_micro_step_) {  // DDP's optimizer wants the whole gradient
+    at::Tensor all = shard_grad_;
+    if (world() > 1) {
+      all = at::empty({padded_}, grad.options());
+      comm_->all_gather(shard_grad_, all);
+    }
+    grad.copy_(all.narrow(0, 0, grad.numel()));
+  }
 }
 
 void DataParallel::gather_params() {
@@ -109,7 +142,12 @@ double DataParallel::clip_grad_norm(double max_norm) {
   at::NoGradGuard no_grad;
   double norm = 0;
   at::Tensor g;
-  if (config_.zero_stage >= 2) {
+  if (config_.ordered_reduction) {
+    at::Tensor& folded = zero3_ ? zero3_->shard_grad() : shard_grad_;
+    const std::vector<Segment> segments = zero3_ ? zero3_->grad_segments() : std::vector<Segment>{{0, shard_grad_.numel()}};
+    norm = std::sqrt(ordered_sum_of_squares(*comm_, folded, segments));
+    g = config_.zero_stage == 0 ? full_->grad() : folded;
+  } else if (config_.zero_stage >= 2) {
     g = zero3_ ? zero3_->shard_grad() : shard_grad_;
     // Sum of squares in double, chunk by chunk: a whole-shard double copy would cost 8 bytes
     // per parameter of peak memory.
@@ -187,6 +225,11 @@ std::map<std::string, at::Tensor> DataParallel::slice_optimizer_state(const std:
   return out;
 }
 
+std::vector<OwnedRange> DataParallel::owned_ranges() const {
+  if (zero3_) return zero3_->owned_ranges();
+  return {{begin_, end_ - begin_, 0}};
+}
+
 int64_t DataParallel::model_state_bytes(const optim::Optimizer& optimizer) const {
   int64_t bytes = zero3_ ? zero3_->resident_param_bytes() + static_cast<int64_t>(zero3_->shard_grad().nbytes())
                          : static_cast<int64_t>(full_->data().nbytes());
@@ -201,6 +244,14 @@ void DataParallel::sum(std::vector<double>& values) const {
   if (world() == 1 || values.empty()) return;
   at::Tensor t = at::from_blob(values.data(), {static_cast<int64_t>(values.size())}, at::kDouble);
   comm_->all_reduce(t, ReduceOp::kSum);
+}
+
+std::vector<double> DataParallel::gather(double value) const {
+  if (world() == 1) return {value};
+  at::Tensor in = at::full({1}, value, at::kDouble);
+  at::Tensor out = at::empty({world()}, in.options());
+  comm_->all_gather(in, out);
+  return std::vector<double>(out.data_ptr<double>(), out.data_ptr<double>() + world());
 }
 
 at::Tensor DataParallel::all_gather_bytes(const at::Tensor& bytes) const {

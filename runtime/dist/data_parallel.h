@@ -25,6 +25,7 @@
 #include "runtime/optim/optimizer.h"
 
 #include "runtime/dist/communicator.h"
+#include "runtime/dist/partition.h"
 
 namespace runner::dist {
 
@@ -44,6 +45,9 @@ struct ParallelConfig {
   // no_split_modules) and the size policy's threshold (0 = off).
   std::vector<std::string> wrap_classes;
   int64_t min_num_params = 0;
+  // full_determinism: gradients summed slice by slice in a fixed order (ordered_reduce.h),
+  // so results are bit-identical for any world size; costs an exchange per micro-step.
+  bool ordered_reduction = false;
   // A DeepSpeed scheduler block: factor of learning_rate at (step, max_steps).
   std::function<double(int64_t, int64_t)> lr_factor;
 };
@@ -56,8 +60,9 @@ class DataParallel {
   int rank() const;
   int world() const;
   const ParallelConfig& config() const { return config_; }
-  // Whether FlatParams should hold a full flat gradient (not under ZeRO-2).
-  bool full_grad_buffer() const { return config_.zero_stage < 2; }
+  // Whether FlatParams should hold a full flat gradient (not under ZeRO-2, which reduces
+  // bucket by bucket, unless the ordered reduction exchanges the whole gradient).
+  bool full_grad_buffer() const { return config_.zero_stage < 2 || (config_.ordered_reduction && config_.zero_stage == 2); }
   // Whether FlatParams should move the parameters into one flat buffer (not under ZeRO-3,
   // which lays them out per unit).
   bool full_data_buffer() const { return config_.zero_stage < 3; }
@@ -89,11 +94,17 @@ class DataParallel {
   // sliced when loading. Both are collective.
   std::map<std::string, at::Tensor> gather_optimizer_state(const optim::Optimizer& optimizer) const;
   std::map<std::string, at::Tensor> slice_optimizer_state(const std::map<std::string, at::Tensor>& full) const;
+  // Whether this rank holds only a shard of the optimizer state (ZeRO ≥ 1 over > 1 rank),
+  // and which values of the flat layout it holds (per-rank checkpoint files).
+  bool sharded_state() const { return config_.zero_stage >= 1 && world() > 1; }
+  std::vector<OwnedRange> owned_ranges() const;
   // Bytes of parameters, gradients and optimizer state this rank holds (ZeRO's model states).
   int64_t model_state_bytes(const optim::Optimizer& optimizer) const;
 
   // Small collectives for the training loop.
   void sum(std::vector<double>& values) const;
+  // Every rank's value, in rank order.
+  std::vector<double> gather(double value) const;
   // Every rank's copy of an equally sized byte tensor, in rank order (world × n).
   at::Tensor all_gather_bytes(const at::Tensor& bytes) const;
   void barrier() const;
@@ -102,13 +113,16 @@ class DataParallel {
 
  private:
   void broadcast_model(models::Module& model);
+  void ordered_fold();  // full_determinism: this micro-step's gradient into shard_grad_
 
   std::shared_ptr<Communicator> comm_;
   ParallelConfig config_;
   optim::FlatParams* full_ = nullptr;
   std::unique_ptr<optim::FlatParams> shard_;
   int64_t begin_ = 0, end_ = 0, shard_size_ = 0;  // this rank's range; shard_size_ with padding
-  at::Tensor shard_grad_;                           // ZeRO-2: the reduced gradient slice
+  at::Tensor shard_grad_;  // ZeRO-2 (every stage when ordered): the reduced gradient slice, padded
+  int64_t padded_ = 0;     // the flat buffer's size with padding (shard_size_ × world when sharded)
+  bool last_micro_step_ = true;
   std::unique_ptr<GradReducer> reducer_;
   std::unique_ptr<Zero3> zero3_;
   std::vector<at::Tensor> buffers_;                 // broadcast each step (ddp_broadcast_buffers)

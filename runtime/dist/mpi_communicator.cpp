@@ -180,6 +180,17 @@ class MpiCommunicator : public Communicator {
     RUNNER_MPI_CHECK(MPI_Allgather(in.data_ptr(), bytes, MPI_BYTE, out.data_ptr(), bytes, MPI_BYTE, comm_));
   }
 
+  void all_to_all(const at::Tensor& in, at::Tensor& out) override {
+    check_contiguous(in, "all_to_all");
+    check_contiguous(out, "all_to_all");
+    if (in.numel() != out.numel() || in.numel() % size_ != 0 || in.scalar_type() != out.scalar_type())
+      throw DistError("all_to_all: input and output must be equal and split into " + std::to_string(size_) + " blocks (got " +
+                      std::to_string(in.numel()) + " and " + std::to_string(out.numel()) + " values)");
+    Busy busy(*this, "all_to_all", in.nbytes());
+    const int bytes = count_of(static_cast<int64_t>(in.nbytes()) / size_, "all_to_all");
+    RUNNER_MPI_CHECK(MPI_Alltoall(in.data_ptr(), bytes, MPI_BYTE, out.data_ptr(), bytes, MPI_BYTE, comm_));
+  }
+
   void barrier() override {
     Busy busy(*this, "barrier", 0);
     RUNNER_MPI_CHECK(MPI_Barrier(comm_));

@@ -112,6 +112,21 @@ class NcclCommunicator : public Communicator {
     RUNNER_NCCL_CHECK(ncclAllGather(in.data_ptr(), out.data_ptr(), in.numel(), nccl_type(in.scalar_type()), comm_, stream_));
     sync("all_gather", out.nbytes());
   }
+  void all_to_all(const at::Tensor& in, at::Tensor& out) override {
+    check_device(in, "all_to_all");
+    check_device(out, "all_to_all");
+    if (in.numel() != out.numel() || in.numel() % size_ != 0) throw DistError("all_to_all: input and output must be equal, world size × block");
+    // NCCL has no all-to-all collective: one grouped send and receive per peer.
+    const int64_t n = in.numel() / size_, bytes = n * in.element_size();
+    const ncclDataType_t type = nccl_type(in.scalar_type());
+    RUNNER_NCCL_CHECK(ncclGroupStart());
+    for (int r = 0; r < size_; ++r) {
+      RUNNER_NCCL_CHECK(ncclSend(static_cast<const char*>(in.data_ptr()) + r * bytes, n, type, r, comm_, stream_));
+      RUNNER_NCCL_CHECK(ncclRecv(static_cast<char*>(out.data_ptr()) + r * bytes, n, type, r, comm_, stream_));
+    }
+    RUNNER_NCCL_CHECK(ncclGroupEnd());
+    sync("all_to_all", in.nbytes());
+  }
   void barrier() override {
     at::Tensor t = at::zeros({1}, at::TensorOptions().dtype(at::kFloat).device(at::kCUDA));
     all_reduce(t, ReduceOp::kSum);

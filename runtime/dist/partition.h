@@ -21,6 +21,12 @@ struct Partition {
   int64_t size() const { return end() - begin(); }  // real values this rank owns
 };
 
+// Values of the model's flat layout [flat_begin, flat_begin + length) that this rank
+// keeps, at [local_begin, …) of its shard buffers (optimizer state, master weights).
+struct OwnedRange {
+  int64_t flat_begin = 0, length = 0, local_begin = 0;
+};
+
 // DeepSpeed aligns partitions to 2 elements (4 bytes of fp16); we keep that.
 inline Partition make_partition(int64_t numel, int world, int rank, int64_t align = 2) {
   const int64_t unit = static_cast<int64_t>(world) * align;

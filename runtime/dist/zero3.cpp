@@ -66,7 +66,7 @@ struct Zero3::State {
   std::vector<Unit> units;          // [0] is the root
   std::vector<size_t> order;        // reduction order
   size_t next = 0;
-  bool active = true, first_step = true, verify = true;
+  bool active = true, first_step = true, verify = true, ordered = false;
   at::Tensor shard_data, shard_grad;
   std::vector<std::shared_ptr<torch::autograd::Node>> accumulators;
   std::vector<size_t> unit_of_param;  // accumulator index → unit
@@ -112,6 +112,17 @@ struct Zero3::State {
         grad = at::Tensor();
       }
       for (int r = 0; r < W; ++r) in.narrow(0, r * C + g.in_unit, g.chunk).copy_(v.narrow(0, r * g.chunk, g.chunk));
+    }
+    if (ordered) {
+      // Every rank's piece of this rank's chunk, added in rank order (ordered_reduce.h).
+      at::Tensor blocks = in;
+      if (W > 1) {
+        blocks = at::empty_like(in);
+        comm->all_to_all(in, blocks);
+      }
+      for (auto& g : u.groups)
+        for (int r = 0; r < W; ++r) shard_grad.narrow(0, g.shard_offset, g.chunk).add_(blocks.narrow(0, r * C + g.in_unit, g.chunk));
+      return release(u);
     }
     at::Tensor out = in;
     if (W > 1) {
@@ -174,6 +185,7 @@ Zero3::Zero3(std::shared_ptr<Communicator> comm, optim::FlatParams& full, models
   s.W = s.comm->size();
   s.rank = s.comm->rank();
   s.verify = options.verify_units;
+  s.ordered = options.ordered;
 
   // Units: the root, then wrapped modules in pre-order (their parameter-name prefixes).
   std::set<std::string> wrap(options.wrap_classes.begin(), options.wrap_classes.end());
@@ -239,6 +251,7 @@ Zero3::Zero3(std::shared_ptr<Communicator> comm, optim::FlatParams& full, models
     for (auto& u : s.units) {
       UnitGroup& g = u.groups[static_cast<size_t>(gi)];
       g.chunk = (g.numel + s.W - 1) / s.W;
+      if (s.ordered) g.chunk = ordered_shard_size(g.chunk);
       g.shard_offset = shard_total;
       shard_total += g.chunk;
     }
@@ -419,6 +432,29 @@ int64_t Zero3::resident_param_bytes() const {
     if (u.gathered)
       for (const auto& g : u.groups) bytes += static_cast<int64_t>(g.full.numel() * g.full.element_size());
   return bytes;
+}
+
+std::vector<OwnedRange> Zero3::owned_ranges() const {
+  const State& s = *state_;
+  std::vector<OwnedRange> out;
+  for (const auto& u : s.units)
+    for (const auto& g : u.groups) {
+      const int64_t lo = static_cast<int64_t>(s.rank) * g.chunk, hi = lo + g.chunk;  // this rank's chunk, unit-local
+      for (const auto& p : g.pieces) {
+        const int64_t b = std::max(lo, p.local), e = std::min(hi, p.local + p.numel);
+        if (b < e) out.push_back({p.flat_offset + (b - p.local), e - b, g.shard_offset + (b - lo)});
+      }
+    }
+  return out;
+}
+
+std::vector<Segment> Zero3::grad_segments() const {
+  std::vector<Segment> out;
+  const size_t groups = state_->units.empty() ? 0 : state_->units.front().groups.size();
+  for (size_t gi = 0; gi < groups; ++gi)  // the shard buffer's own order: group-major
+    for (const auto& u : state_->units)
+      if (u.groups[gi].chunk > 0) out.push_back({u.groups[gi].shard_offset, u.groups[gi].chunk});
+  return out;
 }
 
 std::vector<std::string> Zero3::unit_names() const {

@@ -31,6 +31,8 @@
 #include <ATen/ATen.h>
 
 #include "runtime/dist/communicator.h"
+#include "runtime/dist/ordered_reduce.h"
+#include "runtime/dist/partition.h"
 #include "runtime/models/module.h"
 #include "runtime/optim/flat_params.h"
 
@@ -45,6 +47,9 @@ struct Zero3Options {
   // The default policy (the built-in models' layer classes, whose entries are hooked)
   // needs no such step.
   bool verify_units = true;
+  // full_determinism: chunks padded to whole kOrderedChunk blocks and gradients added in
+  // rank order after an all-to-all instead of reduce-scattered (ordered_reduce.h).
+  bool ordered = false;
 };
 
 class Zero3 {
@@ -56,6 +61,9 @@ class Zero3 {
 
   optim::FlatParams& optimizer_params() { return *shard_; }
   at::Tensor& shard_grad() { return shard_grad_; }
+  // Where each unit-group's chunk sits in shard_grad(), in a world-size-independent order
+  // (for the ordered gradient norm).
+  std::vector<Segment> grad_segments() const;
 
   void begin_micro_step();
   void end_micro_step();       // reduce what is left in order, free the units
@@ -73,6 +81,8 @@ class Zero3 {
   std::map<std::string, at::Tensor> gather_state(const std::map<std::string, at::Tensor>& shard_state) const;
   std::map<std::string, at::Tensor> slice_state(const std::map<std::string, at::Tensor>& full_state) const;
 
+  // This rank's values per parameter: one range per parameter piece in its chunks.
+  std::vector<OwnedRange> owned_ranges() const;
   int64_t resident_param_bytes() const;  // shard + gathered units right now
   std::vector<std::string> unit_names() const;
 

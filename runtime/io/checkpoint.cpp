@@ -31,6 +31,11 @@ void write_checkpoint(const std::string& dir, const CheckpointContents& c) {
     ss << in.rdbuf();
     write_file_atomic(p + "/" + name, ss.str());
   }
+  for (const auto& src : c.move_files) {
+    std::error_code ec;
+    fs::rename(src, p + "/" + fs::path(src).filename().string(), ec);
+    if (ec) throw CheckpointError("cannot move " + src + " into the checkpoint: " + ec.message(), dir);
+  }
   staged.commit();
 }
 

@@ -22,6 +22,9 @@ struct CheckpointContents {
   nlohmann::json trainer_state;    // trainer_state.json
   nlohmann::json training_args;    // training_args.json
   std::vector<std::pair<std::string, std::string>> copy_files;  // (source path, name in the folder)
+  // Files other processes wrote (per-rank optimizer shards): renamed into the folder
+  // under their own names before it is committed. A missing one is a CheckpointError.
+  std::vector<std::string> move_files;
 };
 
 void write_checkpoint(const std::string& dir, const CheckpointContents& contents);

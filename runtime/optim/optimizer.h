@@ -36,6 +36,7 @@ class Optimizer {
   virtual std::map<std::string, at::Tensor> state_tensors() const = 0;
   virtual void load_state_tensors(const std::map<std::string, at::Tensor>& state) = 0;
   int64_t step_count() const { return step_; }
+  FlatParams& params() const { return params_; }  // the values this optimizer updates
   void set_step_count(int64_t s) { step_ = s; }
 
  protected:

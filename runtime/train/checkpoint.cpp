@@ -12,6 +12,7 @@
 #include "runtime/io/atomic_file.h"
 #include "runtime/io/checkpoint.h"
 #include "runtime/log/log.h"
+#include "runtime/train/optimizer_shards.h"
 #include "runtime/train/trainer.h"
 
 namespace runner::train {
@@ -59,18 +60,33 @@ void Trainer::save_checkpoint() {
   c.model = model_->state_dict();
   for (auto& [name, t] : c.model) t = t.clone();
   dp_->release_params(/*write_back=*/false);
+  // Sharded state is saved shard by shard (optimizer_shards.h) into a side folder every rank
+  // can reach, then moved into the checkpoint by the writer. save_on_each_node gathers
+  // instead: another node's shard files would not be on this node's disk.
+  const bool sharded = dp_->sharded_state() && !args_.save_on_each_node;
+  const std::string shard_dir = args_.output_dir + "/.tmp-checkpoint-" + std::to_string(state_.global_step) + "-shards";
   if (!args_.save_only_model && optimizer_) {
-    // Per-parameter tensors under their model names where the state is per element, so a
-    // checkpoint does not depend on the flat layout (parameter order, grouping, world size
-    // or ZeRO stage: shards are gathered here, on every rank, and sliced again on load).
-    for (const auto& [state_name, flat] : dp_->gather_optimizer_state(*optimizer_)) {
-      if (flat.numel() == flat_->numel()) {
-        for (const auto& s : flat_->slots()) c.optimizer.emplace_back(state_name + "." + s.name, flat.narrow(0, s.offset, s.numel).view(s.shape));
-      } else {
-        c.optimizer.emplace_back(state_name, flat);
+    c.optimizer_meta = {{"type", optimizer_->name()}, {"step", optimizer_->step_count()}};
+    if (sharded) {
+      if (dp_->rank() == 0) io::make_dirs(shard_dir);
+      dp_->barrier();
+      std::map<std::string, at::Tensor> local = optimizer_->state_tensors();
+      local["param"] = optimizer_->params().data();
+      save_optimizer_shard(shard_dir + "/" + shard_file_name(dp_->rank(), dp_->world()), *flat_, dp_->owned_ranges(), local);
+      for (int r = 0; r < dp_->world(); ++r) c.move_files.push_back(shard_dir + "/" + shard_file_name(r, dp_->world()));
+      c.optimizer_meta["shards"] = dp_->world();
+    } else {
+      // Per-parameter tensors under their model names where the state is per element, so a
+      // checkpoint does not depend on the flat layout (parameter order, grouping, world
+      // size or ZeRO stage: shards are gathered here, on every rank, and sliced on load).
+      for (const auto& [state_name, flat] : dp_->gather_optimizer_state(*optimizer_)) {
+        if (flat.numel() == flat_->numel()) {
+          for (const auto& s : flat_->slots()) c.optimizer.emplace_back(state_name + "." + s.name, flat.narrow(0, s.offset, s.numel).view(s.shape));
+        } else {
+          c.optimizer.emplace_back(state_name, flat);
+        }
       }
     }
-    c.optimizer_meta = {{"type", optimizer_->name()}, {"step", optimizer_->step_count()}};
     c.scheduler = {{"steps_taken", scheduler_->steps_taken()}, {"state", scheduler_->state()}, {"base_lrs", base_lrs_}};
     const at::Tensor rng = at::detail::getDefaultCPUGenerator().get_state();
     c.rng = {{"cpu", hex(rng)}};
@@ -91,8 +107,10 @@ void Trainer::save_checkpoint() {
   c.trainer_state = state_.to_json();
   c.training_args = args_.to_json();
   if (!options_.recipe_path.empty()) c.copy_files.emplace_back(options_.recipe_path, "recipe.lua");
+  if (!c.move_files.empty()) dp_->barrier();  // every rank's shard is written
   if (should_write()) {
     io::write_checkpoint(dir, c);
+    if (!c.move_files.empty()) io::remove_all(shard_dir);
     rotate_checkpoints();
   }
   dp_->barrier();  // no rank reads a checkpoint (best model, resume) before it exists
@@ -170,27 +188,34 @@ void Trainer::load_checkpoint(const std::string& dir) {
 
   // Optimizer, scheduler, loss bookkeeping and RNG (absent with save_only_model: the run
   // then continues from the weights only, as HF does).
-  if (io::path_exists(dir + "/optimizer.safetensors")) {
-    io::SafetensorsFile file(dir + "/optimizer.safetensors");
+  const json meta = io::path_exists(dir + "/optimizer.json") ? io::read_json_file(dir + "/optimizer.json") : json::object();
+  if (io::path_exists(dir + "/optimizer.safetensors") || meta.contains("shards")) {
     std::map<std::string, at::Tensor> flat_state;
-    for (const auto& [state_name, flat] : optimizer_->state_tensors()) {
-      if (file.contains(state_name)) {
-        flat_state[state_name] = file.load(state_name);
-        continue;
+    if (meta.contains("shards")) {  // one file per rank of the run that saved it
+      if (!meta["shards"].is_number_integer()) throw CheckpointError("optimizer.json: 'shards' must be an integer", dir);
+      std::vector<std::string> names;
+      for (const auto& [state_name, t] : optimizer_->state_tensors()) names.push_back(state_name);
+      flat_state = load_optimizer_shards(dir, meta["shards"].get<int>(), *flat_, names);
+    } else {
+      io::SafetensorsFile file(dir + "/optimizer.safetensors");
+      for (const auto& [state_name, flat] : optimizer_->state_tensors()) {
+        if (file.contains(state_name)) {
+          flat_state[state_name] = file.load(state_name);
+          continue;
+        }
+        std::vector<at::Tensor> parts;
+        for (const auto& s : flat_->slots()) {
+          const std::string key = state_name + "." + s.name;
+          if (!file.contains(key)) throw CheckpointError("optimizer.safetensors has no '" + key + "' (was it saved by another optimizer or model?)", dir);
+          parts.push_back(file.load(key).reshape(-1));
+        }
+        flat_state[state_name] = at::cat(parts);
       }
-      std::vector<at::Tensor> parts;
-      for (const auto& s : flat_->slots()) {
-        const std::string key = state_name + "." + s.name;
-        if (!file.contains(key)) throw CheckpointError("optimizer.safetensors has no '" + key + "' (was it saved by another optimizer or model?)", dir);
-        parts.push_back(file.load(key).reshape(-1));
-      }
-      flat_state[state_name] = at::cat(parts);
     }
-    optimizer_->load_state_tensors(dp_->slice_optimizer_state(flat_state));
-    const json meta = io::read_json_file(dir + "/optimizer.json");
-    optimizer_->set_step_count(meta.value("step", int64_t{0}));
     if (meta.value("type", optimizer_->name()) != optimizer_->name())
       throw CheckpointError("the checkpoint's optimizer is " + meta.value("type", std::string()) + ", this run uses " + optimizer_->name(), dir);
+    optimizer_->load_state_tensors(dp_->slice_optimizer_state(flat_state));
+    optimizer_->set_step_count(meta.value("step", int64_t{0}));
   } else {
     log::warn("no optimizer state in " + dir + " (save_only_model?): the optimizer starts fresh");
   }

@@ -79,6 +79,7 @@ dist::ParallelConfig resolve_parallel(TrainingArguments& args, int world_size, i
   if (args.ddp_backend && *args.ddp_backend == "nccl")
     throw ArgumentError("args.ddp_backend: \"nccl\" needs CUDA tensors, and this LibTorch build runs on the CPU; use \"mpi\"");
   c.description = world_size > 1 ? "ddp" : "single process";
+  c.ordered_reduction = args.full_determinism;  // same weights whatever the world size
 
   const std::vector<std::string> fsdp = fsdp_tokens(args.fsdp);
   const bool has_ds = !args.deepspeed.is_null() && !(args.deepspeed.is_string() && args.deepspeed.get<std::string>().empty());
@@ -125,6 +126,7 @@ dist::ParallelConfig resolve_parallel(TrainingArguments& args, int world_size, i
   } else if (!args.fsdp_config.is_null()) {
     check_fsdp_config(args.fsdp_config);
   }
+  if (c.ordered_reduction) c.description += ", ordered reduction";
   return c;
 }
 

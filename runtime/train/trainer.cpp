@@ -1,8 +1,10 @@
 #include "runtime/train/trainer.h"
 
 #include <cmath>
+#include <cstdlib>
 
 #include <ATen/Context.h>
+#include <ATen/Parallel.h>
 
 #include "runtime/core/errors.h"
 #include "runtime/log/log.h"
@@ -47,7 +49,12 @@ Trainer::Trainer(TrainingArguments args, models::ModulePtr model, Datasets datas
   call_.label_names = args_.label_field_names();
   call_.remove_unused_columns = args_.remove_unused_columns;
   call_.label_smoothing = args_.label_smoothing_factor;
-  if (args_.full_determinism) at::globalContext().setDeterministicAlgorithms(true, /*warn_only=*/false);
+  if (args_.full_determinism) {
+    at::globalContext().setDeterministicAlgorithms(true, /*warn_only=*/false);
+    // Reductions split work by thread, so their rounding depends on the thread count; one
+    // thread per rank makes results independent of the world size (OMP_NUM_THREADS wins).
+    if (!std::getenv("OMP_NUM_THREADS")) at::set_num_threads(1);
+  }
   at::manual_seed(static_cast<uint64_t>(args_.seed));  // HF set_seed: dropout and any later init
   validate_setup(args_, datasets_, *hooks_);
   json init;
@@ -159,6 +166,18 @@ double Trainer::training_step(const Batch& batch, LossContext& ctx) {
   return ctx.loss_is_normalized ? value : value * weight;
 }
 
+void Trainer::seed_slice(int64_t micro) {
+  // splitmix64 over (seed, step, slice): nearby slices get unrelated streams.
+  auto mix = [](uint64_t x) {
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+  };
+  const auto slice = static_cast<uint64_t>(micro * dp_->world() + dp_->rank());
+  at::manual_seed(mix(mix(mix(static_cast<uint64_t>(args_.seed)) ^ static_cast<uint64_t>(state_.global_step)) ^ slice));
+}
+
 double Trainer::clip_gradients() { return dp_->clip_grad_norm(args_.max_grad_norm); }
 
 int64_t Trainer::count_input_tokens(const Batch& batch) const {
@@ -254,6 +273,7 @@ TrainOutput Trainer::train() {
         ctx.num_items_in_batch = num_items;
         ctx.micro_items = window[i].empty() ? 0 : count_items(window[i], call_.label_names);
         dp_->begin_micro_step(i + 1 == window_len);
+        if (args_.full_determinism) seed_slice(i);
         double loss = 0.0;
         if (!window[i].empty()) {
           loss = training_step(window[i], ctx);
@@ -266,15 +286,19 @@ TrainOutput Trainer::train() {
           lockstep_dummy_ = false;
         }
         dp_->end_micro_step();
+        std::vector<double> losses{loss};
         if (dp_->world() > 1) {
-          std::vector<double> l{loss};
-          dp_->sum(l);
-          loss = l[0];
+          // full_determinism adds the slices' losses one by one in slice order, as one
+          // process adds its micro-steps, so even the logged loss is world-size independent.
+          if (args_.full_determinism) losses = dp_->gather(loss);
+          else dp_->sum(losses);
         }
-        if (args_.logging_nan_inf_filter && !std::isfinite(loss))
-          tr_loss_ += tr_loss_ / static_cast<double>(1 + state_.global_step - last_logged_step_);
-        else
-          tr_loss_ += loss;
+        for (const double l : losses) {
+          if (args_.logging_nan_inf_filter && !std::isfinite(l))
+            tr_loss_ += tr_loss_ / static_cast<double>(1 + state_.global_step - last_logged_step_);
+          else
+            tr_loss_ += l;
+        }
         if (i + 1 < window_len) {
           callbacks_.fire(Event::kSubstepEnd, state_, control_);
           continue;

@@ -113,6 +113,9 @@ class Trainer {
   void delete_all_but_best_checkpoint();
   void load_best_model();
   void restore_pending_rng();
+  // full_determinism: seeds the RNG for micro-step `micro` of this window from (seed, step,
+  // slice = micro · world + rank), so a slice's dropout does not depend on the world size.
+  void seed_slice(int64_t micro);
 
   TrainingArguments args_;
   models::ModulePtr model_;

@@ -4,6 +4,8 @@
 
 #include "runtime/dist/data_parallel.h"
 #include "runtime/dist/grad_reducer.h"
+#include "runtime/dist/ordered_reduce.h"
+#include "runtime/core/errors.h"
 #include "runtime/dist/partition.h"
 #include "runtime/dist/zero3.h"
 #include "runtime/models/layers.h"
@@ -89,7 +91,7 @@ models::ModulePtr small_net() {
 }
 
 // Two AdamW steps with clipping through DataParallel at a given stage; returns the weights.
-std::vector<at::Tensor> train_two_steps(int stage, std::vector<std::string> wrap = {}) {
+std::vector<at::Tensor> train_two_steps(int stage, std::vector<std::string> wrap = {}, bool ordered = false) {
   auto model = small_net();
   models::NamedTensorList named = model->named_parameters();
   std::vector<int> groups;
@@ -98,6 +100,7 @@ std::vector<at::Tensor> train_two_steps(int stage, std::vector<std::string> wrap
   cfg.zero_stage = stage;
   cfg.wrap_classes = std::move(wrap);
   cfg.param_persistence_threshold = 0;
+  cfg.ordered_reduction = ordered;
   DataParallel dp(make_local_communicator(), cfg);
   optim::FlatParams flat(named, groups, 2, dp.full_grad_buffer(), dp.full_data_buffer());
   auto opt = optim::make_adamw(dp.attach(flat, *model), {{0.05, 0.1}, {0.05, 0.0}}, {});
@@ -127,6 +130,34 @@ TEST(DataParallel, EveryStageStepsLikePlainTrainingInOneProcess) {
   }
   const auto units = train_two_steps(3, {"Linear"});  // every Linear its own unit
   for (size_t i = 0; i < units.size(); ++i) EXPECT_TRUE(at::allclose(units[i], reference[i], 1e-6, 1e-7)) << "tensor " << i;
+}
+
+TEST(DataParallel, OrderedReductionStepsLikePlainTraining) {
+  const auto reference = train_two_steps(0);
+  const auto flat = train_two_steps(0, {}, true);
+  for (int stage : {0, 1, 2, 3}) {
+    const auto got = train_two_steps(stage, {}, true);
+    for (size_t i = 0; i < got.size(); ++i) {
+      EXPECT_TRUE(at::allclose(got[i], reference[i], 1e-6, 1e-7)) << "stage " << stage << " tensor " << i;
+      // Stages 0–2 share one flat layout, so the ordered norm adds the same chunks.
+      if (stage < 3) EXPECT_TRUE(at::equal(got[i], flat[i])) << "stage " << stage << " tensor " << i;
+    }
+  }
+}
+
+TEST(OrderedReduce, SumsChunksInGlobalOrderAndAddsBlocks) {
+  auto comm = make_local_communicator();
+  at::manual_seed(0);
+  const at::Tensor x = at::randn({3 * kOrderedChunk});
+  const double expected = x.to(at::kDouble).pow(2).sum().item<double>();
+  EXPECT_NEAR(ordered_sum_of_squares(*comm, x, {{0, 2 * kOrderedChunk}, {2 * kOrderedChunk, kOrderedChunk}}), expected, 1e-9 * expected);
+  EXPECT_THROW(ordered_sum_of_squares(*comm, x, {{0, 100}}), DistError);
+  at::Tensor acc = at::ones({5});
+  ordered_reduce_scatter_add(*comm, at::full({5}, 2.0), acc);
+  EXPECT_TRUE(at::equal(acc, at::full({5}, 3.0)));
+  EXPECT_THROW(ordered_reduce_scatter_add(*comm, at::ones({4}), acc), DistError);
+  EXPECT_EQ(ordered_shard_size(1), kOrderedChunk);
+  EXPECT_EQ(ordered_shard_size(kOrderedChunk), kOrderedChunk);
 }
 
 TEST(Zero3, ParametersAreFreedBetweenStepsAndGatheredForForward) {

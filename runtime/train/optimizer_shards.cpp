@@ -1,0 +1,127 @@
+#include "runtime/train/optimizer_shards.h"
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include "runtime/core/errors.h"
+#include "runtime/io/atomic_file.h"
+
+namespace runner::train {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr const char* kParameters = "parameters";  // metadata: [[name, shape], …] in flat order
+
+int64_t parse_start(const io::SafetensorsFile& f, const std::string& key) {
+  auto it = f.metadata().find(key);
+  if (it == f.metadata().end()) throw CheckpointError("no start offset for '" + key + "' in the metadata", f.path());
+  try {
+    return std::stoll(it->second);
+  } catch (const std::exception&) {
+    throw CheckpointError("malformed start offset for '" + key + "'", f.path());
+  }
+}
+
+std::vector<std::pair<std::string, std::vector<int64_t>>> read_parameters(const io::SafetensorsFile& f) {
+  auto it = f.metadata().find(kParameters);
+  if (it == f.metadata().end()) throw CheckpointError("not an optimizer shard file (no parameter list in its metadata)", f.path());
+  try {
+    return json::parse(it->second).get<std::vector<std::pair<std::string, std::vector<int64_t>>>>();
+  } catch (const std::exception&) {
+    throw CheckpointError("malformed parameter list in the metadata", f.path());
+  }
+}
+
+std::string shard_path(const std::string& dir, int rank, int world) {
+  const std::string path = dir + "/" + shard_file_name(rank, world);
+  if (!io::path_exists(path))
+    throw CheckpointError("missing optimizer shard " + shard_file_name(rank, world) + " (the checkpoint was saved on " +
+                          std::to_string(world) + " ranks)", dir);
+  return path;
+}
+
+// Copies every piece of `prefix.<name>` in the files into `dst(name)`, and checks that the
+// pieces cover each parameter exactly once.
+template <typename Dst>
+void assemble(const std::string& dir, int world, const std::string& prefix, const std::vector<std::pair<std::string, int64_t>>& params,
+              Dst dst) {
+  std::vector<int64_t> covered(params.size(), 0);
+  for (int r = 0; r < world; ++r) {
+    io::SafetensorsFile f(shard_path(dir, r, world));
+    for (size_t i = 0; i < params.size(); ++i) {
+      const std::string key = prefix + "." + params[i].first;
+      if (!f.contains(key)) continue;
+      const int64_t start = parse_start(f, key);
+      at::Tensor piece = f.load(key).reshape(-1);
+      if (start < 0 || start + piece.numel() > params[i].second)
+        throw CheckpointError("piece of '" + key + "' lies outside the parameter (" + std::to_string(params[i].second) + " values)", f.path());
+      dst(i).narrow(0, start, piece.numel()).copy_(piece);
+      covered[i] += piece.numel();
+    }
+  }
+  for (size_t i = 0; i < params.size(); ++i)
+    if (covered[i] != params[i].second)
+      throw CheckpointError("the optimizer shards hold " + std::to_string(covered[i]) + " of the " + std::to_string(params[i].second) +
+                            " values of '" + prefix + "." + params[i].first + "'", dir);
+}
+
+}  // namespace
+
+std::string shard_file_name(int rank, int world) {
+  return "optimizer.rank-" + std::to_string(rank) + "-of-" + std::to_string(world) + ".safetensors";
+}
+
+void save_optimizer_shard(const std::string& path, const optim::FlatParams& layout, const std::vector<dist::OwnedRange>& owned,
+                          const std::map<std::string, at::Tensor>& local) {
+  io::NamedTensors tensors;
+  io::Metadata meta{{"format", "pt"}};
+  json params = json::array();
+  for (const auto& s : layout.slots()) params.push_back(json::array({s.name, s.shape}));
+  meta[kParameters] = params.dump();
+  for (const auto& [state, t] : local) {
+    for (const auto& o : owned) {
+      if (o.local_begin + o.length > t.numel())
+        throw CheckpointError("optimizer state '" + state + "' is not per element; it cannot be saved in shards", path);
+      for (const auto& s : layout.slots()) {
+        const int64_t b = std::max(o.flat_begin, s.offset), e = std::min(o.flat_begin + o.length, s.offset + s.numel);
+        if (b >= e) continue;
+        const std::string key = state + "." + s.name;
+        if (meta.count(key)) throw CheckpointError("two pieces of '" + key + "' on one rank", path);
+        meta[key] = std::to_string(b - s.offset);
+        tensors.emplace_back(key, t.narrow(0, o.local_begin + (b - o.flat_begin), e - b));
+      }
+    }
+  }
+  io::save_safetensors(path, tensors, meta);
+}
+
+std::map<std::string, at::Tensor> load_optimizer_shards(const std::string& dir, int world, const optim::FlatParams& layout,
+                                                        const std::vector<std::string>& names) {
+  if (world < 1) throw CheckpointError("optimizer.json: 'shards' must be >= 1", dir);
+  std::vector<std::pair<std::string, int64_t>> params;
+  for (const auto& s : layout.slots()) params.emplace_back(s.name, s.numel);
+  std::map<std::string, at::Tensor> out;
+  for (const auto& name : names) {
+    at::Tensor flat = at::zeros({layout.numel()}, at::kFloat);
+    assemble(dir, world, name, params, [&](size_t i) { return flat.narrow(0, layout.slots()[i].offset, layout.slots()[i].numel); });
+    out[name] = flat;
+  }
+  return out;
+}
+
+io::NamedTensors consolidate_param_shards(const std::string& dir, int world) {
+  const auto shapes = read_parameters(io::SafetensorsFile(shard_path(dir, 0, world)));
+  std::vector<std::pair<std::string, int64_t>> params;
+  io::NamedTensors out;
+  for (const auto& [name, shape] : shapes) {
+    out.emplace_back(name, at::zeros(shape, at::kFloat));
+    params.emplace_back(name, out.back().second.numel());
+  }
+  assemble(dir, world, "param", params, [&](size_t i) { return out[i].second.view({-1}); });
+  return out;
+}
+
+}  // namespace runner::train
