@@ -33,6 +33,10 @@ class LocalCommunicator : public Communicator {
   }
   void barrier() override {}
   std::unique_ptr<Work> all_reduce_async(at::Tensor&) override { return std::make_unique<DoneWork>(); }
+  std::unique_ptr<Work> all_gather_async(const at::Tensor& in, at::Tensor& out) override {
+    all_gather(in, out);
+    return std::make_unique<DoneWork>();
+  }
 };
 
 }  // namespace

@@ -48,6 +48,8 @@ class Communicator {
   virtual void barrier() = 0;
   // Non-blocking in-place sum; `t` must stay alive and untouched until wait().
   virtual std::unique_ptr<Work> all_reduce_async(at::Tensor& t) = 0;
+  // Non-blocking all_gather (ZeRO-3 prefetch); both tensors stay alive until wait().
+  virtual std::unique_ptr<Work> all_gather_async(const at::Tensor& in, at::Tensor& out) = 0;
 
   const CommStats& stats() const { return stats_; }
   void reset_stats() { stats_ = {}; }

@@ -42,10 +42,17 @@ optim::FlatParams& DataParallel::attach(optim::FlatParams& full, models::Module&
   full_ = &full;
   if (world() > 1) broadcast_model(model);
   if (config_.zero_stage == 3) {
-    zero3_ = std::make_unique<Zero3>(comm_, full, model,
-                                     Zero3Options{config_.wrap_classes, config_.min_num_params, config_.param_persistence_threshold,
-                                                  /*verify_units=*/!config_.wrap_classes.empty() || config_.min_num_params > 0,
-                                                  config_.ordered_reduction});
+    Zero3Options o;
+    o.wrap_classes = config_.wrap_classes;
+    o.min_num_params = config_.min_num_params;
+    o.persistence_threshold = config_.param_persistence_threshold;
+    o.verify_units = !config_.wrap_classes.empty() || config_.min_num_params > 0;
+    o.ordered = config_.ordered_reduction;
+    o.prefetch_forward = config_.prefetch_forward;
+    o.prefetch_backward = config_.prefetch_backward;
+    o.backward_post = config_.backward_post;
+    o.max_live_parameters = config_.max_live_parameters;
+    zero3_ = std::make_unique<Zero3>(comm_, full, model, o);
     return zero3_->optimizer_params();
   }
   const bool ordered = config_.ordered_reduction;
@@ -266,5 +273,6 @@ void DataParallel::barrier() const {
 }
 double DataParallel::comm_seconds() const { return comm_->stats().seconds; }
 int64_t DataParallel::comm_bytes() const { return comm_->stats().bytes; }
+std::pair<int64_t, int64_t> DataParallel::gather_counts() const { return zero3_ ? zero3_->gather_counts() : std::pair<int64_t, int64_t>{0, 0}; }
 
 }  // namespace runner::dist

@@ -14,6 +14,7 @@
 #pragma once
 #include <functional>
 #include <map>
+#include <utility>
 #include <memory>
 #include <string>
 #include <vector>
@@ -45,6 +46,10 @@ struct ParallelConfig {
   // no_split_modules) and the size policy's threshold (0 = off).
   std::vector<std::string> wrap_classes;
   int64_t min_num_params = 0;
+  // ZeRO-3 prefetch (see Zero3Options): DeepSpeed defaults, 5e7 elements both ways.
+  int64_t prefetch_forward = 50000000, prefetch_backward = 50000000;
+  bool backward_post = false;
+  int64_t max_live_parameters = 1000000000;
   // full_determinism: gradients summed slice by slice in a fixed order (ordered_reduce.h),
   // so results are bit-identical for any world size; costs an exchange per micro-step.
   bool ordered_reduction = false;
@@ -109,6 +114,8 @@ class DataParallel {
   at::Tensor all_gather_bytes(const at::Tensor& bytes) const;
   void barrier() const;
   double comm_seconds() const;
+  // ZeRO-3: unit all-gathers so far, and how many of them a prefetch had already started.
+  std::pair<int64_t, int64_t> gather_counts() const;
   int64_t comm_bytes() const;
 
  private:

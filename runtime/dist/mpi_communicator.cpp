@@ -69,8 +69,8 @@ class MpiCommunicator;
 
 class MpiWork : public Work {
  public:
-  MpiWork(MpiCommunicator& comm, MPI_Request req, at::Tensor target, at::Tensor staging)
-      : comm_(comm), req_(req), target_(std::move(target)), staging_(std::move(staging)) {}
+  MpiWork(MpiCommunicator& comm, MPI_Request req, at::Tensor target, at::Tensor staging, const char* what)
+      : comm_(comm), req_(req), target_(std::move(target)), staging_(std::move(staging)), what_(what) {}
   ~MpiWork() override {
     if (req_ != MPI_REQUEST_NULL) MPI_Wait(&req_, MPI_STATUS_IGNORE);  // never leave a request dangling
   }
@@ -85,6 +85,7 @@ class MpiWork : public Work {
   MpiCommunicator& comm_;
   MPI_Request req_;
   at::Tensor target_, staging_;
+  const char* what_;
 };
 
 class MpiCommunicator : public Communicator {
@@ -205,7 +206,20 @@ class MpiCommunicator : public Communicator {
     MPI_Request req;
     RUNNER_MPI_CHECK(MPI_Iallreduce(MPI_IN_PLACE, buf.data_ptr(), count_of(buf.numel(), "all_reduce_async"), mpi_type(buf.scalar_type()),
                                     MPI_SUM, comm_, &req));
-    return std::make_unique<MpiWork>(*this, req, t, staging);
+    return std::make_unique<MpiWork>(*this, req, t, staging, "all_reduce (bucket)");
+  }
+
+  std::unique_ptr<Work> all_gather_async(const at::Tensor& in, at::Tensor& out) override {
+    check_contiguous(in, "all_gather_async");
+    check_contiguous(out, "all_gather_async");
+    if (out.numel() != in.numel() * size_)
+      throw DistError("all_gather_async: output has " + std::to_string(out.numel()) + " values, expected " + std::to_string(in.numel() * size_));
+    stats_.calls += 1;
+    stats_.bytes += out.nbytes();
+    const int bytes = count_of(static_cast<int64_t>(in.nbytes()), "all_gather_async");
+    MPI_Request req;
+    RUNNER_MPI_CHECK(MPI_Iallgather(in.data_ptr(), bytes, MPI_BYTE, out.data_ptr(), bytes, MPI_BYTE, comm_, &req));
+    return std::make_unique<MpiWork>(*this, req, at::Tensor(), at::Tensor(), "all_gather (prefetch)");
   }
 
  private:
@@ -250,7 +264,7 @@ bool MpiWork::test() {
 void MpiWork::wait() {
   if (req_ == MPI_REQUEST_NULL) return;
   {
-    MpiCommunicator::Busy busy(comm_, "all_reduce (bucket)", 0, /*new_call=*/false);
+    MpiCommunicator::Busy busy(comm_, what_, 0, /*new_call=*/false);
     RUNNER_MPI_CHECK(MPI_Wait(&req_, MPI_STATUS_IGNORE));
   }
   finish();

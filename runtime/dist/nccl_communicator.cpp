@@ -142,6 +142,19 @@ class NcclCommunicator : public Communicator {
     return std::make_unique<NcclWork>(*this, e);
   }
 
+  std::unique_ptr<Work> all_gather_async(const at::Tensor& in, at::Tensor& out) override {
+    check_device(in, "all_gather_async");
+    check_device(out, "all_gather_async");
+    if (out.numel() != in.numel() * size_) throw DistError("all_gather_async: output is not world size × input");
+    RUNNER_NCCL_CHECK(ncclAllGather(in.data_ptr(), out.data_ptr(), in.numel(), nccl_type(in.scalar_type()), comm_, stream_));
+    cudaEvent_t e;
+    RUNNER_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    RUNNER_CUDA_CHECK(cudaEventRecord(e, stream_));
+    stats_.calls += 1;
+    stats_.bytes += out.nbytes();
+    return std::make_unique<NcclWork>(*this, e);
+  }
+
   // Waits for the stream, polling NCCL's asynchronous error and the ddp_timeout.
   void sync(const char* what, int64_t bytes) {
     const auto start = std::chrono::steady_clock::now();

@@ -3,180 +3,12 @@
 #include <algorithm>
 #include <set>
 
-#include <c10/core/StorageImpl.h>
-#include <torch/csrc/autograd/function.h>
 #include <torch/csrc/autograd/utils/lambda_post_hook.h>
 #include <torch/csrc/autograd/variable.h>
 
-#include "runtime/core/errors.h"
+#include "runtime/dist/zero3_state.h"
 
 namespace runner::dist {
-
-namespace {
-
-struct Piece {  // one parameter inside a unit-group buffer
-  at::Tensor param;
-  std::string name;
-  int64_t flat_offset = 0, local = 0, numel = 0;
-};
-
-struct UnitGroup {
-  int group = 0;
-  std::vector<Piece> pieces;
-  int64_t numel = 0, chunk = 0;  // values, and values per rank (padded)
-  int64_t shard_offset = 0;      // where this rank's chunk sits in the shard buffer
-  int64_t in_unit = 0;           // offset of this group's chunk inside the unit's block
-  at::Tensor full;               // parameters are views of its storage
-};
-
-struct Unit {
-  std::string name;
-  models::Module* module = nullptr;
-  std::vector<UnitGroup> groups;
-  int64_t chunk_total = 0, numel = 0;
-  size_t n_params = 0, ready = 0;
-  bool gathered = false, persistent = false, seen = false;
-};
-
-// Frees a buffer's memory while every view of it (parameters, tensors autograd saved)
-// keeps pointing at the same storage object, which allocate() fills again.
-void free_storage(at::Tensor& t) {
-  c10::StorageImpl* s = t.storage().unsafeGetStorageImpl();
-  s->set_data_ptr_noswap(at::DataPtr(nullptr, t.device()));
-  s->set_nbytes(0);
-}
-
-void allocate(at::Tensor& t) {
-  c10::StorageImpl* s = t.storage().unsafeGetStorageImpl();
-  const size_t bytes = static_cast<size_t>(t.numel()) * t.element_size();
-  if (s->nbytes() >= bytes && s->data() != nullptr) return;
-  s->set_data_ptr_noswap(s->allocator()->allocate(bytes));
-  s->set_nbytes(bytes);
-}
-
-// The buffer's memory as a plain tensor: writing through it does not bump the version
-// counter of the parameters (autograd must not see a gather as an in-place change).
-at::Tensor raw(const at::Tensor& t) { return at::from_blob(t.storage().data(), {t.numel()}, t.options().requires_grad(false)); }
-
-}  // namespace
-
-struct Zero3::State {
-  std::shared_ptr<Communicator> comm;
-  int W = 1, rank = 0;
-  std::vector<Unit> units;          // [0] is the root
-  std::vector<size_t> order;        // reduction order
-  size_t next = 0;
-  bool active = true, first_step = true, verify = true, ordered = false;
-  at::Tensor shard_data, shard_grad;
-  std::vector<std::shared_ptr<torch::autograd::Node>> accumulators;
-  std::vector<size_t> unit_of_param;  // accumulator index → unit
-  std::vector<char> param_seen;
-
-  void gather(Unit& u) {
-    if (u.gathered) return;
-    const int64_t C = u.chunk_total;
-    at::Tensor in = at::empty({C}, shard_data.options());
-    for (auto& g : u.groups) in.narrow(0, g.in_unit, g.chunk).copy_(shard_data.narrow(0, g.shard_offset, g.chunk));
-    at::Tensor out = in;
-    if (W > 1) {
-      out = at::empty({W * C}, in.options());
-      comm->all_gather(in, out);
-    }
-    for (auto& g : u.groups) {
-      allocate(g.full);
-      at::Tensor dst = raw(g.full);
-      for (int r = 0; r < W; ++r) {
-        const int64_t begin = r * g.chunk, len = std::clamp<int64_t>(g.numel - begin, 0, g.chunk);
-        if (len > 0) dst.narrow(0, begin, len).copy_(out.narrow(0, r * C + g.in_unit, len));
-      }
-    }
-    u.gathered = true;
-  }
-
-  void release(Unit& u) {
-    if (!u.gathered || u.persistent) return;
-    for (auto& g : u.groups) free_storage(g.full);
-    u.gathered = false;
-  }
-
-  // Reduce-scatter the unit's gradients (rank-major blocks of every group), keep this rank's
-  // chunk, release the .grad tensors and the unit.
-  void reduce(Unit& u) {
-    const int64_t C = u.chunk_total;
-    at::Tensor in = at::zeros({W * C}, shard_data.options());
-    for (auto& g : u.groups) {
-      at::Tensor v = at::zeros({W * g.chunk}, in.options());
-      for (auto& p : g.pieces) {
-        at::Tensor& grad = p.param.mutable_grad();
-        if (grad.defined()) v.narrow(0, p.local, p.numel).copy_(grad.reshape(-1));
-        grad = at::Tensor();
-      }
-      for (int r = 0; r < W; ++r) in.narrow(0, r * C + g.in_unit, g.chunk).copy_(v.narrow(0, r * g.chunk, g.chunk));
-    }
-    if (ordered) {
-      // Every rank's piece of this rank's chunk, added in rank order (ordered_reduce.h).
-      at::Tensor blocks = in;
-      if (W > 1) {
-        blocks = at::empty_like(in);
-        comm->all_to_all(in, blocks);
-      }
-      for (auto& g : u.groups)
-        for (int r = 0; r < W; ++r) shard_grad.narrow(0, g.shard_offset, g.chunk).add_(blocks.narrow(0, r * C + g.in_unit, g.chunk));
-      return release(u);
-    }
-    at::Tensor out = in;
-    if (W > 1) {
-      out = at::empty({C}, in.options());
-      comm->reduce_scatter(in, out);
-    }
-    for (auto& g : u.groups) shard_grad.narrow(0, g.shard_offset, g.chunk).add_(out.narrow(0, g.in_unit, g.chunk));
-    release(u);
-  }
-
-  void advance() {
-    while (next < order.size()) {
-      Unit& u = units[order[next]];
-      if (u.ready < u.n_params) return;
-      ++next;
-      reduce(u);
-    }
-  }
-
-  void on_ready(size_t acc) {
-    if (!active) return;
-    if (param_seen[acc]) throw DistError("a parameter received a second gradient in one step; ZeRO-3 supports one backward per micro-batch");
-    param_seen[acc] = 1;
-    units[unit_of_param[acc]].ready += 1;
-    advance();
-  }
-
-  void pre(size_t idx) {
-    if (!active) return;
-    Unit& u = units[idx];
-    u.seen = true;
-    at::NoGradGuard no_grad;
-    // Until a first step has shown which units really run through their hooks, the model's
-    // forward starts with everything gathered.
-    if (idx == 0 && first_step && verify)
-      for (auto& v : units) gather(v);
-    gather(u);
-  }
-
-  void post(size_t idx, const std::vector<at::Tensor>& outputs, const std::weak_ptr<State>& weak) {
-    if (!active || idx == 0) return;  // the root stays gathered until backward is over
-    if (at::GradMode::is_enabled()) {
-      for (const auto& o : outputs)
-        if (o.defined() && o.requires_grad())
-          o.register_hook([weak, idx](const at::TensorBase&) {
-            if (auto st = weak.lock(); st && st->active) {
-              at::NoGradGuard no_grad;
-              st->gather(st->units[idx]);  // backward is about to enter the unit
-            }
-          });
-    }
-    release(units[idx]);
-  }
-};
 
 Zero3::Zero3(std::shared_ptr<Communicator> comm, optim::FlatParams& full, models::Module& model, Zero3Options options)
     : state_(std::make_shared<State>()) {
@@ -186,6 +18,10 @@ Zero3::Zero3(std::shared_ptr<Communicator> comm, optim::FlatParams& full, models
   s.rank = s.comm->rank();
   s.verify = options.verify_units;
   s.ordered = options.ordered;
+  s.prefetch_forward = options.prefetch_forward;
+  s.prefetch_backward = options.prefetch_backward;
+  s.backward_post = options.backward_post;
+  s.max_live = options.max_live_parameters;
 
   // Units: the root, then wrapped modules in pre-order (their parameter-name prefixes).
   std::set<std::string> wrap(options.wrap_classes.begin(), options.wrap_classes.end());
@@ -312,6 +148,7 @@ Zero3::Zero3(std::shared_ptr<Communicator> comm, optim::FlatParams& full, models
     s.accumulators.push_back(std::move(acc));
   }
   s.unit_of_param = unit_of_slot;
+  s.trace_pos.assign(s.units.size(), -1);
   s.param_seen.assign(s.unit_of_param.size(), 0);
 }
 
@@ -332,6 +169,7 @@ void Zero3::end_micro_step() {
   State& s = *state_;
   at::NoGradGuard no_grad;
   while (s.next < s.order.size()) s.reduce(s.units[s.order[s.next++]]);
+  s.drain();
   if (s.first_step) {
     // Units whose forward never ran through the hooks cannot be gathered on demand: they
     // stay whole from now on and are refreshed after every optimizer step.
@@ -345,6 +183,7 @@ void Zero3::end_micro_step() {
 void Zero3::after_optimizer_step() {
   State& s = *state_;
   at::NoGradGuard no_grad;
+  s.drain();
   for (auto& u : s.units)
     if (u.persistent && s.active) {
       u.gathered = false;
@@ -354,12 +193,14 @@ void Zero3::after_optimizer_step() {
 
 void Zero3::gather_all() {
   at::NoGradGuard no_grad;
+  state_->drain();
   for (auto& u : state_->units) state_->gather(u);
 }
 
 void Zero3::release_all(bool write_back) {
   State& s = *state_;
   at::NoGradGuard no_grad;
+  s.drain();
   for (auto& u : s.units) {
     if (write_back && u.gathered)
       for (auto& g : u.groups) {
@@ -378,89 +219,6 @@ void Zero3::consolidate() {
     u.persistent = true;
     u.module->set_forward_hooks(nullptr);
   }
-}
-
-std::map<std::string, at::Tensor> Zero3::gather_state(const std::map<std::string, at::Tensor>& shard_state) const {
-  const State& s = *state_;
-  int64_t total = 0;
-  for (const auto& u : s.units) total += u.numel;
-  std::map<std::string, at::Tensor> out;
-  for (const auto& [name, t] : shard_state) {
-    if (!t.defined() || t.numel() != shard_data_.numel()) {
-      out[name] = t;
-      continue;
-    }
-    at::Tensor full = at::zeros({total}, t.options());
-    for (const auto& u : s.units)
-      for (const auto& g : u.groups) {
-        at::Tensor in = t.narrow(0, g.shard_offset, g.chunk).contiguous();
-        at::Tensor all = in;
-        if (s.W > 1) {
-          all = at::empty({s.W * g.chunk}, t.options());
-          s.comm->all_gather(in, all);
-        }
-        for (const auto& p : g.pieces) full.narrow(0, p.flat_offset, p.numel).copy_(all.narrow(0, p.local, p.numel));
-      }
-    out[name] = full;
-  }
-  return out;
-}
-
-std::map<std::string, at::Tensor> Zero3::slice_state(const std::map<std::string, at::Tensor>& full_state) const {
-  const State& s = *state_;
-  std::map<std::string, at::Tensor> out;
-  for (const auto& [name, t] : full_state) {
-    at::Tensor flat = t.reshape(-1);
-    at::Tensor shard = at::zeros({shard_data_.numel()}, t.options());
-    for (const auto& u : s.units)
-      for (const auto& g : u.groups) {
-        at::Tensor v = at::zeros({s.W * g.chunk}, t.options());
-        for (const auto& p : g.pieces) {
-          if (p.flat_offset + p.numel > flat.numel()) throw CheckpointError("optimizer state '" + name + "' is smaller than the model");
-          v.narrow(0, p.local, p.numel).copy_(flat.narrow(0, p.flat_offset, p.numel));
-        }
-        shard.narrow(0, g.shard_offset, g.chunk).copy_(v.narrow(0, static_cast<int64_t>(s.rank) * g.chunk, g.chunk));
-      }
-    out[name] = shard;
-  }
-  return out;
-}
-
-int64_t Zero3::resident_param_bytes() const {
-  int64_t bytes = static_cast<int64_t>(shard_data_.nbytes());
-  for (const auto& u : state_->units)
-    if (u.gathered)
-      for (const auto& g : u.groups) bytes += static_cast<int64_t>(g.full.numel() * g.full.element_size());
-  return bytes;
-}
-
-std::vector<OwnedRange> Zero3::owned_ranges() const {
-  const State& s = *state_;
-  std::vector<OwnedRange> out;
-  for (const auto& u : s.units)
-    for (const auto& g : u.groups) {
-      const int64_t lo = static_cast<int64_t>(s.rank) * g.chunk, hi = lo + g.chunk;  // this rank's chunk, unit-local
-      for (const auto& p : g.pieces) {
-        const int64_t b = std::max(lo, p.local), e = std::min(hi, p.local + p.numel);
-        if (b < e) out.push_back({p.flat_offset + (b - p.local), e - b, g.shard_offset + (b - lo)});
-      }
-    }
-  return out;
-}
-
-std::vector<Segment> Zero3::grad_segments() const {
-  std::vector<Segment> out;
-  const size_t groups = state_->units.empty() ? 0 : state_->units.front().groups.size();
-  for (size_t gi = 0; gi < groups; ++gi)  // the shard buffer's own order: group-major
-    for (const auto& u : state_->units)
-      if (u.groups[gi].chunk > 0) out.push_back({u.groups[gi].shard_offset, u.groups[gi].chunk});
-  return out;
-}
-
-std::vector<std::string> Zero3::unit_names() const {
-  std::vector<std::string> out;
-  for (const auto& u : state_->units) out.push_back(u.name);
-  return out;
 }
 
 }  // namespace runner::dist

@@ -17,6 +17,11 @@
 // released and the unit freed. Units reduce in one fixed order (reverse unit order, root
 // last) on every rank, so collectives match across ranks.
 //
+// After the first step, which records the order units run forward, the next units are
+// prefetched: their all-gathers start without blocking when a unit begins (forward), or
+// before or after a unit's backward (backward_pre / backward_post), within a budget of
+// elements, at most two in flight and under max_live_parameters gathered elements.
+//
 // Units whose forward is never seen during the first step (a module the parent does not
 // call through forward) and units at or below the persistence threshold stay gathered and
 // are refreshed after each optimizer step instead; until that first step is over, the
@@ -24,6 +29,7 @@
 // time, so set-up needs no second copy of the model.
 #pragma once
 #include <map>
+#include <utility>
 #include <memory>
 #include <string>
 #include <vector>
@@ -50,6 +56,15 @@ struct Zero3Options {
   // full_determinism: chunks padded to whole kOrderedChunk blocks and gradients added in
   // rank order after an all-to-all instead of reduce-scattered (ordered_reduce.h).
   bool ordered = false;
+  // Prefetch budgets in elements (0 = off; a positive budget always takes the next unit):
+  // DeepSpeed's stage3_prefetch_bucket_size for both directions, FSDP's forward_prefetch /
+  // backward_prefetch as one unit. backward_post: issue the backward prefetch after the
+  // unit's gradients are reduced (FSDP BACKWARD_POST) instead of before its backward.
+  int64_t prefetch_forward = 0, prefetch_backward = 0;
+  bool backward_post = false;
+  // Cap on gathered (non-persistent) elements that prefetching respects
+  // (stage3_max_live_parameters); the unit about to compute is always gathered.
+  int64_t max_live_parameters = int64_t{1} << 62;
 };
 
 class Zero3 {
@@ -84,6 +99,7 @@ class Zero3 {
   // This rank's values per parameter: one range per parameter piece in its chunks.
   std::vector<OwnedRange> owned_ranges() const;
   int64_t resident_param_bytes() const;  // shard + gathered units right now
+  std::pair<int64_t, int64_t> gather_counts() const;  // (unit gathers, of which prefetched)
   std::vector<std::string> unit_names() const;
 
   struct State;

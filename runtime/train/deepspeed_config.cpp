@@ -211,9 +211,10 @@ DeepSpeedSettings read_deepspeed_config(const json& config, const TrainingArgume
     out.allgather_bucket_size = r.count(z, "allgather_bucket_size", out.allgather_bucket_size, "zero_optimization");
     for (const char* k : {"stage3_param_persistence_threshold", "param_persistence_threshold"})
       out.stage3_param_persistence_threshold = r.count(z, k, out.stage3_param_persistence_threshold, "zero_optimization");
-    // Prefetch and live-parameter limits are checked, not used (docs/distributed.md).
-    for (const char* k : {"stage3_prefetch_bucket_size", "prefetch_bucket_size", "stage3_max_live_parameters", "max_live_parameters"})
-      r.count(z, k, 0, "zero_optimization");
+    for (const char* k : {"stage3_prefetch_bucket_size", "prefetch_bucket_size"})
+      out.stage3_prefetch_bucket_size = r.count(z, k, out.stage3_prefetch_bucket_size, "zero_optimization");
+    for (const char* k : {"stage3_max_live_parameters", "max_live_parameters"})
+      out.stage3_max_live_parameters = r.count(z, k, out.stage3_max_live_parameters, "zero_optimization");
     out.offload_optimizer = offload_enabled(z, "offload_optimizer", r, "zero_optimization");
     out.offload_param = offload_enabled(z, "offload_param", r, "zero_optimization");
     if (out.offload_param && out.stage != 3) r.fail("zero_optimization.offload_param: only valid with stage 3");

@@ -21,6 +21,8 @@ struct DeepSpeedSettings {
   bool offload_optimizer = false;             // device "cpu": host memory already, on CPU builds
   bool offload_param = false;
   int64_t stage3_param_persistence_threshold = 100000;
+  int64_t stage3_prefetch_bucket_size = 50000000;  // elements
+  int64_t stage3_max_live_parameters = 1000000000;
   // The config's scheduler block as a factor of learning_rate per optimizer step, given
   // the run's total steps; empty = the Trainer's own lr_scheduler_type.
   std::function<double(int64_t step, int64_t max_steps)> lr_factor;

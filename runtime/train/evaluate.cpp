@@ -1,7 +1,8 @@
 // Evaluation and prediction (HF evaluate / predict / evaluation_loop / prediction_step):
 // the loss is the sample-weighted mean of batch losses (a partial last batch counts by its
 // size); predictions and labels are concatenated over batches, padded with -100 where
-// their lengths differ, and handed to compute_metrics.
+// their lengths differ, and handed to compute_metrics. Under data parallelism the set is
+// split across ranks and the results gathered back in dataset order.
 #include <cmath>
 
 #include "runtime/core/errors.h"
@@ -9,6 +10,7 @@
 #include "runtime/optim/scheduler.h"
 #include "runtime/train/autocast.h"
 #include "runtime/train/eval_accumulator.h"
+#include "runtime/train/eval_gather.h"
 #include "runtime/train/trainer.h"
 
 namespace runner::train {
@@ -45,7 +47,17 @@ PredictionResult Trainer::prediction_step(const Batch& batch, bool prediction_lo
 }
 
 PredictionOutput Trainer::evaluation_loop(const data::DatasetPtr& ds, const std::string& prefix, bool prediction_loss_only) {
-  data::DataLoader loader = make_loader(ds, /*train=*/false, args_.per_device_eval_batch_size);
+  // Under data parallelism each rank evaluates its slice of every global batch and the
+  // results are gathered in dataset order (eval_gather.h). Per-batch metrics
+  // (batch_eval_metrics) and sets too small to give every rank a batch run whole on every
+  // rank instead.
+  const int64_t B = args_.per_device_eval_batch_size, W = dp_->world();
+  const bool shard = W > 1 && !args_.batch_eval_metrics && ds->size() > B * (W - 1);
+  data::DataLoader loader = make_loader(ds, /*train=*/false, B, shard);
+  const int64_t n_batches = !shard ? loader.num_batches()
+                            : args_.dataloader_drop_last ? ds->size() / (B * W)
+                                                         : (ds->size() + B * W - 1) / (B * W);
+  std::vector<int64_t> sizes;  // this rank's examples per global batch
   const bool was_training = model_->is_training();
   model_->eval();
   const bool want_inputs = std::find(args_.include_for_metrics.begin(), args_.include_for_metrics.end(), "inputs") != args_.include_for_metrics.end();
@@ -57,10 +69,15 @@ PredictionOutput Trainer::evaluation_loop(const data::DatasetPtr& ds, const std:
   json batch_metrics;
   {
     at::NoGradGuard no_grad;
-    const int64_t n_batches = loader.num_batches();
     for (int64_t b = 0; b < n_batches; ++b) {
+      if (b >= loader.num_batches()) {  // this rank's slice of the last global batch is empty
+        sizes.push_back(0);
+        if (dp_->lockstep()) prediction_step(loader.batch(0), /*prediction_loss_only=*/true);  // ZeRO-3 gathers inside forward
+        continue;
+      }
       Batch batch = loader.batch(b);
       const int64_t n = data::batch_size_of(batch);
+      sizes.push_back(n);
       out.num_samples += n;
       PredictionResult r = prediction_step(batch, prediction_loss_only);
       at::Tensor batch_losses = r.loss.defined() ? r.loss.reshape({1}).expand({n}).to(at::kDouble) : at::Tensor();
@@ -82,6 +99,15 @@ PredictionOutput Trainer::evaluation_loop(const data::DatasetPtr& ds, const std:
     }
   }
   model_->train(was_training);
+  if (shard) {
+    losses = gather_in_dataset_order(*dp_, losses, sizes);
+    all.predictions = gather_in_dataset_order(*dp_, all.predictions, sizes);
+    all.label_ids = gather_in_dataset_order(*dp_, all.label_ids, sizes);
+    if (want_inputs) all.inputs = gather_in_dataset_order(*dp_, all.inputs, sizes);
+    std::vector<double> total{static_cast<double>(out.num_samples)};
+    dp_->sum(total);
+    out.num_samples = static_cast<int64_t>(total[0]);
+  }
   if (want_losses && losses.defined()) all.losses = losses;
 
   json metrics = json::object();

@@ -1,5 +1,7 @@
 #include "runtime/train/parallel_config.h"
 
+#include <algorithm>
+#include <cctype>
 #include <sstream>
 
 #include "runtime/core/did_you_mean.h"
@@ -67,6 +69,24 @@ json check_fsdp_config(const json& cfg_in) {
   return out;
 }
 
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  return s;
+}
+
+// HF accepts booleans and their spellings as strings ("true", "false") in fsdp_config.
+bool fsdp_flag(const json& cfg, const std::string& key, bool fallback) {
+  if (!cfg.contains(key) || cfg[key].is_null()) return fallback;
+  const json& v = cfg[key];
+  if (v.is_boolean()) return v.get<bool>();
+  if (v.is_string()) {
+    const std::string t = lower(v.get<std::string>());
+    if (t == "true") return true;
+    if (t == "false") return false;
+  }
+  throw ArgumentError("fsdp_config." + key + ": expected true or false, got " + v.dump());
+}
+
 }  // namespace
 
 dist::ParallelConfig resolve_parallel(TrainingArguments& args, int world_size, int num_nodes) {
@@ -91,6 +111,8 @@ dist::ParallelConfig resolve_parallel(TrainingArguments& args, int world_size, i
     c.bucket_cap_bytes = ds.reduce_bucket_size * 4;  // DeepSpeed sizes buckets in elements (fp32 here)
     c.allgather_bucket_elems = ds.allgather_bucket_size;
     c.param_persistence_threshold = ds.stage3_param_persistence_threshold;
+    c.prefetch_forward = c.prefetch_backward = ds.stage3_prefetch_bucket_size;
+    c.max_live_parameters = ds.stage3_max_live_parameters;
     c.lr_factor = ds.lr_factor;
     if (ds.resolved.contains("optimizer")) args.optim = "adamw_torch";
     c.description = "DeepSpeed ZeRO stage " + std::to_string(ds.stage) + (ds.offload_optimizer ? " (optimizer offload: host memory)" : "");
@@ -122,6 +144,15 @@ dist::ParallelConfig resolve_parallel(TrainingArguments& args, int world_size, i
       c.min_num_params = static_cast<int64_t>(cfg["min_num_params"].get<double>());
     }
     c.param_persistence_threshold = 0;  // FSDP shards every unit
+    // FSDP prefetches one unit: forward only when asked, backward by default (BACKWARD_PRE).
+    c.prefetch_forward = fsdp_flag(cfg, "forward_prefetch", false) ? 1 : 0;
+    const std::string bp = cfg.contains("backward_prefetch") && cfg["backward_prefetch"].is_string()
+                               ? lower(cfg["backward_prefetch"].get<std::string>())
+                               : "backward_pre";
+    if (bp != "backward_pre" && bp != "backward_post" && bp != "no_prefetch")
+      throw ArgumentError("fsdp_config.backward_prefetch: \"" + bp + "\" (backward_pre, backward_post or no_prefetch)");
+    c.prefetch_backward = bp == "no_prefetch" ? 0 : 1;
+    c.backward_post = bp == "backward_post";
     c.description = "FSDP " + strategy;
   } else if (!args.fsdp_config.is_null()) {
     check_fsdp_config(args.fsdp_config);

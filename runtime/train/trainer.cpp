@@ -66,7 +66,7 @@ Trainer::~Trainer() = default;
 
 bool Trainer::should_write() const { return args_.save_on_each_node ? options_.local_rank == 0 : dp_->rank() == 0; }
 
-data::DataLoader Trainer::make_loader(const data::DatasetPtr& ds, bool train, int64_t batch_size) const {
+data::DataLoader Trainer::make_loader(const data::DatasetPtr& ds, bool train, int64_t batch_size, bool shard) const {
   std::shared_ptr<const data::Sampler> sampler;
   const std::string strategy = train ? args_.train_sampling_strategy : "sequential";
   if (strategy == "random") {
@@ -78,9 +78,9 @@ data::DataLoader Trainer::make_loader(const data::DatasetPtr& ds, bool train, in
   } else {
     sampler = std::make_shared<data::SequentialSampler>(ds->size());
   }
-  // Training data is one global order sliced by rank, so what an optimizer step sees does
-  // not depend on the world size. Evaluation runs the whole set on every rank.
-  if (train && dp_->world() > 1)
+  // One global order sliced by rank, so what an optimizer step (or an evaluation batch)
+  // sees does not depend on the world size.
+  if (shard && dp_->world() > 1)
     sampler = std::make_shared<data::ShardedSampler>(sampler, batch_size, dp_->rank(), dp_->world(), args_.dataloader_drop_last);
   data::LoaderOptions o;
   o.batch_size = batch_size;
@@ -201,7 +201,7 @@ TrainOutput Trainer::train() {
   if (auto fresh = hooks_->model_init()) model_ = fresh;
   if (!model_) throw RecipeError("the recipe has no model (give `model` or `model_init`)");
   if (!datasets_.train) throw RecipeError("training needs a train dataset (datasets.train)");
-  data::DataLoader loader = make_loader(datasets_.train, /*train=*/true, args_.per_device_train_batch_size);
+  data::DataLoader loader = make_loader(datasets_.train, /*train=*/true, args_.per_device_train_batch_size, /*shard=*/true);
   // Global batches per epoch: a rank whose slice of the last one is empty still takes part
   // in its collectives with an empty micro-batch.
   const int64_t global_batch = args_.per_device_train_batch_size * dp_->world();
@@ -359,6 +359,10 @@ TrainOutput Trainer::train() {
     // Seconds and bytes this rank spent in collectives over the run (bucket waits included).
     metrics["train_comm_seconds"] = round_to(dp_->comm_seconds(), 4);
     metrics["train_comm_bytes"] = dp_->comm_bytes();
+    if (dp_->config().zero_stage == 3) {  // how much of ZeRO-3's gathering prefetch hid
+      metrics["train_unit_gathers"] = dp_->gather_counts().first;
+      metrics["train_unit_gathers_prefetched"] = dp_->gather_counts().second;
+    }
   }
   if (tracking) memory_.stop("train", metrics);
   out.metrics = metrics;

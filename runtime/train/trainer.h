@@ -97,7 +97,8 @@ class Trainer {
   double current_lr() const;
   int64_t count_input_tokens(const Batch& batch) const;
   std::string main_input_name(const data::Dataset& ds) const;
-  data::DataLoader make_loader(const data::DatasetPtr& ds, bool train, int64_t batch_size) const;
+  // `shard`: under data parallelism, this rank's slice of every global batch.
+  data::DataLoader make_loader(const data::DatasetPtr& ds, bool train, int64_t batch_size, bool shard) const;
 
   // evaluation (evaluate.cpp)
   PredictionOutput evaluation_loop(const data::DatasetPtr& ds, const std::string& prefix, bool prediction_loss_only);

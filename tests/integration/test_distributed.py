@@ -196,6 +196,86 @@ class Distributed(unittest.TestCase):
         self.assert_same_weights(resumed[1], resumed[2])
         self.assert_same_weights(resumed[3], resumed[2])
 
+    def test_evaluation_is_split_across_ranks_and_gathered_in_order(self):
+        # Each rank evaluates its slice of every global batch; losses, metrics and predictions
+        # are gathered back in dataset order and equal one process's, bit for bit. 18
+        # examples, batch 4: 1 process runs 5 batches; 2 ranks 3 and 2 (rank 1's slice of
+        # the last global batch is empty); 3 ranks 2, 2 and 1. ZeRO-3 (parameters gathered
+        # inside forward) makes the rank without a batch join with a stand-in forward.
+        recipe = write(os.path.join(self.tmp, "eval.lua"), """local data = require "runner.data"
+local models = require "runner.models"
+local dist = require "runner.dist"
+torch.manual_seed(1)
+local steps = 0
+local function set(seed) return data.synthetic.classification{n = 18, features = 6, classes = 3, seed = seed} end
+return {
+  args = { do_train = false, do_eval = true, do_predict = true, per_device_eval_batch_size = 4, report_to = "none" },
+  datasets = { train = set(2), eval = set(2), test = set(3) },
+  model = models.mlp{sizes = {6, 16, 3}, input = "x"},
+  compute_metrics = function(p)
+    return { accuracy = p.predictions:argmax(-1):eq(p.label_ids):double():mean():item(), n = p.label_ids:size(0) }
+  end,
+  callbacks = { { on_prediction_step = function() steps = steps + 1 end,
+                  on_evaluate = function() print(("rank %d ran %d prediction steps"):format(dist.rank, steps)) end } },
+}
+""")
+        env = dict(os.environ, OMP_NUM_THREADS="1")  # one thread everywhere: comparable to the bit
+        expected_steps = {1: [5], 2: [3, 2], 3: [2, 2, 1]}
+        ref = None
+        for n, extra in ((1, []), (2, []), (3, []), (2, MODES["zero3"]), (3, MODES["zero3"])):
+            with self.subTest(ranks=n, zero3=bool(extra)):
+                out = os.path.join(self.tmp, f"eval_{n}_{len(extra)}")
+                code, stdout, err = launch(n, recipe, "--output_dir", out, "--log_level_replica", "info", *extra, env=env)
+                self.assertEqual(code, 0, err[-3000:])
+                for rank, count in enumerate(expected_steps[n]):
+                    self.assertIn(f"rank {rank} ran {count} prediction steps", stdout)
+                results = {k: load_json(os.path.join(out, f"{k}_results.json")) for k in ("eval", "test")}
+                predictions = read_safetensors(os.path.join(out, "predictions.safetensors"))
+                for k in ("eval", "test"):
+                    self.assertEqual(results[k][f"{k}_n"], 18)
+                    for key in [key for key in results[k] if "runtime" in key or "per_second" in key]:
+                        del results[k][key]
+                if ref is None:
+                    ref = (results, predictions)
+                    continue
+                self.assertEqual(results, ref[0])
+                self.assertEqual(sorted(predictions), sorted(ref[1]))
+                for k in predictions:
+                    np.testing.assert_array_equal(predictions[k], ref[1][k], err_msg=k)
+
+    def test_zero3_prefetches_the_next_units(self):
+        # Prefetch changes when parameters arrive, never their values: every variant ends on
+        # the same bits. train_results.json counts the unit gathers a prefetch had started.
+        zero3 = {"stage": 3, "stage3_param_persistence_threshold": 0}
+        variants = {
+            "deepspeed": ["--deepspeed", json.dumps({"zero_optimization": zero3})],
+            "deepspeed_off": ["--deepspeed", json.dumps({"zero_optimization": {**zero3, "stage3_prefetch_bucket_size": 0}})],
+            "deepspeed_capped": ["--deepspeed", json.dumps({"zero_optimization": {**zero3, "stage3_max_live_parameters": 1}})],
+            "fsdp": ["--fsdp", "full_shard"],  # backward_pre by default, as in PyTorch
+            "fsdp_both": ["--fsdp", "full_shard", "--fsdp_config", '{"forward_prefetch": true}'],
+            "fsdp_post": ["--fsdp", "full_shard", "--fsdp_config", '{"backward_prefetch": "backward_post"}'],
+            "fsdp_none": ["--fsdp", "full_shard", "--fsdp_config", '{"backward_prefetch": "no_prefetch"}'],
+        }
+        counts, weights = {}, {}
+        for name, extra in variants.items():
+            out, _ = self.train(2, "gpt", f"prefetch_{name}", 4, 1, extra)
+            r = load_json(os.path.join(out, "train_results.json"))
+            counts[name] = (r["train_unit_gathers"], r["train_unit_gathers_prefetched"])
+            weights[name] = read_safetensors(os.path.join(out, "model.safetensors"))
+        for name in ("deepspeed_off", "deepspeed_capped", "fsdp_none"):
+            self.assertEqual(counts[name][1], 0, name)
+        for name in ("deepspeed", "fsdp", "fsdp_both", "fsdp_post"):
+            self.assertGreater(counts[name][1], 0, name)
+            self.assertEqual(counts[name][0], counts["deepspeed_off"][0], name)  # the same gathers, earlier
+        self.assertGreater(counts["fsdp_both"][1], counts["fsdp"][1])  # forward prefetch adds to backward's
+        for name, w in weights.items():
+            for k in w:
+                np.testing.assert_array_equal(w[k], weights["deepspeed_off"][k], err_msg=f"{name}: {k}")
+        code, _, err = launch(2, self.recipes["gpt"], "--output_dir", os.path.join(self.tmp, "bad_prefetch"), "--fsdp", "full_shard",
+                              "--fsdp_config", '{"backward_prefetch": "sideways"}')
+        self.assertEqual(code, 2)
+        self.assertIn("backward_prefetch", err)
+
     def test_full_determinism_resumes_bit_identically_on_any_world_size(self):
         # full_determinism sums the gradients slice by slice in one fixed order, so a
         # checkpoint saved on 2 ranks finishes with the very same bits on 1, 2 and 3 ranks.

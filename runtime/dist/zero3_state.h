@@ -1,0 +1,258 @@
+// Zero3's private state, shared by zero3.cpp (the engine: units, hooks, gathers and
+// reductions) and zero3_layout.cpp (checkpoint layouts and queries). Not a public header.
+#pragma once
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <c10/core/StorageImpl.h>
+#include <torch/csrc/autograd/function.h>
+
+#include "runtime/core/errors.h"
+#include "runtime/dist/zero3.h"
+
+namespace runner::dist {
+
+namespace zero3_detail {
+
+struct Piece {  // one parameter inside a unit-group buffer
+  at::Tensor param;
+  std::string name;
+  int64_t flat_offset = 0, local = 0, numel = 0;
+};
+
+struct UnitGroup {
+  int group = 0;
+  std::vector<Piece> pieces;
+  int64_t numel = 0, chunk = 0;  // values, and values per rank (padded)
+  int64_t shard_offset = 0;      // where this rank's chunk sits in the shard buffer
+  int64_t in_unit = 0;           // offset of this group's chunk inside the unit's block
+  at::Tensor full;               // parameters are views of its storage
+};
+
+struct Unit {
+  std::string name;
+  models::Module* module = nullptr;
+  std::vector<UnitGroup> groups;
+  int64_t chunk_total = 0, numel = 0;
+  size_t n_params = 0, ready = 0;
+  bool gathered = false, persistent = false, seen = false;
+};
+
+// Frees a buffer's memory while every view of it (parameters, tensors autograd saved)
+// keeps pointing at the same storage object, which allocate() fills again.
+inline void free_storage(at::Tensor& t) {
+  c10::StorageImpl* s = t.storage().unsafeGetStorageImpl();
+  s->set_data_ptr_noswap(at::DataPtr(nullptr, t.device()));
+  s->set_nbytes(0);
+}
+
+inline void allocate(at::Tensor& t) {
+  c10::StorageImpl* s = t.storage().unsafeGetStorageImpl();
+  const size_t bytes = static_cast<size_t>(t.numel()) * t.element_size();
+  if (s->nbytes() >= bytes && s->data() != nullptr) return;
+  s->set_data_ptr_noswap(s->allocator()->allocate(bytes));
+  s->set_nbytes(bytes);
+}
+
+// The buffer's memory as a plain tensor: writing through it does not bump the version
+// counter of the parameters (autograd must not see a gather as an in-place change).
+inline at::Tensor raw(const at::Tensor& t) { return at::from_blob(t.storage().data(), {t.numel()}, t.options().requires_grad(false)); }
+
+}  // namespace zero3_detail
+
+using namespace zero3_detail;
+
+struct Zero3::State {
+  std::shared_ptr<Communicator> comm;
+  int W = 1, rank = 0;
+  std::vector<Unit> units;          // [0] is the root
+  std::vector<size_t> order;        // reduction order
+  size_t next = 0;
+  bool active = true, first_step = true, verify = true, ordered = false;
+  at::Tensor shard_data, shard_grad;
+  std::vector<std::shared_ptr<torch::autograd::Node>> accumulators;
+  std::vector<size_t> unit_of_param;  // accumulator index → unit
+  std::vector<char> param_seen;
+
+  // Prefetch (DeepSpeed's trace-driven coordinator, FSDP's forward/backward prefetch): the
+  // first step records the order units run forward; later, when a unit starts, the next
+  // ones in that order (reverse order in backward) are all-gathered without blocking, up
+  // to `budget` elements (at least one unit) while at most two gathers are in flight and
+  // the gathered elements stay under max_live. Every rank takes the same decisions from
+  // the same trace, so collectives stay in the same order everywhere.
+  struct Fetch {
+    at::Tensor in, out;
+    std::unique_ptr<Work> work;
+  };
+  std::vector<size_t> trace;   // units (not the root) in forward order
+  std::vector<int> trace_pos;  // unit → position in trace, -1 when not in it
+  std::map<size_t, Fetch> inflight;
+  int64_t prefetch_forward = 0, prefetch_backward = 0, max_live = 0;
+  int64_t gathers = 0, prefetched = 0;  // unit gathers, and how many a prefetch had started
+  bool backward_post = false;
+
+  at::Tensor pack(const Unit& u) const {
+    at::Tensor in = at::empty({u.chunk_total}, shard_data.options());
+    for (const auto& g : u.groups) in.narrow(0, g.in_unit, g.chunk).copy_(shard_data.narrow(0, g.shard_offset, g.chunk));
+    return in;
+  }
+
+  int64_t live() const {
+    int64_t n = 0;
+    for (size_t i = 0; i < units.size(); ++i)
+      if (!units[i].persistent && (units[i].gathered || inflight.count(i))) n += units[i].numel;
+    return n;
+  }
+
+  void prefetch(int64_t pos, int step, int64_t budget) {
+    if (budget <= 0 || W == 1 || first_step) return;
+    int64_t taken = 0;
+    for (; pos >= 0 && pos < static_cast<int64_t>(trace.size()) && inflight.size() < 2; pos += step) {
+      const size_t idx = trace[static_cast<size_t>(pos)];
+      Unit& u = units[idx];
+      if (u.gathered || inflight.count(idx)) continue;
+      if ((taken > 0 && taken + u.numel > budget) || live() + u.numel > max_live) break;
+      Fetch f;
+      f.in = pack(u);
+      f.out = at::empty({W * u.chunk_total}, f.in.options());
+      f.work = comm->all_gather_async(f.in, f.out);
+      inflight.emplace(idx, std::move(f));
+      taken += u.numel;
+    }
+  }
+
+  // Waits for every gather in flight and drops it (its values may be stale after a step).
+  void drain() {
+    for (auto& [idx, f] : inflight) f.work->wait();
+    inflight.clear();
+  }
+
+  void gather(Unit& u) {
+    if (u.gathered) return;
+    const int64_t C = u.chunk_total;
+    at::Tensor out;
+    auto it = inflight.find(static_cast<size_t>(&u - units.data()));
+    ++gathers;
+    if (it != inflight.end()) {  // prefetched: just wait for it
+      ++prefetched;
+      it->second.work->wait();
+      out = std::move(it->second.out);
+      inflight.erase(it);
+    } else {
+      at::Tensor in = pack(u);
+      out = in;
+      if (W > 1) {
+        out = at::empty({W * C}, in.options());
+        comm->all_gather(in, out);
+      }
+    }
+    for (auto& g : u.groups) {
+      allocate(g.full);
+      at::Tensor dst = raw(g.full);
+      for (int r = 0; r < W; ++r) {
+        const int64_t begin = r * g.chunk, len = std::clamp<int64_t>(g.numel - begin, 0, g.chunk);
+        if (len > 0) dst.narrow(0, begin, len).copy_(out.narrow(0, r * C + g.in_unit, len));
+      }
+    }
+    u.gathered = true;
+  }
+
+  void release(Unit& u) {
+    if (!u.gathered || u.persistent) return;
+    for (auto& g : u.groups) free_storage(g.full);
+    u.gathered = false;
+  }
+
+  // Reduce-scatter the unit's gradients (rank-major blocks of every group), keep this rank's
+  // chunk, release the .grad tensors and the unit.
+  void reduce(Unit& u) {
+    const int64_t C = u.chunk_total;
+    at::Tensor in = at::zeros({W * C}, shard_data.options());
+    for (auto& g : u.groups) {
+      at::Tensor v = at::zeros({W * g.chunk}, in.options());
+      for (auto& p : g.pieces) {
+        at::Tensor& grad = p.param.mutable_grad();
+        if (grad.defined()) v.narrow(0, p.local, p.numel).copy_(grad.reshape(-1));
+        grad = at::Tensor();
+      }
+      for (int r = 0; r < W; ++r) in.narrow(0, r * C + g.in_unit, g.chunk).copy_(v.narrow(0, r * g.chunk, g.chunk));
+    }
+    if (ordered) {
+      // Every rank's piece of this rank's chunk, added in rank order (ordered_reduce.h).
+      at::Tensor blocks = in;
+      if (W > 1) {
+        blocks = at::empty_like(in);
+        comm->all_to_all(in, blocks);
+      }
+      for (auto& g : u.groups)
+        for (int r = 0; r < W; ++r) shard_grad.narrow(0, g.shard_offset, g.chunk).add_(blocks.narrow(0, r * C + g.in_unit, g.chunk));
+      release(u);
+    } else {
+      at::Tensor out = in;
+      if (W > 1) {
+        out = at::empty({C}, in.options());
+        comm->reduce_scatter(in, out);
+      }
+      for (auto& g : u.groups) shard_grad.narrow(0, g.shard_offset, g.chunk).add_(out.narrow(0, g.in_unit, g.chunk));
+      release(u);
+    }
+    const size_t idx = static_cast<size_t>(&u - units.data());
+    if (backward_post && trace_pos[idx] >= 0) prefetch(trace_pos[idx] - 1, -1, prefetch_backward);
+  }
+
+  void advance() {
+    while (next < order.size()) {
+      Unit& u = units[order[next]];
+      if (u.ready < u.n_params) return;
+      ++next;
+      reduce(u);
+    }
+  }
+
+  void on_ready(size_t acc) {
+    if (!active) return;
+    if (param_seen[acc]) throw DistError("a parameter received a second gradient in one step; ZeRO-3 supports one backward per micro-batch");
+    param_seen[acc] = 1;
+    units[unit_of_param[acc]].ready += 1;
+    advance();
+  }
+
+  void pre(size_t idx) {
+    if (!active) return;
+    Unit& u = units[idx];
+    u.seen = true;
+    at::NoGradGuard no_grad;
+    // Until a first step has shown which units really run through their hooks, the model's
+    // forward starts with everything gathered.
+    if (idx == 0 && first_step && verify)
+      for (auto& v : units) gather(v);
+    if (idx != 0 && first_step && trace_pos[idx] < 0) {
+      trace_pos[idx] = static_cast<int>(trace.size());
+      trace.push_back(idx);
+    }
+    gather(u);
+    prefetch(idx == 0 ? 0 : trace_pos[idx] + 1, +1, prefetch_forward);
+  }
+
+  void post(size_t idx, const std::vector<at::Tensor>& outputs, const std::weak_ptr<State>& weak) {
+    if (!active || idx == 0) return;  // the root stays gathered until backward is over
+    if (at::GradMode::is_enabled()) {
+      for (const auto& o : outputs)
+        if (o.defined() && o.requires_grad())
+          o.register_hook([weak, idx](const at::TensorBase&) {
+            if (auto st = weak.lock(); st && st->active) {
+              at::NoGradGuard no_grad;
+              st->gather(st->units[idx]);  // backward is about to enter the unit
+              if (!st->backward_post && st->trace_pos[idx] >= 0) st->prefetch(st->trace_pos[idx] - 1, -1, st->prefetch_backward);
+            }
+          });
+    }
+    release(units[idx]);
+  }
+};
+
+
+}  // namespace runner::dist
