@@ -90,11 +90,13 @@ class NcclCommunicator : public Communicator {
 
   void broadcast(at::Tensor& t, int root) override {
     check_device(t, "broadcast");
+    after_default_stream();
     RUNNER_NCCL_CHECK(ncclBroadcast(t.data_ptr(), t.data_ptr(), t.numel(), nccl_type(t.scalar_type()), root, comm_, stream_));
     sync("broadcast", t.nbytes());
   }
   void all_reduce(at::Tensor& t, ReduceOp op) override {
     check_device(t, "all_reduce");
+    after_default_stream();
     RUNNER_NCCL_CHECK(ncclAllReduce(t.data_ptr(), t.data_ptr(), t.numel(), nccl_type(t.scalar_type()), nccl_op(op), comm_, stream_));
     sync("all_reduce", t.nbytes());
   }
@@ -102,6 +104,7 @@ class NcclCommunicator : public Communicator {
     check_device(in, "reduce_scatter");
     check_device(out, "reduce_scatter");
     if (in.numel() != out.numel() * size_) throw DistError("reduce_scatter: input is not world size × output");
+    after_default_stream();
     RUNNER_NCCL_CHECK(ncclReduceScatter(in.data_ptr(), out.data_ptr(), out.numel(), nccl_type(in.scalar_type()), ncclSum, comm_, stream_));
     sync("reduce_scatter", in.nbytes());
   }
@@ -109,6 +112,7 @@ class NcclCommunicator : public Communicator {
     check_device(in, "all_gather");
     check_device(out, "all_gather");
     if (out.numel() != in.numel() * size_) throw DistError("all_gather: output is not world size × input");
+    after_default_stream();
     RUNNER_NCCL_CHECK(ncclAllGather(in.data_ptr(), out.data_ptr(), in.numel(), nccl_type(in.scalar_type()), comm_, stream_));
     sync("all_gather", out.nbytes());
   }
@@ -119,6 +123,7 @@ class NcclCommunicator : public Communicator {
     // NCCL has no all-to-all collective: one grouped send and receive per peer.
     const int64_t n = in.numel() / size_, bytes = n * in.element_size();
     const ncclDataType_t type = nccl_type(in.scalar_type());
+    after_default_stream();
     RUNNER_NCCL_CHECK(ncclGroupStart());
     for (int r = 0; r < size_; ++r) {
       RUNNER_NCCL_CHECK(ncclSend(static_cast<const char*>(in.data_ptr()) + r * bytes, n, type, r, comm_, stream_));
@@ -133,6 +138,7 @@ class NcclCommunicator : public Communicator {
   }
   std::unique_ptr<Work> all_reduce_async(at::Tensor& t) override {
     check_device(t, "all_reduce_async");
+    after_default_stream();
     RUNNER_NCCL_CHECK(ncclAllReduce(t.data_ptr(), t.data_ptr(), t.numel(), nccl_type(t.scalar_type()), ncclSum, comm_, stream_));
     cudaEvent_t e;
     RUNNER_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
@@ -146,6 +152,7 @@ class NcclCommunicator : public Communicator {
     check_device(in, "all_gather_async");
     check_device(out, "all_gather_async");
     if (out.numel() != in.numel() * size_) throw DistError("all_gather_async: output is not world size × input");
+    after_default_stream();
     RUNNER_NCCL_CHECK(ncclAllGather(in.data_ptr(), out.data_ptr(), in.numel(), nccl_type(in.scalar_type()), comm_, stream_));
     cudaEvent_t e;
     RUNNER_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
@@ -153,6 +160,16 @@ class NcclCommunicator : public Communicator {
     stats_.calls += 1;
     stats_.bytes += out.nbytes();
     return std::make_unique<NcclWork>(*this, e);
+  }
+
+  // Our stream is non-blocking, so it does not wait for kernels ATen queued on the default
+  // stream (the values a collective sends): make it wait for them first.
+  void after_default_stream() {
+    cudaEvent_t e;
+    RUNNER_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    RUNNER_CUDA_CHECK(cudaEventRecord(e, cudaStreamLegacy));
+    RUNNER_CUDA_CHECK(cudaStreamWaitEvent(stream_, e, 0));
+    RUNNER_CUDA_CHECK(cudaEventDestroy(e));
   }
 
   // Waits for the stream, polling NCCL's asynchronous error and the ddp_timeout.

@@ -234,7 +234,7 @@ struct Zero3::State {
       trace.push_back(idx);
     }
     gather(u);
-    prefetch(idx == 0 ? 0 : trace_pos[idx] + 1, +1, prefetch_forward);
+    if (idx == 0 || trace_pos[idx] >= 0) prefetch(idx == 0 ? 0 : trace_pos[idx] + 1, +1, prefetch_forward);
   }
 
   void post(size_t idx, const std::vector<at::Tensor>& outputs, const std::weak_ptr<State>& weak) {

@@ -19,6 +19,8 @@ namespace {
 
 std::string sys_error() { return std::strerror(errno); }
 
+}  // namespace
+
 void fsync_dir(const std::string& dir) {
   int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY);
   if (fd >= 0) {
@@ -26,6 +28,8 @@ void fsync_dir(const std::string& dir) {
     ::close(fd);
   }
 }
+
+namespace {
 
 std::string parent_of(const std::string& path) {
   std::string p = fs::path(path).parent_path().string();

@@ -35,6 +35,7 @@ class StagedDir {
   bool committed_ = false;
 };
 
+void fsync_dir(const std::string& dir);  // makes renames inside `dir` durable
 bool path_exists(const std::string& path);
 bool is_directory(const std::string& path);
 void make_dirs(const std::string& path);  // mkdir -p

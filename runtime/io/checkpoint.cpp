@@ -36,6 +36,7 @@ void write_checkpoint(const std::string& dir, const CheckpointContents& c) {
     fs::rename(src, p + "/" + fs::path(src).filename().string(), ec);
     if (ec) throw CheckpointError("cannot move " + src + " into the checkpoint: " + ec.message(), dir);
   }
+  if (!c.move_files.empty()) fsync_dir(p);  // the renames are durable before the commit
   staged.commit();
 }
 

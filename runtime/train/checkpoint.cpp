@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <mutex>
+#include <regex>
 
 #include "runtime/core/errors.h"
 #include "runtime/io/atomic_file.h"
@@ -68,8 +69,7 @@ void Trainer::save_checkpoint() {
   if (!args_.save_only_model && optimizer_) {
     c.optimizer_meta = {{"type", optimizer_->name()}, {"step", optimizer_->step_count()}};
     if (sharded) {
-      if (dp_->rank() == 0) io::make_dirs(shard_dir);
-      dp_->barrier();
+      io::make_dirs(shard_dir);  // every rank: idempotent, and no wait on another node's view
       std::map<std::string, at::Tensor> local = optimizer_->state_tensors();
       local["param"] = optimizer_->params().data();
       save_optimizer_shard(shard_dir + "/" + shard_file_name(dp_->rank(), dp_->world()), *flat_, dp_->owned_ranges(), local);
@@ -110,10 +110,19 @@ void Trainer::save_checkpoint() {
   if (!c.move_files.empty()) dp_->barrier();  // every rank's shard is written
   if (should_write()) {
     io::write_checkpoint(dir, c);
-    if (!c.move_files.empty()) io::remove_all(shard_dir);
+    if (!c.move_files.empty()) remove_stale_shard_dirs();
     rotate_checkpoints();
   }
   dp_->barrier();  // no rank reads a checkpoint (best model, resume) before it exists
+}
+
+// Side folders of per-rank optimizer files: the current one is empty after the move, and
+// one left by a crashed save would otherwise hold a whole optimizer state forever.
+void Trainer::remove_stale_shard_dirs() const {
+  static const std::regex pattern(R"(^\.tmp-checkpoint-[0-9]+-shards$)");
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(args_.output_dir, ec))
+    if (entry.is_directory() && std::regex_match(entry.path().filename().string(), pattern)) io::remove_all(entry.path().string());
 }
 
 void Trainer::rotate_checkpoints() {
@@ -190,6 +199,8 @@ void Trainer::load_checkpoint(const std::string& dir) {
   // then continues from the weights only, as HF does).
   const json meta = io::path_exists(dir + "/optimizer.json") ? io::read_json_file(dir + "/optimizer.json") : json::object();
   if (io::path_exists(dir + "/optimizer.safetensors") || meta.contains("shards")) {
+    if (meta.value("type", optimizer_->name()) != optimizer_->name())
+      throw CheckpointError("the checkpoint's optimizer is " + meta.value("type", std::string()) + ", this run uses " + optimizer_->name(), dir);
     std::map<std::string, at::Tensor> flat_state;
     if (meta.contains("shards")) {  // one file per rank of the run that saved it
       if (!meta["shards"].is_number_integer()) throw CheckpointError("optimizer.json: 'shards' must be an integer", dir);
@@ -212,8 +223,6 @@ void Trainer::load_checkpoint(const std::string& dir) {
         flat_state[state_name] = at::cat(parts);
       }
     }
-    if (meta.value("type", optimizer_->name()) != optimizer_->name())
-      throw CheckpointError("the checkpoint's optimizer is " + meta.value("type", std::string()) + ", this run uses " + optimizer_->name(), dir);
     optimizer_->load_state_tensors(dp_->slice_optimizer_state(flat_state));
     optimizer_->set_step_count(meta.value("step", int64_t{0}));
   } else {

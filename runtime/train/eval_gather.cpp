@@ -11,6 +11,11 @@ at::Tensor gather_in_dataset_order(const dist::DataParallel& dp, const at::Tenso
   const int64_t W = dp.world(), batches = static_cast<int64_t>(sizes.size());
   at::Tensor t = local.defined() ? (local.dim() == 0 ? local.reshape({1}) : local).contiguous() : local;
   if (t.defined() && t.dim() > kMaxDims) throw RecipeError("evaluation outputs with more than 8 dimensions cannot be gathered");
+  int64_t local_rows = 0;
+  for (const int64_t n : sizes) local_rows += n;
+  if ((t.defined() ? t.size(0) : 0) != local_rows)
+    throw RecipeError("evaluation outputs have " + std::to_string(t.defined() ? t.size(0) : 0) + " rows but their batches gave " +
+                      std::to_string(local_rows));
 
   // Every rank's description: defined, dtype, rank, shape, rows per batch.
   const int64_t head_len = 3 + kMaxDims + batches;
@@ -45,7 +50,9 @@ at::Tensor gather_in_dataset_order(const dist::DataParallel& dp, const at::Tenso
       shape[static_cast<size_t>(d)] = std::max(shape[static_cast<size_t>(d)], n);
     }
   }
-  at::Tensor padded = at::full(shape, -100, at::TensorOptions().dtype(dtype));
+  // -100 marks padding as concat_padded does; unsigned and boolean outputs pad with 0.
+  const double pad = dtype == at::kByte || dtype == at::kBool ? 0.0 : -100.0;
+  at::Tensor padded = at::full(shape, pad, at::TensorOptions().dtype(dtype));
   if (t.defined()) {
     at::Tensor dst = padded.narrow(0, 0, t.size(0));
     if (dims > 1) dst = dst.narrow(1, 0, t.size(1));

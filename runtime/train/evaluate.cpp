@@ -49,15 +49,17 @@ PredictionResult Trainer::prediction_step(const Batch& batch, bool prediction_lo
 PredictionOutput Trainer::evaluation_loop(const data::DatasetPtr& ds, const std::string& prefix, bool prediction_loss_only) {
   // Under data parallelism each rank evaluates its slice of every global batch and the
   // results are gathered in dataset order (eval_gather.h). Per-batch metrics
-  // (batch_eval_metrics) and sets too small to give every rank a batch run whole on every
-  // rank instead.
+  // (batch_eval_metrics), dataloader_drop_last (a sharded set would drop a partial global
+  // batch, not a partial batch) and sets too small to give every rank a batch run whole on
+  // every rank instead.
   const int64_t B = args_.per_device_eval_batch_size, W = dp_->world();
-  const bool shard = W > 1 && !args_.batch_eval_metrics && ds->size() > B * (W - 1);
+  const bool shard = W > 1 && !args_.batch_eval_metrics && !args_.dataloader_drop_last && ds->size() > B * (W - 1);
   data::DataLoader loader = make_loader(ds, /*train=*/false, B, shard);
-  const int64_t n_batches = !shard ? loader.num_batches()
-                            : args_.dataloader_drop_last ? ds->size() / (B * W)
-                                                         : (ds->size() + B * W - 1) / (B * W);
-  std::vector<int64_t> sizes;  // this rank's examples per global batch
+  const int64_t n_batches = shard ? (ds->size() + B * W - 1) / (B * W) : loader.num_batches();
+  // This rank's rows per global batch, per gathered tensor (a hook may return other row
+  // counts than examples, e.g. flattened token logits).
+  std::vector<int64_t> loss_rows, pred_rows, label_rows, input_rows;
+  auto rows = [](const at::Tensor& t) -> int64_t { return !t.defined() ? 0 : t.dim() == 0 ? 1 : t.size(0); };
   const bool was_training = model_->is_training();
   model_->eval();
   const bool want_inputs = std::find(args_.include_for_metrics.begin(), args_.include_for_metrics.end(), "inputs") != args_.include_for_metrics.end();
@@ -71,13 +73,12 @@ PredictionOutput Trainer::evaluation_loop(const data::DatasetPtr& ds, const std:
     at::NoGradGuard no_grad;
     for (int64_t b = 0; b < n_batches; ++b) {
       if (b >= loader.num_batches()) {  // this rank's slice of the last global batch is empty
-        sizes.push_back(0);
-        if (dp_->lockstep()) prediction_step(loader.batch(0), /*prediction_loss_only=*/true);  // ZeRO-3 gathers inside forward
+        for (auto* v : {&loss_rows, &pred_rows, &label_rows, &input_rows}) v->push_back(0);
+        if (dp_->lockstep()) prediction_step(loader.batch(0), prediction_loss_only);  // ZeRO-3 gathers inside forward: join them
         continue;
       }
       Batch batch = loader.batch(b);
       const int64_t n = data::batch_size_of(batch);
-      sizes.push_back(n);
       out.num_samples += n;
       PredictionResult r = prediction_step(batch, prediction_loss_only);
       at::Tensor batch_losses = r.loss.defined() ? r.loss.reshape({1}).expand({n}).to(at::kDouble) : at::Tensor();
@@ -95,15 +96,19 @@ PredictionOutput Trainer::evaluation_loop(const data::DatasetPtr& ds, const std:
         all.label_ids = concat_padded(all.label_ids, r.labels);
         if (want_inputs) all.inputs = concat_padded(all.inputs, inputs);
       }
+      loss_rows.push_back(rows(batch_losses));
+      pred_rows.push_back(rows(r.logits));
+      label_rows.push_back(rows(r.labels));
+      input_rows.push_back(rows(inputs));
       callbacks_.fire(Event::kPredictionStep, state_, control_);
     }
   }
   model_->train(was_training);
   if (shard) {
-    losses = gather_in_dataset_order(*dp_, losses, sizes);
-    all.predictions = gather_in_dataset_order(*dp_, all.predictions, sizes);
-    all.label_ids = gather_in_dataset_order(*dp_, all.label_ids, sizes);
-    if (want_inputs) all.inputs = gather_in_dataset_order(*dp_, all.inputs, sizes);
+    losses = gather_in_dataset_order(*dp_, losses, loss_rows);
+    all.predictions = gather_in_dataset_order(*dp_, all.predictions, pred_rows);
+    all.label_ids = gather_in_dataset_order(*dp_, all.label_ids, label_rows);
+    if (want_inputs) all.inputs = gather_in_dataset_order(*dp_, all.inputs, input_rows);
     std::vector<double> total{static_cast<double>(out.num_samples)};
     dp_->sum(total);
     out.num_samples = static_cast<int64_t>(total[0]);

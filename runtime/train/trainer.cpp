@@ -53,7 +53,8 @@ Trainer::Trainer(TrainingArguments args, models::ModulePtr model, Datasets datas
     at::globalContext().setDeterministicAlgorithms(true, /*warn_only=*/false);
     // Reductions split work by thread, so their rounding depends on the thread count; one
     // thread per rank makes results independent of the world size (OMP_NUM_THREADS wins).
-    if (!std::getenv("OMP_NUM_THREADS")) at::set_num_threads(1);
+    const char* env = std::getenv("OMP_NUM_THREADS");
+    if (!env || std::atoi(env) <= 0) at::set_num_threads(1);
   }
   at::manual_seed(static_cast<uint64_t>(args_.seed));  // HF set_seed: dropout and any later init
   validate_setup(args_, datasets_, *hooks_);

@@ -111,6 +111,7 @@ class Trainer {
   std::string resume_checkpoint_path() const;
   void load_checkpoint(const std::string& dir);
   void rotate_checkpoints();
+  void remove_stale_shard_dirs() const;
   void delete_all_but_best_checkpoint();
   void load_best_model();
   void restore_pending_rng();

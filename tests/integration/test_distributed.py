@@ -148,6 +148,8 @@ class Distributed(unittest.TestCase):
     def check_resume(self, mode):
         # Global batch 12 throughout: 2 × 6, 1 × 12, 3 × 4.
         extra = ["--save_steps", "3", "--save_strategy", "steps", "--max_steps", "6"] + MODES[mode]
+        # A side folder a crashed save left behind is cleaned up by the next sharded save.
+        os.makedirs(os.path.join(self.tmp, f"resume_full_{mode}", ".tmp-checkpoint-99-shards"))
         full, _ = self.train(2, "gpt", f"resume_full_{mode}", 6, 1, extra)
         ckpt = os.path.join(full, "checkpoint-3")
         # Sharded state is saved shard by shard: one file per rank, nothing gathered.
