@@ -8,6 +8,7 @@
 
 #include "runtime/core/did_you_mean.h"
 #include "runtime/core/errors.h"
+#include "runtime/core/text.h"
 
 namespace runner {
 
@@ -98,15 +99,10 @@ void check_choice(const char* key, const char* choices, const std::optional<std:
 template <class T>
 void check_choice(const char*, const char*, const T&) {}
 
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 // Command-line text → JSON, guided by the field's type.
 json parse_text(const ArgField& f, const std::string& text) {
   const std::string type = f.type;
-  const std::string t = lower(text);
+  const std::string t = to_lower(text);
   if (type.rfind("Opt", 0) == 0 && (t == "none" || t == "null")) return nullptr;
   if (type == "Bool" || type == "OptBool") {
     if (t == "true" || t == "1" || t == "yes") return true;

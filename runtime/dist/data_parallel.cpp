@@ -255,14 +255,12 @@ void DataParallel::sum(std::vector<double>& values) const {
 
 std::vector<double> DataParallel::gather(double value) const {
   if (world() == 1) return {value};
-  at::Tensor in = at::full({1}, value, at::kDouble);
-  at::Tensor out = at::empty({world()}, in.options());
-  comm_->all_gather(in, out);
-  return std::vector<double>(out.data_ptr<double>(), out.data_ptr<double>() + world());
+  const at::Tensor all = all_gather_rows(at::full({1}, value, at::kDouble));  // (world, 1)
+  return std::vector<double>(all.data_ptr<double>(), all.data_ptr<double>() + world());
 }
 
-at::Tensor DataParallel::all_gather_bytes(const at::Tensor& bytes) const {
-  at::Tensor in = bytes.contiguous();
+at::Tensor DataParallel::all_gather_rows(const at::Tensor& values) const {
+  at::Tensor in = values.contiguous();
   at::Tensor out = at::empty({world() * in.numel()}, in.options());
   comm_->all_gather(in, out);
   return out.view({world(), in.numel()});

@@ -110,8 +110,8 @@ class DataParallel {
   void sum(std::vector<double>& values) const;
   // Every rank's value, in rank order.
   std::vector<double> gather(double value) const;
-  // Every rank's copy of an equally sized byte tensor, in rank order (world × n).
-  at::Tensor all_gather_bytes(const at::Tensor& bytes) const;
+  // Every rank's copy of an equally sized 1-D tensor (any dtype), one row per rank (world × n).
+  at::Tensor all_gather_rows(const at::Tensor& values) const;
   void barrier() const;
   double comm_seconds() const;
   // ZeRO-3: unit all-gathers so far, and how many of them a prefetch had already started.

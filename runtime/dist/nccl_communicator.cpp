@@ -140,12 +140,7 @@ class NcclCommunicator : public Communicator {
     check_device(t, "all_reduce_async");
     after_default_stream();
     RUNNER_NCCL_CHECK(ncclAllReduce(t.data_ptr(), t.data_ptr(), t.numel(), nccl_type(t.scalar_type()), ncclSum, comm_, stream_));
-    cudaEvent_t e;
-    RUNNER_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-    RUNNER_CUDA_CHECK(cudaEventRecord(e, stream_));
-    stats_.calls += 1;
-    stats_.bytes += t.nbytes();
-    return std::make_unique<NcclWork>(*this, e);
+    return pending(t.nbytes());
   }
 
   std::unique_ptr<Work> all_gather_async(const at::Tensor& in, at::Tensor& out) override {
@@ -154,11 +149,16 @@ class NcclCommunicator : public Communicator {
     if (out.numel() != in.numel() * size_) throw DistError("all_gather_async: output is not world size × input");
     after_default_stream();
     RUNNER_NCCL_CHECK(ncclAllGather(in.data_ptr(), out.data_ptr(), in.numel(), nccl_type(in.scalar_type()), comm_, stream_));
+    return pending(out.nbytes());
+  }
+
+  // A Work that completes when everything queued on our stream so far has run.
+  std::unique_ptr<Work> pending(int64_t bytes) {
     cudaEvent_t e;
     RUNNER_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
     RUNNER_CUDA_CHECK(cudaEventRecord(e, stream_));
     stats_.calls += 1;
-    stats_.bytes += out.nbytes();
+    stats_.bytes += bytes;
     return std::make_unique<NcclWork>(*this, e);
   }
 

@@ -10,12 +10,15 @@ void ordered_reduce_scatter_add(Communicator& comm, const at::Tensor& in, at::Te
   const int64_t W = comm.size(), n = accum.numel();
   if (in.numel() != W * n)
     throw DistError("ordered reduction: input has " + std::to_string(in.numel()) + " values, expected " + std::to_string(W * n));
-  at::Tensor blocks = in;
-  if (W > 1) {
-    blocks = at::empty_like(in);
-    comm.all_to_all(in, blocks);
-  }
+  const at::Tensor blocks = exchange_blocks(comm, in);
   for (int64_t r = 0; r < W; ++r) accum.add_(blocks.narrow(0, r * n, n).view_as(accum));
+}
+
+at::Tensor exchange_blocks(Communicator& comm, const at::Tensor& in) {
+  if (comm.size() == 1) return in;
+  at::Tensor blocks = at::empty_like(in);
+  comm.all_to_all(in, blocks);
+  return blocks;
 }
 
 double ordered_sum_of_squares(Communicator& comm, const at::Tensor& shard, const std::vector<Segment>& segments) {

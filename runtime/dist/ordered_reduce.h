@@ -33,6 +33,9 @@ struct Segment {
 
 // accum (n) += block `rank` of every rank's `in` (size · n), added in rank order.
 void ordered_reduce_scatter_add(Communicator& comm, const at::Tensor& in, at::Tensor& accum);
+// The all-to-all alone: block r of the result is rank r's block for this rank (for callers
+// whose accumulator is not one contiguous range, like ZeRO-3's unit chunks).
+at::Tensor exchange_blocks(Communicator& comm, const at::Tensor& in);
 
 // Σ x² over the global buffers the segments are pieces of (every rank passes the same
 // segment layout), summed chunk by chunk in global order. Collective.

@@ -182,14 +182,9 @@ struct Zero3::State {
     }
     if (ordered) {
       // Every rank's piece of this rank's chunk, added in rank order (ordered_reduce.h).
-      at::Tensor blocks = in;
-      if (W > 1) {
-        blocks = at::empty_like(in);
-        comm->all_to_all(in, blocks);
-      }
+      const at::Tensor blocks = exchange_blocks(*comm, in);
       for (auto& g : u.groups)
         for (int r = 0; r < W; ++r) shard_grad.narrow(0, g.shard_offset, g.chunk).add_(blocks.narrow(0, r * C + g.in_unit, g.chunk));
-      release(u);
     } else {
       at::Tensor out = in;
       if (W > 1) {
@@ -197,8 +192,8 @@ struct Zero3::State {
         comm->reduce_scatter(in, out);
       }
       for (auto& g : u.groups) shard_grad.narrow(0, g.shard_offset, g.chunk).add_(out.narrow(0, g.in_unit, g.chunk));
-      release(u);
     }
+    release(u);
     const size_t idx = static_cast<size_t>(&u - units.data());
     if (backward_post && trace_pos[idx] >= 0) prefetch(trace_pos[idx] - 1, -1, prefetch_backward);
   }

@@ -1,8 +1,8 @@
 // make_mlp: a Linear / activation / dropout stack over one batch field.
 #include <algorithm>
-#include <cctype>
 
 #include "runtime/core/errors.h"
+#include "runtime/core/text.h"
 #include "runtime/models/batch_inputs.h"
 #include "runtime/models/builtin.h"
 #include "runtime/models/layers.h"
@@ -12,10 +12,6 @@ namespace runner::models {
 
 namespace {
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
 
 at::Tensor activate(const std::string& kind, const at::Tensor& x) {
   if (kind == "relu") return at::relu(x);
@@ -29,8 +25,8 @@ at::Tensor activate(const std::string& kind, const at::Tensor& x) {
 class MLP : public Module {
  public:
   explicit MLP(const MLPOptions& o) : Module("MLP"), options_(o) {
-    options_.activation = lower(o.activation);
-    options_.loss = lower(o.loss);
+    options_.activation = to_lower(o.activation);
+    options_.loss = to_lower(o.loss);
     const auto& a = options_.activation;
     if (a != "relu" && a != "gelu" && a != "gelu_tanh" && a != "tanh" && a != "sigmoid" && a != "silu")
       throw RecipeError("models.mlp: unknown activation \"" + o.activation + "\" (relu, gelu, gelu_tanh, tanh, sigmoid, silu)");

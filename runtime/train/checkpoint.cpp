@@ -91,7 +91,7 @@ void Trainer::save_checkpoint() {
     const at::Tensor rng = at::detail::getDefaultCPUGenerator().get_state();
     c.rng = {{"cpu", hex(rng)}};
     if (dp_->world() > 1) {  // every rank's generator (HF writes rng_state_<rank>.pth)
-      const at::Tensor all = dp_->all_gather_bytes(rng);
+      const at::Tensor all = dp_->all_gather_rows(rng);
       c.rng["ranks"] = json::array();
       for (int r = 0; r < dp_->world(); ++r) c.rng["ranks"].push_back(hex(all[r]));
     }

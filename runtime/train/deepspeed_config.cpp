@@ -5,6 +5,7 @@
 
 #include "runtime/core/did_you_mean.h"
 #include "runtime/core/errors.h"
+#include "runtime/core/text.h"
 #include "runtime/io/atomic_file.h"
 
 namespace runner::train {
@@ -154,8 +155,7 @@ DeepSpeedSettings read_deepspeed_config(const json& config, const TrainingArgume
     json& opt = ds["optimizer"];
     r.check_keys(opt, kOptimizerKeys, "optimizer");
     const std::string type = opt.value("type", std::string());
-    std::string lower = type;
-    for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const std::string lower = to_lower(type);
     if (lower != "adam" && lower != "adamw")
       r.fail("optimizer.type: \"" + type + "\" is not supported with DeepSpeed configs (Adam or AdamW; or drop the block and set args.optim)");
     json& p = opt["params"];

@@ -28,7 +28,7 @@ at::Tensor gather_in_dataset_order(const dist::DataParallel& dp, const at::Tenso
     for (int64_t d = 0; d < t.dim(); ++d) h[3 + d] = t.size(d);
   }
   for (int64_t b = 0; b < batches; ++b) h[3 + kMaxDims + b] = sizes[static_cast<size_t>(b)];
-  const at::Tensor heads = dp.all_gather_bytes(head);  // (W, head_len)
+  const at::Tensor heads = dp.all_gather_rows(head);  // (W, head_len)
   const int64_t* H = heads.data_ptr<int64_t>();
   auto row = [&](int64_t r) { return H + r * head_len; };
 
@@ -58,7 +58,7 @@ at::Tensor gather_in_dataset_order(const dist::DataParallel& dp, const at::Tenso
     if (dims > 1) dst = dst.narrow(1, 0, t.size(1));
     dst.copy_(t);
   }
-  const at::Tensor all = dp.all_gather_bytes(padded.reshape({-1}));  // (W, numel)
+  const at::Tensor all = dp.all_gather_rows(padded.reshape({-1}));  // (W, numel)
 
   std::vector<at::Tensor> parts;
   std::vector<int64_t> cursor(static_cast<size_t>(W), 0);

@@ -35,22 +35,27 @@ std::vector<std::pair<std::string, std::vector<int64_t>>> read_parameters(const 
   }
 }
 
-std::string shard_path(const std::string& dir, int rank, int world) {
-  const std::string path = dir + "/" + shard_file_name(rank, world);
-  if (!io::path_exists(path))
-    throw CheckpointError("missing optimizer shard " + shard_file_name(rank, world) + " (the checkpoint was saved on " +
-                          std::to_string(world) + " ranks)", dir);
-  return path;
+// The W files of a checkpoint, each opened (header read) once.
+std::vector<io::SafetensorsFile> open_shards(const std::string& dir, int world) {
+  if (world < 1) throw CheckpointError("optimizer.json: 'shards' must be >= 1", dir);
+  std::vector<io::SafetensorsFile> files;
+  for (int r = 0; r < world; ++r) {
+    const std::string path = dir + "/" + shard_file_name(r, world);
+    if (!io::path_exists(path))
+      throw CheckpointError("missing optimizer shard " + shard_file_name(r, world) + " (the checkpoint was saved on " +
+                            std::to_string(world) + " ranks)", dir);
+    files.emplace_back(path);
+  }
+  return files;
 }
 
 // Copies every piece of `prefix.<name>` in the files into `dst(name)`, and checks that the
 // pieces cover each parameter exactly once.
 template <typename Dst>
-void assemble(const std::string& dir, int world, const std::string& prefix, const std::vector<std::pair<std::string, int64_t>>& params,
-              Dst dst) {
+void assemble(const std::string& dir, const std::vector<io::SafetensorsFile>& files, const std::string& prefix,
+              const std::vector<std::pair<std::string, int64_t>>& params, Dst dst) {
   std::vector<int64_t> covered(params.size(), 0);
-  for (int r = 0; r < world; ++r) {
-    io::SafetensorsFile f(shard_path(dir, r, world));
+  for (const io::SafetensorsFile& f : files) {
     for (size_t i = 0; i < params.size(); ++i) {
       const std::string key = prefix + "." + params[i].first;
       if (!f.contains(key)) continue;
@@ -100,27 +105,28 @@ void save_optimizer_shard(const std::string& path, const optim::FlatParams& layo
 
 std::map<std::string, at::Tensor> load_optimizer_shards(const std::string& dir, int world, const optim::FlatParams& layout,
                                                         const std::vector<std::string>& names) {
-  if (world < 1) throw CheckpointError("optimizer.json: 'shards' must be >= 1", dir);
+  const std::vector<io::SafetensorsFile> files = open_shards(dir, world);
   std::vector<std::pair<std::string, int64_t>> params;
   for (const auto& s : layout.slots()) params.emplace_back(s.name, s.numel);
   std::map<std::string, at::Tensor> out;
   for (const auto& name : names) {
     at::Tensor flat = at::zeros({layout.numel()}, at::kFloat);
-    assemble(dir, world, name, params, [&](size_t i) { return flat.narrow(0, layout.slots()[i].offset, layout.slots()[i].numel); });
+    assemble(dir, files, name, params, [&](size_t i) { return flat.narrow(0, layout.slots()[i].offset, layout.slots()[i].numel); });
     out[name] = flat;
   }
   return out;
 }
 
 io::NamedTensors consolidate_param_shards(const std::string& dir, int world) {
-  const auto shapes = read_parameters(io::SafetensorsFile(shard_path(dir, 0, world)));
+  const std::vector<io::SafetensorsFile> files = open_shards(dir, world);
+  const auto shapes = read_parameters(files.front());
   std::vector<std::pair<std::string, int64_t>> params;
   io::NamedTensors out;
   for (const auto& [name, shape] : shapes) {
     out.emplace_back(name, at::zeros(shape, at::kFloat));
     params.emplace_back(name, out.back().second.numel());
   }
-  assemble(dir, world, "param", params, [&](size_t i) { return out[i].second.view({-1}); });
+  assemble(dir, files, "param", params, [&](size_t i) { return out[i].second.view({-1}); });
   return out;
 }
 

@@ -1,11 +1,11 @@
 #include "runtime/train/parallel_config.h"
 
 #include <algorithm>
-#include <cctype>
 #include <sstream>
 
 #include "runtime/core/did_you_mean.h"
 #include "runtime/core/errors.h"
+#include "runtime/core/text.h"
 #include "runtime/io/atomic_file.h"
 #include "runtime/train/deepspeed_config.h"
 
@@ -69,18 +69,13 @@ json check_fsdp_config(const json& cfg_in) {
   return out;
 }
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-  return s;
-}
-
 // HF accepts booleans and their spellings as strings ("true", "false") in fsdp_config.
 bool fsdp_flag(const json& cfg, const std::string& key, bool fallback) {
   if (!cfg.contains(key) || cfg[key].is_null()) return fallback;
   const json& v = cfg[key];
   if (v.is_boolean()) return v.get<bool>();
   if (v.is_string()) {
-    const std::string t = lower(v.get<std::string>());
+    const std::string t = to_lower(v.get<std::string>());
     if (t == "true") return true;
     if (t == "false") return false;
   }
@@ -147,7 +142,7 @@ dist::ParallelConfig resolve_parallel(TrainingArguments& args, int world_size, i
     // FSDP prefetches one unit: forward only when asked, backward by default (BACKWARD_PRE).
     c.prefetch_forward = fsdp_flag(cfg, "forward_prefetch", false) ? 1 : 0;
     const std::string bp = cfg.contains("backward_prefetch") && cfg["backward_prefetch"].is_string()
-                               ? lower(cfg["backward_prefetch"].get<std::string>())
+                               ? to_lower(cfg["backward_prefetch"].get<std::string>())
                                : "backward_pre";
     if (bp != "backward_pre" && bp != "backward_post" && bp != "no_prefetch")
       throw ArgumentError("fsdp_config.backward_prefetch: \"" + bp + "\" (backward_pre, backward_post or no_prefetch)");

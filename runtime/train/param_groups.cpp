@@ -1,9 +1,10 @@
 #include "runtime/train/param_groups.h"
 
 #include <algorithm>
-#include <cctype>
 #include <regex>
 #include <set>
+
+#include "runtime/core/text.h"
 
 namespace runner::train {
 
@@ -25,8 +26,7 @@ std::vector<bool> no_decay_mask(const models::Module& model, const models::Named
   collect_norm_params(model, "", in_norm);
   std::vector<bool> mask;
   for (const auto& [name, t] : params) {
-    std::string lower = name;
-    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+    const std::string lower = to_lower(name);
     bool no_decay = in_norm.count(name) > 0;
     for (const auto& re : patterns) no_decay = no_decay || std::regex_search(lower, re);
     mask.push_back(no_decay);

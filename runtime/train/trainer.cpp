@@ -361,8 +361,9 @@ TrainOutput Trainer::train() {
     metrics["train_comm_seconds"] = round_to(dp_->comm_seconds(), 4);
     metrics["train_comm_bytes"] = dp_->comm_bytes();
     if (dp_->config().zero_stage == 3) {  // how much of ZeRO-3's gathering prefetch hid
-      metrics["train_unit_gathers"] = dp_->gather_counts().first;
-      metrics["train_unit_gathers_prefetched"] = dp_->gather_counts().second;
+      const auto [gathers, prefetched] = dp_->gather_counts();
+      metrics["train_unit_gathers"] = gathers;
+      metrics["train_unit_gathers_prefetched"] = prefetched;
     }
   }
   if (tracking) memory_.stop("train", metrics);

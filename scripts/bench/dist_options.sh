@@ -1,21 +1,13 @@
 #!/usr/bin/env bash
 # What two data-parallel options cost or save, for docs/performance.md (after scripts/build;
-# ~6 minutes on 2 cores):
+# ~9 minutes on 2 cores):
 #  1. ZeRO-3 (FSDP full_shard) prefetch: no_prefetch vs backward_pre (the default) vs
 #     backward_pre + forward_prefetch, on a GPT of 8 layers × 384 (2 ranks × 1 thread);
 #  2. full_determinism (ordered, world-size-invariant reduction) vs plain DDP, same GPT.
 # Steady-state ms/step = (time of 120 steps − time of 20 steps) / 100, so start-up cancels.
 # Usage: scripts/bench/dist_options.sh [TEXT_FILE]
-set -euo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
-runner=$root/build/runner
-text=${1:-$root/recipes/lib/sample_text.txt}
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
-
-json() {  # json FILE KEY
-  /usr/bin/python3 -c "import json,sys; print(json.load(open(sys.argv[1])).get(sys.argv[2], 0))" "$1" "$2"
-}
+# shellcheck source=scripts/bench/dist_common.sh
+source "$(dirname "$0")/dist_common.sh"
 model=(--n_layer 8 --n_embd 384 --n_head 6 --block_size 64 --batch_size 6)
 run() {  # run NAME STEPS ARGS...
   local name=$1 steps=$2

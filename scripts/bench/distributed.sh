@@ -6,16 +6,8 @@
 #  3. a memory cap (address-space limit per rank) under which ZeRO-3 trains that GPT and DDP
 #     cannot start.
 # Usage: scripts/bench/distributed.sh [TEXT_FILE]
-set -euo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
-runner=$root/build/runner
-text=${1:-$root/recipes/lib/sample_text.txt}
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
-
-json() {  # json FILE KEY
-  /usr/bin/python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2"
-}
+# shellcheck source=scripts/bench/dist_common.sh
+source "$(dirname "$0")/dist_common.sh"
 
 echo "## 1. Throughput, char GPT (4 layers, 128 dims, block 64), global batch 12"
 echo
