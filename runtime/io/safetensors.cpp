@@ -165,6 +165,19 @@ at::Tensor SafetensorsFile::load(const std::string& name) const {
   return t;
 }
 
+at::Tensor SafetensorsFile::load_elements(const std::string& name, int64_t begin, int64_t count) const {
+  const Entry& e = entry(name);
+  const uint64_t item = c10::elementSize(e.dtype), total = (e.end - e.begin) / item;
+  if (begin < 0 || count < 0 || static_cast<uint64_t>(begin + count) > total)
+    throw CheckpointError("elements [" + std::to_string(begin) + ", " + std::to_string(begin + count) + ") are outside '" + name + "' (" +
+                              std::to_string(total) + " values)", path_);
+  at::Tensor t = at::empty({count}, at::TensorOptions().dtype(e.dtype));
+  Fd f{::open(path_.c_str(), O_RDONLY)};
+  if (f.fd < 0) throw CheckpointError(std::string("cannot open: ") + std::strerror(errno), path_);
+  read_exact(f.fd, t.data_ptr(), static_cast<uint64_t>(count) * item, e.begin + static_cast<uint64_t>(begin) * item, path_);
+  return t;
+}
+
 NamedTensors load_safetensors(const std::string& path) {
   SafetensorsFile file(path);
   NamedTensors out;

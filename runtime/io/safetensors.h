@@ -29,6 +29,9 @@ class SafetensorsFile {
   std::vector<int64_t> shape(const std::string& name) const;
   at::ScalarType dtype(const std::string& name) const;
   at::Tensor load(const std::string& name) const;  // a fresh CPU tensor
+  // Elements [begin, begin + count) of the flattened tensor, read alone (1-D): a rank takes
+  // its part of a large tensor without reading the rest.
+  at::Tensor load_elements(const std::string& name, int64_t begin, int64_t count) const;
   const Metadata& metadata() const { return metadata_; }
 
  private:

@@ -201,9 +201,17 @@ void Trainer::load_checkpoint(const std::string& dir) {
   if (io::path_exists(dir + "/optimizer.safetensors") || meta.contains("shards")) {
     if (meta.value("type", optimizer_->name()) != optimizer_->name())
       throw CheckpointError("the checkpoint's optimizer is " + meta.value("type", std::string()) + ", this run uses " + optimizer_->name(), dir);
-    std::map<std::string, at::Tensor> flat_state;
-    if (meta.contains("shards")) {  // one file per rank of the run that saved it
-      if (!meta["shards"].is_number_integer()) throw CheckpointError("optimizer.json: 'shards' must be an integer", dir);
+    std::map<std::string, at::Tensor> flat_state;  // whole flat states, sliced below, unless read per rank
+    bool read_per_rank = false;
+    if (meta.contains("shards") && !meta["shards"].is_number_integer()) throw CheckpointError("optimizer.json: 'shards' must be an integer", dir);
+    if (meta.contains("shards") && dp_->sharded_state()) {
+      // Sharded into sharded: each rank reads just the values it owns from the files.
+      std::map<std::string, at::Tensor> local;
+      for (const auto& [state_name, t] : optimizer_->state_tensors()) local[state_name] = at::zeros({t.numel()}, t.options());
+      load_owned_optimizer_shards(dir, meta["shards"].get<int>(), *flat_, dp_->owned_ranges(), local);
+      optimizer_->load_state_tensors(local);
+      read_per_rank = true;
+    } else if (meta.contains("shards")) {  // one file per rank of the run that saved it
       std::vector<std::string> names;
       for (const auto& [state_name, t] : optimizer_->state_tensors()) names.push_back(state_name);
       flat_state = load_optimizer_shards(dir, meta["shards"].get<int>(), *flat_, names);
@@ -223,7 +231,7 @@ void Trainer::load_checkpoint(const std::string& dir) {
         flat_state[state_name] = at::cat(parts);
       }
     }
-    optimizer_->load_state_tensors(dp_->slice_optimizer_state(flat_state));
+    if (!read_per_rank) optimizer_->load_state_tensors(dp_->slice_optimizer_state(flat_state));
     optimizer_->set_step_count(meta.value("step", int64_t{0}));
   } else {
     log::warn("no optimizer state in " + dir + " (save_only_model?): the optimizer starts fresh");

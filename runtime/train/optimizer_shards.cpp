@@ -117,6 +117,39 @@ std::map<std::string, at::Tensor> load_optimizer_shards(const std::string& dir, 
   return out;
 }
 
+void load_owned_optimizer_shards(const std::string& dir, int world, const optim::FlatParams& layout,
+                                 const std::vector<dist::OwnedRange>& owned, std::map<std::string, at::Tensor>& local) {
+  const std::vector<io::SafetensorsFile> files = open_shards(dir, world);
+  int64_t wanted = 0, reach = 0;
+  for (const auto& o : owned) wanted += o.length, reach = std::max(reach, o.local_begin + o.length);
+  for (auto& [name, dst] : local) {
+    if (dst.numel() < reach)
+      throw CheckpointError("optimizer state '" + name + "' is not per element; it cannot be loaded from shards", dir);
+    at::Tensor flat_dst = dst.view({-1});
+    int64_t covered = 0;
+    for (const io::SafetensorsFile& f : files)
+      for (const auto& s : layout.slots()) {
+        const std::string key = name + "." + s.name;
+        if (!f.contains(key)) continue;
+        const int64_t start = parse_start(f, key);
+        int64_t length = 1;
+        for (int64_t d : f.shape(key)) length *= d;
+        if (start < 0 || start + length > s.numel)
+          throw CheckpointError("piece of '" + key + "' lies outside the parameter (" + std::to_string(s.numel) + " values)", f.path());
+        const int64_t piece_begin = s.offset + start;  // in the flat layout
+        for (const auto& o : owned) {
+          const int64_t b = std::max(o.flat_begin, piece_begin), e = std::min(o.flat_begin + o.length, piece_begin + length);
+          if (b >= e) continue;
+          flat_dst.narrow(0, o.local_begin + (b - o.flat_begin), e - b).copy_(f.load_elements(key, b - piece_begin, e - b));
+          covered += e - b;
+        }
+      }
+    if (covered != wanted)
+      throw CheckpointError("the optimizer shards hold " + std::to_string(covered) + " of the " + std::to_string(wanted) + " values of '" +
+                            name + "' this rank owns", dir);
+  }
+}
+
 io::NamedTensors consolidate_param_shards(const std::string& dir, int world) {
   const std::vector<io::SafetensorsFile> files = open_shards(dir, world);
   const auto shapes = read_parameters(files.front());

@@ -36,6 +36,13 @@ void save_optimizer_shard(const std::string& path, const optim::FlatParams& layo
 std::map<std::string, at::Tensor> load_optimizer_shards(const std::string& dir, int world, const optim::FlatParams& layout,
                                                         const std::vector<std::string>& names);
 
+// This rank's part of each state in `local` (name → its shard tensor, indexed by
+// OwnedRange::local_begin; values outside `owned` are left as they are), read piece by piece
+// from the W files in `dir`: only the overlapping elements are read, so no rank holds the
+// whole flat state. CheckpointError when the files do not cover the owned values exactly.
+void load_owned_optimizer_shards(const std::string& dir, int world, const optim::FlatParams& layout,
+                                 const std::vector<dist::OwnedRange>& owned, std::map<std::string, at::Tensor>& local);
+
 // Whole parameters from the "param" pieces of the W files in `dir`, in the first file's
 // order, as fp32.
 io::NamedTensors consolidate_param_shards(const std::string& dir, int world);

@@ -58,6 +58,26 @@ TEST_F(ShardFixture, AnyPartitionReassemblesTheFlatStateAndTheWeights) {
   }
 }
 
+TEST_F(ShardFixture, EachRankReadsOnlyTheValuesItOwns) {
+  save(2);
+  for (int world : {1, 2, 3}) {  // a ZeRO-1/2 partition on another world size
+    for (int r = 0; r < world; ++r) {
+      const dist::Partition p = dist::make_partition(layout->numel(), world, r);
+      std::map<std::string, at::Tensor> local{{"exp_avg", at::full({p.shard}, 7.0)}};
+      load_owned_optimizer_shards(dir, 2, *layout, {{p.begin(), p.size(), 0}}, local);
+      EXPECT_TRUE(at::equal(local["exp_avg"].narrow(0, 0, p.size()), exp_avg.narrow(0, p.begin(), p.size()))) << r << " of " << world;
+      EXPECT_TRUE((local["exp_avg"].narrow(0, p.size(), p.shard - p.size()) == 7.0).all().item<bool>()) << "padding kept";
+    }
+  }
+  // Scattered ranges (ZeRO-3's per-unit chunks) land at their local offsets.
+  std::map<std::string, at::Tensor> local{{"exp_avg", at::zeros({6})}};
+  load_owned_optimizer_shards(dir, 2, *layout, {{20, 2, 4}, {1, 4, 0}}, local);
+  EXPECT_TRUE(at::equal(local["exp_avg"], at::cat({exp_avg.narrow(0, 1, 4), exp_avg.narrow(0, 20, 2)})));
+  // Ranges beyond what the files hold are an error, not zeros.
+  std::map<std::string, at::Tensor> beyond{{"exp_avg", at::zeros({4})}};
+  EXPECT_THROW(load_owned_optimizer_shards(dir, 2, *layout, {{layout->numel() - 2, 4, 0}}, beyond), CheckpointError);
+}
+
 TEST_F(ShardFixture, MissingOrIncompleteShardsAreNamed) {
   save(2);
   fs::remove(dir + "/" + shard_file_name(1, 2));
