@@ -46,6 +46,33 @@ at::Tensor unhex(const std::string& s, const std::string& where) {
   return t;
 }
 
+// The whole flat optimizer state of a checkpoint: from the per-rank shard files, or from
+// optimizer.safetensors (one flat tensor per state, or one per state and parameter).
+std::map<std::string, at::Tensor> read_whole_optimizer_state(const std::string& dir, const json& meta, const optim::Optimizer& optimizer,
+                                                             const optim::FlatParams& layout) {
+  if (meta.contains("shards")) {  // one file per rank of the run that saved it
+    std::vector<std::string> names;
+    for (const auto& [state_name, t] : optimizer.state_tensors()) names.push_back(state_name);
+    return load_optimizer_shards(dir, meta["shards"].get<int>(), layout, names);
+  }
+  std::map<std::string, at::Tensor> flat_state;
+  io::SafetensorsFile file(dir + "/optimizer.safetensors");
+  for (const auto& [state_name, flat] : optimizer.state_tensors()) {
+    if (file.contains(state_name)) {
+      flat_state[state_name] = file.load(state_name);
+      continue;
+    }
+    std::vector<at::Tensor> parts;
+    for (const auto& s : layout.slots()) {
+      const std::string key = state_name + "." + s.name;
+      if (!file.contains(key)) throw CheckpointError("optimizer.safetensors has no '" + key + "' (was it saved by another optimizer or model?)", dir);
+      parts.push_back(file.load(key).reshape(-1));
+    }
+    flat_state[state_name] = at::cat(parts);
+  }
+  return flat_state;
+}
+
 }  // namespace
 
 void Trainer::save_checkpoint() {
@@ -201,8 +228,6 @@ void Trainer::load_checkpoint(const std::string& dir) {
   if (io::path_exists(dir + "/optimizer.safetensors") || meta.contains("shards")) {
     if (meta.value("type", optimizer_->name()) != optimizer_->name())
       throw CheckpointError("the checkpoint's optimizer is " + meta.value("type", std::string()) + ", this run uses " + optimizer_->name(), dir);
-    std::map<std::string, at::Tensor> flat_state;  // whole flat states, sliced below, unless read per rank
-    bool read_per_rank = false;
     if (meta.contains("shards") && !meta["shards"].is_number_integer()) throw CheckpointError("optimizer.json: 'shards' must be an integer", dir);
     if (meta.contains("shards") && dp_->sharded_state()) {
       // Sharded into sharded: each rank reads just the values it owns from the files.
@@ -210,28 +235,9 @@ void Trainer::load_checkpoint(const std::string& dir) {
       for (const auto& [state_name, t] : optimizer_->state_tensors()) local[state_name] = at::zeros({t.numel()}, t.options());
       load_owned_optimizer_shards(dir, meta["shards"].get<int>(), *flat_, dp_->owned_ranges(), local);
       optimizer_->load_state_tensors(local);
-      read_per_rank = true;
-    } else if (meta.contains("shards")) {  // one file per rank of the run that saved it
-      std::vector<std::string> names;
-      for (const auto& [state_name, t] : optimizer_->state_tensors()) names.push_back(state_name);
-      flat_state = load_optimizer_shards(dir, meta["shards"].get<int>(), *flat_, names);
     } else {
-      io::SafetensorsFile file(dir + "/optimizer.safetensors");
-      for (const auto& [state_name, flat] : optimizer_->state_tensors()) {
-        if (file.contains(state_name)) {
-          flat_state[state_name] = file.load(state_name);
-          continue;
-        }
-        std::vector<at::Tensor> parts;
-        for (const auto& s : flat_->slots()) {
-          const std::string key = state_name + "." + s.name;
-          if (!file.contains(key)) throw CheckpointError("optimizer.safetensors has no '" + key + "' (was it saved by another optimizer or model?)", dir);
-          parts.push_back(file.load(key).reshape(-1));
-        }
-        flat_state[state_name] = at::cat(parts);
-      }
+      optimizer_->load_state_tensors(dp_->slice_optimizer_state(read_whole_optimizer_state(dir, meta, *optimizer_, *flat_)));
     }
-    if (!read_per_rank) optimizer_->load_state_tensors(dp_->slice_optimizer_state(flat_state));
     optimizer_->set_step_count(meta.value("step", int64_t{0}));
   } else {
     log::warn("no optimizer state in " + dir + " (save_only_model?): the optimizer starts fresh");

@@ -49,24 +49,40 @@ std::vector<io::SafetensorsFile> open_shards(const std::string& dir, int world) 
   return files;
 }
 
+// Calls fn(file, i, key, start, length) for every piece of `prefix.<params[i].first>` in the
+// files, once its start and length are checked to lie inside the parameter.
+template <typename Fn>
+void for_each_piece(const std::vector<io::SafetensorsFile>& files, const std::string& prefix,
+                    const std::vector<std::pair<std::string, int64_t>>& params, Fn fn) {
+  for (const io::SafetensorsFile& f : files)
+    for (size_t i = 0; i < params.size(); ++i) {
+      const std::string key = prefix + "." + params[i].first;
+      if (!f.contains(key)) continue;
+      const int64_t start = parse_start(f, key);
+      int64_t length = 1;
+      for (int64_t d : f.shape(key)) length *= d;
+      if (start < 0 || start + length > params[i].second)
+        throw CheckpointError("piece of '" + key + "' lies outside the parameter (" + std::to_string(params[i].second) + " values)", f.path());
+      fn(f, i, key, start, length);
+    }
+}
+
+std::vector<std::pair<std::string, int64_t>> slot_sizes(const optim::FlatParams& layout) {
+  std::vector<std::pair<std::string, int64_t>> params;
+  for (const auto& s : layout.slots()) params.emplace_back(s.name, s.numel);
+  return params;
+}
+
 // Copies every piece of `prefix.<name>` in the files into `dst(name)`, and checks that the
 // pieces cover each parameter exactly once.
 template <typename Dst>
 void assemble(const std::string& dir, const std::vector<io::SafetensorsFile>& files, const std::string& prefix,
               const std::vector<std::pair<std::string, int64_t>>& params, Dst dst) {
   std::vector<int64_t> covered(params.size(), 0);
-  for (const io::SafetensorsFile& f : files) {
-    for (size_t i = 0; i < params.size(); ++i) {
-      const std::string key = prefix + "." + params[i].first;
-      if (!f.contains(key)) continue;
-      const int64_t start = parse_start(f, key);
-      at::Tensor piece = f.load(key).reshape(-1);
-      if (start < 0 || start + piece.numel() > params[i].second)
-        throw CheckpointError("piece of '" + key + "' lies outside the parameter (" + std::to_string(params[i].second) + " values)", f.path());
-      dst(i).narrow(0, start, piece.numel()).copy_(piece);
-      covered[i] += piece.numel();
-    }
-  }
+  for_each_piece(files, prefix, params, [&](const io::SafetensorsFile& f, size_t i, const std::string& key, int64_t start, int64_t length) {
+    dst(i).narrow(0, start, length).copy_(f.load(key).reshape(-1));
+    covered[i] += length;
+  });
   for (size_t i = 0; i < params.size(); ++i)
     if (covered[i] != params[i].second)
       throw CheckpointError("the optimizer shards hold " + std::to_string(covered[i]) + " of the " + std::to_string(params[i].second) +
@@ -106,8 +122,7 @@ void save_optimizer_shard(const std::string& path, const optim::FlatParams& layo
 std::map<std::string, at::Tensor> load_optimizer_shards(const std::string& dir, int world, const optim::FlatParams& layout,
                                                         const std::vector<std::string>& names) {
   const std::vector<io::SafetensorsFile> files = open_shards(dir, world);
-  std::vector<std::pair<std::string, int64_t>> params;
-  for (const auto& s : layout.slots()) params.emplace_back(s.name, s.numel);
+  const auto params = slot_sizes(layout);
   std::map<std::string, at::Tensor> out;
   for (const auto& name : names) {
     at::Tensor flat = at::zeros({layout.numel()}, at::kFloat);
@@ -120,6 +135,7 @@ std::map<std::string, at::Tensor> load_optimizer_shards(const std::string& dir, 
 void load_owned_optimizer_shards(const std::string& dir, int world, const optim::FlatParams& layout,
                                  const std::vector<dist::OwnedRange>& owned, std::map<std::string, at::Tensor>& local) {
   const std::vector<io::SafetensorsFile> files = open_shards(dir, world);
+  const auto params = slot_sizes(layout);
   int64_t wanted = 0, reach = 0;
   for (const auto& o : owned) wanted += o.length, reach = std::max(reach, o.local_begin + o.length);
   for (auto& [name, dst] : local) {
@@ -127,23 +143,15 @@ void load_owned_optimizer_shards(const std::string& dir, int world, const optim:
       throw CheckpointError("optimizer state '" + name + "' is not per element; it cannot be loaded from shards", dir);
     at::Tensor flat_dst = dst.view({-1});
     int64_t covered = 0;
-    for (const io::SafetensorsFile& f : files)
-      for (const auto& s : layout.slots()) {
-        const std::string key = name + "." + s.name;
-        if (!f.contains(key)) continue;
-        const int64_t start = parse_start(f, key);
-        int64_t length = 1;
-        for (int64_t d : f.shape(key)) length *= d;
-        if (start < 0 || start + length > s.numel)
-          throw CheckpointError("piece of '" + key + "' lies outside the parameter (" + std::to_string(s.numel) + " values)", f.path());
-        const int64_t piece_begin = s.offset + start;  // in the flat layout
-        for (const auto& o : owned) {
-          const int64_t b = std::max(o.flat_begin, piece_begin), e = std::min(o.flat_begin + o.length, piece_begin + length);
-          if (b >= e) continue;
-          flat_dst.narrow(0, o.local_begin + (b - o.flat_begin), e - b).copy_(f.load_elements(key, b - piece_begin, e - b));
-          covered += e - b;
-        }
+    for_each_piece(files, name, params, [&](const io::SafetensorsFile& f, size_t i, const std::string& key, int64_t start, int64_t length) {
+      const int64_t piece_begin = layout.slots()[i].offset + start;  // in the flat layout
+      for (const auto& o : owned) {
+        const int64_t b = std::max(o.flat_begin, piece_begin), e = std::min(o.flat_begin + o.length, piece_begin + length);
+        if (b >= e) continue;
+        flat_dst.narrow(0, o.local_begin + (b - o.flat_begin), e - b).copy_(f.load_elements(key, b - piece_begin, e - b));
+        covered += e - b;
       }
+    });
     if (covered != wanted)
       throw CheckpointError("the optimizer shards hold " + std::to_string(covered) + " of the " + std::to_string(wanted) + " values of '" +
                             name + "' this rank owns", dir);

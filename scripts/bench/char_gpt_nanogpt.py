@@ -125,9 +125,9 @@ def run(seed, text, a):
     # nanoGPT since May 2023 decays every 2-D tensor; before, only Linear weights (not the
     # embeddings, nor the lm_head tied to wte): --decay linear.
     embeddings = {id(model.wte.weight), id(model.wpe.weight)}
-    decayed = [p for p in params if p.dim() >= 2 and (a.decay == "all2d" or id(p) not in embeddings)]
-    groups = [{"params": decayed, "weight_decay": a.weight_decay},
-              {"params": [p for p in params if all(p is not d for d in decayed)], "weight_decay": 0.0}]
+    decay = [p.dim() >= 2 and (a.decay == "all2d" or id(p) not in embeddings) for p in params]
+    groups = [{"params": [p for p, d in zip(params, decay) if d], "weight_decay": a.weight_decay},
+              {"params": [p for p, d in zip(params, decay) if not d], "weight_decay": 0.0}]
     opt = torch.optim.AdamW(groups, lr=a.lr, betas=(0.9, 0.99))
     start = time.time()
     for it in range(a.iters):
