@@ -1,6 +1,6 @@
 """Export a tiny classifier as TorchScript for recipes/torchscript_finetune.lua.
 
-    /usr/bin/python3 scripts/make_tiny_torchscript.py OUT.pt [--features 4 --classes 3 --seed 0]
+    .venv/bin/python3 scripts/make_tiny_torchscript.py OUT.pt [--features 4 --classes 3 --seed 0]
 
 The module's forward takes batch fields by name (x, and labels when training) and returns a
 tuple: (loss, logits) with labels; without labels TorchScript still needs a tuple, so it

@@ -76,6 +76,25 @@ at::ScalarType parse_dtype(const std::string& n) {
                     did_you_mean(n, {"float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8", "bool"}));
 }
 
+bool is_device_name(const std::string& n) { return n == "cpu" || n == "cuda" || n.rfind("cuda:", 0) == 0; }
+
+at::Device parse_device(const std::string& n) {
+  if (!is_device_name(n)) throw RecipeError("unknown device \"" + n + "\" (\"cpu\", \"cuda\" or \"cuda:N\"; ctx.device is the batch's)");
+  at::Device d(at::kCPU);
+  try {
+    d = at::Device(n);
+  } catch (const c10::Error&) {
+    throw RecipeError("unknown device \"" + n + "\" (\"cpu\", \"cuda\" or \"cuda:N\")");
+  }
+  if (d.is_cuda() && !(at::hasCUDA() && static_cast<int>(at::getNumGPUs()) > (d.has_index() ? d.index() : 0)))
+    throw RecipeError("device \"" + n + "\" is not available (this process sees " + std::to_string(at::hasCUDA() ? at::getNumGPUs() : 0) + " GPUs)");
+  return d;
+}
+
+std::string device_name(const at::Device& d) {
+  return d.is_cuda() ? "cuda:" + std::to_string(d.has_index() ? d.index() : 0) : "cpu";
+}
+
 std::string dtype_name(at::ScalarType t) {
   switch (t) {
     case at::kFloat: return "float32";

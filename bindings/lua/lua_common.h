@@ -50,6 +50,10 @@ void register_tensor_type(lua_State* L);  // metatable + methods
 // --- dtypes ---------------------------------------------------------------------------
 at::ScalarType parse_dtype(const std::string& name);   // "float32", "long", ...
 std::string dtype_name(at::ScalarType t);               // "float32", ...
+// --- devices --------------------------------------------------------------------------
+bool is_device_name(const std::string& name);          // "cpu", "cuda", "cuda:1"
+at::Device parse_device(const std::string& name);      // RecipeError when unknown or absent
+std::string device_name(const at::Device& d);          // "cpu", "cuda:0"
 
 // --- argument helpers ---------------------------------------------------------------
 int64_t check_int(lua_State* L, int idx, const char* what);

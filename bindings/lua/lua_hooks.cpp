@@ -51,6 +51,8 @@ void push_loss_context(lua_State* L, train::LossContext& ctx, int box_idx) {
   lua_setfield(L, t, "loss_is_normalized");
   lua_pushboolean(L, ctx.training);
   lua_setfield(L, t, "training");
+  lua_pushstring(L, device_name(ctx.device).c_str());
+  lua_setfield(L, t, "device");
   if (box_idx != 0) {
     lua_pushvalue(L, box_idx);
     lua_pushvalue(L, t);

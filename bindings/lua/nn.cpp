@@ -105,7 +105,9 @@ int module_eval(lua_State* L) {
 }
 int module_to(lua_State* L) {
   ModulePtr m = check_module(L, 1);
-  m->to(parse_dtype(luaL_checkstring(L, 2)));
+  const std::string name = luaL_checkstring(L, 2);
+  if (is_device_name(name)) m->to(parse_device(name));
+  else m->to(parse_dtype(name));
   lua_settop(L, 1);
   return 1;
 }

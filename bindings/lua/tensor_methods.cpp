@@ -265,17 +265,27 @@ int m_select(lua_State* L) {
 }
 
 // --- conversion and information -------------------------------------------------------
+// t:to(dtype), t:to(device) ("cpu", "cuda:0", ctx.device) or t:to{dtype =, device =}.
 int m_to(lua_State* L) {
-  std::string name;
+  std::string dtype, device;
   if (lua_type(L, 2) == LUA_TSTRING) {
-    name = lua_tostring(L, 2);
+    const std::string name = lua_tostring(L, 2);
+    (is_device_name(name) ? device : dtype) = name;
   } else {
     Options o(L, 2, "to");
-    name = o.string("dtype", "");
+    dtype = o.string("dtype", "");
+    device = o.string("device", "");
     o.finish();
-    if (name.empty()) throw RecipeError("to: give a dtype, e.g. t:to(torch.float64)");
+    if (dtype.empty() && device.empty()) throw RecipeError("to: give a dtype or a device, e.g. t:to(torch.float64) or t:to(ctx.device)");
   }
-  return ret(L, self(L).to(parse_dtype(name)));
+  at::Tensor t = self(L);
+  if (!device.empty()) t = t.to(parse_device(device));
+  if (!dtype.empty()) t = t.to(parse_dtype(dtype));
+  return ret(L, t);
+}
+int m_device(lua_State* L) {
+  lua_pushstring(L, device_name(self(L).device()).c_str());
+  return 1;
 }
 int m_item(lua_State* L) {
   const at::Tensor& t = self(L);
@@ -382,7 +392,7 @@ void register_tensor_methods(lua_State* L) {
       {"index_select", guarded<m_index_select>}, {"gather", guarded<m_gather>},
       {"masked_fill", guarded<m_masked_fill>}, {"narrow", guarded<m_narrow>}, {"select", guarded<m_select>},
       {"to", guarded<m_to>}, {"item", guarded<m_item>}, {"tolist", guarded<m_tolist>}, {"numel", guarded<m_numel>},
-      {"dim", guarded<m_dim>}, {"size", guarded<m_size>}, {"shape", guarded<m_size>}, {"dtype", guarded<m_dtype>},
+      {"dim", guarded<m_dim>}, {"size", guarded<m_size>}, {"shape", guarded<m_size>}, {"dtype", guarded<m_dtype>}, {"device", guarded<m_device>},
       {"is_floating_point", guarded<m_is_floating_point>}, {"requires_grad", guarded<m_requires_grad>},
       {"requires_grad_", guarded<m_requires_grad_>}, {"grad", guarded<m_grad>}, {"backward", guarded<m_backward>},
       {"release", guarded<tensor_release>},

@@ -1,5 +1,6 @@
 // require "runner.torch": tensor constructors, RNG, no_grad, dtypes, cat/stack/where, and
 // every tensor method as a function (torch.exp(t), torch.matmul(a, b)).
+#include <c10/core/GradMode.h>
 #include <cmath>
 #include <optional>
 
@@ -15,17 +16,19 @@ int ret(lua_State* L, at::Tensor t) {
   return 1;
 }
 
-// Trailing options table {dtype =, requires_grad =} after the positional arguments.
+// Trailing options table {dtype =, device =, requires_grad =} after the positional arguments.
 struct Creation {
   int last_positional;
   std::optional<at::ScalarType> dtype;
   bool requires_grad = false;
+  std::optional<at::Device> device;  // e.g. ctx.device inside a hook
 };
 Creation parse_creation(lua_State* L, const char* fn) {
-  Creation c{lua_gettop(L), std::nullopt, false};
+  Creation c{lua_gettop(L), std::nullopt, false, std::nullopt};
   if (c.last_positional >= 1 && is_options_table(L, c.last_positional)) {
     Options o(L, c.last_positional, fn);
     if (o.has("dtype")) c.dtype = parse_dtype(o.string("dtype", ""));
+    if (o.has("device")) c.device = parse_device(o.string("device", ""));
     c.requires_grad = o.boolean("requires_grad", false);
     o.finish();
     --c.last_positional;
@@ -33,6 +36,7 @@ Creation parse_creation(lua_State* L, const char* fn) {
   return c;
 }
 at::Tensor finish(at::Tensor t, const Creation& c) {
+  if (c.device && t.device() != *c.device) t = t.to(*c.device);
   if (c.requires_grad) {
     if (!t.is_floating_point()) throw RecipeError("requires_grad needs a floating-point dtype");
     t.requires_grad_(true);
@@ -40,7 +44,7 @@ at::Tensor finish(at::Tensor t, const Creation& c) {
   return t;
 }
 at::TensorOptions opts(const Creation& c, at::ScalarType def = at::kFloat) {
-  return at::TensorOptions().dtype(c.dtype.value_or(def));
+  return at::TensorOptions().dtype(c.dtype.value_or(def)).device(c.device.value_or(at::Device(at::kCPU)));
 }
 
 // Nested Lua lists → shape + flat values, tracking what kinds of values appear.
@@ -208,7 +212,7 @@ int t_no_grad(lua_State* L) {
   const int base = 0;
   int status;
   {
-    at::NoGradGuard guard;
+    c10::NoGradGuard guard;
     status = lua_pcall(L, lua_gettop(L) - 1, LUA_MULTRET, base);
   }
   if (status != 0) return lua_error(L);

@@ -16,6 +16,7 @@
 #include "runtime/io/safetensors.h"
 #include "runtime/dist/world.h"
 #include "runtime/log/log.h"
+#include "runtime/train/device.h"
 #include "runtime/train/optimizer_shards.h"
 #include "runtime/train/parallel_config.h"
 #include "runtime/train/run.h"
@@ -68,8 +69,18 @@ int run_recipe(const CommandLine& cl) {
   if (!recipe.model && !has_model_init) throw RecipeError("the recipe has no model (give `model` or `model_init`)", cl.recipe);
   train::validate_setup(args, recipe.datasets, *recipe.hooks);
   dist::ParallelConfig parallel;
+  train::DevicePlan device;
+  std::string backend;
   try {
     parallel = train::resolve_parallel(args, world.size, world.num_nodes);
+    // HF: cuda:<local_rank> unless use_cpu; fp16 and tf32 are checked against it here, so
+    // `runner check` sees the same errors a run would.
+    device = train::resolve_device(args, world.local_rank);
+    // HF's default backend: NCCL for GPUs, MPI (gloo's role) for the CPU.
+    backend = args.ddp_backend.value_or(device.is_cuda() ? "nccl" : "mpi");
+    if (backend == "nccl" && !device.is_cuda())
+      throw ArgumentError("args.ddp_backend: \"nccl\" needs GPU tensors, but this run trains on the CPU (" +
+                          std::string(args.use_cpu ? "use_cpu is set" : "no GPU is visible") + "); use \"mpi\"");
   } catch (const ArgumentError& e) {
     if (!e.where().empty()) throw;
     throw e.located(locate_argument_error(e.message(), cl, cl.recipe));
@@ -84,7 +95,8 @@ int run_recipe(const CommandLine& cl) {
   options.collator = recipe.collator;
   options.collator_thread_safe = recipe.collator_thread_safe;
   options.parallel = parallel;
-  options.comm = dist::world_communicator(static_cast<double>(args.ddp_timeout));
+  options.comm = dist::world_communicator(static_cast<double>(args.ddp_timeout), backend, world.local_rank);
+  if (world.size > 1) log::info("Data parallel over " + std::to_string(world.size) + " ranks: " + backend + " backend, " + train::device_string(device.device));
   options.local_rank = world.local_rank;
   train::Trainer trainer(args, recipe.model, recipe.datasets, recipe.hooks, recipe.callbacks, options);
   train::run_phases(trainer, phases);

@@ -6,6 +6,7 @@
 
 #include "runtime/cli/command_line.h"
 #include "runtime/cli/commands.h"
+#include "runtime/cli/version.h"
 #include "runtime/core/errors.h"
 #include "runtime/dist/world.h"
 
@@ -38,7 +39,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (cl.command == "version") {
-      std::cout << "runner " << RUNNER_VERSION << "\n" << dist::mpi_version() << "\n" << dist::nccl_version() << "\n";
+      std::cout << cli::version_report(RUNNER_VERSION);
       dist::finalize_world();
       return 0;
     }

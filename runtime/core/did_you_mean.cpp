@@ -1,6 +1,7 @@
 #include "runtime/core/did_you_mean.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace runner {
 

@@ -235,6 +235,12 @@ std::vector<std::string> TrainingArguments::finalize() {
   if (warmup_steps >= 1 && !is_integral(warmup_steps))
     fail("args.warmup_steps: must be an integer if >= 1, got " + std::to_string(warmup_steps));
   if (logging_dir) warnings.push_back("logging_dir is deprecated and has no effect");
+  if (no_cuda) {
+    warnings.push_back("no_cuda is deprecated (transformers v5 removed it); use use_cpu");
+    use_cpu = true;
+  }
+  if (eval_accumulation_steps && *eval_accumulation_steps < 1)
+    fail("args.eval_accumulation_steps: must be >= 1, got " + std::to_string(*eval_accumulation_steps));
   if (group_by_length) {
     warnings.push_back("group_by_length is deprecated; use train_sampling_strategy=\"group_by_length\"");
     train_sampling_strategy = "group_by_length";

@@ -11,7 +11,17 @@ namespace runner::data {
 namespace {
 
 // Batch `index` of an epoch's order: the same code runs in the caller and on workers.
+Batch collate_batch(const Dataset& ds, const LoaderOptions& o, const std::vector<int64_t>& order, int64_t index);
+
 Batch build_batch(const Dataset& ds, const LoaderOptions& o, const std::vector<int64_t>& order, int64_t index) {
+  Batch b = collate_batch(ds, o, order, index);
+  if (o.pin_memory)
+    for (auto& [name, t] : b)
+      if (t.defined() && !t.is_pinned()) t = t.pin_memory();
+  return b;
+}
+
+Batch collate_batch(const Dataset& ds, const LoaderOptions& o, const std::vector<int64_t>& order, int64_t index) {
   const int64_t bs = o.batch_size;
   const auto begin = order.begin() + index * bs;
   const auto end = order.begin() + std::min<int64_t>((index + 1) * bs, static_cast<int64_t>(order.size()));

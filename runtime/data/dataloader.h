@@ -27,6 +27,9 @@ struct LoaderOptions {
   int64_t num_workers = 0;
   int64_t prefetch_factor = 2;        // batches built ahead per worker
   bool collator_thread_safe = false;  // whether `collator` may run on worker threads
+  // Copy each batch into page-locked host memory (on the worker when there are workers), so
+  // its copy to the GPU runs without blocking (dataloader_pin_memory; needs a GPU).
+  bool pin_memory = false;
 };
 
 class DataLoader {

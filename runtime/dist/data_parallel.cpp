@@ -5,9 +5,11 @@
 #include "runtime/core/errors.h"
 #include "runtime/dist/communicator.h"
 #include "runtime/dist/grad_reducer.h"
+#include "runtime/dist/optimizer_offload.h"
 #include "runtime/dist/ordered_reduce.h"
 #include "runtime/dist/partition.h"
 #include "runtime/dist/zero3.h"
+#include <c10/core/GradMode.h>
 
 namespace runner::dist {
 
@@ -23,7 +25,7 @@ int DataParallel::rank() const { return comm_->rank(); }
 int DataParallel::world() const { return comm_->size(); }
 
 void DataParallel::broadcast_model(models::Module& model) {
-  at::NoGradGuard no_grad;
+  c10::NoGradGuard no_grad;
   const bool flat = full_->data().defined();
   if (flat) comm_->broadcast(full_->data(), 0);
   // Frozen parameters and buffers are not in the flat buffer (under ZeRO-3 nothing is).
@@ -39,6 +41,13 @@ void DataParallel::broadcast_model(models::Module& model) {
 }
 
 optim::FlatParams& DataParallel::attach(optim::FlatParams& full, models::Module& model) {
+  optim::FlatParams& owned = attach_owned(full, model);
+  if (!config_.offload_optimizer) return owned;
+  offload_ = std::make_unique<OptimizerOffload>(owned);
+  return offload_->host();
+}
+
+optim::FlatParams& DataParallel::attach_owned(optim::FlatParams& full, models::Module& model) {
   full_ = &full;
   if (world() > 1) broadcast_model(model);
   if (config_.zero_stage == 3) {
@@ -114,7 +123,7 @@ void DataParallel::end_micro_step() {
 }
 
 void DataParallel::ordered_fold() {
-  at::NoGradGuard no_grad;
+  c10::NoGradGuard no_grad;
   at::Tensor& grad = full_->grad();
   at::Tensor send = grad;
   if (padded_ != grad.numel()) {
@@ -138,6 +147,7 @@ void DataParallel::gather_params() {
 }
 
 void DataParallel::release_params(bool write_back) {
+  if (write_back && offload_) offload_->mark_stale();  // loaded weights: refresh the host master copy
   if (zero3_) zero3_->release_all(write_back);
 }
 
@@ -145,17 +155,22 @@ void DataParallel::consolidate() {
   if (zero3_) zero3_->consolidate();
 }
 
-double DataParallel::clip_grad_norm(double max_norm) {
-  at::NoGradGuard no_grad;
+double DataParallel::clip_grad_norm(double max_norm, double unscale) {
+  c10::NoGradGuard no_grad;
   double norm = 0;
   at::Tensor g;
   if (config_.ordered_reduction) {
     at::Tensor& folded = zero3_ ? zero3_->shard_grad() : shard_grad_;
     const std::vector<Segment> segments = zero3_ ? zero3_->grad_segments() : std::vector<Segment>{{0, shard_grad_.numel()}};
-    norm = std::sqrt(ordered_sum_of_squares(*comm_, folded, segments));
     g = config_.zero_stage == 0 ? full_->grad() : folded;
+    if (unscale != 1.0) {
+      folded.mul_(unscale);
+      if (!g.is_same(folded)) g.mul_(unscale);
+    }
+    norm = std::sqrt(ordered_sum_of_squares(*comm_, folded, segments));
   } else if (config_.zero_stage >= 2) {
     g = zero3_ ? zero3_->shard_grad() : shard_grad_;
+    if (unscale != 1.0) g.mul_(unscale);
     // Sum of squares in double, chunk by chunk: a whole-shard double copy would cost 8 bytes
     // per parameter of peak memory.
     std::vector<double> sq{0.0};
@@ -165,6 +180,7 @@ double DataParallel::clip_grad_norm(double max_norm) {
     norm = std::sqrt(sq[0]);
   } else {
     g = full_->grad();  // identical on every rank after the all-reduce
+    if (unscale != 1.0) g.mul_(unscale);
     norm = g.norm().item<double>();
   }
   if (max_norm > 0) {
@@ -174,10 +190,15 @@ double DataParallel::clip_grad_norm(double max_norm) {
   return norm;
 }
 
+void DataParallel::before_optimizer_step() {
+  if (offload_) offload_->to_host();
+}
+
 void DataParallel::after_optimizer_step() {
+  if (offload_) offload_->to_device();
   if (zero3_) return zero3_->after_optimizer_step();
   if (config_.zero_stage == 0 || world() == 1) return;
-  at::NoGradGuard no_grad;
+  c10::NoGradGuard no_grad;
   at::Tensor& data = full_->data();
   const int64_t n = data.numel(), W = world();
   const int64_t chunk = std::max<int64_t>(1, std::min(shard_size_, config_.allgather_bucket_elems));
@@ -242,6 +263,7 @@ int64_t DataParallel::model_state_bytes(const optim::Optimizer& optimizer) const
                          : static_cast<int64_t>(full_->data().nbytes());
   if (full_->has_grad_buffer()) bytes += static_cast<int64_t>(full_->grad().nbytes());
   if (shard_grad_.defined()) bytes += static_cast<int64_t>(shard_grad_.nbytes());
+  if (offload_) return bytes;  // the optimizer's state is in host memory
   for (const auto& [name, t] : optimizer.state_tensors())
     if (t.defined()) bytes += static_cast<int64_t>(t.nbytes());
   return bytes;

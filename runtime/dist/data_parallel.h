@@ -31,6 +31,7 @@
 namespace runner::dist {
 
 class GradReducer;
+class OptimizerOffload;
 class Zero3;
 
 struct ParallelConfig {
@@ -53,6 +54,12 @@ struct ParallelConfig {
   // full_determinism: gradients summed slice by slice in a fixed order (ordered_reduce.h),
   // so results are bit-identical for any world size; costs an exchange per micro-step.
   bool ordered_reduction = false;
+  // ZeRO-Offload / FSDP offload: the optimizer's master weights, gradients and state in host
+  // memory, the step on the CPU (optimizer_offload.h).
+  bool offload_optimizer = false;
+  // DeepSpeed offload_param: parameter shards in host memory. Not implemented: the shards
+  // stay on the device (the Trainer says so on GPUs; on the CPU they are in host memory).
+  bool offload_param = false;
   // A DeepSpeed scheduler block: factor of learning_rate at (step, max_steps).
   std::function<double(int64_t, int64_t)> lr_factor;
 };
@@ -82,8 +89,12 @@ class DataParallel {
   void begin_micro_step(bool last);
   void end_micro_step();
   // Global gradient norm before clipping (all shards), clipping to max_norm when > 0.
-  double clip_grad_norm(double max_norm);
-  void after_optimizer_step();  // ZeRO: all-gather the updated slices
+  // `unscale` first multiplies this rank's gradients (fp16 loss scaling: 1 / scale), so
+  // the norm, the clipping and the step see true gradients; a non-finite norm means some
+  // rank's gradients overflowed.
+  double clip_grad_norm(double max_norm, double unscale = 1.0);
+  void before_optimizer_step();  // offload: gradients to the host
+  void after_optimizer_step();   // offload: parameters back; ZeRO: all-gather the updated slices
   void zero_grad();
   // ZeRO-3 runs collectives inside forward and backward, so a rank with no examples in a
   // micro-step must still run one (on any batch, with zero weight) to keep in step.
@@ -120,6 +131,7 @@ class DataParallel {
 
  private:
   void broadcast_model(models::Module& model);
+  optim::FlatParams& attach_owned(optim::FlatParams& full, models::Module& model);
   void ordered_fold();  // full_determinism: this micro-step's gradient into shard_grad_
 
   std::shared_ptr<Communicator> comm_;
@@ -132,6 +144,7 @@ class DataParallel {
   bool last_micro_step_ = true;
   std::unique_ptr<GradReducer> reducer_;
   std::unique_ptr<Zero3> zero3_;
+  std::unique_ptr<OptimizerOffload> offload_;
   std::vector<at::Tensor> buffers_;                 // broadcast each step (ddp_broadcast_buffers)
 };
 

@@ -5,6 +5,7 @@
 #include <torch/csrc/autograd/variable.h>
 
 #include "runtime/core/errors.h"
+#include <c10/core/GradMode.h>
 
 namespace runner::dist {
 
@@ -35,7 +36,7 @@ struct GradReducer::State {
     } else {
       // Copy the gradients out and release them: after this, only the bucket holds them.
       b.buffer = at::zeros({b.end - b.begin}, params[b.params.front()].param.options().requires_grad(false));
-      at::NoGradGuard no_grad;
+      c10::NoGradGuard no_grad;
       for (size_t i : b.params) {
         at::Tensor& g = params[i].param.mutable_grad();
         if (g.defined()) b.buffer.narrow(0, params[i].offset - b.begin, params[i].numel).copy_(g.reshape(-1));

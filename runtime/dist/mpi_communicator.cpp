@@ -57,8 +57,15 @@ bool needs_upcast(const at::Tensor& t) { return t.scalar_type() == at::kBFloat16
 
 void check_contiguous(const at::Tensor& t, const char* what) {
   if (!t.is_contiguous()) throw DistError(std::string(what) + ": tensor must be contiguous");
-  if (!t.device().is_cpu()) throw DistError(std::string(what) + ": the MPI backend takes CPU tensors (use ddp_backend = \"nccl\" on GPUs)");
 }
+
+// MPICH is not CUDA-aware: GPU tensors travel through page-locked host copies (the copy
+// back to the device is the caller's, once the MPI call is done).
+bool on_device(const at::Tensor& t) { return !t.device().is_cpu(); }
+at::Tensor host_buffer(const at::Tensor& like) {
+  return at::empty(like.sizes(), like.options().device(at::kCPU).pinned_memory(true));
+}
+at::Tensor to_host(const at::Tensor& t) { return host_buffer(t).copy_(t); }
 
 int count_of(int64_t n, const char* what) {
   if (n > INT_MAX) throw DistError(std::string(what) + ": " + std::to_string(n) + " elements per rank exceed MPI's int count");
@@ -69,8 +76,10 @@ class MpiCommunicator;
 
 class MpiWork : public Work {
  public:
-  MpiWork(MpiCommunicator& comm, MPI_Request req, at::Tensor target, at::Tensor staging, const char* what)
-      : comm_(comm), req_(req), target_(std::move(target)), staging_(std::move(staging)), what_(what) {}
+  // `staging` is copied into `target` when the request completes; `keep` (a host copy
+  // being sent) only has to outlive the request.
+  MpiWork(MpiCommunicator& comm, MPI_Request req, at::Tensor target, at::Tensor staging, const char* what, at::Tensor keep = {})
+      : comm_(comm), req_(req), target_(std::move(target)), staging_(std::move(staging)), keep_(std::move(keep)), what_(what) {}
   ~MpiWork() override {
     if (req_ != MPI_REQUEST_NULL) MPI_Wait(&req_, MPI_STATUS_IGNORE);  // never leave a request dangling
   }
@@ -80,11 +89,11 @@ class MpiWork : public Work {
  private:
   void finish() {
     if (staging_.defined()) target_.copy_(staging_);
-    staging_ = at::Tensor();
+    staging_ = keep_ = at::Tensor();
   }
   MpiCommunicator& comm_;
   MPI_Request req_;
-  at::Tensor target_, staging_;
+  at::Tensor target_, staging_, keep_;
   const char* what_;
 };
 
@@ -132,6 +141,12 @@ class MpiCommunicator : public Communicator {
 
   void broadcast(at::Tensor& t, int root) override {
     check_contiguous(t, "broadcast");
+    if (on_device(t)) {
+      at::Tensor h = to_host(t);
+      broadcast(h, root);
+      t.copy_(h);
+      return;
+    }
     Busy busy(*this, "broadcast", t.nbytes());
     // Pure data movement: bytes, chunked below INT_MAX.
     auto* p = static_cast<char*>(t.data_ptr());
@@ -141,6 +156,12 @@ class MpiCommunicator : public Communicator {
 
   void all_reduce(at::Tensor& t, ReduceOp op) override {
     check_contiguous(t, "all_reduce");
+    if (on_device(t)) {
+      at::Tensor h = to_host(t);
+      all_reduce(h, op);
+      t.copy_(h);
+      return;
+    }
     if (needs_upcast(t)) {
       at::Tensor f = t.to(at::kFloat);
       all_reduce(f, op);
@@ -160,6 +181,12 @@ class MpiCommunicator : public Communicator {
     check_contiguous(out, "reduce_scatter");
     if (in.numel() != out.numel() * size_)
       throw DistError("reduce_scatter: input has " + std::to_string(in.numel()) + " values, expected " + std::to_string(out.numel() * size_));
+    if (on_device(in) || on_device(out)) {
+      at::Tensor h = host_buffer(out);
+      reduce_scatter(on_device(in) ? to_host(in) : in, h);
+      out.copy_(h);
+      return;
+    }
     if (needs_upcast(in)) {
       at::Tensor f = at::empty({out.numel()}, in.options().dtype(at::kFloat));
       reduce_scatter(in.to(at::kFloat), f);
@@ -176,6 +203,12 @@ class MpiCommunicator : public Communicator {
     check_contiguous(out, "all_gather");
     if (out.numel() != in.numel() * size_)
       throw DistError("all_gather: output has " + std::to_string(out.numel()) + " values, expected " + std::to_string(in.numel() * size_));
+    if (on_device(in) || on_device(out)) {
+      at::Tensor h = host_buffer(out);
+      all_gather(on_device(in) ? to_host(in) : in, h);
+      out.copy_(h);
+      return;
+    }
     Busy busy(*this, "all_gather", out.nbytes());
     const int bytes = count_of(static_cast<int64_t>(in.nbytes()), "all_gather");
     RUNNER_MPI_CHECK(MPI_Allgather(in.data_ptr(), bytes, MPI_BYTE, out.data_ptr(), bytes, MPI_BYTE, comm_));
@@ -187,6 +220,12 @@ class MpiCommunicator : public Communicator {
     if (in.numel() != out.numel() || in.numel() % size_ != 0 || in.scalar_type() != out.scalar_type())
       throw DistError("all_to_all: input and output must be equal and split into " + std::to_string(size_) + " blocks (got " +
                       std::to_string(in.numel()) + " and " + std::to_string(out.numel()) + " values)");
+    if (on_device(in) || on_device(out)) {
+      at::Tensor h = host_buffer(out);
+      all_to_all(on_device(in) ? to_host(in) : in, h);
+      out.copy_(h);
+      return;
+    }
     Busy busy(*this, "all_to_all", in.nbytes());
     const int bytes = count_of(static_cast<int64_t>(in.nbytes()) / size_, "all_to_all");
     RUNNER_MPI_CHECK(MPI_Alltoall(in.data_ptr(), bytes, MPI_BYTE, out.data_ptr(), bytes, MPI_BYTE, comm_));
@@ -199,7 +238,7 @@ class MpiCommunicator : public Communicator {
 
   std::unique_ptr<Work> all_reduce_async(at::Tensor& t) override {
     check_contiguous(t, "all_reduce_async");
-    at::Tensor staging = needs_upcast(t) ? t.to(at::kFloat) : at::Tensor();
+    at::Tensor staging = on_device(t) ? to_host(needs_upcast(t) ? t.to(at::kFloat) : t) : needs_upcast(t) ? t.to(at::kFloat) : at::Tensor();
     at::Tensor& buf = staging.defined() ? staging : t;
     stats_.calls += 1;
     stats_.bytes += buf.nbytes();
@@ -217,9 +256,12 @@ class MpiCommunicator : public Communicator {
     stats_.calls += 1;
     stats_.bytes += out.nbytes();
     const int bytes = count_of(static_cast<int64_t>(in.nbytes()), "all_gather_async");
+    const at::Tensor send = on_device(in) ? to_host(in) : in;
+    const at::Tensor recv = on_device(out) ? host_buffer(out) : out;
     MPI_Request req;
-    RUNNER_MPI_CHECK(MPI_Iallgather(in.data_ptr(), bytes, MPI_BYTE, out.data_ptr(), bytes, MPI_BYTE, comm_, &req));
-    return std::make_unique<MpiWork>(*this, req, at::Tensor(), at::Tensor(), "all_gather (prefetch)");
+    RUNNER_MPI_CHECK(MPI_Iallgather(send.data_ptr(), bytes, MPI_BYTE, recv.data_ptr(), bytes, MPI_BYTE, comm_, &req));
+    return std::make_unique<MpiWork>(*this, req, on_device(out) ? out : at::Tensor(), on_device(out) ? recv : at::Tensor(),
+                                     "all_gather (prefetch)", send);
   }
 
  private:

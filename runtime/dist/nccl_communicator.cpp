@@ -73,7 +73,8 @@ class NcclCommunicator : public Communicator {
     int devices = 0;
     RUNNER_CUDA_CHECK(cudaGetDeviceCount(&devices));
     if (devices == 0) throw DistError("ddp_backend = \"nccl\" needs a GPU, and CUDA sees none");
-    RUNNER_CUDA_CHECK(cudaSetDevice(local_rank % devices));
+    device_ = local_rank % devices;
+    RUNNER_CUDA_CHECK(cudaSetDevice(device_));
     RUNNER_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     ncclUniqueId id;
     if (rank_ == 0) RUNNER_NCCL_CHECK(ncclGetUniqueId(&id));
@@ -88,19 +89,34 @@ class NcclCommunicator : public Communicator {
   int size() const override { return size_; }
   std::string backend() const override { return "nccl"; }
 
+  // The trainer's small collectives (losses, item counts, control flags, evaluation
+  // results) hold host tensors: those travel through a copy on this rank's GPU.
+  at::Tensor gpu(const at::Tensor& t) const { return t.is_cuda() ? t : t.to(at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(device_))); }
+  template <class Op>
+  bool staged(const at::Tensor& in, at::Tensor& out, Op op) {
+    if (in.is_cuda() && out.is_cuda()) return false;
+    at::Tensor d_out = gpu(out).contiguous();
+    op(gpu(in).contiguous(), d_out);
+    if (!out.is_cuda()) out.copy_(d_out);
+    return true;
+  }
+
   void broadcast(at::Tensor& t, int root) override {
+    if (staged(t, t, [&](const at::Tensor&, at::Tensor& d) { broadcast(d, root); })) return;
     check_device(t, "broadcast");
     after_default_stream();
     RUNNER_NCCL_CHECK(ncclBroadcast(t.data_ptr(), t.data_ptr(), t.numel(), nccl_type(t.scalar_type()), root, comm_, stream_));
     sync("broadcast", t.nbytes());
   }
   void all_reduce(at::Tensor& t, ReduceOp op) override {
+    if (staged(t, t, [&](const at::Tensor&, at::Tensor& d) { all_reduce(d, op); })) return;
     check_device(t, "all_reduce");
     after_default_stream();
     RUNNER_NCCL_CHECK(ncclAllReduce(t.data_ptr(), t.data_ptr(), t.numel(), nccl_type(t.scalar_type()), nccl_op(op), comm_, stream_));
     sync("all_reduce", t.nbytes());
   }
   void reduce_scatter(const at::Tensor& in, at::Tensor& out) override {
+    if (staged(in, out, [&](const at::Tensor& i, at::Tensor& o) { reduce_scatter(i, o); })) return;
     check_device(in, "reduce_scatter");
     check_device(out, "reduce_scatter");
     if (in.numel() != out.numel() * size_) throw DistError("reduce_scatter: input is not world size × output");
@@ -109,6 +125,7 @@ class NcclCommunicator : public Communicator {
     sync("reduce_scatter", in.nbytes());
   }
   void all_gather(const at::Tensor& in, at::Tensor& out) override {
+    if (staged(in, out, [&](const at::Tensor& i, at::Tensor& o) { all_gather(i, o); })) return;
     check_device(in, "all_gather");
     check_device(out, "all_gather");
     if (out.numel() != in.numel() * size_) throw DistError("all_gather: output is not world size × input");
@@ -117,6 +134,7 @@ class NcclCommunicator : public Communicator {
     sync("all_gather", out.nbytes());
   }
   void all_to_all(const at::Tensor& in, at::Tensor& out) override {
+    if (staged(in, out, [&](const at::Tensor& i, at::Tensor& o) { all_to_all(i, o); })) return;
     check_device(in, "all_to_all");
     check_device(out, "all_to_all");
     if (in.numel() != out.numel() || in.numel() % size_ != 0) throw DistError("all_to_all: input and output must be equal, world size × block");
@@ -133,7 +151,7 @@ class NcclCommunicator : public Communicator {
     sync("all_to_all", in.nbytes());
   }
   void barrier() override {
-    at::Tensor t = at::zeros({1}, at::TensorOptions().dtype(at::kFloat).device(at::kCUDA));
+    at::Tensor t = at::zeros({1}, at::TensorOptions().dtype(at::kFloat).device(at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(device_))));
     all_reduce(t, ReduceOp::kSum);
   }
   std::unique_ptr<Work> all_reduce_async(at::Tensor& t) override {
@@ -194,6 +212,7 @@ class NcclCommunicator : public Communicator {
 
  private:
   int rank_ = 0, size_ = 1;
+  int device_ = 0;
   double timeout_;
   ncclComm_t comm_ = nullptr;
   cudaStream_t stream_ = nullptr;

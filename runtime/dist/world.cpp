@@ -22,7 +22,7 @@ namespace {
 
 World g_world;
 bool g_initialised = false;
-std::shared_ptr<Communicator> g_comm;
+std::shared_ptr<Communicator> g_comm, g_nccl;
 
 const char* env(const char* name) {
   const char* v = std::getenv(name);
@@ -84,12 +84,21 @@ const World& init_world(int* argc, char*** argv) {
 
 const World& world() { return g_world; }
 
-std::shared_ptr<Communicator> world_communicator(double timeout_seconds) {
+std::shared_ptr<Communicator> world_communicator(double timeout_seconds, const std::string& backend, int local_rank) {
+  if (backend == "nccl" && g_world.mpi && g_world.size > 1) {
+#ifdef RUNNER_HAVE_NCCL
+    if (!g_nccl) g_nccl = make_nccl_communicator(MPI_COMM_WORLD, local_rank, timeout_seconds);
+    return g_nccl;
+#else
+    throw DistError("ddp_backend = \"nccl\": this runner was built without NCCL (no CUDA toolkit with NCCL at build time); use \"mpi\"");
+#endif
+  }
   if (!g_comm) g_comm = g_world.mpi ? make_mpi_communicator(MPI_COMM_WORLD, timeout_seconds) : make_local_communicator();
   return g_comm;
 }
 
 void finalize_world() {
+  g_nccl.reset();
   g_comm.reset();
   int finalized = 0;
   if (g_world.mpi && (MPI_Finalized(&finalized), !finalized)) MPI_Finalize();

@@ -7,6 +7,7 @@
 #include <torch/csrc/autograd/variable.h>
 
 #include "runtime/dist/zero3_state.h"
+#include <c10/core/GradMode.h>
 
 namespace runner::dist {
 
@@ -100,7 +101,7 @@ Zero3::Zero3(std::shared_ptr<Communicator> comm, optim::FlatParams& full, models
   s.shard_grad = shard_grad_;
   // Unit by unit: move the parameters into the unit buffer (their old storage is freed as
   // they leave it), keep this rank's chunk, free the buffer. Peak: the model plus one unit.
-  at::NoGradGuard no_grad;
+  c10::NoGradGuard no_grad;
   for (auto& u : s.units) {
     for (auto& g : u.groups) {
       g.in_unit = u.chunk_total;
@@ -167,7 +168,7 @@ void Zero3::begin_micro_step() {
 
 void Zero3::end_micro_step() {
   State& s = *state_;
-  at::NoGradGuard no_grad;
+  c10::NoGradGuard no_grad;
   while (s.next < s.order.size()) s.reduce(s.units[s.order[s.next++]]);
   s.drain();
   if (s.first_step) {
@@ -182,7 +183,7 @@ void Zero3::end_micro_step() {
 
 void Zero3::after_optimizer_step() {
   State& s = *state_;
-  at::NoGradGuard no_grad;
+  c10::NoGradGuard no_grad;
   s.drain();
   for (auto& u : s.units)
     if (u.persistent && s.active) {
@@ -192,14 +193,14 @@ void Zero3::after_optimizer_step() {
 }
 
 void Zero3::gather_all() {
-  at::NoGradGuard no_grad;
+  c10::NoGradGuard no_grad;
   state_->drain();
   for (auto& u : state_->units) state_->gather(u);
 }
 
 void Zero3::release_all(bool write_back) {
   State& s = *state_;
-  at::NoGradGuard no_grad;
+  c10::NoGradGuard no_grad;
   s.drain();
   for (auto& u : s.units) {
     if (write_back && u.gathered)

@@ -1,6 +1,7 @@
 // Zero3's private state, shared by zero3.cpp (the engine: units, hooks, gathers and
 // reductions) and zero3_layout.cpp (checkpoint layouts and queries). Not a public header.
 #pragma once
+#include <c10/core/GradMode.h>
 #include <algorithm>
 #include <map>
 #include <memory>
@@ -52,14 +53,14 @@ inline void free_storage(at::Tensor& t) {
 inline void allocate(at::Tensor& t) {
   c10::StorageImpl* s = t.storage().unsafeGetStorageImpl();
   const size_t bytes = static_cast<size_t>(t.numel()) * t.element_size();
-  if (s->nbytes() >= bytes && s->data() != nullptr) return;
+  if (s->nbytes() >= bytes && s->mutable_data() != nullptr) return;
   s->set_data_ptr_noswap(s->allocator()->allocate(bytes));
   s->set_nbytes(bytes);
 }
 
 // The buffer's memory as a plain tensor: writing through it does not bump the version
 // counter of the parameters (autograd must not see a gather as an in-place change).
-inline at::Tensor raw(const at::Tensor& t) { return at::from_blob(t.storage().data(), {t.numel()}, t.options().requires_grad(false)); }
+inline at::Tensor raw(const at::Tensor& t) { return at::from_blob(t.storage().mutable_data(), {t.numel()}, t.options().requires_grad(false)); }
 
 }  // namespace zero3_detail
 
@@ -219,7 +220,7 @@ struct Zero3::State {
     if (!active) return;
     Unit& u = units[idx];
     u.seen = true;
-    at::NoGradGuard no_grad;
+    c10::NoGradGuard no_grad;
     // Until a first step has shown which units really run through their hooks, the model's
     // forward starts with everything gathered.
     if (idx == 0 && first_step && verify)
@@ -234,12 +235,12 @@ struct Zero3::State {
 
   void post(size_t idx, const std::vector<at::Tensor>& outputs, const std::weak_ptr<State>& weak) {
     if (!active || idx == 0) return;  // the root stays gathered until backward is over
-    if (at::GradMode::is_enabled()) {
+    if (c10::GradMode::is_enabled()) {
       for (const auto& o : outputs)
         if (o.defined() && o.requires_grad())
           o.register_hook([weak, idx](const at::TensorBase&) {
             if (auto st = weak.lock(); st && st->active) {
-              at::NoGradGuard no_grad;
+              c10::NoGradGuard no_grad;
               st->gather(st->units[idx]);  // backward is about to enter the unit
               if (!st->backward_post && st->trace_pos[idx] >= 0) st->prefetch(st->trace_pos[idx] - 1, -1, st->prefetch_backward);
             }

@@ -22,6 +22,7 @@ void write_checkpoint(const std::string& dir, const CheckpointContents& c) {
   if (!c.scheduler.is_null()) write_json_atomic(p + "/scheduler.json", c.scheduler);
   if (!c.rng.is_null()) write_json_atomic(p + "/rng_state.json", c.rng);
   if (!c.loop.is_null()) write_json_atomic(p + "/loop_state.json", c.loop);
+  if (!c.scaler.is_null()) write_json_atomic(p + "/scaler.json", c.scaler);
   write_json_atomic(p + "/trainer_state.json", c.trainer_state);
   write_json_atomic(p + "/training_args.json", c.training_args);
   for (const auto& [src, name] : c.copy_files) {

@@ -19,6 +19,7 @@ struct CheckpointContents {
   nlohmann::json scheduler;        // scheduler.json (skipped when null)
   nlohmann::json rng;              // rng_state.json (skipped when null)
   nlohmann::json loop;             // loop_state.json: runner's unlogged loss bookkeeping (skipped when null)
+  nlohmann::json scaler;           // scaler.json: fp16 loss scale and counters (skipped when null)
   nlohmann::json trainer_state;    // trainer_state.json
   nlohmann::json training_args;    // training_args.json
   std::vector<std::pair<std::string, std::string>> copy_files;  // (source path, name in the folder)

@@ -1,6 +1,5 @@
 #include "runtime/models/attention.h"
 
-#include <cmath>
 #include <limits>
 
 #include <ATen/Dispatch.h>
@@ -17,16 +16,12 @@ at::Tensor merge_heads(const at::Tensor& x) {
   return x.transpose(1, 2).reshape({b, t, h * d});  // (B, T, C)
 }
 
-at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& hide, double fill,
+at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& hide, bool causal,
                   double dropout, bool training) {
-  const double scale = 1.0 / std::sqrt(static_cast<double>(q.size(-1)));
-  // matmul's backward needs only q and k, and mul's only the scalar, so the (B, H, T, T)
-  // scores are scaled and masked in place rather than copied twice.
-  at::Tensor scores = at::matmul(q, k.transpose(-2, -1)).mul_(scale);  // (B, H, T, T)
-  if (hide.defined()) scores.masked_fill_(hide, fill);
-  at::Tensor weights = at::softmax(scores, -1);
-  if (dropout > 0 && training) weights = at::dropout(weights, dropout, true);
-  return at::matmul(weights, v);  // (B, H, T, D)
+  at::Tensor mask;  // additive: 0 where a key is seen, the lowest finite value where hidden
+  if (hide.defined()) mask = at::zeros(hide.sizes(), q.options()).masked_fill_(hide, lowest_value(q.scalar_type()));
+  const std::optional<at::Tensor> m = mask.defined() ? std::optional<at::Tensor>(mask) : std::nullopt;
+  return at::scaled_dot_product_attention(q, k, v, m, training ? dropout : 0.0, causal);  // (B, H, T, D)
 }
 
 double lowest_value(at::ScalarType dtype) {

@@ -1,6 +1,7 @@
-// Multi-head scaled dot-product attention in plain ATen, shared by the GPT-2 decoder and the
-// BERT-like encoder: one batched matmul for q·kᵀ, a boolean "hidden" mask, softmax, one
-// matmul with v.
+// Multi-head scaled dot-product attention, shared by the GPT-2 decoder and the BERT-like
+// encoder, through ATen's scaled_dot_product_attention: it picks the flash or
+// memory-efficient kernel where the device and inputs allow (CUDA; the CPU flash kernel),
+// and the plain matmul-softmax-matmul composition otherwise.
 #pragma once
 #include <ATen/ATen.h>
 
@@ -12,10 +13,12 @@ at::Tensor split_heads(const at::Tensor& x, int64_t n_head);
 // (B, H, T, D) -> (B, T, H·D)
 at::Tensor merge_heads(const at::Tensor& x);
 
-// softmax(q·kᵀ/√D, keys where `hide` is true set to `fill`) · v, with dropout on the
-// attention weights. q, k, v: (B, H, T, D); hide: bool, broadcastable to (B, H, T, T), or
-// undefined. Returns (B, H, T, D).
-at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& hide, double fill,
+// softmax(q·kᵀ/√D + mask) · v, with dropout on the attention weights. q, k, v: (B, H, T, D).
+// `causal`: a query sees only keys at or before its position. `hide`: bool, broadcastable to
+// (B, H, T, T), true for keys a query must not see (padding), or undefined; hidden scores
+// get the dtype's lowest finite value (HF's finfo.min), so a row whose keys are all hidden
+// still has a finite softmax. Returns (B, H, T, D).
+at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& hide, bool causal,
                   double dropout, bool training);
 
 // The most negative finite value of a floating dtype: a masked score that still gives a

@@ -22,6 +22,7 @@
 #include "runtime/models/builtin.h"
 #include "runtime/models/layers.h"
 #include "runtime/models/losses.h"
+#include <c10/core/GradMode.h>
 
 namespace runner::models {
 
@@ -32,7 +33,7 @@ const char* const kName = "models.encoder_classifier";
 
 std::shared_ptr<Linear> dense(int64_t in, int64_t out) {
   auto l = std::make_shared<Linear>(in, out);
-  at::NoGradGuard no_grad;
+  c10::NoGradGuard no_grad;
   l->weight.normal_(0.0, kInitStd);
   l->bias.zero_();
   return l;
@@ -40,7 +41,7 @@ std::shared_ptr<Linear> dense(int64_t in, int64_t out) {
 
 std::shared_ptr<Embedding> embedding(int64_t num, int64_t dim, std::optional<int64_t> padding_idx = std::nullopt) {
   auto e = std::make_shared<Embedding>(num, dim, padding_idx);
-  at::NoGradGuard no_grad;
+  c10::NoGradGuard no_grad;
   e->weight.normal_(0.0, kInitStd);
   if (padding_idx) e->weight[*padding_idx].zero_();
   return e;
@@ -93,10 +94,10 @@ class EncoderLayer : public Module {
     register_module("output", output_);
   }
   // x (B, T, H); hide (B, 1, 1, T) bool, true for padded keys, or undefined.
-  at::Tensor forward_masked(const at::Tensor& x, const at::Tensor& hide, double fill) {
+  at::Tensor forward_masked(const at::Tensor& x, const at::Tensor& hide) {
     return hooked([&] {
       at::Tensor ctx = attend(split_heads(query_->forward(x), n_head_), split_heads(key_->forward(x), n_head_),
-                              split_heads(value_->forward(x), n_head_), hide, fill, dropout_, is_training());  // (B, nH, T, D)
+                              split_heads(value_->forward(x), n_head_), hide, /*causal=*/false, dropout_, is_training());  // (B, nH, T, D)
       at::Tensor h = attention_output_->forward2(merge_heads(ctx), x);                                       // (B, T, H)
       return output_->forward2(at::gelu(intermediate_->forward(h)), h);
     });
@@ -164,8 +165,7 @@ class EncoderClassifier : public Module {
     at::Tensor hide;  // (B, 1, 1, T): true for padded keys
     at::Tensor mask = optional_field(batch, "attention_mask");
     if (mask.defined()) hide = same_shape(mask, ids, "attention_mask").eq(0).view({b, 1, 1, t});
-    const double fill = lowest_value(x.scalar_type());
-    for (const auto& layer : layers_) x = layer->forward_masked(x, hide, fill);
+    for (const auto& layer : layers_) x = layer->forward_masked(x, hide);
     at::Tensor pooled = at::tanh(pooler_->forward(x.select(1, 0)));  // (B, H): the first ([CLS]) token
     at::Tensor logits = classifier_->forward(dropout(pooled));       // (B, num_labels)
     TensorMap out{{"logits", logits}};

@@ -18,6 +18,7 @@
 // default) the logits at real tokens do not depend on the padding after them, and padded
 // positions carry labels of -100. Left-padded batches would need position ids and a key
 // mask, which GPT-2 training never uses.
+#include <c10/core/GradMode.h>
 #include <cmath>
 #include <limits>
 
@@ -42,7 +43,7 @@ at::Tensor maybe_dropout(const at::Tensor& x, double p, bool training) {
 class Conv1D : public Module {
  public:
   Conv1D(int64_t in, int64_t out, bool has_bias, double std) : Module("Conv1D") {
-    at::NoGradGuard no_grad;
+    c10::NoGradGuard no_grad;
     weight = register_parameter("weight", at::empty({in, out}).normal_(0.0, std));
     if (has_bias) bias = register_parameter("bias", at::zeros({out}));
   }
@@ -64,14 +65,12 @@ class CausalSelfAttention : public Module {
     register_module("c_attn", c_attn_);
     register_module("c_proj", c_proj_);
   }
-  // x (B, T, C); future (T, T) bool, true where the key comes after the query.
-  at::Tensor forward_masked(const at::Tensor& x, const at::Tensor& future) {
-    return hooked([&] {
-      std::vector<at::Tensor> qkv = c_attn_->forward(x).chunk(3, -1);  // 3 × (B, T, C)
-      at::Tensor y = attend(split_heads(qkv[0], n_head_), split_heads(qkv[1], n_head_), split_heads(qkv[2], n_head_), future,
-                            -std::numeric_limits<double>::infinity(), dropout_, is_training());  // (B, H, T, D)
-      return maybe_dropout(c_proj_->forward(merge_heads(y)), dropout_, is_training());      // (B, T, C)
-    });
+  // x (B, T, C): each position attends to itself and the positions before it.
+  at::Tensor forward_impl(const at::Tensor& x) override {
+    std::vector<at::Tensor> qkv = c_attn_->forward(x).chunk(3, -1);  // 3 × (B, T, C)
+    at::Tensor y = attend(split_heads(qkv[0], n_head_), split_heads(qkv[1], n_head_), split_heads(qkv[2], n_head_), at::Tensor(),
+                          /*causal=*/true, dropout_, is_training());  // (B, H, T, D)
+    return maybe_dropout(c_proj_->forward(merge_heads(y)), dropout_, is_training());  // (B, T, C)
   }
 
  private:
@@ -110,11 +109,9 @@ class Block : public Module {
     register_module("ln_2", ln_2_);
     register_module("mlp", mlp_);
   }
-  at::Tensor forward_masked(const at::Tensor& x, const at::Tensor& future) {  // (B, T, C)
-    return hooked([&] {
-      at::Tensor h = x + attn_->forward_masked(ln_1_->forward(x), future);
-      return h + mlp_->forward(ln_2_->forward(h));
-    });
+  at::Tensor forward_impl(const at::Tensor& x) override {  // (B, T, C)
+    at::Tensor h = x + attn_->forward(ln_1_->forward(x));
+    return h + mlp_->forward(ln_2_->forward(h));
   }
 
  private:
@@ -125,7 +122,7 @@ class Block : public Module {
 
 std::shared_ptr<Embedding> gpt_embedding(int64_t num, int64_t dim) {
   auto e = std::make_shared<Embedding>(num, dim);
-  at::NoGradGuard no_grad;
+  c10::NoGradGuard no_grad;
   e->weight.normal_(0.0, kInitStd);
   return e;
 }
@@ -163,7 +160,6 @@ class GPT : public Module {
     register_module("lm_head", lm_head);
     // Not persistent: derived from block_size, and HF checkpoints' attn.bias buffers are
     // dropped on load rather than matched.
-    register_buffer("future_mask", at::ones({c.block_size, c.block_size}, at::kBool).triu(1), /*persistent=*/false);
   }
 
   bool takes_batch() const override { return true; }
@@ -178,11 +174,9 @@ class GPT : public Module {
       throw RecipeError("models.gpt: sequence length " + std::to_string(t) + " exceeds block_size " +
                         std::to_string(config_.block_size) + " (truncate the inputs or raise block_size)");
     if (t == 0) throw RecipeError("models.gpt: input_ids has no tokens");
-    const at::Tensor& future = buffer("future_mask");
     at::Tensor x = wte_->forward(ids) + wpe_->forward(at::arange(t, ids.options()));  // (B, T, C)
     x = maybe_dropout(x, config_.dropout, is_training());
-    const at::Tensor mask = future.narrow(0, 0, t).narrow(1, 0, t);  // (T, T)
-    for (const auto& block : blocks_) x = block->forward_masked(x, mask);
+    for (const auto& block : blocks_) x = block->forward(x);
     x = ln_f_->forward(x);
     at::Tensor logits = at::linear(x, wte_->weight);  // (B, T, V)
     TensorMap out{{"logits", logits}};

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "runtime/core/errors.h"
+#include <c10/core/GradMode.h>
 
 namespace runner::models {
 
@@ -24,7 +25,7 @@ void check_positive(const char* layer, const char* what, int64_t v) {
 Linear::Linear(int64_t in, int64_t out, bool has_bias) : Module("Linear") {
   check_positive("nn.Linear", "in_features", in);
   check_positive("nn.Linear", "out_features", out);
-  at::NoGradGuard no_grad;
+  c10::NoGradGuard no_grad;
   weight = register_parameter("weight", uniform_init({out, in}, in));
   if (has_bias) bias = register_parameter("bias", uniform_init({out}, in));
 }
@@ -34,7 +35,7 @@ at::Tensor Linear::forward_impl(const at::Tensor& x) { return at::linear(x, weig
 Embedding::Embedding(int64_t num, int64_t dim, std::optional<int64_t> pad) : Module("Embedding"), padding_idx(pad) {
   check_positive("nn.Embedding", "num_embeddings", num);
   check_positive("nn.Embedding", "embedding_dim", dim);
-  at::NoGradGuard no_grad;
+  c10::NoGradGuard no_grad;
   at::Tensor w = at::randn({num, dim});
   if (pad) {
     if (*pad < -num || *pad >= num) throw RecipeError("nn.Embedding: padding_idx must be within num_embeddings");
@@ -87,7 +88,7 @@ Conv2d::Conv2d(int64_t in, int64_t out, std::vector<int64_t> k, std::vector<int6
   if (in % g || out % g) throw RecipeError("nn.Conv2d: in_channels and out_channels must be divisible by groups");
   if (k.size() != 2) throw RecipeError("nn.Conv2d: kernel_size must be a number or a pair");
   const int64_t fan_in = in / g * k[0] * k[1];
-  at::NoGradGuard no_grad;
+  c10::NoGradGuard no_grad;
   weight = register_parameter("weight", uniform_init({out, in / g, k[0], k[1]}, fan_in));
   if (has_bias) bias = register_parameter("bias", uniform_init({out}, fan_in));
 }

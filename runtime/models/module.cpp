@@ -4,6 +4,7 @@
 #include <set>
 
 #include "runtime/core/errors.h"
+#include <c10/core/GradMode.h>
 
 namespace runner::models {
 
@@ -88,7 +89,7 @@ Module::LoadReport Module::load_state_dict(const NamedTensorList& tensors, bool 
   LoadReport report;
   const NamedTensorList own = state_dict();
   std::map<std::string, at::Tensor> given(tensors.begin(), tensors.end());
-  at::NoGradGuard no_grad;
+  c10::NoGradGuard no_grad;
   for (const auto& [name, dst] : own) {
     auto it = given.find(name);
     if (it == given.end()) {
@@ -135,11 +136,19 @@ at::Tensor Module::buffer(const std::string& name) const {
 }
 
 void Module::to(at::ScalarType dtype) {
-  at::NoGradGuard no_grad;
+  c10::NoGradGuard no_grad;
   for (auto& [name, t] : named_parameters())
     if (t.is_floating_point()) t.set_data(t.to(dtype));
   for (auto& [name, t] : named_buffers())
     if (t.is_floating_point()) t.set_data(t.to(dtype));
+}
+
+void Module::to(at::Device device) {
+  c10::NoGradGuard no_grad;
+  for (auto& [name, t] : named_parameters())
+    if (t.device() != device) t.set_data(t.to(device));
+  for (auto& [name, t] : named_buffers())
+    if (t.device() != device) t.set_data(t.to(device));
 }
 
 void Module::train(bool mode) {

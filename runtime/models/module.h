@@ -75,6 +75,9 @@ class Module : public std::enable_shared_from_this<Module> {
   // Converts floating-point parameters and buffers in place (tensors keep their identity,
   // like PyTorch's module.to(dtype)).
   void to(at::ScalarType dtype);
+  // Moves parameters and buffers to `device` in place (PyTorch's module.to(device)): every
+  // holder of a parameter (optimizer, TorchScript module, tied weights) sees the move.
+  void to(at::Device device);
 
   // Virtual so wrappers of foreign modules (TorchScript) can pass the mode on.
   virtual void train(bool mode = true);
@@ -89,7 +92,7 @@ class Module : public std::enable_shared_from_this<Module> {
 
  protected:
   // Runs fn (returning the module's output tensor) between the forward hooks; modules with
-  // an entry point other than forward (GPT2Block::forward_masked) call it themselves.
+  // an entry point other than forward (the encoder layer's forward_masked) call it themselves.
   template <class F>
   at::Tensor hooked(F&& fn) {
     if (!hooks_) return fn();

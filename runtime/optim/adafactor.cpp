@@ -1,3 +1,4 @@
+#include <c10/core/GradMode.h>
 #include <algorithm>
 #include <cmath>
 
@@ -73,7 +74,7 @@ class Adafactor : public Optimizer {
   std::string name() const override { return "adafactor"; }
 
   void step() override {
-    at::NoGradGuard no_grad;
+    c10::NoGradGuard no_grad;
     ++step_;
     const double t = static_cast<double>(step_);
     const double beta2t = 1.0 - std::pow(t, o_.decay_rate);

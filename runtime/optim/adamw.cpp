@@ -1,5 +1,8 @@
+#include <c10/core/GradMode.h>
 #include <algorithm>
 #include <cmath>
+
+#include <ATen/ops/_fused_adamw.h>
 
 #include "runtime/core/errors.h"
 #include "runtime/optim/optimizer.h"
@@ -18,12 +21,14 @@ class AdamW : public Optimizer {
   AdamW(FlatParams& params, std::vector<GroupOptions> groups, AdamWOptions o) : Optimizer(params, std::move(groups)), o_(o) {
     exp_avg_ = at::zeros_like(params.data());
     exp_avg_sq_ = at::zeros_like(params.data());
+    if (o_.fused) step_tensor_ = at::zeros({}, params.data().options().dtype(at::kFloat));
   }
   std::string name() const override { return "adamw"; }
 
   void step() override {
-    at::NoGradGuard no_grad;
+    c10::NoGradGuard no_grad;
     ++step_;
+    if (o_.fused) return fused_step();
     const double bc1 = 1.0 - std::pow(o_.beta1, static_cast<double>(step_));
     const double bc2_sqrt = std::sqrt(1.0 - std::pow(o_.beta2, static_cast<double>(step_)));
     for (size_t g = 0; g < groups_.size(); ++g) {
@@ -47,11 +52,28 @@ class AdamW : public Optimizer {
     }
   }
 
+  // The same update in PyTorch's fused kernel, one call per group (groups differ in lr and
+  // weight decay). The kernel reads the step count from a tensor, which torch.optim
+  // increments before the call; here it mirrors step_, so checkpoints need nothing new.
+  void fused_step() {
+    step_tensor_.fill_(static_cast<double>(step_));
+    for (size_t g = 0; g < groups_.size(); ++g) {
+      const GroupRange r = params_.groups()[g];
+      if (r.size() == 0) continue;
+      at::Tensor p = params_.data().narrow(0, r.begin, r.size());
+      at::Tensor grad = params_.grad().narrow(0, r.begin, r.size());
+      at::Tensor m = exp_avg_.narrow(0, r.begin, r.size());
+      at::Tensor v = exp_avg_sq_.narrow(0, r.begin, r.size());
+      at::_fused_adamw_({p}, {grad}, {m}, {v}, {}, {step_tensor_}, groups_[g].lr, o_.beta1, o_.beta2, groups_[g].weight_decay, o_.eps,
+                        /*amsgrad=*/false, /*maximize=*/false);
+    }
+  }
+
   std::map<std::string, at::Tensor> state_tensors() const override {
     return {{"exp_avg", exp_avg_}, {"exp_avg_sq", exp_avg_sq_}};
   }
   void load_state_tensors(const std::map<std::string, at::Tensor>& state) override {
-    at::NoGradGuard no_grad;
+    c10::NoGradGuard no_grad;
     for (auto [name, dst] : std::initializer_list<std::pair<const char*, at::Tensor*>>{{"exp_avg", &exp_avg_}, {"exp_avg_sq", &exp_avg_sq_}}) {
       auto it = state.find(name);
       if (it == state.end()) throw CheckpointError(std::string("optimizer state has no '") + name + "'");
@@ -65,6 +87,7 @@ class AdamW : public Optimizer {
  private:
   AdamWOptions o_;
   at::Tensor exp_avg_, exp_avg_sq_;  // (N)
+  at::Tensor step_tensor_;           // () fp32, fused only
 };
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "runtime/core/errors.h"
+#include <c10/core/GradMode.h>
 
 namespace runner::optim {
 
@@ -24,7 +25,7 @@ FlatParams::FlatParams(const std::vector<std::pair<std::string, at::Tensor>>& pa
   if (grad_buffer) grad_ = at::zeros({total}, opts);
   groups_.assign(static_cast<size_t>(num_groups), {});
   int64_t offset = 0;
-  at::NoGradGuard no_grad;
+  c10::NoGradGuard no_grad;
   for (int g = 0; g < num_groups; ++g) {
     groups_[g].begin = offset;
     for (size_t i = 0; i < params.size(); ++i) {
@@ -86,7 +87,7 @@ void FlatParams::ensure_grad_views() {
     at::Tensor& g = s.param.mutable_grad();
     at::Tensor view = grad_.narrow(0, s.offset, s.numel);
     if (!g.defined() || g.data_ptr() != view.data_ptr()) {
-      at::NoGradGuard no_grad;
+      c10::NoGradGuard no_grad;
       if (g.defined()) view.copy_(g.reshape(-1));
       g = view.view(s.shape);
     }

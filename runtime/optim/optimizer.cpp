@@ -1,6 +1,7 @@
 #include "runtime/optim/optimizer.h"
 
 #include "runtime/core/errors.h"
+#include <c10/core/GradMode.h>
 
 namespace runner::optim {
 
@@ -16,7 +17,7 @@ void Optimizer::load_state_tensor(const std::map<std::string, at::Tensor>& state
   if (it->second.numel() != dst.numel())
     throw CheckpointError("optimizer state '" + name + "' has " + std::to_string(it->second.numel()) + " values, expected " +
                           std::to_string(dst.numel()));
-  at::NoGradGuard no_grad;
+  c10::NoGradGuard no_grad;
   dst.copy_(it->second.reshape(-1));
 }
 

@@ -50,6 +50,9 @@ class Optimizer {
 
 struct AdamWOptions {
   double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
+  // PyTorch's fused kernel (torch.optim.AdamW(fused=True), HF's adamw_torch_fused): one
+  // pass over each group's range per step, no temporaries, on the CPU and on CUDA.
+  bool fused = false;
 };
 std::unique_ptr<Optimizer> make_adamw(FlatParams& params, std::vector<GroupOptions> groups, AdamWOptions options);
 

@@ -1,5 +1,6 @@
 #include "runtime/core/errors.h"
 #include "runtime/optim/optimizer.h"
+#include <c10/core/GradMode.h>
 
 namespace runner::optim {
 
@@ -19,7 +20,7 @@ class RMSprop : public Optimizer {
   std::string name() const override { return "rmsprop"; }
 
   void step() override {
-    at::NoGradGuard no_grad;
+    c10::NoGradGuard no_grad;
     ++step_;
     for (size_t g = 0; g < groups_.size(); ++g) {
       const GroupRange r = params_.groups()[g];

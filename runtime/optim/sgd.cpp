@@ -1,5 +1,6 @@
 #include "runtime/core/errors.h"
 #include "runtime/optim/optimizer.h"
+#include <c10/core/GradMode.h>
 
 namespace runner::optim {
 
@@ -15,7 +16,7 @@ class SGD : public Optimizer {
   std::string name() const override { return "sgd"; }
 
   void step() override {
-    at::NoGradGuard no_grad;
+    c10::NoGradGuard no_grad;
     const bool first = step_ == 0;
     ++step_;
     for (size_t g = 0; g < groups_.size(); ++g) {
@@ -43,7 +44,7 @@ class SGD : public Optimizer {
     if (!momentum_.defined()) return;
     auto it = state.find("momentum_buffer");
     if (it == state.end()) throw CheckpointError("optimizer state has no 'momentum_buffer'");
-    at::NoGradGuard no_grad;
+    c10::NoGradGuard no_grad;
     momentum_.copy_(it->second.reshape(-1));
   }
 

@@ -1,7 +1,8 @@
-// bf16 mixed precision on CPU the way torch.autocast(device_type="cpu", dtype=bfloat16)
-// does it: inside the scope, ATen runs matmul-like ops in bf16 and keeps precision-
-// sensitive ones (softmax, norms, losses) in fp32; parameters and gradients stay fp32
-// (the master weights). The Trainer opens one around every forward and loss.
+// Mixed precision the way torch.autocast(device_type, dtype) does it: inside the scope, ATen
+// runs matmul-like ops in the low-precision dtype and keeps precision-sensitive ones
+// (softmax, norms, losses) in fp32; parameters and gradients stay fp32 (the master
+// weights). The Trainer opens one around every forward and loss, on the model's device
+// type (CPU: bf16 only; CUDA: bf16 or fp16), through LibTorch 2.x's device-generic API.
 #pragma once
 #include <ATen/autocast_mode.h>
 
@@ -9,26 +10,27 @@ namespace runner::train {
 
 class AutocastGuard {
  public:
-  explicit AutocastGuard(bool enabled) : enabled_(enabled) {
+  AutocastGuard(bool enabled, at::DeviceType device, at::ScalarType dtype) : enabled_(enabled), device_(device) {
     if (!enabled_) return;
-    prev_enabled_ = at::autocast::is_cpu_enabled();
-    prev_dtype_ = at::autocast::get_autocast_cpu_dtype();
-    at::autocast::set_cpu_enabled(true);
-    at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
+    prev_enabled_ = at::autocast::is_autocast_enabled(device_);
+    prev_dtype_ = at::autocast::get_autocast_dtype(device_);
+    at::autocast::set_autocast_enabled(device_, true);
+    at::autocast::set_autocast_dtype(device_, dtype);
     at::autocast::increment_nesting();
   }
   ~AutocastGuard() {
     if (!enabled_) return;
-    // The cast cache holds bf16 copies of the weights; it is valid for one step only.
+    // The cast cache holds low-precision copies of the weights; valid for one step only.
     if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
-    at::autocast::set_cpu_enabled(prev_enabled_);
-    at::autocast::set_autocast_cpu_dtype(prev_dtype_);
+    at::autocast::set_autocast_enabled(device_, prev_enabled_);
+    at::autocast::set_autocast_dtype(device_, prev_dtype_);
   }
   AutocastGuard(const AutocastGuard&) = delete;
   AutocastGuard& operator=(const AutocastGuard&) = delete;
 
  private:
   bool enabled_;
+  at::DeviceType device_;
   bool prev_enabled_ = false;
   at::ScalarType prev_dtype_ = at::kBFloat16;
 };

@@ -117,11 +117,20 @@ void Trainer::save_checkpoint() {
     c.scheduler = {{"steps_taken", scheduler_->steps_taken()}, {"state", scheduler_->state()}, {"base_lrs", base_lrs_}};
     const at::Tensor rng = at::detail::getDefaultCPUGenerator().get_state();
     c.rng = {{"cpu", hex(rng)}};
+    // On a GPU also the device's generator (dropout runs there), as HF saves "cuda".
+    const at::Tensor cuda_rng = device_.is_cuda() ? at::globalContext().defaultGenerator(device_.device).get_state() : at::Tensor();
+    if (cuda_rng.defined()) c.rng["cuda"] = hex(cuda_rng);
     if (dp_->world() > 1) {  // every rank's generator (HF writes rng_state_<rank>.pth)
       const at::Tensor all = dp_->all_gather_rows(rng);
       c.rng["ranks"] = json::array();
       for (int r = 0; r < dp_->world(); ++r) c.rng["ranks"].push_back(hex(all[r]));
+      if (cuda_rng.defined()) {
+        const at::Tensor all_cuda = dp_->all_gather_rows(cuda_rng);
+        c.rng["cuda_ranks"] = json::array();
+        for (int r = 0; r < dp_->world(); ++r) c.rng["cuda_ranks"].push_back(hex(all_cuda[r]));
+      }
     }
+    if (scaler_) c.scaler = scaler_->state_dict();
     c.loop = {{"tr_loss", tr_loss_}, {"total_loss", total_loss_}, {"last_logged_step", last_logged_step_}};
   }
   json stateful = json::object();
@@ -257,6 +266,7 @@ void Trainer::load_checkpoint(const std::string& dir) {
   } else {
     last_logged_step_ = state_.global_step;
   }
+  if (scaler_ && io::path_exists(dir + "/scaler.json")) scaler_->load_state_dict(io::read_json_file(dir + "/scaler.json"));
   if (io::path_exists(dir + "/rng_state.json")) pending_rng_ = io::read_json_file(dir + "/rng_state.json");
   else log::info("Didn't find an RNG file, if you are resuming a training that was launched in a distributed fashion, reproducibility is not guaranteed.");
 
@@ -287,6 +297,15 @@ void Trainer::restore_pending_rng() {
     at::Generator gen = at::detail::getDefaultCPUGenerator();
     std::lock_guard<std::mutex> lock(gen.mutex());
     gen.set_state(unhex(state->get<std::string>(), "rng_state.json"));
+  }
+  const json& cuda_ranks = pending_rng_.contains("cuda_ranks") ? pending_rng_["cuda_ranks"] : json::array();
+  const json* cuda_state = static_cast<size_t>(dp_->rank()) < cuda_ranks.size() ? &cuda_ranks[static_cast<size_t>(dp_->rank())]
+                           : pending_rng_.contains("cuda")                       ? &pending_rng_["cuda"]
+                                                                                 : nullptr;
+  if (cuda_state && device_.is_cuda()) {
+    at::Generator gen = at::globalContext().defaultGenerator(device_.device);
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    gen.set_state(unhex(cuda_state->get<std::string>(), "rng_state.json"));
   }
   pending_rng_ = nullptr;
 }

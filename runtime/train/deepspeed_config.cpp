@@ -136,12 +136,36 @@ DeepSpeedSettings read_deepspeed_config(const json& config, const TrainingArgume
   r.match(ds, "train_batch_size", B * GA * world_size, "train_batch_size", "train_batch_size (world_size × per_device_train_batch_size × gradient_accumulation_steps)");
   r.match(ds, "gradient_clipping", args.max_grad_norm, "gradient_clipping", "max_grad_norm");
 
-  // Precision: fp16 needs CUDA; bf16 must agree with args.bf16.
-  for (const char* key : {"fp16", "amp"}) {
-    if (!ds.contains(key)) continue;
-    if (std::string(key) == "fp16") r.check_keys(ds[key], kFp16Keys, key);
-    r.match(ds[key], "enabled", args.fp16 || args.fp16_full_eval, std::string(key) + ".enabled", "fp16");
-    if (ds[key].value("enabled", false) == true) r.fail(std::string(key) + ".enabled: fp16 with loss scaling needs a CUDA build; use bf16");
+  // Precision: fp16.enabled and bf16.enabled must agree with the arguments (HF fill_match);
+  // whether the device can run fp16 is checked when the device is chosen.
+  if (ds.contains("fp16")) {
+    json& f = ds["fp16"];
+    r.check_keys(f, kFp16Keys, "fp16");
+    r.match(f, "enabled", args.fp16 || args.fp16_full_eval, "fp16.enabled", "fp16|fp16_full_eval");
+    LossScalerConfig& ls = out.loss_scaler;
+    const int64_t power = r.count(f, "initial_scale_power", 16, "fp16");
+    if (power > 60) r.fail("fp16.initial_scale_power: " + std::to_string(power) + " is too large (the scale is 2^power)");
+    ls.init_scale = std::ldexp(1.0, static_cast<int>(power));
+    const json fixed = f.value("loss_scale", json(0));
+    if (!fixed.is_number() || fixed.get<double>() < 0) r.fail("fp16.loss_scale: expected 0 (dynamic) or a positive number, got " + fixed.dump());
+    if (fixed.get<double>() > 0) ls.init_scale = fixed.get<double>(), ls.dynamic = false;
+    ls.growth_interval = r.count(f, "loss_scale_window", ls.growth_interval, "fp16");
+    if (ls.growth_interval < 1) r.fail("fp16.loss_scale_window: must be >= 1");
+    ls.hysteresis = static_cast<int>(std::max<int64_t>(1, r.count(f, "hysteresis", ls.hysteresis, "fp16")));
+    if (f.contains("consecutive_hysteresis")) {
+      if (!f["consecutive_hysteresis"].is_boolean()) r.fail("fp16.consecutive_hysteresis: expected true or false");
+      ls.consecutive_hysteresis = f["consecutive_hysteresis"].get<bool>();
+    }
+    if (f.contains("min_loss_scale") && f["min_loss_scale"] != "auto") {
+      if (!f["min_loss_scale"].is_number() || f["min_loss_scale"].get<double>() < 0) r.fail("fp16.min_loss_scale: expected a non-negative number");
+      ls.min_scale = f["min_loss_scale"].get<double>();
+    }
+    if (f.value("fp16_master_weights_and_grads", false) == true)
+      r.fail("fp16.fp16_master_weights_and_grads: fp16 master weights are not supported (runner keeps fp32 master weights)");
+  }
+  if (ds.contains("amp")) {
+    r.match(ds["amp"], "enabled", false, "amp.enabled", "fp16+half_precision_backend(apex)");
+    if (ds["amp"].value("enabled", false) == true) r.fail("amp.enabled: NVIDIA apex AMP is not supported; use the fp16 block");
   }
   for (const char* key : {"bf16", "bfloat16"}) {
     if (!ds.contains(key)) continue;
@@ -221,6 +245,11 @@ DeepSpeedSettings read_deepspeed_config(const json& config, const TrainingArgume
   }
   out.resolved = ds;
   return out;
+}
+
+LossScalerConfig resolve_loss_scaler(const TrainingArguments& args, int world_size) {
+  const bool has_ds = !args.deepspeed.is_null() && !(args.deepspeed.is_string() && args.deepspeed.get<std::string>().empty());
+  return has_ds ? read_deepspeed_config(args.deepspeed, args, world_size).loss_scaler : LossScalerConfig{};
 }
 
 }  // namespace runner::train

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/core/training_args.h"
+#include "runtime/train/loss_scaler.h"
 
 namespace runner::train {
 
@@ -26,11 +27,27 @@ struct DeepSpeedSettings {
   // The config's scheduler block as a factor of learning_rate per optimizer step, given
   // the run's total steps; empty = the Trainer's own lr_scheduler_type.
   std::function<double(int64_t step, int64_t max_steps)> lr_factor;
+  // The fp16 block's loss scaling (loss_scale 0 = dynamic, initial_scale_power,
+  // loss_scale_window, hysteresis, consecutive_hysteresis, min_loss_scale), DeepSpeed's
+  // defaults for keys it leaves out.
+  LossScalerConfig loss_scaler = deepspeed_loss_scaler_defaults();
   nlohmann::json resolved;  // the configuration with "auto" filled in (logged, saved)
+
+  static LossScalerConfig deepspeed_loss_scaler_defaults() {
+    LossScalerConfig c;
+    c.growth_interval = 1000;
+    c.hysteresis = 2;
+    c.min_scale = 1.0;
+    return c;
+  }
 };
 
 // `config`: a JSON object, or a string naming a JSON file. Errors are ArgumentErrors
 // located at the file (or "args.deepspeed").
 DeepSpeedSettings read_deepspeed_config(const nlohmann::json& config, const TrainingArguments& args, int world_size);
+
+// fp16's loss scaler for this run: the DeepSpeed config's fp16 block when args.deepspeed is
+// set, else PyTorch GradScaler's defaults (what HF uses through Accelerate).
+LossScalerConfig resolve_loss_scaler(const TrainingArguments& args, int world_size);
 
 }  // namespace runner::train

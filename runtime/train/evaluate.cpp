@@ -3,6 +3,7 @@
 // size); predictions and labels are concatenated over batches, padded with -100 where
 // their lengths differ, and handed to compute_metrics. Under data parallelism the set is
 // split across ranks and the results gathered back in dataset order.
+#include <c10/core/GradMode.h>
 #include <cmath>
 
 #include "runtime/core/errors.h"
@@ -22,7 +23,7 @@ double round_to(double v, double scale) { return std::round(v * scale) / scale; 
 }  // namespace
 
 PredictionResult Trainer::prediction_step(const Batch& batch, bool prediction_loss_only) {
-  AutocastGuard autocast(args_.bf16);
+  const AutocastGuard autocast = this->autocast();
   if (auto r = hooks_->prediction_step(*model_, batch, prediction_loss_only)) return *r;
   PredictionResult r;
   bool has_labels = !call_.label_names.empty();
@@ -42,7 +43,8 @@ PredictionResult Trainer::prediction_step(const Batch& batch, bool prediction_lo
   if (prediction_loss_only) return {r.loss, {}, {}};
   r.logits = logits_of(outputs);
   if (r.logits.defined()) r.logits = r.logits.detach();
-  if (r.logits.defined() && r.logits.scalar_type() == at::kBFloat16) r.logits = r.logits.to(at::kFloat);
+  // Autocast (or a bf16/fp16 model) gives low-precision logits; metrics get fp32.
+  if (r.logits.defined() && (r.logits.scalar_type() == at::kBFloat16 || r.logits.scalar_type() == at::kHalf)) r.logits = r.logits.to(at::kFloat);
   return r;
 }
 
@@ -60,29 +62,55 @@ PredictionOutput Trainer::evaluation_loop(const data::DatasetPtr& ds, const std:
   // counts than examples, e.g. flattened token logits).
   std::vector<int64_t> loss_rows, pred_rows, label_rows, input_rows;
   auto rows = [](const at::Tensor& t) -> int64_t { return !t.defined() ? 0 : t.dim() == 0 ? 1 : t.size(0); };
+  // HF: bf16/fp16_full_eval cast the model itself, for good, when evaluating outside training.
+  const std::optional<at::ScalarType> full_eval = in_training_      ? std::nullopt
+                                                  : args_.fp16_full_eval ? std::optional(at::kHalf)
+                                                  : args_.bf16_full_eval ? std::optional(at::kBFloat16)
+                                                                         : std::nullopt;
+  if (full_eval) model_->to(*full_eval);
+  auto prepare = [&](const Batch& host) {
+    Batch batch = on_device(host);
+    if (full_eval)  // float inputs follow the model's dtype; labels keep theirs
+      for (auto& [name, t] : batch)
+        if (t.defined() && t.is_floating_point() && std::find(call_.label_names.begin(), call_.label_names.end(), name) == call_.label_names.end())
+          t = t.to(*full_eval);
+    return batch;
+  };
   const bool was_training = model_->is_training();
   model_->eval();
   const bool want_inputs = std::find(args_.include_for_metrics.begin(), args_.include_for_metrics.end(), "inputs") != args_.include_for_metrics.end();
   const bool want_losses = std::find(args_.include_for_metrics.begin(), args_.include_for_metrics.end(), "loss") != args_.include_for_metrics.end();
   const std::string input_field = main_input_name(*ds);
   at::Tensor losses;  // (N) each batch's loss repeated per example, as HF does
-  EvalPrediction all;
+  EvalPrediction all;      // on the host
+  EvalPrediction pending;  // on the device, moved to `all` every eval_accumulation_steps batches
+  at::Tensor pending_losses;
+  const int64_t flush_every = args_.eval_accumulation_steps.value_or(1);
+  auto flush = [&] {
+    auto host = [](const at::Tensor& t) { return t.defined() ? t.to(at::kCPU) : t; };
+    all.predictions = concat_padded(all.predictions, host(pending.predictions));
+    all.label_ids = concat_padded(all.label_ids, host(pending.label_ids));
+    all.inputs = concat_padded(all.inputs, host(pending.inputs));
+    if (pending_losses.defined()) losses = losses.defined() ? at::cat({losses, host(pending_losses)}) : host(pending_losses);
+    pending = EvalPrediction{};
+    pending_losses = at::Tensor();
+  };
   PredictionOutput out;
   json batch_metrics;
   {
-    at::NoGradGuard no_grad;
+    c10::NoGradGuard no_grad;
     for (int64_t b = 0; b < n_batches; ++b) {
       if (b >= loader.num_batches()) {  // this rank's slice of the last global batch is empty
         for (auto* v : {&loss_rows, &pred_rows, &label_rows, &input_rows}) v->push_back(0);
-        if (dp_->lockstep()) prediction_step(loader.batch(0), prediction_loss_only);  // ZeRO-3 gathers inside forward: join them
+        if (dp_->lockstep()) prediction_step(prepare(loader.batch(0)), prediction_loss_only);  // ZeRO-3 gathers inside forward: join them
         continue;
       }
-      Batch batch = loader.batch(b);
+      Batch batch = prepare(loader.batch(b));
       const int64_t n = data::batch_size_of(batch);
       out.num_samples += n;
       PredictionResult r = prediction_step(batch, prediction_loss_only);
       at::Tensor batch_losses = r.loss.defined() ? r.loss.reshape({1}).expand({n}).to(at::kDouble) : at::Tensor();
-      if (batch_losses.defined()) losses = losses.defined() ? at::cat({losses, batch_losses}) : batch_losses.clone();
+      if (batch_losses.defined()) pending_losses = pending_losses.defined() ? at::cat({pending_losses, batch_losses}) : batch_losses.clone();
       if (r.logits.defined()) {
         if (auto p = hooks_->preprocess_logits_for_metrics(r.logits, r.labels)) r.logits = p->detach();
       }
@@ -92,10 +120,11 @@ PredictionOutput Trainer::evaluation_loop(const data::DatasetPtr& ds, const std:
         EvalPrediction p{r.logits, r.labels, inputs, want_losses ? batch_losses : at::Tensor()};
         batch_metrics = hooks_->compute_metrics(p, /*compute_result=*/b == n_batches - 1);
       } else {
-        all.predictions = concat_padded(all.predictions, r.logits);
-        all.label_ids = concat_padded(all.label_ids, r.labels);
-        if (want_inputs) all.inputs = concat_padded(all.inputs, inputs);
+        pending.predictions = concat_padded(pending.predictions, r.logits);
+        pending.label_ids = concat_padded(pending.label_ids, r.labels);
+        if (want_inputs) pending.inputs = concat_padded(pending.inputs, inputs);
       }
+      if ((b + 1) % flush_every == 0) flush();
       loss_rows.push_back(rows(batch_losses));
       pred_rows.push_back(rows(r.logits));
       label_rows.push_back(rows(r.labels));
@@ -103,6 +132,7 @@ PredictionOutput Trainer::evaluation_loop(const data::DatasetPtr& ds, const std:
       callbacks_.fire(Event::kPredictionStep, state_, control_);
     }
   }
+  flush();
   model_->train(was_training);
   if (shard) {
     losses = gather_in_dataset_order(*dp_, losses, loss_rows);

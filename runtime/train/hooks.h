@@ -25,6 +25,7 @@ struct LossContext {
   int64_t micro_items = 0;         // the same count for this micro-batch
   bool loss_is_normalized = false;  // set by a hook that already divided by num_items_in_batch
   bool training = true;
+  at::Device device{at::kCPU};  // where the batch is (ctx.device in Lua)
   // training_step may call this itself (several backward passes); it applies the same
   // micro_items / num_items_in_batch weighting the runtime would.
   std::function<void(const at::Tensor&)> backward;

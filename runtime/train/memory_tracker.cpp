@@ -5,6 +5,8 @@
 #include <chrono>
 #include <cstdio>
 
+#include "runtime/train/gpu_info.h"
+
 namespace runner::train {
 
 int64_t MemoryTracker::rss_bytes() {
@@ -30,6 +32,10 @@ bool MemoryTracker::start(const std::string& stage) {
   stage_ = stage;
   begin_ = rss_bytes();
   peak_ = begin_;
+  if (device_.is_cuda()) {
+    reset_gpu_peak(device_);
+    gpu_begin_ = gpu_memory(device_).allocated;
+  }
   sampling_ = true;
   sampler_ = std::thread([this] {
     while (sampling_) {
@@ -49,10 +55,18 @@ void MemoryTracker::stop(const std::string& stage, nlohmann::json& metrics) {
   const int64_t end = rss_bytes();
   const int64_t peak = std::max(peak_.load(), end);
   stage_.clear();
+  nlohmann::json gpu = nlohmann::json::object();
+  if (device_.is_cuda()) {
+    const GpuMemory now = gpu_memory(device_);
+    gpu[stage + "_mem_gpu_alloc_delta"] = now.allocated - gpu_begin_;
+    gpu[stage + "_mem_gpu_peaked_delta"] = std::max<int64_t>(0, now.peak - now.allocated);
+  }
   if (stage == "init") {
     init_metrics_ = {{"before_init_mem_cpu", begin_},
                      {"init_mem_cpu_alloc_delta", end - begin_},
                      {"init_mem_cpu_peaked_delta", std::max<int64_t>(0, peak - end)}};
+    if (device_.is_cuda()) init_metrics_["before_init_mem_gpu"] = gpu_begin_;
+    init_metrics_.update(gpu);
     return;
   }
   if (!init_reported_ && !init_metrics_.is_null()) {
@@ -61,6 +75,7 @@ void MemoryTracker::stop(const std::string& stage, nlohmann::json& metrics) {
   }
   metrics[stage + "_mem_cpu_alloc_delta"] = end - begin_;
   metrics[stage + "_mem_cpu_peaked_delta"] = std::max<int64_t>(0, peak - end);
+  metrics.update(gpu);
 }
 
 }  // namespace runner::train

@@ -81,7 +81,7 @@ std::unique_ptr<optim::Optimizer> make(const std::string& type, optim::FlatParam
   std::unique_ptr<optim::Optimizer> opt;
   if (type == "adamw_torch" || type == "adamw_torch_fused" || type == "adamw") {
     const auto betas = r.pair("betas", {args.adam_beta1, args.adam_beta2});
-    opt = optim::make_adamw(flat, groups, {betas[0], betas[1], r.number("eps", args.adam_epsilon)});
+    opt = optim::make_adamw(flat, groups, {betas[0], betas[1], r.number("eps", args.adam_epsilon), type == "adamw_torch_fused"});
   } else if (type == "sgd") {
     optim::SGDOptions o;
     o.momentum = r.number("momentum", 0.0);

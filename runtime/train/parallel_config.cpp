@@ -91,8 +91,6 @@ dist::ParallelConfig resolve_parallel(TrainingArguments& args, int world_size, i
     c.bucket_cap_bytes = *args.ddp_bucket_cap_mb << 20;
   }
   c.broadcast_buffers = args.ddp_broadcast_buffers.value_or(true);
-  if (args.ddp_backend && *args.ddp_backend == "nccl")
-    throw ArgumentError("args.ddp_backend: \"nccl\" needs CUDA tensors, and this LibTorch build runs on the CPU; use \"mpi\"");
   c.description = world_size > 1 ? "ddp" : "single process";
   c.ordered_reduction = args.full_determinism;  // same weights whatever the world size
 
@@ -109,13 +107,16 @@ dist::ParallelConfig resolve_parallel(TrainingArguments& args, int world_size, i
     c.prefetch_forward = c.prefetch_backward = ds.stage3_prefetch_bucket_size;
     c.max_live_parameters = ds.stage3_max_live_parameters;
     c.lr_factor = ds.lr_factor;
+    c.offload_optimizer = ds.offload_optimizer;
+    c.offload_param = ds.offload_param;
     if (ds.resolved.contains("optimizer")) args.optim = "adamw_torch";
-    c.description = "DeepSpeed ZeRO stage " + std::to_string(ds.stage) + (ds.offload_optimizer ? " (optimizer offload: host memory)" : "");
+    c.description = "DeepSpeed ZeRO stage " + std::to_string(ds.stage) + (ds.offload_optimizer ? ", optimizer offloaded to the CPU" : "");
   } else if (!fsdp.empty()) {
     std::string strategy;
     for (const auto& t : fsdp) {
       if (std::find(kFsdpOptions.begin(), kFsdpOptions.end(), t) == kFsdpOptions.end())
         throw ArgumentError("args.fsdp: unknown option '" + t + "'" + did_you_mean(t, kFsdpOptions));
+      if (t == "offload") c.offload_optimizer = true;  // FSDP CPUOffload: the step on the CPU
       if (t == "offload" || t == "auto_wrap") continue;
       if (!strategy.empty()) throw ArgumentError("args.fsdp: two sharding strategies ('" + strategy + "' and '" + t + "')");
       strategy = t;
@@ -148,7 +149,7 @@ dist::ParallelConfig resolve_parallel(TrainingArguments& args, int world_size, i
       throw ArgumentError("fsdp_config.backward_prefetch: \"" + bp + "\" (backward_pre, backward_post or no_prefetch)");
     c.prefetch_backward = bp == "no_prefetch" ? 0 : 1;
     c.backward_post = bp == "backward_post";
-    c.description = "FSDP " + strategy;
+    c.description = "FSDP " + strategy + (c.offload_optimizer ? ", offloaded to the CPU" : "");
   } else if (!args.fsdp_config.is_null()) {
     check_fsdp_config(args.fsdp_config);
   }

@@ -1,5 +1,7 @@
 #include "runtime/train/run.h"
 
+#include <c10/util/Exception.h>
+
 #include "runtime/core/errors.h"
 #include "runtime/io/atomic_file.h"
 #include "runtime/io/safetensors.h"
@@ -33,6 +35,20 @@ void log_metrics(const std::string& split, const json& metrics) {
   }
 }
 
+// A CUDA out-of-memory error becomes one line that names the phase and the batch size and
+// says what to try; checkpoints already written are untouched (they are committed whole).
+template <class F>
+auto oom_guarded(const char* phase, const char* batch_arg, int64_t batch, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const c10::OutOfMemoryError& e) {
+    const std::string first = e.what_without_backtrace();
+    throw ArgumentError(std::string("out of GPU memory during ") + phase + " with " + batch_arg + " = " + std::to_string(batch) +
+                        ": lower it (keeping the global batch with gradient_accumulation_steps), or use bf16, ZeRO/FSDP sharding or "
+                        "CPU offload (" + first.substr(0, first.find('.')) + ")");
+  }
+}
+
 void save_metrics(const std::string& dir, const std::string& split, const json& metrics, json& all) {
   io::write_json_atomic(dir + "/" + split + "_results.json", metrics);
   for (auto it = metrics.begin(); it != metrics.end(); ++it) all[it.key()] = it.value();
@@ -45,14 +61,15 @@ void run_phases(Trainer& trainer, const Phases& phases) {
   const bool write = trainer.should_write();  // every rank runs the phases; one writes
   json all = json::object();
   if (phases.train) {
-    TrainOutput result = trainer.train();
+    const TrainingArguments& a = trainer.args();
+    TrainOutput result = oom_guarded("training", "per_device_train_batch_size", a.per_device_train_batch_size, [&] { return trainer.train(); });
     trainer.save_model();
     trainer.save_state();
     log_metrics("train", result.metrics);
     if (write) save_metrics(out, "train", result.metrics, all);
   }
   if (phases.eval) {
-    json metrics = trainer.evaluate();
+    json metrics = oom_guarded("evaluation", "per_device_eval_batch_size", trainer.args().per_device_eval_batch_size, [&] { return trainer.evaluate(); });
     log_metrics("eval", metrics);
     if (write) {
       io::make_dirs(out);
@@ -60,7 +77,7 @@ void run_phases(Trainer& trainer, const Phases& phases) {
     }
   }
   if (phases.predict) {
-    PredictionOutput p = trainer.predict();
+    PredictionOutput p = oom_guarded("prediction", "per_device_eval_batch_size", trainer.args().per_device_eval_batch_size, [&] { return trainer.predict(); });
     log_metrics("test", p.metrics);
     if (!write) return;
     io::make_dirs(out);

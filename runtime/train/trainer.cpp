@@ -8,7 +8,8 @@
 
 #include "runtime/core/errors.h"
 #include "runtime/log/log.h"
-#include "runtime/train/autocast.h"
+#include "runtime/train/deepspeed_config.h"
+#include "runtime/train/gpu_info.h"
 #include "runtime/train/optimizer_factory.h"
 #include "runtime/train/training_plan.h"
 
@@ -42,7 +43,16 @@ Trainer::Trainer(TrainingArguments args, models::ModulePtr model, Datasets datas
       callbacks_(args_, std::move(callbacks)),
       memory_(!args_.skip_memory_metrics),
       dp_(std::make_unique<dist::DataParallel>(options_.comm, options_.parallel)) {
+  device_ = resolve_device(args_, options_.local_rank);
+  memory_.set_device(device_.device);
   memory_.start("init");
+  if (model_) model_->to(device_.device);  // HF moves the model once, in Trainer.__init__
+  if (args_.fp16) scaler_ = std::make_unique<LossScaler>(resolve_loss_scaler(args_, dp_->world()));
+  if (options_.parallel.offload_param && device_.is_cuda())
+    log::warn("zero_optimization.offload_param: parameter offload is not implemented; ZeRO-3's parameter shards stay in GPU memory "
+              "(offload_optimizer moves the optimizer's state and step to the CPU)");
+  if (args_.torch_empty_cache_steps && !device_.is_cuda())
+    log::warn("torch_empty_cache_steps has no effect on the CPU (there is no device cache to empty)");
   state_.is_world_process_zero = dp_->rank() == 0;
   state_.is_local_process_zero = options_.local_rank == 0;
   call_.input_name = options_.input_name;
@@ -90,6 +100,7 @@ data::DataLoader Trainer::make_loader(const data::DatasetPtr& ds, bool train, in
   o.collator_thread_safe = options_.collator_thread_safe;
   o.num_workers = args_.dataloader_num_workers;
   o.prefetch_factor = args_.dataloader_prefetch_factor.value_or(2);
+  o.pin_memory = device_.pin_memory;
   return data::DataLoader(ds, sampler, std::move(o));
 }
 
@@ -143,18 +154,22 @@ double Trainer::training_step(const Batch& batch, LossContext& ctx) {
   const double weight = ctx.micro_items == 0 ? 0.0
                                              : static_cast<double>(ctx.micro_items) / static_cast<double>(std::max<int64_t>(1, ctx.num_items_in_batch));
   const bool lockstep = lockstep_dummy_;
-  ctx.backward = [&ctx, weight, lockstep](const at::Tensor& loss) {
+  // fp16: the loss is scaled up before backward so small gradients survive in fp16; the
+  // gradients are scaled back down before clipping (clip_gradients).
+  const double scale = scaler_ ? scaler_->scale() : 1.0;
+  ctx.device = device_.device;
+  ctx.backward = [&ctx, weight, lockstep, scale](const at::Tensor& loss) {
     if (!loss.defined() || loss.numel() != 1) throw HookError("the loss must be a scalar tensor");
     if (!loss.requires_grad())
       throw HookError("the loss does not require grad: it was detached or computed under no_grad, so training cannot update the model");
     ctx.backward_called = true;
     if (lockstep) return (loss.reshape({}) * 0.0).backward();  // a stand-in batch: no contribution
-    if (ctx.loss_is_normalized) return loss.reshape({}).backward();
+    if (ctx.loss_is_normalized) return (loss.reshape({}) * scale).backward();
     if (weight == 0.0) return;  // no items: a 0/0 mean would poison the gradients
-    (loss.reshape({}) * weight).backward();
+    (loss.reshape({}) * (weight * scale)).backward();
   };
   at::Tensor loss;
-  AutocastGuard autocast(args_.bf16);
+  const AutocastGuard autocast = this->autocast();
   if (auto l = hooks_->training_step(*model_, batch, ctx)) {
     loss = *l;
     if (!ctx.backward_called) ctx.backward(loss);
@@ -179,7 +194,11 @@ void Trainer::seed_slice(int64_t micro) {
   at::manual_seed(mix(mix(mix(static_cast<uint64_t>(args_.seed)) ^ static_cast<uint64_t>(state_.global_step)) ^ slice));
 }
 
-double Trainer::clip_gradients() { return dp_->clip_grad_norm(args_.max_grad_norm); }
+double Trainer::clip_gradients() { return dp_->clip_grad_norm(args_.max_grad_norm, scaler_ ? 1.0 / scaler_->scale() : 1.0); }
+
+AutocastGuard Trainer::autocast() const {
+  return AutocastGuard(args_.bf16 || args_.fp16, device_.device.type(), args_.fp16 ? at::kHalf : at::kBFloat16);
+}
 
 int64_t Trainer::count_input_tokens(const Batch& batch) const {
   const std::string& mode = args_.include_num_input_tokens_seen;
@@ -201,6 +220,7 @@ TrainOutput Trainer::train() {
   at::manual_seed(static_cast<uint64_t>(args_.seed));  // HF: seed, then model_init's fresh model
   if (auto fresh = hooks_->model_init()) model_ = fresh;
   if (!model_) throw RecipeError("the recipe has no model (give `model` or `model_init`)");
+  model_->to(device_.device);
   if (!datasets_.train) throw RecipeError("training needs a train dataset (datasets.train)");
   data::DataLoader loader = make_loader(datasets_.train, /*train=*/true, args_.per_device_train_batch_size, /*shard=*/true);
   // Global batches per epoch: a rank whose slice of the last one is empty still takes part
@@ -257,7 +277,7 @@ TrainOutput Trainer::train() {
       std::vector<double> totals(3, 0.0);
       for (int64_t i = 0; i < window_len; ++i) {
         const int64_t index = step + 1 + i;
-        window.push_back(index < loader.num_batches() ? loader.batch(index) : Batch{});
+        window.push_back(index < loader.num_batches() ? on_device(loader.batch(index)) : Batch{});
         if (window.back().empty()) continue;
         totals[0] += static_cast<double>(count_items(window.back(), call_.label_names));
         totals[1] += static_cast<double>(count_input_tokens(window.back()));
@@ -283,7 +303,7 @@ TrainOutput Trainer::train() {
           // gathers and reductions inside forward and backward.
           if (loader.num_batches() == 0) throw DataError("ZeRO-3 needs at least one training batch on every rank", datasets_.train->describe());
           lockstep_dummy_ = true;
-          training_step(loader.batch(0), ctx);
+          training_step(on_device(loader.batch(0)), ctx);
           lockstep_dummy_ = false;
         }
         dp_->end_micro_step();
@@ -306,14 +326,25 @@ TrainOutput Trainer::train() {
         }
         flat_->ensure_grad_views();
         const double grad_norm = clip_gradients();
+        // fp16: a non-finite gradient norm (on any rank: the norm is global) skips the
+        // optimizer and scheduler step and backs the loss scale off (GradScaler.step/update).
+        const double attempted_scale = scaler_ ? scaler_->scale() : 1.0;
+        const bool apply_step = !scaler_ || scaler_->update(std::isfinite(grad_norm));
         callbacks_.fire(Event::kPreOptimizerStep, state_, control_);
-        const double lr_factor = scheduler_->current_factor();
-        for (size_t g = 0; g < base_lrs_.size(); ++g) optimizer_->set_lr(g, base_lrs_[g] * lr_factor);
-        optimizer_->step();
+        if (apply_step) {
+          const double lr_factor = scheduler_->current_factor();
+          for (size_t g = 0; g < base_lrs_.size(); ++g) optimizer_->set_lr(g, base_lrs_[g] * lr_factor);
+          dp_->before_optimizer_step();
+          optimizer_->step();
+        } else {
+          log::warn("fp16: gradient overflow (inf/NaN) at step " + std::to_string(state_.global_step + 1) +
+                    ": optimizer step skipped, loss scale " + log::format_number(attempted_scale) + " -> " +
+                    log::format_number(scaler_->scale()));
+        }
         dp_->after_optimizer_step();
         callbacks_.fire(Event::kOptimizerStep, state_, control_);
         const double lr_used = current_lr();
-        scheduler_->step();
+        if (apply_step) scheduler_->step();
         dp_->zero_grad();
         if (state_bytes < 0) {
           state_bytes = dp_->model_state_bytes(*optimizer_);
@@ -323,6 +354,7 @@ TrainOutput Trainer::train() {
                          : ""));
         }
         state_.global_step += 1;
+        if (args_.torch_empty_cache_steps && state_.global_step % *args_.torch_empty_cache_steps == 0) empty_gpu_cache();
         state_.epoch = static_cast<double>(epoch) + static_cast<double>(step + 1) / static_cast<double>(steps_in_epoch);
         callbacks_.fire(Event::kStepEnd, state_, control_);
         agree_on_control();

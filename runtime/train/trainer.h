@@ -20,7 +20,10 @@
 #include "runtime/models/module.h"
 #include "runtime/optim/optimizer.h"
 #include "runtime/optim/scheduler.h"
+#include "runtime/train/autocast.h"
 #include "runtime/train/callback_handler.h"
+#include "runtime/train/device.h"
+#include "runtime/train/loss_scaler.h"
 #include "runtime/dist/data_parallel.h"
 #include "runtime/train/hooks.h"
 #include "runtime/train/memory_tracker.h"
@@ -80,6 +83,8 @@ class Trainer {
   const TrainerState& state() const { return state_; }
   const TrainingArguments& args() const { return args_; }
   models::Module& model() { return *model_; }
+  const DevicePlan& device() const { return device_; }
+  const LossScaler* loss_scaler() const { return scaler_.get(); }
   models::ModulePtr model_ptr() const { return model_; }
   // Whether this process writes output files: rank 0, or each node's first process with
   // save_on_each_node (HF should_save).
@@ -90,6 +95,10 @@ class Trainer {
   void create_optimizer_and_scheduler();
   double training_step(const Batch& batch, LossContext& ctx);
   double clip_gradients();
+  // bf16 / fp16 autocast on the model's device around forward and loss.
+  AutocastGuard autocast() const;
+  // A micro-batch on the device (pinned host memory → non-blocking copy).
+  Batch on_device(const Batch& batch) const { return to_device(batch, device_); }
   void maybe_log_save_evaluate(double grad_norm, double lr);
   void agree_on_control();  // OR the control flags over ranks
   void log(nlohmann::json logs, bool with_speed = false);
@@ -129,6 +138,8 @@ class Trainer {
   TrainerState state_;
   TrainerControl control_;
   MemoryTracker memory_;
+  DevicePlan device_;                  // where parameters, gradients and batches live
+  std::unique_ptr<LossScaler> scaler_;  // fp16 only
 
   std::unique_ptr<dist::DataParallel> dp_;
   std::unique_ptr<optim::FlatParams> flat_;

@@ -1,14 +1,14 @@
 """Runner vs a plain PyTorch loop on the same models, in one run.
 
 For each workload (GPT and MLP, fp32 and bf16 autocast) it times training steps in a
-PyTorch loop (Debian's python3-torch, the same ATen and BLAS the runner links) and in the
+PyTorch loop (the .venv PyTorch, whose LibTorch the runner links: same ATen, BLAS and threads) and in the
 runner binary, and reports ms/step, tokens (or samples) per second, MFU against a matmul
 ceiling measured here, and the runner/PyTorch time ratio (< 1 means the runner is faster).
 
 Runner timing is differential: two runs of the same recipe with max_steps N and N + M;
 (train_runtime(N + M) − train_runtime(N)) / M excludes start-up, recipe loading and warm-up.
 
-Usage: /usr/bin/python3 scripts/bench/compare_pytorch.py [--steps M] [--threads T] [--out FILE]
+Usage: .venv/bin/python3 scripts/bench/compare_pytorch.py [--steps M] [--threads T] [--out FILE]
 """
 import argparse
 import json

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+py=${RUNNER_PYTHON:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/.venv/bin/python3}  # the .venv Python (numpy, torch)
 # What two data-parallel options cost or save, for docs/performance.md (after scripts/build;
 # ~9 minutes on 2 cores):
 #  1. ZeRO-3 (FSDP full_shard) prefetch: no_prefetch vs backward_pre (the default) vs
@@ -22,7 +23,7 @@ row() {  # row LABEL NAME ARGS...
   run "$name" 20 "$@"
   run "$name" 120 "$@"
   local a="$out/${name}_20/train_results.json" b="$out/${name}_120/train_results.json"
-  /usr/bin/python3 - "$label" "$a" "$b" <<'PY'
+  "$py" - "$label" "$a" "$b" <<'PY'
 import json, sys
 label, a, b = sys.argv[1], json.load(open(sys.argv[2])), json.load(open(sys.argv[3]))
 ms = (b["train_runtime"] - a["train_runtime"]) / 100 * 1000

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+py=${RUNNER_PYTHON:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/.venv/bin/python3}  # the .venv Python (numpy, torch)
 # Data-parallel benchmarks for docs/performance.md (after scripts/build; ~10 minutes):
 #  1. throughput of the char GPT: 1 rank × 2 threads vs 2 ranks × 1 thread, same global
 #     batch (12), and the time each rank spends in collectives per step;
@@ -28,10 +29,10 @@ for layout in "1x2:1:12" "2x1:2:6"; do
   if [ "$ranks" -gt 1 ]; then
     c20=$(json "$out/${name}_20/train_results.json" train_comm_seconds)
     c120=$(json "$out/${name}_120/train_results.json" train_comm_seconds)
-    comm=$(/usr/bin/python3 -c "print(f'{($c120 - $c20) / 100 * 1000:.2f} ms')")
+    comm=$("$py" -c "print(f'{($c120 - $c20) / 100 * 1000:.2f} ms')")
   fi
   label=$([ "$ranks" = 1 ] && echo "1 rank × 2 threads, batch 12" || echo "2 ranks × 1 thread, batch 6 each")
-  echo "| $label | $(/usr/bin/python3 -c "print(f'{($t120 - $t20) / 100 * 1000:.1f}')") | $comm |"
+  echo "| $label | $("$py" -c "print(f'{($t120 - $t20) / 100 * 1000:.1f}')") | $comm |"
 done
 
 echo
@@ -49,7 +50,7 @@ for mode in ddp zero1 zero2 zero3; do
   mpiexec -n 2 /usr/bin/time -f "maxrss_kb %M" "$runner" "${big[@]}" --output_dir "$out/big_$mode" ${modes[$mode]} > "$out/big_$mode.log" 2>&1
   bytes=$(json "$out/big_$mode/train_results.json" model_state_bytes)
   rss=$(grep -o "maxrss_kb [0-9]*" "$out/big_$mode.log" | awk '{m = $2 > m ? $2 : m} END {printf "%.0f MB", m / 1024}')
-  echo "| $mode | $(/usr/bin/python3 -c "print(f'{$bytes / 2**20:.0f} MiB')") | ${formula[$mode]} | $rss |"
+  echo "| $mode | $("$py" -c "print(f'{$bytes / 2**20:.0f} MiB')") | ${formula[$mode]} | $rss |"
 done
 
 echo

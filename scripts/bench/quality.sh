@@ -5,6 +5,7 @@
 # procedure in plain PyTorch (char_gpt_nanogpt.py) over as many seeds.
 # Usage: [SEEDS="1 2 3"] scripts/bench/quality.sh [TEXT_FILE]   (after scripts/build; ~35 minutes for 6 seeds)
 set -euo pipefail
+py=${RUNNER_PYTHON:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/.venv/bin/python3}  # the .venv Python (numpy, torch)
 root=$(cd "$(dirname "$0")/../.." && pwd)
 runner=$root/build/runner
 text=${1:-$root/../shared/data/tinyshakespeare.txt}
@@ -12,7 +13,7 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
 metric() {  # metric FILE KEY: the key from eval_results.json
-  /usr/bin/python3 -c "import json,sys; print(round(json.load(open(sys.argv[1]))[sys.argv[2]], 4))" "$1" "$2"
+  "$py" -c "import json,sys; print(round(json.load(open(sys.argv[1]))[sys.argv[2]], 4))" "$1" "$2"
 }
 timed() {  # timed CMD...: runs (log in $out/$name.log), prints wall seconds
   local start=$SECONDS
@@ -32,8 +33,8 @@ for seed in $seeds; do
   echo "runner  seed $seed  2000 steps  full $(metric "$out/char$seed/eval_results.json" eval_loss)  (${secs} s)" | tee -a "$out/char.txt"
 done
 # shellcheck disable=SC2086  # one argument per seed
-/usr/bin/python3 "$root/scripts/bench/char_gpt_nanogpt.py" "$text" --seeds $seeds | tee -a "$out/char.txt"
-/usr/bin/python3 - "$out/char.txt" <<'PY'
+"$py" "$root/scripts/bench/char_gpt_nanogpt.py" "$text" --seeds $seeds | tee -a "$out/char.txt"
+"$py" - "$out/char.txt" <<'PY'
 import statistics, sys
 loss = {"runner": [], "nanogpt": []}
 for line in open(sys.argv[1]):

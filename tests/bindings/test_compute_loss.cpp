@@ -24,7 +24,9 @@ return {
   model = nn.Linear(4, 3),
   compute_loss = function(model, inputs, ctx)
     local logits = model(inputs.x)
-    return F.cross_entropy(logits, inputs.labels, { weight = class_weights }), { logits = logits }
+    -- ctx.device: where the batch is ("cpu" here, "cuda:N" on a GPU), so the recipe runs on both
+    assert(ctx.device == inputs.x:device(), "ctx.device is " .. tostring(ctx.device))
+    return F.cross_entropy(logits, inputs.labels, { weight = class_weights:to(ctx.device) }), { logits = logits }
   end,
 })";
 }  // namespace

@@ -5,6 +5,7 @@
 //      function itself, so a wrong backward could not hide behind a matching reference.
 #include "bindings/lua/lua_module.h"
 #include "tests/bindings/lua_fixture.h"
+#include <c10/core/GradMode.h>
 
 using runner::testing::LuaFixture;
 
@@ -156,7 +157,7 @@ TEST_F(GradCheck, EveryBoundDifferentiableOp) {
     EXPECT_TRUE(at::allclose(x.grad(), xr.grad(), 1e-9, 1e-11)) << "gradients differ from ATen";
 
     // central differences of sum(f(x) · w) through the Lua function
-    at::NoGradGuard no_grad;
+    c10::NoGradGuard no_grad;
     const double eps = 1e-6;
     at::Tensor numeric = at::zeros_like(x0);
     auto flat = x0.view(-1);
@@ -249,7 +250,7 @@ TEST_F(GradCheck, EveryBoundLayer) {
     size_t i = 0;
     for (auto& [name, t] : module->named_parameters()) EXPECT_TRUE(at::allclose(lua_grads[i++], t.grad(), 1e-9, 1e-11)) << name;
 
-    at::NoGradGuard no_grad;
+    c10::NoGradGuard no_grad;
     const double eps = 1e-6;
     auto flat = x0.view(-1);
     at::Tensor numeric = at::zeros_like(x0);

@@ -1,3 +1,4 @@
+#include <c10/core/GradMode.h>
 #include <gmock/gmock.h>
 
 #include "tests/bindings/lua_fixture.h"
@@ -111,7 +112,7 @@ TEST_F(TensorBinding, AutogradFromLua) {
   EXPECT_EQ(number("local x = torch.ones(1, {requires_grad = true}) return x:detach():requires_grad() and 1 or 0"), 0);
   // an error inside no_grad propagates, and gradient recording is back on afterwards
   EXPECT_THAT(error_of("torch.no_grad(function() error('inner') end)"), HasSubstr("inner"));
-  EXPECT_TRUE(at::GradMode::is_enabled());
+  EXPECT_TRUE(c10::GradMode::is_enabled());
 }
 
 TEST_F(TensorBinding, ReleaseFreesNowAndLaterUseIsAnError) {
@@ -131,4 +132,16 @@ TEST_F(TensorBinding, LuaHeldBytesAreCountedAndCollected) {
   lua_pop(L(), 1);
   // The deliberate collector kept the bytes referenced from Lua bounded.
   EXPECT_LT(runner::lua::lua_tensor_bytes() - before, int64_t{300} << 20);
+}
+
+TEST_F(TensorBinding, DevicesByName) {
+  EXPECT_TRUE(tensor("return torch.zeros(2, {device = 'cpu'})").device().is_cpu());
+  EXPECT_TRUE(tensor("return torch.tensor({1, 2}, {device = 'cpu'}):to('cpu')").device().is_cpu());
+  EXPECT_EQ(number("return torch.zeros(1):device() == 'cpu' and 1 or 0"), 1);
+  EXPECT_EQ(tensor("return torch.ones(2):to{dtype = torch.float64, device = 'cpu'}").scalar_type(), at::kDouble);
+  EXPECT_EQ(tensor("return torch.ones(2):to(torch.float64)").scalar_type(), at::kDouble);  // a dtype still works
+  EXPECT_THAT(error_of("return torch.zeros(2, {device = 'tpu'})"), HasSubstr("unknown device \"tpu\""));
+  EXPECT_THAT(error_of("return torch.ones(2):to{}"), HasSubstr("give a dtype or a device"));
+  if (!at::hasCUDA() || at::getNumGPUs() == 0)
+    EXPECT_THAT(error_of("return torch.zeros(2):to('cuda:0')"), HasSubstr("is not available"));
 }

@@ -112,7 +112,8 @@ TEST(TrainingArgs, FinalizeValidates) {
   EXPECT_THAT(fails([](auto& a) { a.gradient_accumulation_steps = 0; }), HasSubstr("gradient_accumulation_steps: must be >= 1"));
   EXPECT_THAT(fails([](auto& a) { a.logging_steps = 2.5; }), HasSubstr("logging_steps: must be an integer if bigger than 1"));
   EXPECT_THAT(fails([](auto& a) { a.max_grad_norm = -1; }), HasSubstr("max_grad_norm"));
-  EXPECT_THAT(fails([](auto& a) { a.fp16 = true; }), HasSubstr("args.fp16: not supported"));
+  EXPECT_THAT(fails([](auto& a) { a.fp16 = a.bf16 = true; }), HasSubstr("at most one of fp16 and bf16"));
+  EXPECT_THAT(fails([](auto& a) { a.eval_accumulation_steps = 0; }), HasSubstr("eval_accumulation_steps: must be >= 1"));
   EXPECT_THAT(fails([](auto& a) { a.push_to_hub = true; }), HasSubstr("args.push_to_hub: not supported"));
   EXPECT_THAT(fails([](auto& a) {
                 a.load_best_model_at_end = true;

@@ -54,6 +54,18 @@ class BadInput(unittest.TestCase):
     def test_unknown_argument_on_command_line(self):
         self.check(GOOD, "command line: --lerning_rate: unknown argument; did you mean 'learning_rate'?", ("--lerning_rate", "0.1"))
 
+    def test_fp16_without_a_gpu_names_the_argument(self):
+        if "GPU 0:" in run("--version")[1]:
+            self.skipTest("this machine has a GPU: fp16 is valid here")
+        self.check(GOOD, "command line: args.fp16: fp16 mixed precision needs a CUDA device", ("--fp16",))
+        self.check(GOOD.replace("save_strategy = \"no\"", "save_strategy = \"no\", fp16 = true"),
+                   "BAD:3: args.fp16: fp16 mixed precision needs a CUDA device")
+
+    def test_nccl_without_a_gpu_names_the_argument(self):
+        if "GPU 0:" in run("--version")[1]:
+            self.skipTest("this machine has a GPU")
+        self.check(GOOD, "args.ddp_backend: \"nccl\" needs GPU tensors", ("--ddp_backend", "nccl"))
+
     def test_wrong_type(self):
         text = GOOD.replace("max_steps = 3", "max_steps = 'three'")
         self.check(text, "BAD:3: args.max_steps: expected an integer, got \"three\"")

@@ -19,7 +19,7 @@ class RecipesRun(unittest.TestCase):
         self.assertGreaterEqual(len(recipes), 8)
         with TempDir() as tmp:
             module = os.path.join(tmp, "tiny.pt")
-            subprocess.run(["/usr/bin/python3", os.path.join(SOURCE, "scripts/make_tiny_torchscript.py"), module], check=True)
+            subprocess.run([sys.executable, os.path.join(SOURCE, "scripts/make_tiny_torchscript.py"), module], check=True)
             for name in recipes:
                 with self.subTest(recipe=name):
                     out = os.path.join(tmp, name)

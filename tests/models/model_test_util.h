@@ -1,5 +1,6 @@
-// Shared by the model tests: temporary folders, running the Python references with
-// Debian's python3-torch, and the error measure the golden tests report.
+// Shared by the model tests: temporary folders, running the Python references with the
+// build's Python (RUNNER_PYTHON: .venv's, with the PyTorch whose LibTorch runner links), and
+// the error measure the golden tests report.
 #pragma once
 #include <unistd.h>
 
@@ -12,7 +13,7 @@
 
 namespace runner::models::test {
 
-constexpr const char* kPython = "/usr/bin/python3";
+constexpr const char* kPython = RUNNER_PYTHON;
 
 // A fresh folder under the system temp dir, unique per process and tag.
 inline std::string temp_dir(const std::string& tag) {
@@ -22,7 +23,7 @@ inline std::string temp_dir(const std::string& tag) {
   return dir.string();
 }
 
-// Whether /usr/bin/python3 can import torch (python3-torch); checked once.
+// Whether the build's Python can import torch; checked once.
 inline bool python_torch_available() {
   static const bool ok = std::system((std::string(kPython) + " -c 'import torch' >/dev/null 2>&1").c_str()) == 0;
   return ok;

@@ -1,5 +1,6 @@
 // make_gpt and from_pretrained against an independent PyTorch GPT-2 (gpt_reference.py, run
-// with /usr/bin/python3): logits, loss and every first-step gradient, fp32.
+// with the build's Python): logits, loss and every first-step gradient, fp32.
+#include <c10/core/GradMode.h>
 #include <gtest/gtest.h>
 
 #include <iostream>
@@ -35,7 +36,7 @@ GPTConfig tiny_config() {
 // strong as the signal it compares, so spread the weights out (sharp attention, non-trivial
 // LayerNorm affines) before comparing.
 void spread_weights(Module& model) {
-  at::NoGradGuard no_grad;
+  c10::NoGradGuard no_grad;
   for (auto& [name, p] : model.named_parameters()) {
     if (name.find("ln_") != std::string::npos && name.size() > 7 && name.compare(name.size() - 7, 7, ".weight") == 0)
       p.copy_(1.0 + 0.2 * at::randn_like(p));
@@ -73,7 +74,7 @@ at::Tensor find(const io::NamedTensors& ts, const std::string& name) {
 }  // namespace
 
 TEST(GPTGolden, LogitsLossAndGradientsMatchPyTorch) {
-  if (!test::python_torch_available()) GTEST_SKIP() << "/usr/bin/python3 cannot import torch (install python3-torch)";
+  if (!test::python_torch_available()) GTEST_SKIP() << RUNNER_PYTHON " cannot import torch (run scripts/setup)";
   at::manual_seed(1234);
   ModulePtr model = make_gpt(tiny_config());
   spread_weights(*model);
@@ -113,7 +114,7 @@ TEST(GPTGolden, LogitsLossAndGradientsMatchPyTorch) {
 }
 
 TEST(GPTGolden, HubStyleCheckpointLoadsThroughFromPretrained) {
-  if (!test::python_torch_available()) GTEST_SKIP() << "/usr/bin/python3 cannot import torch (install python3-torch)";
+  if (!test::python_torch_available()) GTEST_SKIP() << RUNNER_PYTHON " cannot import torch (run scripts/setup)";
   at::manual_seed(99);
   ModulePtr source = make_gpt(tiny_config());
   spread_weights(*source);

@@ -1,3 +1,4 @@
+#include <c10/core/GradMode.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -186,7 +187,7 @@ TEST(CNN, GradientsReachEveryParameter) {
     EXPECT_GT(p.grad().abs().sum().item<double>(), 0) << name;
   }
   {
-    at::NoGradGuard g;  // a small step down the gradient lowers the loss
+    c10::NoGradGuard g;  // a small step down the gradient lowers the loss
     for (auto& p : m->parameters()) p.sub_(1e-2 * p.grad());
   }
   EXPECT_LT(m->forward_batch(batch).at("loss").item<double>(), loss.item<double>());

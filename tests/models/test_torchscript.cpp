@@ -1,4 +1,5 @@
-// load_torchscript against modules scripted by /usr/bin/python3 (make_torchscript.py).
+// load_torchscript against modules scripted by the build's Python (make_torchscript.py).
+#include <c10/core/GradMode.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -25,7 +26,7 @@ class TorchScript : public ::testing::Test {
     if (!dir_.empty()) std::filesystem::remove_all(dir_);
   }
   void SetUp() override {
-    if (!test::python_torch_available()) GTEST_SKIP() << "/usr/bin/python3 cannot import torch (install python3-torch)";
+    if (!test::python_torch_available()) GTEST_SKIP() << RUNNER_PYTHON " cannot import torch (run scripts/setup)";
     ASSERT_FALSE(ref_.empty()) << "make_torchscript.py failed";
   }
   static std::string path(const std::string& file) { return dir_ + "/" + file; }
@@ -119,7 +120,7 @@ TEST_F(TorchScript, GradientsFlowAndTrainingChangesTheScriptModule) {
       ASSERT_TRUE(p.grad().defined()) << name;
       EXPECT_GT(p.grad().abs().sum().item<double>(), 0) << name;
     }
-    at::NoGradGuard g;
+    c10::NoGradGuard g;
     for (auto& p : m->parameters()) p.sub_(0.2 * p.grad());
     (step == 0 ? first : last) = loss.item<double>();
   }
@@ -133,7 +134,7 @@ TEST_F(TorchScript, GradientsFlowAndTrainingChangesTheScriptModule) {
   at::Tensor before = m->forward_batch({{"x", ref("x")}}).at("logits");
   at::Tensor bias = m->child("fc2")->parameter("bias");
   {
-    at::NoGradGuard g;
+    c10::NoGradGuard g;
     bias.set_data(bias.detach().clone() + 1.0);
   }
   at::Tensor after = m->forward_batch({{"x", ref("x")}}).at("logits");

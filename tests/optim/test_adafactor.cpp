@@ -1,5 +1,6 @@
 // Adafactor over flat buffers against a per-tensor reference written from the update rule of
 // transformers.optimization.Adafactor, with plain ATen ops.
+#include <c10/core/GradMode.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -71,7 +72,7 @@ AdafactorRun check(const AdafactorOptions& o, double min_move = 1e-4) {
   for (int step = 1; step <= 5; ++step) {
     backward_both(model, *flat, ref, input());
     opt->step();
-    at::NoGradGuard ng;
+    c10::NoGradGuard ng;
     for (size_t i = 0; i < states.size(); ++i) reference_adafactor(ref.params[i].second, states[i], step, kLr[i], kWd[i], o);
   }
   expect_same_params(model, ref, min_move);
@@ -142,7 +143,7 @@ TEST(Adafactor, LowPrecisionParamsUpdateInFloat32) {
   for (const auto& [k, t] : opt->state_tensors()) EXPECT_EQ(t.scalar_type(), at::kFloat) << k;
   flat.grad().copy_(at::randn({flat.numel()}));
   opt->step();
-  at::NoGradGuard ng;
+  c10::NoGradGuard ng;
   for (size_t i = 0; i < ref.size(); ++i) {
     const ParamSlot& s = flat.slots()[i];
     ref[i].mutable_grad() = flat.grad().narrow(0, s.offset, s.numel).view(s.shape).to(at::kFloat);

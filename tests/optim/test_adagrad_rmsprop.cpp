@@ -1,5 +1,6 @@
 // Adagrad and RMSprop over flat buffers against per-tensor references written from
 // torch.optim's update rules (single-tensor path) with plain ATen ops.
+#include <c10/core/GradMode.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -52,7 +53,7 @@ void check_adagrad(const AdagradOptions& o) {
   for (int step = 1; step <= 5; ++step) {
     backward_both(model, flat, ref, input());
     opt->step();
-    at::NoGradGuard ng;
+    c10::NoGradGuard ng;
     for (size_t i = 0; i < sums.size(); ++i) reference_adagrad(ref.params[i].second, sums[i], step, kLr[i], kWd[i], o);
   }
   expect_same_params(model, ref);
@@ -78,7 +79,7 @@ void check_rmsprop(const RMSpropOptions& o) {
   for (int step = 1; step <= 5; ++step) {
     backward_both(model, flat, ref, input());
     opt->step();
-    at::NoGradGuard ng;
+    c10::NoGradGuard ng;
     for (size_t i = 0; i < v.size(); ++i) reference_rmsprop(ref.params[i].second, v[i], m[i], buf[i], kLr[i], kWd[i], o);
   }
   expect_same_params(model, ref);

@@ -1,5 +1,6 @@
 // The flat-buffer optimizers against per-tensor references written from torch.optim's
 // update rules with plain ATen ops.
+#include <c10/core/GradMode.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -60,10 +61,12 @@ TEST(FlatParams, ParametersBecomeViewsAndGradsAccumulateInPlace) {
   EXPECT_TRUE(at::allclose(g_twice, 2 * flat.grad()));
 }
 
-TEST(AdamW, MatchesTorchAdamWPerTensor) {
+// torch.optim.AdamW's formula per tensor vs runner's AdamW over the flat buffer: the
+// separate-ops path (adamw_torch) and PyTorch's fused kernel (adamw_torch_fused).
+void expect_adamw_matches_reference(bool fused) {
   Model model, ref_model;
   FlatParams flat(model.params, {0, 1, 0}, 2);
-  auto opt = make_adamw(flat, {{1e-2, 0.1}, {1e-2, 0.0}}, {0.9, 0.99, 1e-8});
+  auto opt = make_adamw(flat, {{1e-2, 0.1}, {1e-2, 0.0}}, {0.9, 0.99, 1e-8, fused});
   std::vector<at::Tensor> p, m, v;
   for (auto& [n, t] : ref_model.params) {
     p.push_back(t);
@@ -79,11 +82,40 @@ TEST(AdamW, MatchesTorchAdamWPerTensor) {
     opt->step();
     std::vector<at::Tensor> g;
     for (auto& t : p) g.push_back(t.grad());
-    at::NoGradGuard ng;
+    c10::NoGradGuard ng;
     reference_adamw(p, g, m, v, step, 1e-2, {0.1, 0.0, 0.1}, 0.9, 0.99, 1e-8);
   }
   for (size_t i = 0; i < p.size(); ++i)
-    EXPECT_TRUE(at::allclose(model.params[i].second, p[i], 1e-6, 1e-7)) << model.params[i].first;
+    EXPECT_TRUE(at::allclose(model.params[i].second, p[i], 1e-6, 1e-7)) << model.params[i].first << (fused ? " (fused)" : "");
+}
+
+TEST(AdamW, MatchesTorchAdamWPerTensor) { expect_adamw_matches_reference(/*fused=*/false); }
+TEST(AdamW, FusedKernelMatchesTorchAdamWPerTensor) { expect_adamw_matches_reference(/*fused=*/true); }
+
+TEST(AdamW, FusedResumesWhereItStopped) {
+  // The fused kernel reads the step count from a tensor: after a resume it must continue
+  // from the checkpoint's step (bias corrections), exactly like an uninterrupted run.
+  Model a, b;
+  FlatParams fa(a.params, {0, 0, 0}, 1), fb(b.params, {0, 0, 0}, 1);
+  auto oa = make_adamw(fa, {{1e-2, 0.1}}, {0.9, 0.999, 1e-8, true});
+  auto ob = make_adamw(fb, {{1e-2, 0.1}}, {0.9, 0.999, 1e-8, true});
+  std::vector<at::Tensor> xs;
+  for (int i = 0; i < 6; ++i) xs.push_back(at::randn({8, 3}));
+  for (int i = 0; i < 3; ++i) {
+    fa.zero_grad(), a.loss(xs[i]).backward(), oa->step();
+    fb.zero_grad(), b.loss(xs[i]).backward(), ob->step();
+  }
+  std::map<std::string, at::Tensor> saved;
+  for (auto& [k, t] : ob->state_tensors()) saved[k] = t.clone();
+  const int64_t step = ob->step_count();
+  ob = make_adamw(fb, {{1e-2, 0.1}}, {0.9, 0.999, 1e-8, true});  // a fresh optimizer, as on resume
+  ob->load_state_tensors(saved);
+  ob->set_step_count(step);
+  for (int i = 3; i < 6; ++i) {
+    fa.zero_grad(), a.loss(xs[i]).backward(), oa->step();
+    fb.zero_grad(), b.loss(xs[i]).backward(), ob->step();
+  }
+  EXPECT_TRUE(fa.data().equal(fb.data()));
 }
 
 TEST(SGD, MomentumNesterovAndCoupledWeightDecay) {
@@ -98,7 +130,7 @@ TEST(SGD, MomentumNesterovAndCoupledWeightDecay) {
     for (auto& [n, t] : ref_model.params) t.mutable_grad() = at::Tensor();
     ref_model.loss(x).backward();
     opt->step();
-    at::NoGradGuard ng;
+    c10::NoGradGuard ng;
     for (size_t i = 0; i < 3; ++i) {
       auto& t = ref_model.params[i].second;
       auto d = t.grad() + 0.01 * t;

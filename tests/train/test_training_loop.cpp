@@ -1,5 +1,6 @@
 // HF Trainer semantics of the loop: step accounting, event order, flow decisions, logged
 // values and the files a run writes.
+#include <c10/core/GradMode.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -159,7 +160,7 @@ TEST(TrainingLoop, EvaluationLossIsSampleWeighted) {
   at::manual_seed(0);
   auto x = at::randn({64, 2});
   auto& model = r.trainer->model();
-  at::NoGradGuard ng;
+  c10::NoGradGuard ng;
   const double exact = at::mse_loss(model.forward(x), x.sum(1, true)).item<double>();
   EXPECT_NEAR(metrics["eval_loss"].get<double>(), exact, 1e-6);
   for (const char* k : {"eval_runtime", "eval_samples_per_second", "eval_steps_per_second", "epoch"}) EXPECT_TRUE(metrics.contains(k));

@@ -1,0 +1,66 @@
+#include "runtime/train/device.h"
+
+#include <c10/core/impl/DeviceGuardImplInterface.h>
+
+#include "runtime/core/errors.h"
+#include "runtime/log/log.h"
+#include "runtime/train/gpu_info.h"
+
+namespace runner::train {
+
+bool cuda_available() { return at::hasCUDA() && at::getNumGPUs() > 0; }
+
+int cuda_device_count() { return at::hasCUDA() ? static_cast<int>(at::getNumGPUs()) : 0; }
+
+std::string device_string(const at::Device& device) {
+  return device.is_cuda() ? "cuda:" + std::to_string(device.has_index() ? device.index() : 0) : "cpu";
+}
+
+DevicePlan resolve_device(const TrainingArguments& args, int local_rank) {
+  DevicePlan plan;
+  const bool cuda = !args.use_cpu && cuda_available();
+  if (cuda) {
+    const int count = cuda_device_count();
+    if (local_rank >= count)
+      log::warn(std::to_string(local_rank + 1) + " or more ranks on this node share " + std::to_string(count) +
+                                   " GPU(s): rank " + std::to_string(local_rank) + " uses cuda:" + std::to_string(local_rank % count));
+    plan.device = at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(local_rank % count));
+    c10::impl::getDeviceGuardImpl(at::kCUDA)->setDevice(plan.device);
+    plan.pin_memory = args.dataloader_pin_memory;
+  }
+  const std::string where = args.use_cpu ? "use_cpu is set" : "no GPU is available (this LibTorch " +
+                                                                  std::string(at::hasCUDA() ? "sees no CUDA device" : "has no CUDA") + ")";
+  if (args.fp16 && !cuda)
+    throw ArgumentError("args.fp16: fp16 mixed precision needs a CUDA device, but " + where + "; use bf16 on the CPU");
+  if (args.fp16_full_eval && !cuda)
+    throw ArgumentError("args.fp16_full_eval: fp16 evaluation needs a CUDA device, but " + where + "; use bf16_full_eval on the CPU");
+  if (args.tf32.value_or(false)) {
+    if (!cuda) throw ArgumentError("args.tf32: TF32 needs an Ampere or newer CUDA GPU, but " + where);
+    if (cuda_compute_capability(plan.device).first < 8)
+      throw ArgumentError("args.tf32: TF32 needs an Ampere or newer GPU (compute capability >= 8.0), " + device_string(plan.device) + " is older");
+  }
+  if (cuda && args.tf32) {
+    // HF: tf32 = true/false sets both matmul and cuDNN; unset leaves PyTorch's defaults.
+    at::globalContext().setAllowTF32CuBLAS(*args.tf32);
+    at::globalContext().setAllowTF32CuDNN(*args.tf32);
+  }
+  return plan;
+}
+
+models::TensorMap to_device(const models::TensorMap& batch, const DevicePlan& plan) {
+  if (!plan.is_cuda()) return batch;
+  models::TensorMap out;
+  for (const auto& [name, t] : batch) {
+    if (!t.defined() || t.device() == plan.device) {
+      out.emplace(name, t);
+      continue;
+    }
+    // A pinned source lets the copy run asynchronously; an unpinned one is copied
+    // synchronously by the driver, which is correct too, only slower.
+    const bool pinned = t.is_pinned();
+    out.emplace(name, t.to(plan.device, /*non_blocking=*/pinned));
+  }
+  return out;
+}
+
+}  // namespace runner::train

@@ -1,0 +1,64 @@
+#include "runtime/train/gpu_info.h"
+
+#include <cstdio>
+
+#ifdef RUNNER_WITH_CUDA
+#include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDACachingAllocator.h>
+#endif
+
+namespace runner::train {
+
+#ifdef RUNNER_WITH_CUDA
+
+std::pair<int, int> cuda_compute_capability(const at::Device& device) {
+  if (!device.is_cuda() || !at::hasCUDA()) return {0, 0};
+  const cudaDeviceProp* p = at::cuda::getDeviceProperties(device.has_index() ? device.index() : 0);
+  return {p->major, p->minor};
+}
+
+std::vector<std::string> cuda_device_descriptions() {
+  std::vector<std::string> out;
+  if (!at::hasCUDA()) return out;
+  for (int i = 0; i < static_cast<int>(at::getNumGPUs()); ++i) {
+    const cudaDeviceProp* p = at::cuda::getDeviceProperties(static_cast<c10::DeviceIndex>(i));
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "%s (sm_%d%d, %.1f GiB)", p->name, p->major, p->minor,
+                  static_cast<double>(p->totalGlobalMem) / (1024.0 * 1024.0 * 1024.0));
+    out.emplace_back(buf);
+  }
+  return out;
+}
+
+std::string cuda_version() {
+  const int v = CUDART_VERSION;  // e.g. 13000
+  return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
+}
+
+GpuMemory gpu_memory(const at::Device& device) {
+  if (!device.is_cuda()) return {};
+  const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device.index());
+  constexpr size_t kAll = 0;  // StatType::AGGREGATE
+  return {stats.allocated_bytes[kAll].current, stats.allocated_bytes[kAll].peak, stats.reserved_bytes[kAll].current};
+}
+
+void reset_gpu_peak(const at::Device& device) {
+  if (device.is_cuda()) c10::cuda::CUDACachingAllocator::resetPeakStats(device.index());
+}
+
+void empty_gpu_cache() {
+  if (at::hasCUDA()) c10::cuda::CUDACachingAllocator::emptyCache();
+}
+
+#else
+
+std::pair<int, int> cuda_compute_capability(const at::Device&) { return {0, 0}; }
+std::vector<std::string> cuda_device_descriptions() { return {}; }
+std::string cuda_version() { return ""; }
+GpuMemory gpu_memory(const at::Device&) { return {}; }
+void reset_gpu_peak(const at::Device&) {}
+void empty_gpu_cache() {}
+
+#endif
+
+}  // namespace runner::train

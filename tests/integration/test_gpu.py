@@ -1,0 +1,105 @@
+"""GPU runs end to end (ctest label `gpu`; exits 77, reported as skipped, without a GPU):
+every data-parallel mode on CUDA tensors equals single-process CUDA training, with NCCL on
+one rank and with MPI staging through host memory on two ranks sharing one GPU; the HF docs'
+DeepSpeed ZeRO-2 and ZeRO-3 examples train a GPT with fp16 as written; a CUDA out-of-memory
+error is one line with exit 2; `runner --version` lists the GPU."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import unittest
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(__file__))
+from runner_test_util import BINARY, TempDir, read_safetensors, write  # noqa: E402
+from test_distributed import GPT, MODES, launch, load_json  # noqa: E402
+
+
+def gpu_visible():
+    p = subprocess.run([BINARY, "--version"], capture_output=True, text=True, timeout=120)
+    return "GPU 0:" in p.stdout
+
+
+class Gpu(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = TempDir().__enter__()
+        cls.gpt = write(os.path.join(cls.tmp, "gpt.lua"), GPT)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def train(self, n, name, batch, *extra):
+        out = os.path.join(self.tmp, name)
+        code, stdout, err = launch(n, self.gpt, "--output_dir", out, "--per_device_train_batch_size", str(batch), *extra)
+        self.assertEqual(code, 0, f"{name}: {err[-3000:]}")
+        return out, stdout
+
+    def assert_close(self, a_dir, b_dir, rtol):
+        a = read_safetensors(os.path.join(a_dir, "model.safetensors"))
+        b = read_safetensors(os.path.join(b_dir, "model.safetensors"))
+        self.assertEqual(sorted(a), sorted(b))
+        for k in a:
+            np.testing.assert_allclose(a[k], b[k], rtol=rtol, atol=rtol / 10, err_msg=k)
+
+    def test_every_mode_with_nccl_on_one_rank_and_mpi_on_two(self):
+        single, _ = self.train(1, "single_8", 8)
+        for mode, extra in MODES.items():
+            if mode == "fsdp_full_shard_linear":
+                continue
+            with self.subTest(mode=mode, backend="nccl"):
+                out, stdout = self.train(1, f"nccl_{mode}", 8, "--ddp_backend", "nccl", *extra)
+                self.assert_close(out, single, 1e-5)
+            with self.subTest(mode=mode, backend="mpi"):
+                out, stdout = self.train(2, f"mpi_{mode}", 4, "--ddp_backend", "mpi", *extra)
+                self.assertIn("mpi backend, cuda:0", stdout)
+                self.assert_close(out, single, 1e-4)
+
+    def test_hf_deepspeed_examples_train_with_fp16(self):
+        auto = {"optimizer": {"type": "AdamW", "params": {"lr": "auto", "betas": "auto", "eps": "auto", "weight_decay": "auto"}},
+                "scheduler": {"type": "WarmupLR", "params": {"warmup_min_lr": "auto", "warmup_max_lr": "auto", "warmup_num_steps": "auto"}},
+                "fp16": {"enabled": "auto", "loss_scale": 0, "loss_scale_window": 1000, "initial_scale_power": 16, "hysteresis": 2,
+                         "min_loss_scale": 1},
+                "gradient_accumulation_steps": "auto", "gradient_clipping": "auto", "steps_per_print": 2000,
+                "train_batch_size": "auto", "train_micro_batch_size_per_gpu": "auto", "wall_clock_breakdown": False}
+        zero2 = dict(auto, zero_optimization={"stage": 2, "offload_optimizer": {"device": "cpu", "pin_memory": True},
+                                              "allgather_partitions": True, "allgather_bucket_size": 2e8, "overlap_comm": True,
+                                              "reduce_scatter": True, "reduce_bucket_size": 2e8, "contiguous_gradients": True})
+        zero3 = dict(auto, zero_optimization={"stage": 3, "offload_optimizer": {"device": "cpu", "pin_memory": True},
+                                              "offload_param": {"device": "cpu", "pin_memory": True}, "overlap_comm": True,
+                                              "contiguous_gradients": True, "sub_group_size": 1e9, "reduce_bucket_size": "auto",
+                                              "stage3_prefetch_bucket_size": "auto", "stage3_param_persistence_threshold": "auto",
+                                              "stage3_max_live_parameters": 1e9, "stage3_max_reuse_distance": 1e9,
+                                              "stage3_gather_16bit_weights_on_model_save": True})
+        for name, cfg in (("zero2", zero2), ("zero3", zero3)):
+            with self.subTest(config=name):
+                path = write(os.path.join(self.tmp, f"ds_{name}.json"), json.dumps(cfg))
+                out, stdout = self.train(1, f"ds_{name}", 8, "--deepspeed", path, "--fp16", "--max_steps", "30")
+                losses = [e["loss"] for e in load_json(os.path.join(out, "trainer_state.json"))["log_history"] if "loss" in e]
+                self.assertTrue(all(np.isfinite(losses)), losses)
+                self.assertLess(np.mean(losses[-5:]), np.mean(losses[:5]))
+
+    def test_cuda_out_of_memory_is_one_line_with_exit_2(self):
+        big = write(os.path.join(self.tmp, "big.lua"), GPT.replace("vocab_size = 32", "vocab_size = 50257").replace(
+            "torch.randint(0, 32, {50, 8})", "torch.randint(0, 32, {4096, 8})"))
+        p = subprocess.run([BINARY, big, "--output_dir", os.path.join(self.tmp, "oom"), "--per_device_train_batch_size", "4096",
+                            "--max_steps", "1"], capture_output=True, text=True, timeout=300)
+        self.assertEqual(p.returncode, 2, p.stderr[-2000:])
+        lines = [l for l in p.stderr.splitlines() if l.startswith("runner: error:")]
+        self.assertEqual(len(lines), 1, p.stderr[-2000:])
+        self.assertIn("out of GPU memory during training with per_device_train_batch_size = 4096", lines[0])
+
+    def test_version_lists_the_gpu(self):
+        p = subprocess.run([BINARY, "--version"], capture_output=True, text=True, timeout=120)
+        self.assertRegex(p.stdout, r"GPU 0: .*sm_\d+")
+        self.assertRegex(p.stdout, r"CUDA \d+\.\d+")
+
+
+if __name__ == "__main__":
+    if not gpu_visible():
+        print("SKIPPED: no CUDA device visible to runner (these cases run on a GPU machine: ctest -L gpu)")
+        sys.exit(77)
+    unittest.main()
