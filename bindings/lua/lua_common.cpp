@@ -6,6 +6,7 @@
 
 #include "runtime/core/did_you_mean.h"
 #include "runtime/core/errors.h"
+#include "runtime/train/device.h"
 
 namespace runner::lua {
 
@@ -86,13 +87,10 @@ at::Device parse_device(const std::string& n) {
   } catch (const c10::Error&) {
     throw RecipeError("unknown device \"" + n + "\" (\"cpu\", \"cuda\" or \"cuda:N\")");
   }
-  if (d.is_cuda() && !(at::hasCUDA() && static_cast<int>(at::getNumGPUs()) > (d.has_index() ? d.index() : 0)))
-    throw RecipeError("device \"" + n + "\" is not available (this process sees " + std::to_string(at::hasCUDA() ? at::getNumGPUs() : 0) + " GPUs)");
+  const int gpus = train::cuda_device_count();
+  if (d.is_cuda() && gpus <= (d.has_index() ? d.index() : 0))
+    throw RecipeError("device \"" + n + "\" is not available (this process sees " + std::to_string(gpus) + " GPUs)");
   return d;
-}
-
-std::string device_name(const at::Device& d) {
-  return d.is_cuda() ? "cuda:" + std::to_string(d.has_index() ? d.index() : 0) : "cpu";
 }
 
 std::string dtype_name(at::ScalarType t) {

@@ -53,7 +53,6 @@ std::string dtype_name(at::ScalarType t);               // "float32", ...
 // --- devices --------------------------------------------------------------------------
 bool is_device_name(const std::string& name);          // "cpu", "cuda", "cuda:1"
 at::Device parse_device(const std::string& name);      // RecipeError when unknown or absent
-std::string device_name(const at::Device& d);          // "cpu", "cuda:0"
 
 // --- argument helpers ---------------------------------------------------------------
 int64_t check_int(lua_State* L, int idx, const char* what);

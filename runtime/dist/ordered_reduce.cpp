@@ -45,7 +45,8 @@ double ordered_sum_of_squares(Communicator& comm, const at::Tensor& shard, const
     all = at::empty({W * stride}, local.options());
     comm.all_gather(local, all);
   }
-  const double* a = all.data_ptr<double>();
+  const at::Tensor host = all.to(at::kCPU);  // the partial sums are added on the host, in order
+  const double* a = host.data_ptr<double>();
   double total = 0;
   int64_t first = 0;  // this segment's first chunk within each rank's list
   for (const Segment& s : segments) {

@@ -1,7 +1,6 @@
 """The benchmark's PyTorch side: the same GPT-2-style decoder and MLP the runner builds with
 models.gpt / models.mlp (pre-LayerNorm blocks, tanh GELU, tied embeddings, causal
-attention; Linear-ReLU stack), written plainly with torch.nn as a user would."""
-import math
+attention through F.scaled_dot_product_attention; Linear-ReLU stack), written plainly with torch.nn as a user would."""
 
 import torch
 import torch.nn as nn
@@ -20,13 +19,13 @@ class Block(nn.Module):
         self.mlp_proj = nn.Linear(4 * n_embd, n_embd)
         self.drop = nn.Dropout(dropout)
 
-    def forward(self, x, mask):
+    def forward(self, x):
         B, T, C = x.shape
         q, k, v = self.c_attn(self.ln_1(x)).split(C, dim=2)
         q, k, v = (t.view(B, T, self.n_head, C // self.n_head).transpose(1, 2) for t in (q, k, v))
-        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(C // self.n_head))
-        att = self.drop(att.masked_fill(mask[:T, :T], float("-inf")).softmax(-1))
-        y = (att @ v).transpose(1, 2).reshape(B, T, C)
+        # what a PyTorch 2 user writes (nanoGPT too): fused attention, flash where it can
+        y = F.scaled_dot_product_attention(q, k, v, dropout_p=self.drop.p if self.training else 0.0, is_causal=True)
+        y = y.transpose(1, 2).reshape(B, T, C)
         x = x + self.drop(self.attn_proj(y))
         return x + self.drop(self.mlp_proj(F.gelu(self.c_fc(self.ln_2(x)), approximate="tanh")))
 
@@ -41,7 +40,6 @@ class GPT(nn.Module):
         self.ln_f = nn.LayerNorm(n_embd)
         self.lm_head = nn.Linear(n_embd, vocab_size, bias=False)
         self.lm_head.weight = self.wte.weight
-        self.register_buffer("mask", torch.ones(block_size, block_size, dtype=torch.bool).triu(1), persistent=False)
         for name, p in self.named_parameters():
             if p.dim() == 2:
                 nn.init.normal_(p, 0.0, 0.02)
@@ -50,9 +48,9 @@ class GPT(nn.Module):
 
     def forward(self, input_ids, labels):
         T = input_ids.shape[1]
-        x = self.drop(self.wte(input_ids) + self.wpe(torch.arange(T)))
+        x = self.drop(self.wte(input_ids) + self.wpe(torch.arange(T, device=input_ids.device)))
         for block in self.h:
-            x = block(x, self.mask)
+            x = block(x)
         logits = self.lm_head(self.ln_f(x))
         # labels shifted inside the model, as HF causal LMs do
         return F.cross_entropy(logits[:, :-1].reshape(-1, logits.shape[-1]), labels[:, 1:].reshape(-1))
