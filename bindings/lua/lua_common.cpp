@@ -33,9 +33,15 @@ void line_hook(lua_State* L, lua_Debug* ar) {
   g_last_line = ar->currentline;
 }
 
+int g_tracking = 0;  // nesting depth of track_lines(L, true)
+
 }  // namespace
 
-void track_lines(lua_State* L) { lua_sethook(L, line_hook, LUA_MASKLINE, 0); }
+void track_lines(lua_State* L, bool on) {
+  if (on ? g_tracking++ > 0 : --g_tracking > 0) return;
+  lua_sethook(L, on ? line_hook : nullptr, on ? LUA_MASKLINE : 0, 0);
+  g_last_line = 0;  // a line from an earlier traced call would point at the wrong place
+}
 
 std::string last_line() { return g_last_line > 0 ? std::string(g_last_source) + ":" + std::to_string(g_last_line) : ""; }
 

@@ -91,8 +91,11 @@ void push_json(lua_State* L, const nlohmann::json& j);
 
 // "file:line" of the Lua code `level` frames up (1 = the caller of the C function).
 std::string where(lua_State* L, int level = 1);
-// Installs the line hook that lets errors from tail calls still name their line.
-void track_lines(lua_State* L);
+// A line hook lets errors raised in tail calls (`return F.mse_loss(a, b)`, whose frame is
+// gone when the C function fails) still name their line. LuaJIT does not compile while a
+// hook is installed, so it is on only while the recipe loads and during the first call of
+// each function (lua_module.cpp): `on` nests; last_line() is "" while it is off.
+void track_lines(lua_State* L, bool on);
 std::string last_line();
 
 // Registers `fns` (name, guarded function) into the table at the top of the stack.

@@ -1,6 +1,10 @@
 #include "bindings/lua/lua_module.h"
 
+#include <regex>
 #include <set>
+#include <unordered_set>
+
+#include "bindings/lua/lua_call.h"
 
 #include "runtime/core/errors.h"
 
@@ -19,10 +23,36 @@ void set_lua_alive(lua_State* L, bool alive) {
 }
 bool lua_alive(lua_State* L) { return alive_states().count(L) != 0; }
 
+namespace {
+// Functions called from C++ at least once: their later calls run without the line hook.
+std::unordered_set<const void*>& called_functions() {
+  static std::unordered_set<const void*> s;
+  return s;
+}
+bool has_location(const std::string& m) {
+  static const std::regex located("^[^ :]+:[0-9]+: ");
+  return std::regex_search(m, located);
+}
+}  // namespace
+
 void pcall_or_throw(lua_State* L, int nargs, int nresults) {
-  if (lua_pcall(L, nargs, nresults, 0) == 0) return;
+  const int fn = lua_gettop(L) - nargs;
+  // The first call of each function traces lines, so an error from a tail call names its
+  // line; later calls run compiled (a hook turns LuaJIT's JIT off) and fall back to the
+  // line where the function is defined.
+  const bool first = called_functions().insert(lua_topointer(L, fn)).second;
+  lua_pushvalue(L, fn);
+  lua_insert(L, fn);  // a copy below the call, for defined_at on error
+  if (first) track_lines(L, true);
+  const int rc = lua_pcall(L, nargs, nresults, 0);
+  if (first) track_lines(L, false);
+  if (rc == 0) {
+    lua_remove(L, fn);
+    return;
+  }
   std::string message = lua_isstring(L, -1) ? lua_tostring(L, -1) : std::string("(error object is a ") + luaL_typename(L, -1) + ")";
-  lua_pop(L, 1);
+  if (!has_location(message) && lua_isfunction(L, fn) && !lua_iscfunction(L, fn)) message = defined_at(L, fn) + ": in this function: " + message;
+  lua_settop(L, fn - 1);
   throw LuaError(message);
 }
 

@@ -71,7 +71,6 @@ LuaState::LuaState(std::map<std::string, std::string> recipe_options, std::vecto
   if (!L_) throw std::runtime_error("cannot create a Lua state");
   set_lua_alive(L_, true);
   luaL_openlibs(L_);
-  track_lines(L_);
   register_tensor_type(L_);
   register_module_type(L_);
   register_dataset_type(L_);
@@ -136,7 +135,10 @@ void LuaState::run_recipe(const std::string& path, int nresults) {
   if (::access(path.c_str(), R_OK) != 0) throw RecipeError("cannot read the recipe: " + std::string(std::strerror(errno)), path);
   lua_rawgeti(L_, LUA_REGISTRYINDEX, run_ref_);
   lua_pushstring(L_, path.c_str());
-  if (lua_pcall(L_, 1, nresults, 0) != 0) {
+  track_lines(L_, true);  // loading runs once: every error names its exact line
+  const int rc = lua_pcall(L_, 1, nresults, 0);
+  track_lines(L_, false);
+  if (rc != 0) {
     std::string message = lua_isstring(L_, -1) ? lua_tostring(L_, -1) : "error object is not a string";
     lua_pop(L_, 1);
     throw RecipeError(message);

@@ -167,8 +167,8 @@ else
 end
 return {{
   args = {{ per_device_train_batch_size = {batch}, learning_rate = 1e-4, lr_scheduler_type = "constant",
-           optim = "adamw_torch_fused", save_strategy = "no", logging_steps = 1, disable_tqdm = true,
-           include_num_input_tokens_seen = "all",
+           optim = "adamw_torch_fused", save_strategy = "no", logging_steps = 100000, logging_first_step = true,
+           disable_tqdm = true,
            train_sampling_strategy = "sequential", bf16 = {bf16}, use_cpu = {use_cpu} }},
   datasets = {{ train = ds }},
   model = model,
@@ -177,34 +177,32 @@ return {{
 
 
 def run_runner(args, name, w, tmp):
+    """Two runs, of 4 and 4 + steps optimizer steps, that log only their first step (which
+    times start-up): the difference of their train_runtime is the timed steps alone."""
     recipe = os.path.join(tmp, f"{name}.lua")
     with open(recipe, "w") as f:
         f.write(RECIPE.format(kind=w["kind"], vocab=w.get("vocab", 0), block=w.get("block", 0), layers=w.get("layers", 0),
                               heads=w.get("heads", 0), embd=w.get("embd", 0), batch=w["batch"], n=w["batch"] * (args.steps + 8),
                               bf16="true" if args.precision == "bf16" else "false",
                               use_cpu="true" if args.device == "cpu" else "false"))
-    out = os.path.join(tmp, f"out_{name}")
-    t0 = time.monotonic()
-    p = subprocess.Popen([RUNNER, recipe, "--output_dir", out, "--max_steps", str(args.steps + 4)], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
-    startup = None
-    for line in p.stdout:  # the first logged loss is printed right after the first optimizer step
-        if startup is None and "'loss'" in line:
-            startup = time.monotonic() - t0
-    err = p.stderr.read()
-    if p.wait() != 0:
-        raise SystemExit(f"runner failed:\n{err}")
-    with open(os.path.join(out, "trainer_state.json")) as f:
-        hist = json.load(f)["log_history"]
-    with open(os.path.join(out, "train_results.json")) as f:
-        res = json.load(f)
-    # train_runtime at each logged step: the difference over the last `steps` steps.
-    rt = [e["train_runtime"] for e in hist if "loss" in e and "train_runtime" in e]
-    if len(rt) >= args.steps + 4:
-        ms = (rt[-1] - rt[3]) / args.steps * 1e3
-    else:
-        ms = res["train_runtime"] / (args.steps + 4) * 1e3
-    peak = sum(res.get(k, 0) for k in ("before_init_mem_gpu", "init_mem_gpu_alloc_delta", "train_mem_gpu_alloc_delta",
+    results = {}
+    for max_steps in (4, 4 + args.steps):
+        out = os.path.join(tmp, f"out_{name}_{max_steps}")
+        t0 = time.monotonic()
+        p = subprocess.Popen([RUNNER, recipe, "--output_dir", out, "--max_steps", str(max_steps)], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        startup = None
+        for line in p.stdout:  # logging_first_step: printed right after the first optimizer step
+            if startup is None and "'loss'" in line:
+                startup = time.monotonic() - t0
+        err = p.stderr.read()
+        if p.wait() != 0:
+            raise SystemExit(f"runner failed:\n{err}")
+        with open(os.path.join(out, "train_results.json")) as f:
+            results[max_steps] = (json.load(f), startup)
+    (short, startup), (long, _) = results[4], results[4 + args.steps]
+    ms = (long["train_runtime"] - short["train_runtime"]) / args.steps * 1e3
+    peak = sum(long.get(k, 0) for k in ("before_init_mem_gpu", "init_mem_gpu_alloc_delta", "train_mem_gpu_alloc_delta",
                                         "train_mem_gpu_peaked_delta"))
     return dict(ms=ms, startup=startup or float("nan"), peak=peak)
 

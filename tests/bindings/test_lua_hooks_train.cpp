@@ -398,3 +398,41 @@ return {
     EXPECT_EQ(probe("P.final"), restore ? 4 : 2);  // steps 3 and 4 counted on top of what was restored
   }
 }
+
+TEST_F(LuaHooksTrain, HooksRunWithoutALineHookAfterTheirFirstCall) {
+  // A line hook keeps LuaJIT from compiling: only each function's first call is traced.
+  // Recipes have no `debug` library: the probe gets a C function that reads the hook mask.
+  run("return require 'probe'");
+  lua_pushcfunction(L(), [](lua_State* L) -> int {
+    lua_pushboolean(L, lua_gethookmask(L) != 0);
+    return 1;
+  });
+  lua_setfield(L(), -2, "hooked_now");
+  lua_pop(L(), 1);
+  auto recipe = load("jit", with(kSgd, "HOOK", R"(compute_loss = function(model, inputs, ctx)
+    P.hooked = P.hooked or {}
+    P.hooked[#P.hooked + 1] = P.hooked_now()
+    return C.ce(model, inputs)
+  end,)"));
+  auto trainer = make_trainer(recipe);
+  train(*trainer);
+  EXPECT_EQ(probe("P.hooked"), nlohmann::json({true, false, false, false, false, false}));
+}
+
+TEST_F(LuaHooksTrain, AnErrorInALaterTailCallNamesTheFunction) {
+  // A failing tail call (`return F.mse_loss(...)`) leaves no frame to name its line; on the
+  // first call the line hook knows it, later the function's definition is named.
+  auto recipe = load("tail", with(kSgd, "HOOK", R"(compute_loss = function(model, inputs, ctx)
+    P.n = (P.n or 0) + 1
+    if P.n == 3 then return F.mse_loss(nil, inputs.labels) end
+    return C.ce(model, inputs)
+  end,)"));
+  auto trainer = make_trainer(recipe);
+  try {
+    trainer->train();
+    ADD_FAILURE() << "the failing hook was not reported";
+  } catch (const runner::HookError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("tail.lua:9: in this function: "));
+    EXPECT_THAT(e.what(), HasSubstr("expected a tensor, got nil"));
+  }
+}
