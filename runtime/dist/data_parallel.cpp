@@ -155,9 +155,9 @@ void DataParallel::consolidate() {
   if (zero3_) zero3_->consolidate();
 }
 
-double DataParallel::clip_grad_norm(double max_norm, double unscale) {
+at::Tensor DataParallel::clip_grad_norm(double max_norm, double unscale) {
   c10::NoGradGuard no_grad;
-  double norm = 0;
+  at::Tensor norm;  // () fp64, on the gradients' device
   at::Tensor g;
   if (config_.ordered_reduction) {
     at::Tensor& folded = zero3_ ? zero3_->shard_grad() : shard_grad_;
@@ -167,26 +167,29 @@ double DataParallel::clip_grad_norm(double max_norm, double unscale) {
       folded.mul_(unscale);
       if (!g.is_same(folded)) g.mul_(unscale);
     }
-    norm = std::sqrt(ordered_sum_of_squares(*comm_, folded, segments));
+    // full_determinism sums on the host in a fixed order anyway (a wait per step is its price)
+    const double host_norm = std::sqrt(ordered_sum_of_squares(*comm_, folded, segments));
+    const double coef = max_norm / (host_norm + 1e-6);
+    if (max_norm > 0 && coef < 1.0) g.mul_(coef);
+    return at::scalar_tensor(host_norm, g.options().dtype(at::kDouble));
   } else if (config_.zero_stage >= 2) {
     g = zero3_ ? zero3_->shard_grad() : shard_grad_;
     if (unscale != 1.0) g.mul_(unscale);
     // Sum of squares in double, chunk by chunk: a whole-shard double copy would cost 8 bytes
     // per parameter of peak memory.
-    std::vector<double> sq{0.0};
+    at::Tensor sq = at::zeros({}, g.options().dtype(at::kDouble));
     for (int64_t b = 0; b < g.numel(); b += int64_t{1} << 22)
-      sq[0] += g.narrow(0, b, std::min<int64_t>(int64_t{1} << 22, g.numel() - b)).to(at::kDouble).pow(2).sum().item<double>();
-    sum(sq);
-    norm = std::sqrt(sq[0]);
+      sq.add_(g.narrow(0, b, std::min<int64_t>(int64_t{1} << 22, g.numel() - b)).to(at::kDouble).pow(2).sum());
+    if (world() > 1) comm_->all_reduce(sq, ReduceOp::kSum);
+    norm = sq.sqrt();
   } else {
     g = full_->grad();  // identical on every rank after the all-reduce
     if (unscale != 1.0) g.mul_(unscale);
-    norm = g.norm().item<double>();
+    norm = g.norm().to(at::kDouble);
   }
-  if (max_norm > 0) {
-    const double coef = max_norm / (norm + 1e-6);
-    if (coef < 1.0) g.mul_(coef);
-  }
+  // torch.nn.utils.clip_grad_norm_: scale by min(1, max_norm / (norm + 1e-6)) on the device,
+  // so no step waits for the norm's value.
+  if (max_norm > 0) g.mul_(at::full({}, max_norm, norm.options()).div_(norm + 1e-6).clamp_max_(1.0));
   return norm;
 }
 

@@ -92,7 +92,8 @@ class DataParallel {
   // `unscale` first multiplies this rank's gradients (fp16 loss scaling: 1 / scale), so
   // the norm, the clipping and the step see true gradients; a non-finite norm means some
   // rank's gradients overflowed.
-  double clip_grad_norm(double max_norm, double unscale = 1.0);
+  // Returned as a 0-dim fp64 tensor on the gradients' device, read only when needed.
+  at::Tensor clip_grad_norm(double max_norm, double unscale = 1.0);
   void before_optimizer_step();  // offload: gradients to the host
   void after_optimizer_step();   // offload: parameters back; ZeRO: all-gather the updated slices
   void zero_grad();

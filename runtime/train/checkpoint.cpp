@@ -131,7 +131,7 @@ void Trainer::save_checkpoint() {
       }
     }
     if (scaler_) c.scaler = scaler_->state_dict();
-    c.loop = {{"tr_loss", tr_loss_}, {"total_loss", total_loss_}, {"last_logged_step", last_logged_step_}};
+    c.loop = {{"tr_loss", losses_.pending(*dp_)}, {"total_loss", losses_.total()}, {"last_logged_step", last_logged_step_}};
   }
   json stateful = json::object();
   for (const auto& cb : callbacks_.callbacks()) {
@@ -260,8 +260,7 @@ void Trainer::load_checkpoint(const std::string& dir) {
   }
   if (io::path_exists(dir + "/loop_state.json")) {
     const json loop = io::read_json_file(dir + "/loop_state.json");
-    tr_loss_ = loop.value("tr_loss", 0.0);
-    total_loss_ = loop.value("total_loss", 0.0);
+    losses_.load(loop.value("tr_loss", 0.0), loop.value("total_loss", 0.0), dp_->rank());
     last_logged_step_ = loop.value("last_logged_step", state_.global_step);
   } else {
     last_logged_step_ = state_.global_step;

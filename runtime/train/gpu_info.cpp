@@ -5,6 +5,7 @@
 #ifdef RUNNER_WITH_CUDA
 #include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAFunctions.h>
 #endif
 
 namespace runner::train {
@@ -50,6 +51,10 @@ void empty_gpu_cache() {
   if (at::hasCUDA()) c10::cuda::CUDACachingAllocator::emptyCache();
 }
 
+void set_gpu_sync_errors(bool on) {
+  c10::cuda::warning_state().set_sync_debug_mode(on ? c10::cuda::SyncDebugMode::L_ERROR : c10::cuda::SyncDebugMode::L_DISABLED);
+}
+
 #else
 
 std::pair<int, int> cuda_compute_capability(const at::Device&) { return {0, 0}; }
@@ -58,6 +63,7 @@ std::string cuda_version() { return ""; }
 GpuMemory gpu_memory(const at::Device&) { return {}; }
 void reset_gpu_peak(const at::Device&) {}
 void empty_gpu_cache() {}
+void set_gpu_sync_errors(bool) {}
 
 #endif
 

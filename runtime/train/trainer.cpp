@@ -146,7 +146,7 @@ LossResult Trainer::compute_loss(const Batch& batch, LossContext& ctx) {
   return default_compute_loss(*model_, batch, call_);
 }
 
-double Trainer::training_step(const Batch& batch, LossContext& ctx) {
+at::Tensor Trainer::training_step(const Batch& batch, LossContext& ctx) {
   model_->train();
   // DESIGN.md contract: a loss is a mean over this micro-batch's items; weighting it by
   // micro_items / num_items_in_batch makes the summed gradients of a window equal to the
@@ -178,7 +178,8 @@ double Trainer::training_step(const Batch& batch, LossContext& ctx) {
     ctx.backward(loss);
   }
   if (!loss.defined() || loss.numel() != 1) throw HookError("the loss must be a scalar tensor");
-  const double value = loss.detach().item<double>();
+  // Stays on the device: reading it here would make every micro-step wait for the GPU.
+  const at::Tensor value = loss.detach().reshape({}).to(at::kDouble);
   return ctx.loss_is_normalized ? value : value * weight;
 }
 
@@ -194,7 +195,7 @@ void Trainer::seed_slice(int64_t micro) {
   at::manual_seed(mix(mix(mix(static_cast<uint64_t>(args_.seed)) ^ static_cast<uint64_t>(state_.global_step)) ^ slice));
 }
 
-double Trainer::clip_gradients() { return dp_->clip_grad_norm(args_.max_grad_norm, scaler_ ? 1.0 / scaler_->scale() : 1.0); }
+at::Tensor Trainer::clip_gradients() { return dp_->clip_grad_norm(args_.max_grad_norm, scaler_ ? 1.0 / scaler_->scale() : 1.0); }
 
 AutocastGuard Trainer::autocast() const {
   return AutocastGuard(args_.bf16 || args_.fp16, device_.device.type(), args_.fp16 ? at::kHalf : at::kBFloat16);
@@ -238,7 +239,7 @@ TrainOutput Trainer::train() {
   state_.logging_steps = TrainerState::resolve_steps(args_.logging_steps, plan.max_steps);
   state_.eval_steps = TrainerState::resolve_steps(args_.eval_steps.value_or(args_.logging_steps), plan.max_steps);
   state_.save_steps = TrainerState::resolve_steps(args_.save_steps, plan.max_steps);
-  tr_loss_ = total_loss_ = 0.0;
+  losses_.reset(device_.device, /*rank_parts=*/!(args_.full_determinism && dp_->world() > 1));
   last_logged_step_ = 0;
   create_optimizer_and_scheduler();
 
@@ -271,17 +272,21 @@ TrainOutput Trainer::train() {
       // The window is loaded up front so num_items_in_batch covers all of its micro-batches.
       const int64_t window_len = w == windows - 1 ? remainder : GA;
       std::vector<Batch> window;
+      std::vector<int64_t> micro_items;
       int64_t num_items = 0;
       // Items, tokens and FLOPs of the whole window over every rank: the loss weights use
-      // the global item count so N ranks compute the gradient of one global batch.
+      // the global item count so N ranks compute the gradient of one global batch. They are
+      // counted on the host batches, before the copy to the device: no GPU wait.
       std::vector<double> totals(3, 0.0);
       for (int64_t i = 0; i < window_len; ++i) {
         const int64_t index = step + 1 + i;
-        window.push_back(index < loader.num_batches() ? on_device(loader.batch(index)) : Batch{});
-        if (window.back().empty()) continue;
-        totals[0] += static_cast<double>(count_items(window.back(), call_.label_names));
-        totals[1] += static_cast<double>(count_input_tokens(window.back()));
-        totals[2] += model_->floating_point_ops(window.back());
+        const Batch host = index < loader.num_batches() ? loader.batch(index) : Batch{};
+        micro_items.push_back(host.empty() ? 0 : count_items(host, call_.label_names));
+        window.push_back(on_device(host));
+        if (host.empty()) continue;
+        totals[0] += static_cast<double>(micro_items.back());
+        totals[1] += static_cast<double>(count_input_tokens(host));
+        totals[2] += model_->floating_point_ops(host);
       }
       dp_->sum(totals);
       num_items = static_cast<int64_t>(totals[0]);
@@ -292,10 +297,10 @@ TrainOutput Trainer::train() {
         if (i == 0) callbacks_.fire(Event::kStepBegin, state_, control_);
         LossContext ctx;
         ctx.num_items_in_batch = num_items;
-        ctx.micro_items = window[i].empty() ? 0 : count_items(window[i], call_.label_names);
+        ctx.micro_items = micro_items[i];
         dp_->begin_micro_step(i + 1 == window_len);
         if (args_.full_determinism) seed_slice(i);
-        double loss = 0.0;
+        at::Tensor loss;
         if (!window[i].empty()) {
           loss = training_step(window[i], ctx);
         } else if (dp_->lockstep()) {
@@ -307,29 +312,25 @@ TrainOutput Trainer::train() {
           lockstep_dummy_ = false;
         }
         dp_->end_micro_step();
-        std::vector<double> losses{loss};
-        if (dp_->world() > 1) {
+        const int64_t since_log = 1 + state_.global_step - last_logged_step_;
+        if (args_.full_determinism && dp_->world() > 1) {
           // full_determinism adds the slices' losses one by one in slice order, as one
           // process adds its micro-steps, so even the logged loss is world-size independent.
-          if (args_.full_determinism) losses = dp_->gather(loss);
-          else dp_->sum(losses);
-        }
-        for (const double l : losses) {
-          if (args_.logging_nan_inf_filter && !std::isfinite(l))
-            tr_loss_ += tr_loss_ / static_cast<double>(1 + state_.global_step - last_logged_step_);
-          else
-            tr_loss_ += l;
+          for (const double l : dp_->gather(loss.defined() ? loss.item<double>() : 0.0)) losses_.add(l, args_.logging_nan_inf_filter, since_log);
+        } else if (loss.defined()) {
+          losses_.add(loss, args_.logging_nan_inf_filter, since_log);  // summed over ranks when logged
         }
         if (i + 1 < window_len) {
           callbacks_.fire(Event::kSubstepEnd, state_, control_);
           continue;
         }
         flat_->ensure_grad_views();
-        const double grad_norm = clip_gradients();
+        const at::Tensor grad_norm = clip_gradients();  // on the device, read when logged
         // fp16: a non-finite gradient norm (on any rank: the norm is global) skips the
-        // optimizer and scheduler step and backs the loss scale off (GradScaler.step/update).
+        // optimizer and scheduler step and backs the loss scale off (GradScaler.step/update);
+        // deciding that needs the value now, as in PyTorch.
         const double attempted_scale = scaler_ ? scaler_->scale() : 1.0;
-        const bool apply_step = !scaler_ || scaler_->update(std::isfinite(grad_norm));
+        const bool apply_step = !scaler_ || scaler_->update(std::isfinite(grad_norm.item<double>()));
         callbacks_.fire(Event::kPreOptimizerStep, state_, control_);
         if (apply_step) {
           const double lr_factor = scheduler_->current_factor();
@@ -363,7 +364,7 @@ TrainOutput Trainer::train() {
     }
     callbacks_.fire(Event::kEpochEnd, state_, control_);
     agree_on_control();
-    maybe_log_save_evaluate(std::nan(""), current_lr());
+    maybe_log_save_evaluate(at::Tensor(), current_lr());
     if (control_.should_training_stop) break;
   }
   in_training_ = false;
@@ -371,11 +372,10 @@ TrainOutput Trainer::train() {
   dp_->consolidate();  // ZeRO-3: whole parameters from here on (callbacks, evaluation, saving)
 
   if (args_.load_best_model_at_end && state_.best_model_checkpoint) load_best_model();
-  total_loss_ += tr_loss_;
-  tr_loss_ = 0.0;
+  losses_.flush(*dp_);
   TrainOutput out;
   out.global_step = state_.global_step;
-  out.training_loss = total_loss_ / std::max<double>(static_cast<double>(state_.global_step), 0.001);
+  out.training_loss = losses_.total() / std::max<double>(static_cast<double>(state_.global_step), 0.001);
   const double runtime = seconds_since(train_start_);
   json metrics;
   metrics["train_runtime"] = round_to(runtime, 4);
@@ -418,15 +418,14 @@ void Trainer::agree_on_control() {
   for (size_t i = 0; i < votes.size(); ++i) *flags[i] = votes[i] > 0;
 }
 
-void Trainer::maybe_log_save_evaluate(double grad_norm, double lr) {
+void Trainer::maybe_log_save_evaluate(const at::Tensor& grad_norm, double lr) {
   if (control_.should_log && state_.global_step > last_logged_step_) {
     json logs;
     const double steps = static_cast<double>(state_.global_step - last_logged_step_);
-    logs["loss"] = round_to(tr_loss_ / steps, 4);
-    if (args_.max_grad_norm > 0 && std::isfinite(grad_norm)) logs["grad_norm"] = grad_norm;
+    logs["loss"] = round_to(losses_.flush(*dp_) / steps, 4);
+    const double norm = grad_norm.defined() ? grad_norm.item<double>() : std::nan("");
+    if (args_.max_grad_norm > 0 && std::isfinite(norm)) logs["grad_norm"] = norm;
     logs["learning_rate"] = lr;
-    total_loss_ += tr_loss_;
-    tr_loss_ = 0.0;
     last_logged_step_ = state_.global_step;
     log(logs, /*with_speed=*/true);
   }

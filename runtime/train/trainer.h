@@ -24,6 +24,7 @@
 #include "runtime/train/callback_handler.h"
 #include "runtime/train/device.h"
 #include "runtime/train/loss_scaler.h"
+#include "runtime/train/loss_tracker.h"
 #include "runtime/dist/data_parallel.h"
 #include "runtime/train/hooks.h"
 #include "runtime/train/memory_tracker.h"
@@ -93,13 +94,15 @@ class Trainer {
  private:
   // training (trainer.cpp)
   void create_optimizer_and_scheduler();
-  double training_step(const Batch& batch, LossContext& ctx);
-  double clip_gradients();
+  // The micro-step's loss weighted as in its backward (0-dim fp64, on the device).
+  at::Tensor training_step(const Batch& batch, LossContext& ctx);
+  // The global gradient norm before clipping (0-dim, on the device).
+  at::Tensor clip_gradients();
   // bf16 / fp16 autocast on the model's device around forward and loss.
   AutocastGuard autocast() const;
   // A micro-batch on the device (pinned host memory → non-blocking copy).
   Batch on_device(const Batch& batch) const { return to_device(batch, device_); }
-  void maybe_log_save_evaluate(double grad_norm, double lr);
+  void maybe_log_save_evaluate(const at::Tensor& grad_norm, double lr);
   void agree_on_control();  // OR the control flags over ranks
   void log(nlohmann::json logs, bool with_speed = false);
   LossResult compute_loss(const Batch& batch, LossContext& ctx);
@@ -149,8 +152,7 @@ class Trainer {
 
   // Loss bookkeeping between log events (HF tr_loss / _total_loss_scalar), checkpointed so
   // a resumed run logs exactly what the uninterrupted one did.
-  double tr_loss_ = 0.0;
-  double total_loss_ = 0.0;
+  LossTracker losses_;
   int64_t last_logged_step_ = 0;
   std::chrono::steady_clock::time_point train_start_;
   bool in_training_ = false;

@@ -189,3 +189,29 @@ TEST(GpuTraining, MemoryMetricsArePresentAndPlausible) {
   EXPECT_GE(t.metrics["train_mem_gpu_alloc_delta"].get<int64_t>(), 2 * param_bytes);
   EXPECT_GT(t.metrics["train_mem_gpu_peaked_delta"].get<int64_t>(), 0);  // activations came and went
 }
+
+TEST(GpuTraining, NoStepWaitsForTheGpuBetweenLoggingSteps) {
+  REQUIRE_GPU();
+  // Steps 3 to 5 run with CUDA's sync debug mode set to "error": any .item(), blocking copy
+  // or synchronize in the training step throws. Nothing is logged or saved in between.
+  struct SyncGuard : Callback {
+    std::string name() const override { return "SyncGuard"; }
+    void on_event(Event e, const TrainingArguments&, const TrainerState& s, TrainerControl&, const nlohmann::json&) override {
+      if (e == Event::kStepBegin && s.global_step == 2) train::set_gpu_sync_errors(true);
+      if (e == Event::kStepEnd && s.global_step == 5) train::set_gpu_sync_errors(false);
+    }
+  };
+  TrainingArguments a = gpt_args("no_sync");
+  a.logging_steps = 100;
+  a.gradient_accumulation_steps = 2;
+  a.finalize();
+  train::Datasets d;
+  d.train = token_data(64, 32, 11);
+  train::Trainer trainer(a, models::make_gpt(tiny_gpt()), d, nullptr, {std::make_shared<SyncGuard>()});
+  try {
+    trainer.train();
+  } catch (const std::exception& e) {
+    train::set_gpu_sync_errors(false);
+    FAIL() << "a training step waited for the GPU: " << e.what();
+  }
+}
