@@ -42,6 +42,20 @@ std::string locate_argument_error(const std::string& message, const CommandLine&
 int run_recipe(const CommandLine& cl) {
   const dist::World& world = dist::world();
   setup_process(world.local_size);
+  // PyTorch's generators start from a random seed; seeding them before the recipe runs makes
+  // a model the recipe builds without torch.manual_seed the same on every run (and rank).
+  // --seed decides (default 42); args.seed in the recipe then seeds training, as HF does.
+  at::manual_seed(static_cast<uint64_t>(TrainingArguments{}.seed));
+  for (const auto& [name, value] : cl.arg_overrides) {
+    if (name != "seed") continue;
+    TrainingArguments a;
+    try {
+      a.set_from_string(name, value);
+    } catch (const ArgumentError& e) {
+      throw e.located("command line");
+    }
+    at::manual_seed(static_cast<uint64_t>(a.seed));
+  }
   lua::LuaState lua(cl.recipe_options, lua::default_lib_dirs());
   lua::Recipe recipe = lua::load_recipe(lua, cl.recipe);
   TrainingArguments args = recipe.args;

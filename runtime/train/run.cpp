@@ -19,6 +19,10 @@ Phases resolve_phases(const TrainingArguments& args, const Datasets& d) {
   if (p.train && !d.train) throw RecipeError("do_train is set but the recipe has no datasets.train");
   if (p.eval && !d.has_eval()) throw RecipeError("evaluation is on (do_eval or eval_strategy=" + args.eval_strategy + ") but the recipe has no datasets.eval");
   if (p.predict && !d.test) throw RecipeError("do_predict is set but the recipe has no datasets.test");
+  if (!p.train && !p.eval && !p.predict)
+    throw RecipeError(d.train || d.has_eval() || d.test
+                          ? "do_train, do_eval and do_predict are all off: the run would do nothing"
+                          : "the recipe has no datasets: nothing to train, evaluate or predict (add datasets.train, as HF's Trainer needs a train_dataset)");
   return p;
 }
 

@@ -17,6 +17,21 @@ RECIPE = """return {
 
 
 class Cli(unittest.TestCase):
+    def test_the_same_command_gives_the_same_weights(self):
+        # The recipe builds its model without torch.manual_seed: runner seeds the generators
+        # from --seed (default 42) before the recipe runs, so runs repeat; --seed changes them.
+        with TempDir() as tmp:
+            recipe = write(os.path.join(tmp, "r.lua"), RECIPE.replace("nn.Linear(1, 1)", "nn.Sequential{nn.Linear(1, 8), nn.Linear(8, 1)}"))
+            weights = []
+            for name, extra in (("a", ()), ("b", ()), ("c", ("--seed", "7"))):
+                out = os.path.join(tmp, name)
+                code, _, err = run(recipe, "--output_dir", out, "--max_steps", "1", *extra)
+                self.assertEqual(code, 0, err)
+                with open(os.path.join(out, "model.safetensors"), "rb") as f:
+                    weights.append(f.read())
+            self.assertEqual(weights[0], weights[1])
+            self.assertNotEqual(weights[0], weights[2])
+
     def test_help_and_version(self):
         code, out, _ = run("--help")
         self.assertEqual(code, 0)

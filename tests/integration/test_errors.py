@@ -66,6 +66,10 @@ class BadInput(unittest.TestCase):
             self.skipTest("this machine has a GPU")
         self.check(GOOD, "args.ddp_backend: \"nccl\" needs GPU tensors", ("--ddp_backend", "nccl"))
 
+    def test_a_recipe_without_datasets_is_an_error(self):
+        text = GOOD.replace("  datasets = { train = data.tensors{ x = torch.randn(16, 2), labels = torch.randn(16, 1) } },\n", "")
+        self.check(text, "the recipe has no datasets: nothing to train, evaluate or predict")
+
     def test_wrong_type(self):
         text = GOOD.replace("max_steps = 3", "max_steps = 'three'")
         self.check(text, "BAD:3: args.max_steps: expected an integer, got \"three\"")
