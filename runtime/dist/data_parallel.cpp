@@ -42,7 +42,8 @@ void DataParallel::broadcast_model(models::Module& model) {
 
 optim::FlatParams& DataParallel::attach(optim::FlatParams& full, models::Module& model) {
   optim::FlatParams& owned = attach_owned(full, model);
-  if (!config_.offload_optimizer) return owned;
+  // Offloaded ZeRO-3 shards are host memory already: the optimizer runs there as it is.
+  if (!config_.offload_optimizer || (zero3_ && config_.offload_param)) return owned;
   offload_ = std::make_unique<OptimizerOffload>(owned);
   return offload_->host();
 }
@@ -61,6 +62,7 @@ optim::FlatParams& DataParallel::attach_owned(optim::FlatParams& full, models::M
     o.prefetch_backward = config_.prefetch_backward;
     o.backward_post = config_.backward_post;
     o.max_live_parameters = config_.max_live_parameters;
+    o.offload = config_.offload_param;
     zero3_ = std::make_unique<Zero3>(comm_, full, model, o);
     return zero3_->optimizer_params();
   }
@@ -262,11 +264,12 @@ std::vector<OwnedRange> DataParallel::owned_ranges() const {
 }
 
 int64_t DataParallel::model_state_bytes(const optim::Optimizer& optimizer) const {
-  int64_t bytes = zero3_ ? zero3_->resident_param_bytes() + static_cast<int64_t>(zero3_->shard_grad().nbytes())
+  const bool shards_on_host = zero3_ && config_.offload_param && !full_->slots().front().param.device().is_cpu();
+  int64_t bytes = zero3_ ? zero3_->resident_param_bytes() + (shards_on_host ? 0 : static_cast<int64_t>(zero3_->shard_grad().nbytes()))
                          : static_cast<int64_t>(full_->data().nbytes());
   if (full_->has_grad_buffer()) bytes += static_cast<int64_t>(full_->grad().nbytes());
   if (shard_grad_.defined()) bytes += static_cast<int64_t>(shard_grad_.nbytes());
-  if (offload_) return bytes;  // the optimizer's state is in host memory
+  if (offload_ || shards_on_host) return bytes;  // the optimizer's state is in host memory
   for (const auto& [name, t] : optimizer.state_tensors())
     if (t.defined()) bytes += static_cast<int64_t>(t.nbytes());
   return bytes;

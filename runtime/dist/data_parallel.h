@@ -57,8 +57,8 @@ struct ParallelConfig {
   // ZeRO-Offload / FSDP offload: the optimizer's master weights, gradients and state in host
   // memory, the step on the CPU (optimizer_offload.h).
   bool offload_optimizer = false;
-  // DeepSpeed offload_param: parameter shards in host memory. Not implemented: the shards
-  // stay on the device (the Trainer says so on GPUs; on the CPU they are in host memory).
+  // DeepSpeed offload_param (ZeRO-3): this rank's parameter and gradient shards, and so the
+  // optimizer, in host memory; gathered units on the device (zero3.h).
   bool offload_param = false;
   // A DeepSpeed scheduler block: factor of learning_rate at (step, max_steps).
   std::function<double(int64_t, int64_t)> lr_factor;

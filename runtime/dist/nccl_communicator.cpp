@@ -55,7 +55,8 @@ class NcclCommunicator;
 
 class NcclWork : public Work {
  public:
-  NcclWork(NcclCommunicator& c, cudaEvent_t e) : comm_(c), event_(e) {}
+  // `keep`: a device copy the collective reads, alive until it is done.
+  NcclWork(NcclCommunicator& c, cudaEvent_t e, at::Tensor keep = {}) : comm_(c), event_(e), keep_(std::move(keep)) {}
   ~NcclWork() override { cudaEventDestroy(event_); }
   bool test() override { return cudaEventQuery(event_) == cudaSuccess; }
   void wait() override;
@@ -63,6 +64,7 @@ class NcclWork : public Work {
  private:
   NcclCommunicator& comm_;
   cudaEvent_t event_;
+  at::Tensor keep_;
 };
 
 class NcclCommunicator : public Communicator {
@@ -162,22 +164,22 @@ class NcclCommunicator : public Communicator {
   }
 
   std::unique_ptr<Work> all_gather_async(const at::Tensor& in, at::Tensor& out) override {
-    check_device(in, "all_gather_async");
     check_device(out, "all_gather_async");
     if (out.numel() != in.numel() * size_) throw DistError("all_gather_async: output is not world size × input");
+    const at::Tensor send = gpu(in).contiguous();  // ZeRO-3 offload: host shards are copied up first
     after_default_stream();
-    RUNNER_NCCL_CHECK(ncclAllGather(in.data_ptr(), out.data_ptr(), in.numel(), nccl_type(in.scalar_type()), comm_, stream_));
-    return pending(out.nbytes());
+    RUNNER_NCCL_CHECK(ncclAllGather(send.data_ptr(), out.data_ptr(), send.numel(), nccl_type(send.scalar_type()), comm_, stream_));
+    return pending(out.nbytes(), send.is_same(in) ? at::Tensor() : send);
   }
 
   // A Work that completes when everything queued on our stream so far has run.
-  std::unique_ptr<Work> pending(int64_t bytes) {
+  std::unique_ptr<Work> pending(int64_t bytes, at::Tensor keep = {}) {
     cudaEvent_t e;
     RUNNER_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
     RUNNER_CUDA_CHECK(cudaEventRecord(e, stream_));
     stats_.calls += 1;
     stats_.bytes += bytes;
-    return std::make_unique<NcclWork>(*this, e);
+    return std::make_unique<NcclWork>(*this, e, std::move(keep));
   }
 
   // Our stream is non-blocking, so it does not wait for kernels ATen queued on the default

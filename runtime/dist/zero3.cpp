@@ -95,10 +95,13 @@ Zero3::Zero3(std::shared_ptr<Communicator> comm, optim::FlatParams& full, models
     ranges.push_back({begin, shard_total});
   }
   const auto opts = full.slots().front().param.options().requires_grad(false);
-  shard_data_ = at::zeros({shard_total}, opts);
-  shard_grad_ = at::zeros({shard_total}, opts);
+  // Offloaded shards sit in host memory, page-locked when they are copied to and from a GPU.
+  const auto shard_opts = options.offload ? opts.device(at::kCPU).pinned_memory(!opts.device().is_cpu()) : opts;
+  shard_data_ = at::zeros({shard_total}, shard_opts);
+  shard_grad_ = at::zeros({shard_total}, shard_opts);
   s.shard_data = shard_data_;
   s.shard_grad = shard_grad_;
+  s.unit_options = opts;
   // Unit by unit: move the parameters into the unit buffer (their old storage is freed as
   // they leave it), keep this rank's chunk, free the buffer. Peak: the model plus one unit.
   c10::NoGradGuard no_grad;

@@ -65,6 +65,10 @@ struct Zero3Options {
   // Cap on gathered (non-persistent) elements that prefetching respects
   // (stage3_max_live_parameters); the unit about to compute is always gathered.
   int64_t max_live_parameters = int64_t{1} << 62;
+  // DeepSpeed offload_param / FSDP CPUOffload: this rank's shards of the parameters and
+  // gradients (and so the optimizer's state and step) live in page-locked host memory; only
+  // gathered units are on the device. On a CPU run it changes nothing.
+  bool offload = false;
 };
 
 class Zero3 {

@@ -53,7 +53,8 @@ std::map<std::string, at::Tensor> Zero3::slice_state(const std::map<std::string,
 }
 
 int64_t Zero3::resident_param_bytes() const {
-  int64_t bytes = static_cast<int64_t>(shard_data_.nbytes());
+  const bool on_device = shard_data_.device() == state_->unit_options.device();  // not offloaded
+  int64_t bytes = on_device ? static_cast<int64_t>(shard_data_.nbytes()) : 0;
   for (const auto& u : state_->units)
     if (u.gathered)
       for (const auto& g : u.groups) bytes += static_cast<int64_t>(g.full.numel() * g.full.element_size());

@@ -73,7 +73,8 @@ struct Zero3::State {
   std::vector<size_t> order;        // reduction order
   size_t next = 0;
   bool active = true, first_step = true, verify = true, ordered = false;
-  at::Tensor shard_data, shard_grad;
+  at::Tensor shard_data, shard_grad;  // on the host under offload
+  at::TensorOptions unit_options;     // where gathered units and their gradients live
   std::vector<std::shared_ptr<torch::autograd::Node>> accumulators;
   std::vector<size_t> unit_of_param;  // accumulator index → unit
   std::vector<char> param_seen;
@@ -118,7 +119,7 @@ struct Zero3::State {
       if ((taken > 0 && taken + u.numel > budget) || live() + u.numel > max_live) break;
       Fetch f;
       f.in = pack(u);
-      f.out = at::empty({W * u.chunk_total}, f.in.options());
+      f.out = at::empty({W * u.chunk_total}, unit_options);
       f.work = comm->all_gather_async(f.in, f.out);
       inflight.emplace(idx, std::move(f));
       taken += u.numel;
@@ -146,7 +147,7 @@ struct Zero3::State {
       at::Tensor in = pack(u);
       out = in;
       if (W > 1) {
-        out = at::empty({W * C}, in.options());
+        out = at::empty({W * C}, unit_options);
         comm->all_gather(in, out);
       }
     }
@@ -171,7 +172,7 @@ struct Zero3::State {
   // chunk, release the .grad tensors and the unit.
   void reduce(Unit& u) {
     const int64_t C = u.chunk_total;
-    at::Tensor in = at::zeros({W * C}, shard_data.options());
+    at::Tensor in = at::zeros({W * C}, unit_options);  // the gradients are where the unit ran
     for (auto& g : u.groups) {
       at::Tensor v = at::zeros({W * g.chunk}, in.options());
       for (auto& p : g.pieces) {
@@ -183,7 +184,7 @@ struct Zero3::State {
     }
     if (ordered) {
       // Every rank's piece of this rank's chunk, added in rank order (ordered_reduce.h).
-      const at::Tensor blocks = exchange_blocks(*comm, in);
+      const at::Tensor blocks = exchange_blocks(*comm, in).to(shard_grad.device());
       for (auto& g : u.groups)
         for (int r = 0; r < W; ++r) shard_grad.narrow(0, g.shard_offset, g.chunk).add_(blocks.narrow(0, r * C + g.in_unit, g.chunk));
     } else {
@@ -192,6 +193,7 @@ struct Zero3::State {
         out = at::empty({C}, in.options());
         comm->reduce_scatter(in, out);
       }
+      out = out.to(shard_grad.device());  // offload: this rank's chunk goes to the host
       for (auto& g : u.groups) shard_grad.narrow(0, g.shard_offset, g.chunk).add_(out.narrow(0, g.in_unit, g.chunk));
     }
     release(u);

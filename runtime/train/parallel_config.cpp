@@ -127,6 +127,7 @@ dist::ParallelConfig resolve_parallel(TrainingArguments& args, int world_size, i
     if ((strategy == "hybrid_shard" || strategy == "hybrid_shard_zero2") && num_nodes > 1)
       throw ArgumentError("args.fsdp: " + strategy + " across " + std::to_string(num_nodes) + " nodes is not implemented (one node, or full_shard)");
     c.zero_stage = strategy == "no_shard" ? 0 : (strategy == "shard_grad_op" || strategy == "hybrid_shard_zero2") ? 2 : 3;
+    c.offload_param = c.offload_optimizer && c.zero_stage == 3;  // FSDP's CPUOffload moves the parameter shards too
     const json cfg = check_fsdp_config(args.fsdp_config);
     if (cfg.contains("transformer_layer_cls_to_wrap")) {
       const json& w = cfg["transformer_layer_cls_to_wrap"];

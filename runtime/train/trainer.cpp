@@ -48,9 +48,6 @@ Trainer::Trainer(TrainingArguments args, models::ModulePtr model, Datasets datas
   memory_.start("init");
   if (model_) model_->to(device_.device);  // HF moves the model once, in Trainer.__init__
   if (args_.fp16) scaler_ = std::make_unique<LossScaler>(resolve_loss_scaler(args_, dp_->world()));
-  if (options_.parallel.offload_param && device_.is_cuda())
-    log::warn("zero_optimization.offload_param: parameter offload is not implemented; ZeRO-3's parameter shards stay in GPU memory "
-              "(offload_optimizer moves the optimizer's state and step to the CPU)");
   if (args_.torch_empty_cache_steps && !device_.is_cuda())
     log::warn("torch_empty_cache_steps has no effect on the CPU (there is no device cache to empty)");
   state_.is_world_process_zero = dp_->rank() == 0;

@@ -54,6 +54,8 @@ MODES = {
     # the optimizer's state and step in host memory (on the CPU: the same copies, same results)
     "zero2_offload": ["--deepspeed", '{"zero_optimization": {"stage": 2, "offload_optimizer": {"device": "cpu"}}}'],
     "fsdp_full_shard_offload": ["--fsdp", "full_shard offload"],
+    "zero3_offload": ["--deepspeed", '{"zero_optimization": {"stage": 3, "stage3_param_persistence_threshold": 0, '
+                                     '"offload_param": {"device": "cpu"}, "offload_optimizer": {"device": "cpu"}}}'],
     # every Linear its own unit (the MLP has no repeated layer class to wrap by default)
     "fsdp_full_shard_linear": ["--fsdp", "full_shard auto_wrap", "--fsdp_config", '{"transformer_layer_cls_to_wrap": ["Linear"]}'],
 }

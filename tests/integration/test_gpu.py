@@ -1,10 +1,12 @@
 """GPU runs end to end (ctest label `gpu`; exits 77, reported as skipped, without a GPU):
 every data-parallel mode on CUDA tensors equals single-process CUDA training, with NCCL on
 one rank and with MPI staging through host memory on two ranks sharing one GPU; the HF docs'
-DeepSpeed ZeRO-2 and ZeRO-3 examples train a GPT with fp16 as written; a CUDA out-of-memory
-error is one line with exit 2; `runner --version` lists the GPU."""
+DeepSpeed ZeRO-2 and ZeRO-3 examples train a GPT with fp16 as written; ZeRO-3 with CPU offload
+trains a model whose states exceed a device-memory cap that plain DDP runs into; a CUDA
+out-of-memory error is one line with exit 2; `runner --version` lists the GPU."""
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -15,6 +17,18 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(__file__))
 from runner_test_util import BINARY, TempDir, read_safetensors, write  # noqa: E402
 from test_distributed import GPT, MODES, launch, load_json  # noqa: E402
+
+
+BIG_GPT = """local data = require "runner.data"
+local models = require "runner.models"
+torch.manual_seed(1)
+local ids = torch.randint(0, 32000, {32, 128})
+return {
+  args = { max_steps = 3, per_device_train_batch_size = 4, learning_rate = 1e-4, save_strategy = "no", report_to = "none" },
+  datasets = { train = data.tensors{ input_ids = ids, labels = ids } },
+  model = models.gpt{vocab_size = 32000, block_size = 128, n_layer = 8, n_head = 8, n_embd = 1024},
+}
+"""
 
 
 def gpu_visible():
@@ -91,6 +105,25 @@ class Gpu(unittest.TestCase):
         lines = [l for l in p.stderr.splitlines() if l.startswith("runner: error:")]
         self.assertEqual(len(lines), 1, p.stderr[-2000:])
         self.assertIn("out of GPU memory during training with per_device_train_batch_size = 4096", lines[0])
+
+    def test_zero3_offload_trains_where_ddp_runs_out_of_memory(self):
+        # A GPT of ~134M parameters: DDP needs 16 bytes a parameter on the device (~2.1 GB);
+        # ZeRO-3 with parameter and optimizer offload keeps only the running unit there.
+        # PyTorch's own allocator setting caps this process at 1.6 GB of the GPU.
+        version = subprocess.run([BINARY, "--version"], capture_output=True, text=True, timeout=120).stdout
+        total_gib = float(re.search(r"GPU 0: .*, ([0-9.]+) GiB\)", version).group(1))
+        env = dict(os.environ, PYTORCH_CUDA_ALLOC_CONF=f"per_process_memory_fraction:{1.6 / total_gib:.4f}")
+        big = write(os.path.join(self.tmp, "big_gpt.lua"), BIG_GPT)
+        ddp = subprocess.run([BINARY, big, "--output_dir", os.path.join(self.tmp, "cap_ddp")], capture_output=True, text=True,
+                             timeout=600, env=env)
+        self.assertEqual(ddp.returncode, 2, ddp.stderr[-2000:])
+        self.assertIn("out of GPU memory during training", ddp.stderr)
+        ds = json.dumps({"zero_optimization": {"stage": 3, "offload_param": {"device": "cpu"}, "offload_optimizer": {"device": "cpu"}}})
+        z3 = subprocess.run([BINARY, big, "--output_dir", os.path.join(self.tmp, "cap_zero3"), "--deepspeed", ds], capture_output=True,
+                            text=True, timeout=600, env=env)
+        self.assertEqual(z3.returncode, 0, z3.stderr[-3000:])
+        results = load_json(os.path.join(self.tmp, "cap_zero3", "train_results.json"))
+        self.assertLess(results["model_state_bytes"], 1.6 * 2**30)
 
     def test_version_lists_the_gpu(self):
         p = subprocess.run([BINARY, "--version"], capture_output=True, text=True, timeout=120)
