@@ -99,6 +99,9 @@ int run_recipe(const CommandLine& cl) {
     if (!e.where().empty()) throw;
     throw e.located(locate_argument_error(e.message(), cl, cl.recipe));
   }
+  // Found now rather than at the first save, after training time was spent.
+  if (io::path_exists(args.output_dir) && !io::is_directory(args.output_dir))
+    throw ArgumentError("args.output_dir: \"" + args.output_dir + "\" is a file, not a folder", locate_argument_error("args.output_dir", cl, cl.recipe));
   if (cl.command == "check") {
     std::cout << args.to_json().dump(2) << std::endl;
     return 0;

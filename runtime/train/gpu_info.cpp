@@ -23,7 +23,7 @@ std::vector<std::string> cuda_device_descriptions() {
   if (!at::hasCUDA()) return out;
   for (int i = 0; i < static_cast<int>(at::getNumGPUs()); ++i) {
     const cudaDeviceProp* p = at::cuda::getDeviceProperties(static_cast<c10::DeviceIndex>(i));
-    char buf[256];
+    char buf[640];  // the name is up to 256 bytes
     std::snprintf(buf, sizeof buf, "%s (sm_%d%d, %.1f GiB)", p->name, p->major, p->minor,
                   static_cast<double>(p->totalGlobalMem) / (1024.0 * 1024.0 * 1024.0));
     out.emplace_back(buf);

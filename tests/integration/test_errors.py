@@ -70,6 +70,17 @@ class BadInput(unittest.TestCase):
         text = GOOD.replace("  datasets = { train = data.tensors{ x = torch.randn(16, 2), labels = torch.randn(16, 1) } },\n", "")
         self.check(text, "the recipe has no datasets: nothing to train, evaluate or predict")
 
+    def test_output_dir_that_is_a_file_is_found_before_training(self):
+        with TempDir() as tmp:
+            good = write(os.path.join(tmp, "good.lua"), GOOD)
+            path = write(os.path.join(tmp, "taken"), "not a folder")
+            for command in ((good,), ("check", good)):
+                code, _, err = run(*command, "--output_dir", path)
+                self.assertEqual(code, 2, err)
+                self.assertEqual(err.strip().splitlines(), [f'runner: error: command line: args.output_dir: "{path}" is a file, not a folder'])
+            with open(path) as f:
+                self.assertEqual(f.read(), "not a folder")
+
     def test_wrong_type(self):
         text = GOOD.replace("max_steps = 3", "max_steps = 'three'")
         self.check(text, "BAD:3: args.max_steps: expected an integer, got \"three\"")
