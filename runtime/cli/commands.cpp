@@ -10,6 +10,7 @@
 #include "bindings/lua/lua_hooks.h"
 #include "bindings/lua/lua_state.h"
 #include "bindings/lua/recipe.h"
+#include "runtime/cli/interrupt.h"
 #include "runtime/cli/process_setup.h"
 #include "runtime/core/errors.h"
 #include "runtime/io/atomic_file.h"
@@ -106,6 +107,17 @@ int run_recipe(const CommandLine& cl) {
     std::cout << args.to_json().dump(2) << std::endl;
     return 0;
   }
+  std::string resume = world.size > 1 ? "mpiexec -n " + std::to_string(world.size) + " runner " : "runner ";
+  resume += cl.recipe;
+  auto quoted = [](const std::string& v) {
+    if (!v.empty() && v.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:=,+-") == std::string::npos) return v;
+    std::string q = "'";
+    for (char c : v) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+  };
+  for (const auto& [name, value] : cl.arg_overrides)
+    if (name != "resume_from_checkpoint") resume += " --" + name + " " + quoted(value);
+  set_interrupt_context(args.output_dir, resume, world.rank);
   train::TrainerOptions options;
   options.input_name = recipe.input_name;
   options.recipe_path = cl.recipe;

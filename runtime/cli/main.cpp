@@ -6,6 +6,7 @@
 
 #include "runtime/cli/command_line.h"
 #include "runtime/cli/commands.h"
+#include "runtime/cli/interrupt.h"
 #include "runtime/cli/version.h"
 #include "runtime/core/errors.h"
 #include "runtime/dist/world.h"
@@ -30,6 +31,7 @@ int fail(const std::string& message, int code) {
 
 int main(int argc, char** argv) {
   using namespace runner;
+  cli::install_interrupt_handler();  // before MPI and every other thread
   try {
     dist::init_world(&argc, &argv);
     const cli::CommandLine cl = cli::parse_command_line(argc, argv);

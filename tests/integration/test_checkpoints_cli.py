@@ -3,11 +3,14 @@ weights, a warning when step arguments changed), and the errors for bad resume p
 import json
 import os
 import shutil
+import signal
+import subprocess
 import sys
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from runner_test_util import TempDir, read_safetensors, run, write  # noqa: E402
+from runner_test_util import BINARY, TempDir, read_safetensors, run, write  # noqa: E402
 
 RECIPE = """local data = require "runner.data"
 torch.manual_seed(3)
@@ -24,6 +27,22 @@ return {
 
 
 class CheckpointsCli(unittest.TestCase):
+    def test_ctrl_c_names_the_last_checkpoint_and_how_to_resume(self):
+        out = os.path.join(self.tmp, "interrupted")
+        p = subprocess.Popen([BINARY, self.recipe, "--output_dir", out, "--max_steps", "1000000", "--save_steps", "2",
+                              "--logging_steps", "1000"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        deadline = time.time() + 120
+        while not os.path.isdir(os.path.join(out, "checkpoint-2")) and time.time() < deadline and p.poll() is None:
+            time.sleep(0.05)
+        p.send_signal(signal.SIGINT)
+        _, err = p.communicate(timeout=60)
+        self.assertEqual(p.returncode, 130, err)
+        lines = err.strip().splitlines()
+        self.assertEqual(len(lines), 1, err)
+        self.assertRegex(lines[0], r"^runner: interrupted \(Ctrl-C\); the last checkpoint is .*/interrupted/checkpoint-\d+: resume with "
+                                   r"`runner .*r\.lua --output_dir .*interrupted --max_steps 1000000 --save_steps 2 --logging_steps 1000 "
+                                   r"--resume_from_checkpoint true`$")
+
     def setUp(self):
         self.tmp = TempDir().__enter__()
         self.recipe = write(os.path.join(self.tmp, "r.lua"), RECIPE)
