@@ -1,5 +1,7 @@
 #include "runtime/cli/commands.h"
 
+#include <pthread.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -144,6 +146,11 @@ int launch(const CommandLine& cl) {
   for (auto& a : argv_s) argv.push_back(a.data());
   argv.push_back(nullptr);
   std::cout.flush();
+  // The signal mask survives exec: mpiexec must see Ctrl-C (it forwards it to the ranks).
+  sigset_t interrupt;
+  sigemptyset(&interrupt);
+  sigaddset(&interrupt, SIGINT);
+  pthread_sigmask(SIG_UNBLOCK, &interrupt, nullptr);
   execvp(launcher, argv.data());
   throw DistError(std::string("runner launch: cannot run ") + launcher + " (install mpich, or set RUNNER_MPIEXEC)");
 }
