@@ -59,6 +59,9 @@ int run_recipe(const CommandLine& cl) {
     }
     at::manual_seed(static_cast<uint64_t>(a.seed));
   }
+  // The recipe may print while it loads: those lines carry the rank prefix too (the levels of
+  // log_level / log_level_replica apply once the arguments are known, below).
+  log::configure(log::level(), world.size > 1 ? world.rank : -1);
   lua::LuaState lua(cl.recipe_options, lua::default_lib_dirs());
   lua::Recipe recipe = lua::load_recipe(lua, cl.recipe);
   TrainingArguments args = recipe.args;

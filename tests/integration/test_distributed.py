@@ -126,6 +126,15 @@ class Distributed(unittest.TestCase):
         hist = lambda d: [e["loss"] for e in load_json(os.path.join(d, "trainer_state.json"))["log_history"] if "loss" in e]
         np.testing.assert_allclose(hist(out), hist(single), rtol=1e-4)
 
+    def test_recipe_prints_while_loading_carry_the_rank(self):
+        recipe = write(os.path.join(self.tmp, "printing.lua"), 'print("hello from the recipe")\n' + MLP)
+        code, stdout, err = launch(2, recipe, "--output_dir", os.path.join(self.tmp, "printing"), "--max_steps", "1")
+        self.assertEqual(code, 0, err)
+        lines = [l for l in stdout.splitlines() if "hello from the recipe" in l]
+        self.assertEqual(len(lines), 2, stdout)
+        self.assertEqual(sorted(" rank 0]" in l for l in lines), [False, True])
+        self.assertTrue(all(" rank " in l for l in lines), lines)
+
     def test_replicas_log_at_log_level_replica(self):
         _, quiet = self.train(2, "mlp", "log_default", 4)
         self.assertIn(" rank 0]", quiet)
