@@ -287,25 +287,20 @@ void Trainer::load_checkpoint(const std::string& dir) {
 
 void Trainer::restore_pending_rng() {
   if (pending_rng_.is_null()) return;
-  // This rank's generator when the checkpoint has one for it, else rank 0's.
-  const json& ranks = pending_rng_.contains("ranks") ? pending_rng_["ranks"] : json::array();
-  const json* state = static_cast<size_t>(dp_->rank()) < ranks.size() ? &ranks[static_cast<size_t>(dp_->rank())]
-                      : pending_rng_.contains("cpu")                   ? &pending_rng_["cpu"]
-                                                                       : nullptr;
-  if (state) {
-    at::Generator gen = at::detail::getDefaultCPUGenerator();
+  // This rank's generator when the checkpoint has one for it, else rank 0's; on a GPU the
+  // same for the device's generator.
+  auto state_for = [this](const char* per_rank, const char* single) -> std::string {
+    const auto r = static_cast<size_t>(dp_->rank());
+    if (pending_rng_.contains(per_rank) && r < pending_rng_[per_rank].size()) return pending_rng_[per_rank][r].get<std::string>();
+    return pending_rng_.contains(single) ? pending_rng_[single].get<std::string>() : std::string();
+  };
+  auto restore = [](at::Generator gen, const std::string& state) {
+    if (state.empty()) return;
     std::lock_guard<std::mutex> lock(gen.mutex());
-    gen.set_state(unhex(state->get<std::string>(), "rng_state.json"));
-  }
-  const json& cuda_ranks = pending_rng_.contains("cuda_ranks") ? pending_rng_["cuda_ranks"] : json::array();
-  const json* cuda_state = static_cast<size_t>(dp_->rank()) < cuda_ranks.size() ? &cuda_ranks[static_cast<size_t>(dp_->rank())]
-                           : pending_rng_.contains("cuda")                       ? &pending_rng_["cuda"]
-                                                                                 : nullptr;
-  if (cuda_state && device_.is_cuda()) {
-    at::Generator gen = at::globalContext().defaultGenerator(device_.device);
-    std::lock_guard<std::mutex> lock(gen.mutex());
-    gen.set_state(unhex(cuda_state->get<std::string>(), "rng_state.json"));
-  }
+    gen.set_state(unhex(state, "rng_state.json"));
+  };
+  restore(at::detail::getDefaultCPUGenerator(), state_for("ranks", "cpu"));
+  if (device_.is_cuda()) restore(at::globalContext().defaultGenerator(device_.device), state_for("cuda_ranks", "cuda"));
   pending_rng_ = nullptr;
 }
 
