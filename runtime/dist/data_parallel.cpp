@@ -118,6 +118,10 @@ void DataParallel::begin_micro_step(bool last) {
     for (auto& b : buffers_) comm_->broadcast(b, 0);
 }
 
+void DataParallel::discard_micro_step() {
+  if (zero3_) zero3_->discard_micro_step();
+}
+
 void DataParallel::end_micro_step() {
   if (reducer_) reducer_->finish();
   if (config_.ordered_reduction && !zero3_) ordered_fold();

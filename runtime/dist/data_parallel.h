@@ -100,6 +100,10 @@ class DataParallel {
   // ZeRO-3 runs collectives inside forward and backward, so a rank with no examples in a
   // micro-step must still run one (on any batch, with zero weight) to keep in step.
   bool lockstep() const { return config_.zero_stage == 3 && world() > 1; }
+  // The current micro-step's backward is such a stand-in (no examples, or only ignored
+  // labels): this rank contributes zeros to the reduction whatever its gradients hold, so a
+  // non-finite stand-in loss (0/0) cannot reach the other ranks.
+  void discard_micro_step();
   // ZeRO-3: whole parameters on every rank (for state dicts), and back to shards (copying
   // loaded values into them when `write_back`); consolidate() keeps them whole for good
   // (after training). No-ops for the other stages, whose parameters are always whole.

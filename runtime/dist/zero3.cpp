@@ -165,9 +165,12 @@ Zero3::~Zero3() {
 void Zero3::begin_micro_step() {
   State& s = *state_;
   s.next = 0;
+  s.discard = false;
   std::fill(s.param_seen.begin(), s.param_seen.end(), 0);
   for (auto& u : s.units) u.ready = 0;
 }
+
+void Zero3::discard_micro_step() { state_->discard = true; }
 
 void Zero3::end_micro_step() {
   State& s = *state_;

@@ -85,6 +85,7 @@ class Zero3 {
   std::vector<Segment> grad_segments() const;
 
   void begin_micro_step();
+  void discard_micro_step();  // see DataParallel::discard_micro_step
   void end_micro_step();       // reduce what is left in order, free the units
   void after_optimizer_step();  // refresh units that stay gathered
 

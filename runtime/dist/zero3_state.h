@@ -95,6 +95,8 @@ struct Zero3::State {
   int64_t prefetch_forward = 0, prefetch_backward = 0, max_live = 0;
   int64_t gathers = 0, prefetched = 0;  // unit gathers, and how many a prefetch had started
   bool backward_post = false;
+  // This micro-step's local gradients are a stand-in's (discard_micro_step): reduce zeros.
+  bool discard = false;
 
   at::Tensor pack(const Unit& u) const {
     at::Tensor in = at::empty({u.chunk_total}, shard_data.options());
@@ -177,7 +179,7 @@ struct Zero3::State {
       at::Tensor v = at::zeros({W * g.chunk}, in.options());
       for (auto& p : g.pieces) {
         at::Tensor& grad = p.param.mutable_grad();
-        if (grad.defined()) v.narrow(0, p.local, p.numel).copy_(grad.reshape(-1));
+        if (grad.defined() && !discard) v.narrow(0, p.local, p.numel).copy_(grad.reshape(-1));
         grad = at::Tensor();
       }
       for (int r = 0; r < W; ++r) in.narrow(0, r * C + g.in_unit, g.chunk).copy_(v.narrow(0, r * g.chunk, g.chunk));

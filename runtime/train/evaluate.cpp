@@ -33,7 +33,7 @@ PredictionResult Trainer::prediction_step(const Batch& batch, bool prediction_lo
   if (has_labels) {
     LossContext ctx;
     ctx.training = false;
-    ctx.micro_items = ctx.num_items_in_batch = count_items(batch, call_.label_names);
+    ctx.micro_items = ctx.num_items_in_batch = count_items(batch, call_.label_names, model_->shifts_labels());
     LossResult lr = compute_loss(batch, ctx);
     if (lr.loss.defined()) r.loss = lr.loss.detach().mean();
     outputs = std::move(lr.outputs);

@@ -98,12 +98,15 @@ LossResult default_compute_loss(models::Module& model, const Batch& batch, const
   return r;
 }
 
-int64_t count_items(const Batch& batch, const std::vector<std::string>& label_names) {
+int64_t count_items(const Batch& batch, const std::vector<std::string>& label_names, bool shifted) {
   for (const auto& name : label_names) {
     auto it = batch.find(name);
     if (it == batch.end()) continue;
-    const at::Tensor& labels = it->second;
-    if (at::isIntegralType(labels.scalar_type(), /*includeBool=*/false)) return labels.ne(-100).sum().item<int64_t>();
+    at::Tensor labels = it->second;
+    if (at::isIntegralType(labels.scalar_type(), /*includeBool=*/false)) {
+      if (shifted && labels.dim() > 0) labels = labels.narrow(-1, 1, std::max<int64_t>(0, labels.size(-1) - 1));
+      return labels.ne(-100).sum().item<int64_t>();
+    }
     return labels.dim() > 0 ? labels.size(0) : 1;
   }
   for (const auto& [k, v] : batch)

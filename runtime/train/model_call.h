@@ -32,7 +32,10 @@ at::Tensor label_smoothed_loss(const at::Tensor& logits, const at::Tensor& label
 at::Tensor logits_of(const models::TensorMap& outputs);
 
 // Items the loss is averaged over: labels that are not -100 for integer labels, else the
-// number of examples (also when the batch has no labels).
-int64_t count_items(const Batch& batch, const std::vector<std::string>& label_names);
+// number of examples (also when the batch has no labels). `shifted`: the model predicts
+// token t+1 at t (Module::shifts_labels), so its loss averages labels[..., 1:] and only
+// those count; HF counts the unshifted labels, which weights micro-batches that pad
+// differently wrongly and breaks "batch 8 × 1 step = 2 × 4 accumulated" (DESIGN.md).
+int64_t count_items(const Batch& batch, const std::vector<std::string>& label_names, bool shifted = false);
 
 }  // namespace runner::train

@@ -155,14 +155,21 @@ at::Tensor Trainer::training_step(const Batch& batch, LossContext& ctx) {
   // gradients are scaled back down before clipping (clip_gradients).
   const double scale = scaler_ ? scaler_->scale() : 1.0;
   ctx.device = device_.device;
-  ctx.backward = [&ctx, weight, lockstep, scale](const at::Tensor& loss) {
+  dist::DataParallel* dp = dp_.get();
+  ctx.backward = [&ctx, weight, lockstep, scale, dp](const at::Tensor& loss) {
     if (!loss.defined() || loss.numel() != 1) throw HookError("the loss must be a scalar tensor");
     if (!loss.requires_grad())
       throw HookError("the loss does not require grad: it was detached or computed under no_grad, so training cannot update the model");
     ctx.backward_called = true;
-    if (lockstep) return (loss.reshape({}) * 0.0).backward();  // a stand-in batch: no contribution
-    if (ctx.loss_is_normalized) return (loss.reshape({}) * scale).backward();
-    if (weight == 0.0) return;  // no items: a 0/0 mean would poison the gradients
+    if (ctx.loss_is_normalized && !lockstep) return (loss.reshape({}) * scale).backward();
+    if (lockstep || weight == 0.0) {
+      // Nothing to learn here (a stand-in batch, or only ignored labels: a 0/0 mean). Under
+      // ZeRO-3 backward still runs, to join the peers' gathers, and its gradients are
+      // replaced by zeros before the reduction; elsewhere backward is skipped.
+      if (!dp->lockstep()) return;
+      dp->discard_micro_step();
+      return (loss.reshape({}) * 0.0).backward();
+    }
     (loss.reshape({}) * (weight * scale)).backward();
   };
   at::Tensor loss;
@@ -177,7 +184,8 @@ at::Tensor Trainer::training_step(const Batch& batch, LossContext& ctx) {
   if (!loss.defined() || loss.numel() != 1) throw HookError("the loss must be a scalar tensor");
   // Stays on the device: reading it here would make every micro-step wait for the GPU.
   const at::Tensor value = loss.detach().reshape({}).to(at::kDouble);
-  return ctx.loss_is_normalized ? value : value * weight;
+  if (ctx.loss_is_normalized) return value;
+  return weight == 0.0 ? at::zeros_like(value) : value * weight;  // not 0 × NaN
 }
 
 void Trainer::seed_slice(int64_t micro) {
@@ -278,7 +286,7 @@ TrainOutput Trainer::train() {
       for (int64_t i = 0; i < window_len; ++i) {
         const int64_t index = step + 1 + i;
         const Batch host = index < loader.num_batches() ? loader.batch(index) : Batch{};
-        micro_items.push_back(host.empty() ? 0 : count_items(host, call_.label_names));
+        micro_items.push_back(host.empty() ? 0 : count_items(host, call_.label_names, model_->shifts_labels()));
         window.push_back(on_device(host));
         if (host.empty()) continue;
         totals[0] += static_cast<double>(micro_items.back());

@@ -61,6 +61,11 @@ MODES = {
 }
 
 
+def read_text(path):
+    with open(path) as f:
+        return f.read()
+
+
 def load_json(path):
     with open(path) as f:
         return json.load(f)
@@ -388,6 +393,56 @@ return {
         code, _, err = launch(1, self.recipes["mlp"], "--output_dir", os.path.join(self.tmp, "lr"), "--deepspeed", path)
         self.assertEqual(code, 2)
         self.assertIn("ds optimizer.params.lr=0.001 vs hf learning_rate=0.02", err)
+
+    def test_a_micro_batch_of_only_ignored_labels_keeps_ranks_in_step(self):
+        # Supervised fine-tuning with masked prompts: step 1 gives rank 1 only -100 labels,
+        # step 2 gives them to rank 0. That rank has nothing to learn from, but under ZeRO-3
+        # its backward must still join its peers' gathers (it used to skip backward and the
+        # job hung until ddp_timeout), and its stand-in loss (0/0 = NaN) must not reach the
+        # summed gradients or the logged loss.
+        recipe = write(os.path.join(self.tmp, "masked.lua"), GPT.replace(
+            "datasets = { train = data.tensors{ input_ids = ids, labels = ids } },",
+            """datasets = { train = data.tensors{ input_ids = ids, labels = torch.cat({ids:narrow(0, 0, 4),
+    torch.full({8, 8}, -100):long(), ids:narrow(0, 12, 38)}, 0) } },""").replace("max_steps = 6", "max_steps = 4"))
+        common = ["--train_sampling_strategy", "sequential", "--ddp_timeout", "60"]
+        single = os.path.join(self.tmp, "masked_single")
+        code, _, err = launch(1, recipe, "--output_dir", single, "--per_device_train_batch_size", "8", *common)
+        self.assertEqual(code, 0, err[-2000:])
+        for mode in ("ddp", "zero2", "zero3", "fsdp_full_shard"):
+            with self.subTest(mode=mode):
+                out = os.path.join(self.tmp, f"masked_{mode}")
+                start = time.time()
+                code, _, err = launch(2, recipe, "--output_dir", out, "--per_device_train_batch_size", "4", *common,
+                                      *MODES[mode], timeout=120)
+                self.assertEqual(code, 0, err[-2000:])
+                self.assertLess(time.time() - start, 50, "the ranks fell out of step and waited for ddp_timeout")
+                self.assert_same_weights(out, single)
+                losses = [e["loss"] for e in load_json(os.path.join(out, "trainer_state.json"))["log_history"] if "loss" in e]
+                want = [e["loss"] for e in load_json(os.path.join(single, "trainer_state.json"))["log_history"] if "loss" in e]
+                np.testing.assert_allclose(losses, want, rtol=1e-4)
+        # A loss written as sum / count is 0/0 = NaN there, with NaN gradients: the stand-in
+        # backward's gradients must be dropped, not summed into the others'.
+        nan_loss = write(os.path.join(self.tmp, "masked_nan.lua"), read_text(recipe).replace("return {", """local F = require "runner.F"
+return {
+  compute_loss = function(model, inputs, ctx)
+    local logits = model(inputs).logits
+    local t = logits:size(1)
+    local target = inputs.labels:narrow(1, 1, t - 1):reshape(-1)
+    local nll = F.cross_entropy(logits:narrow(1, 0, t - 1):reshape(-1, 32), target:clamp(0):long(), { reduction = "none" })
+    local mask = target:ne(-100):float()
+    return (nll * mask):sum() / mask:sum()
+  end,""", 1))
+        single_nan = os.path.join(self.tmp, "masked_nan_single")
+        code, _, err = launch(1, nan_loss, "--output_dir", single_nan, "--per_device_train_batch_size", "8", *common)
+        self.assertEqual(code, 0, err[-2000:])
+        self.assert_same_weights(single_nan, single)
+        for mode in ("ddp", "zero3"):
+            with self.subTest(mode=mode, loss="sum/count"):
+                out = os.path.join(self.tmp, f"masked_nan_{mode}")
+                code, _, err = launch(2, nan_loss, "--output_dir", out, "--per_device_train_batch_size", "4", *common,
+                                      *MODES[mode], timeout=120)
+                self.assertEqual(code, 0, err[-2000:])
+                self.assert_same_weights(out, single)
 
     def test_lua_error_on_one_rank_stops_every_rank(self):
         recipe = write(os.path.join(self.tmp, "fail.lua"), MLP.replace("return {", """local dist = require "runner.dist"

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "runtime/models/layers.h"
+#include "runtime/models/losses.h"
 #include "runtime/train/trainer.h"
 
 using namespace runner;
@@ -29,6 +30,31 @@ class TokenModel : public models::Module {
     return {{"loss", loss}, {"logits", logits}};
   }
   std::shared_ptr<models::Module> emb, head;
+};
+
+// The same, predicting token t+1 at t like a causal LM: its loss averages labels[:, 1:].
+class ShiftingTokenModel : public TokenModel {
+ public:
+  bool shifts_labels() const override { return true; }
+  models::TensorMap forward_batch_impl(const models::TensorMap& b) override {
+    auto logits = head->forward(emb->forward(b.at("input_ids")));
+    return {{"loss", models::shifted_lm_loss(logits, b.at("labels"), "ShiftingTokenModel")}, {"logits", logits}};
+  }
+};
+
+// HF's behaviour for a model that ignores num_items_in_batch: each micro-batch's mean
+// divided by the accumulation steps, with the runner's item weighting switched off.
+class MeanOfMeansHooks : public Hooks {
+ public:
+  explicit MeanOfMeansHooks(int64_t ga) : ga_(ga) {}
+  std::optional<LossResult> compute_loss(models::Module& m, const Batch& b, LossContext& ctx) override {
+    ctx.loss_is_normalized = true;
+    auto out = m.forward_batch(b);
+    return LossResult{out.at("loss") / static_cast<double>(ga_), out};
+  }
+
+ private:
+  int64_t ga_;
 };
 
 // Regression through a C++ compute_loss hook (mean squared error).
@@ -67,7 +93,8 @@ at::Tensor train_regression(int64_t bs, int64_t ga, int64_t n) {
   return at::cat({model->weight.flatten(), model->bias.flatten()}).detach().clone();
 }
 
-at::Tensor train_tokens(int64_t bs, int64_t ga, int64_t n) {
+template <class Model = TokenModel>
+at::Tensor train_tokens(int64_t bs, int64_t ga, int64_t n, std::shared_ptr<Hooks> hooks = nullptr) {
   at::manual_seed(5);
   auto ids = at::randint(0, 11, {n, 7});
   auto labels = at::randint(0, 5, {n, 7});
@@ -75,8 +102,8 @@ at::Tensor train_tokens(int64_t bs, int64_t ga, int64_t n) {
   auto keep = at::arange(7).unsqueeze(0).lt((at::arange(n) % 7 + 1).unsqueeze(1));
   labels = labels.masked_fill(keep.logical_not(), -100);
   auto ds = std::make_shared<data::TensorDataset>(data::Batch{{"input_ids", ids}, {"labels", labels}});
-  auto model = std::make_shared<TokenModel>();
-  Trainer t(sgd_args(bs, ga, "tok"), model, {ds, nullptr, nullptr}, nullptr, {});
+  auto model = std::make_shared<Model>();
+  Trainer t(sgd_args(bs, ga, "tok"), model, {ds, nullptr, nullptr}, std::move(hooks), {});
   t.train();
   std::vector<at::Tensor> flat;
   for (auto& [name, p] : model->named_parameters()) flat.push_back(p.detach().flatten());
@@ -106,17 +133,22 @@ TEST(Accumulation, TokenLossWithPaddingIsExact) {
   expect_same(train_tokens(2, 4, 28), train_tokens(8, 1, 28));
 }
 
-TEST(Accumulation, MeanOfMeansWouldDiffer) {
-  // Guard that the token test can fail: with uneven padding, averaging micro-batch means
-  // (what HF does for models that ignore num_items_in_batch) is not the full-batch mean.
-  at::manual_seed(5);
-  auto loss_items = at::rand({8});
-  auto counts = at::tensor({1, 7, 2, 3, 5, 1, 6, 4}, at::kFloat);
-  const double exact = (loss_items * counts).sum().item<double>() / counts.sum().item<double>();
-  double mean_of_means = 0;
-  for (int i = 0; i < 8; i += 2) {
-    auto c = counts.narrow(0, i, 2), l = loss_items.narrow(0, i, 2);
-    mean_of_means += ((l * c).sum() / c.sum()).item<double>() / 4;
-  }
-  EXPECT_GT(std::abs(exact - mean_of_means), 1e-3);
+TEST(Accumulation, ShiftedTokenLossWithPaddingIsExact) {
+  // A causal LM's loss averages labels[:, 1:]; counting the unshifted labels (what HF does)
+  // would weight these ragged micro-batches wrongly.
+  const auto full = train_tokens<ShiftingTokenModel>(8, 1, 32);
+  expect_same(train_tokens<ShiftingTokenModel>(2, 4, 32), full);
+  expect_same(train_tokens<ShiftingTokenModel>(1, 8, 32), full);
+  expect_same(train_tokens<ShiftingTokenModel>(4, 2, 28), train_tokens<ShiftingTokenModel>(8, 1, 28));
+}
+
+TEST(Accumulation, WithoutItemWeightingTheTokenTestWouldFail) {
+  // The tests above can fail: averaging micro-batch means (the runner's weighting switched
+  // off through loss_is_normalized) moves the weights away from the full batch's.
+  const auto full = train_tokens(8, 1, 32);
+  const auto mean_of_means = train_tokens(2, 4, 32, std::make_shared<MeanOfMeansHooks>(4));
+  const double rel = (mean_of_means - full).norm().item<double>() / full.norm().item<double>();
+  EXPECT_GT(rel, 1e-3);
+  // ...while the same hook over one micro-batch per step is the full batch.
+  expect_same(train_tokens(8, 1, 32, std::make_shared<MeanOfMeansHooks>(1)), full);
 }
