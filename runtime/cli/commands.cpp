@@ -82,13 +82,14 @@ int run_recipe(const CommandLine& cl) {
   // log_on_each_node the first process of every node counts as a main one.
   const bool main_logger = world.rank == 0 || (args.log_on_each_node && world.local_rank == 0);
   log::configure(log::parse_level(main_logger ? args.log_level : args.log_level_replica), world.size > 1 ? world.rank : -1);
-  for (const auto& w : warnings) log::warn(w);
+  if (world.rank == 0)  // once per run, not once per rank
+    for (const auto& w : warnings) log::warn(w);
 
   const train::Phases phases = train::resolve_phases(args, recipe.datasets);
   const bool has_model_init = std::static_pointer_cast<lua::LuaHooks>(recipe.hooks)->has("model_init");
   if (!recipe.model && !has_model_init) throw RecipeError("the recipe has no model (give `model` or `model_init`)", cl.recipe);
   train::validate_setup(args, recipe.datasets, *recipe.hooks);
-  dist::ParallelConfig parallel;
+  train::ParallelPlan parallel;
   train::DevicePlan device;
   std::string backend;
   try {
@@ -108,6 +109,8 @@ int run_recipe(const CommandLine& cl) {
   // Found now rather than at the first save, after training time was spent.
   if (io::path_exists(args.output_dir) && !io::is_directory(args.output_dir))
     throw ArgumentError("args.output_dir: \"" + args.output_dir + "\" is a file, not a folder", locate_argument_error("args.output_dir", cl, cl.recipe));
+  if (world.rank == 0)
+    for (const auto& w : parallel.warnings) log::warn(w);
   if (cl.command == "check") {
     std::cout << args.to_json().dump(2) << std::endl;
     return 0;
@@ -128,7 +131,14 @@ int run_recipe(const CommandLine& cl) {
   options.recipe_path = cl.recipe;
   options.collator = recipe.collator;
   options.collator_thread_safe = recipe.collator_thread_safe;
-  options.parallel = parallel;
+  options.parallel = parallel.config;
+  if (!parallel.deepspeed.is_null() && world.rank == 0) {
+    // As DeepSpeed does: the configuration the run uses, after HF's "auto" filling.
+    io::make_dirs(args.output_dir);
+    io::write_json_atomic((args.output_dir + "/ds_config.json"), parallel.deepspeed);
+    log::info("DeepSpeed configuration (\"auto\" filled in, saved to " + (args.output_dir + "/ds_config.json") + "): " +
+              parallel.deepspeed.dump());
+  }
   options.comm = dist::world_communicator(static_cast<double>(args.ddp_timeout), backend, world.local_rank);
   if (world.size > 1) log::info("Data parallel over " + std::to_string(world.size) + " ranks: " + backend + " backend, " + train::device_string(device.device));
   options.local_rank = world.local_rank;
@@ -188,13 +198,17 @@ int print_args(bool markdown) {
                  "Names, defaults and meanings follow Hugging Face `TrainingArguments` (v5 where v4 and v5 differ).\n"
                  "Set them in a recipe's `args` table or on the command line (`--name value`); the command line wins.\n"
                  "Fields marked *not supported* are accepted at their default so shared configurations load, and\n"
-                 "refused with the given reason when set.\n\n"
+                 "refused with the given reason when set. Fields marked *no effect* cannot change results in runner:\n"
+                 "setting them warns once (on the main process) and changes nothing. Every other field does what HF does.\n"
+                 "DeepSpeed and FSDP configuration keys follow the same three states (docs/distributed.md).\n\n"
                  "| argument | type | default | description |\n|---|---|---|---|\n";
     for (const auto& f : arg_fields()) {
       std::string desc = f.help;
       if (*f.choices) desc += " One of: `" + std::regex_replace(std::string(f.choices), std::regex("\\|"), "`, `") + "`.";
       if (*f.aliases) desc += " Also accepted as `" + std::string(f.aliases) + "`.";
-      if (*f.support) desc += " *Not supported: " + std::string(f.support) + ".*";
+      const std::string support = f.support;
+      if (support.rfind("noop: ", 0) == 0) desc += " *No effect: " + support.substr(6) + ".*";
+      else if (!support.empty()) desc += " *Not supported: " + support + ".*";
       std::cout << "| `" << f.name << "` | " << f.type << " | `" << f.default_value.dump() << "` | " << desc << " |\n";
     }
     return 0;
@@ -203,7 +217,9 @@ int print_args(bool markdown) {
     std::string line = std::string("--") + f.name + " (" + f.type + ", default " + f.default_value.dump() + ")";
     std::cout << line << "\n    " << f.help;
     if (*f.choices) std::cout << " [" << f.choices << "]";
-    if (*f.support) std::cout << " (not supported: " << f.support << ")";
+    const std::string support = f.support;
+    if (support.rfind("noop: ", 0) == 0) std::cout << " (no effect: " << support.substr(6) << ")";
+    else if (!support.empty()) std::cout << " (not supported: " << support << ")";
     std::cout << "\n";
   }
   return 0;

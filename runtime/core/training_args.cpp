@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
 #include <sstream>
 
 #include "runtime/core/did_you_mean.h"
@@ -136,6 +137,54 @@ std::vector<std::string> all_names() {
 
 bool is_integral(double v) { return v == std::floor(v); }
 
+json read_json_argument_file(const std::string& path, const std::string& name) {
+  std::ifstream in(path);
+  if (!in) throw ArgumentError("args." + name + ": cannot open \"" + path + "\"");
+  json j = json::parse(in, nullptr, false);
+  if (j.is_discarded()) throw ArgumentError("args." + name + ": not valid JSON", path);
+  return j;
+}
+
+// Accelerate's AcceleratorConfig: each key does what Accelerate does, warns that it cannot
+// change results here, or is refused.
+void check_accelerator_config(json& config, std::vector<std::string>& warnings) {
+  if (config.is_null()) return;
+  if (config.is_string()) {
+    const std::string text = config.get<std::string>();
+    if (text.empty()) return;
+    config = text.front() == '{' ? json::parse(text, nullptr, false) : read_json_argument_file(text, "accelerator_config");
+    if (config.is_discarded()) throw ArgumentError("args.accelerator_config: not valid JSON");
+  }
+  if (!config.is_object()) throw ArgumentError("args.accelerator_config: expected a table, got " + config.dump());
+  static const std::vector<std::string> known = {"split_batches", "dispatch_batches", "even_batches", "use_seedable_sampler",
+                                                 "non_blocking", "gradient_accumulation_kwargs", "use_configured_state"};
+  for (auto it = config.begin(); it != config.end(); ++it) {
+    const std::string& k = it.key();
+    const json& v = it.value();
+    if (std::find(known.begin(), known.end(), k) == known.end())
+      throw ArgumentError("args.accelerator_config: unknown key '" + k + "'" + did_you_mean(k, known));
+    const std::string where = "args.accelerator_config." + k;
+    if (k == "gradient_accumulation_kwargs") {
+      if (!v.is_null() && !(v.is_object() && v.empty()))
+        throw ArgumentError(where + ": not supported: gradient accumulation follows gradient_accumulation_steps and the epoch's end");
+      continue;
+    }
+    if (!v.is_boolean() && !v.is_null()) throw ArgumentError(where + ": expected true or false, got " + v.dump());
+    const bool on = v.is_boolean() && v.get<bool>();
+    if (k == "split_batches" && on)
+      throw ArgumentError(where + ": not supported: per_device_train_batch_size is per rank (split_batches = false)");
+    if (k == "even_batches" && v == false)
+      throw ArgumentError(where + ": not supported: evaluation pads ranks to even batches and drops the padding (even_batches = true)");
+    if (k == "use_seedable_sampler" && v == false)
+      throw ArgumentError(where + ": not supported: runner's samplers are always seeded from (data_seed, epoch)");
+    if ((k == "dispatch_batches" && on) || (k == "non_blocking" && on) || (k == "use_configured_state" && on))
+      warnings.push_back(where + " has no effect: " +
+                         (k == "dispatch_batches" ? std::string("every rank loads its own batches (results are the same)")
+                          : k == "non_blocking"   ? std::string("copies to the GPU are already non-blocking from pinned memory")
+                                                  : std::string("runner has no Accelerate state to reuse")));
+  }
+}
+
 }  // namespace
 
 const std::vector<ArgField>& arg_fields() {
@@ -217,14 +266,21 @@ std::vector<std::string> TrainingArguments::finalize() {
   std::vector<std::string> warnings;
   auto fail = [](const std::string& m) { throw ArgumentError(m); };
 
-  // Fields runner accepts for compatibility but does not implement: only their default.
+  // Fields runner accepts for compatibility but does not implement: only their default,
+  // or, where results cannot change, a warning that the value has no effect.
   const json current = to_json();
   for (const auto& f : arg_fields()) {
     if (!*f.support) continue;
     json value = current[f.name];
     if (std::string(f.name) == "hub_token") value = hub_token ? json("<set>") : json(nullptr);
-    if (value != f.default_value) fail(std::string("args.") + f.name + ": not supported: " + f.support);
+    if (value == f.default_value) continue;
+    const std::string support = f.support;
+    if (support.rfind("noop: ", 0) == 0) warnings.push_back(std::string("args.") + f.name + " has no effect: " + support.substr(6));
+    else fail(std::string("args.") + f.name + ": not supported: " + support);
   }
+  if (ddp_find_unused_parameters == false)
+    warnings.push_back("args.ddp_find_unused_parameters = false has no effect: runner's gradient reduction always allows parameters without a gradient");
+  check_accelerator_config(accelerator_config, warnings);
 
   if (warmup_ratio) {
     warnings.push_back("warmup_ratio is deprecated; use warmup_steps (a float < 1 is a ratio)");

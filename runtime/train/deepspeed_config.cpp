@@ -7,6 +7,7 @@
 #include "runtime/core/errors.h"
 #include "runtime/core/text.h"
 #include "runtime/io/atomic_file.h"
+#include "runtime/train/key_policy.h"
 
 namespace runner::train {
 
@@ -50,6 +51,98 @@ const std::vector<std::string> kSchedulerKeys = {"type", "params"};
 const std::vector<std::string> kWarmupKeys = {"warmup_min_lr", "warmup_max_lr", "warmup_num_steps", "warmup_type", "total_num_steps",
                                               "last_batch_iteration"};
 const std::vector<std::string> kCheckpointKeys = {"tag_validation", "load_universal", "use_node_local_storage", "parallel_write"};
+
+// What runner does with the keys it knows but does not read above (key_policy.h). Neutral
+// values are DeepSpeed's defaults, or what runner does anyway.
+const std::string kEngineKnob = "a tuning knob of DeepSpeed's own engine; runner buckets, overlaps and gathers its own way";
+const std::string kMonitor = "DeepSpeed's own monitoring; runner logs through logging_steps and report_to";
+const std::vector<KeyPolicy> kPolicies = {
+    {"communication_data_type", {"fp32", "float32", "torch.float32"}, true, "gradients are reduced in fp32"},
+    {"seq_parallel_communication_data_type", {"fp32", "float32"}, true, "sequence parallelism is not implemented"},
+    {"data_types.grad_accum_dtype", {"fp32", "float32"}, true, "gradients accumulate in fp32"},
+    {"torch_autocast.enabled", {false}, true, "use args.bf16 or args.fp16, which run the model under autocast"},
+    {"prescale_gradients", {false}, false, "runner's loss weighting already divides by the global item count before the reduction"},
+    {"gradient_predivide_factor", {1.0}, false, "runner's loss weighting already divides by the global item count before the reduction"},
+    {"gradient_allreduce_op", {}, true, "gradients are always summed over ranks (the loss weighting makes the sum the mean)"},
+    {"zero_allow_untested_optimizer", {false}, false, "every runner optimizer is tested under ZeRO"},
+    {"zero_force_ds_cpu_optimizer", {true}, false, "offloaded steps use runner's own CPU optimizer"},
+    {"sparse_gradients", {false}, true, "sparse gradients are not implemented"},
+    {"compile.enabled", {false}, true, "torch.compile does not exist in LibTorch"},
+    {"elasticity.enabled", {false}, true, "elastic training is not implemented"},
+    {"activation_checkpointing", {}, false, "DeepSpeed's activation checkpointing only acts on models that call deepspeed.checkpointing"},
+    {"aio", {}, false, "asynchronous I/O serves NVMe offload, which is not implemented"},
+    {"steps_per_print", {10}, false, kMonitor},
+    {"wall_clock_breakdown", {false}, false, kMonitor},
+    {"dump_state", {false}, false, kMonitor},
+    {"memory_breakdown", {false}, false, kMonitor},
+    {"flops_profiler.enabled", {false}, false, kMonitor},
+    {"tensorboard.enabled", {false}, false, kMonitor},
+    {"wandb.enabled", {false}, false, kMonitor},
+    {"csv_monitor.enabled", {false}, false, kMonitor},
+    {"comet.enabled", {false}, false, kMonitor},
+    {"comms_logger.enabled", {false}, false, kMonitor},
+    {"checkpoint.tag_validation", {"Warn", "WARN", "warn"}, false, "runner checkpoints carry no DeepSpeed tags"},
+    {"checkpoint.load_universal", {false}, true, "universal checkpoints are not implemented (runner checkpoints load on any world size)"},
+    {"checkpoint.use_node_local_storage", {false}, true, "use args.save_on_each_node"},
+    {"checkpoint.parallel_write", {}, false, "each rank writes its own shard file already"},
+    {"fp16.auto_cast", {false}, true, "inputs stay as they are; autocast chooses each op's precision"},
+    {"bf16.immediate_grad_update", {false, true}, false, ""},
+    {"bf16.check_grad_overflow", {false}, false, "bf16 needs no overflow check; fp16's is always on"},
+    {"bf16.bf16_master_weights_and_grads", {false}, true, "runner keeps fp32 master weights and gradients"},
+    {"bf16.bf16_optimizer_states", {false}, true, "runner keeps the optimizer state in fp32"},
+    {"optimizer.params.torch_adam", {false, true}, false, ""},
+    {"optimizer.params.bias_correction", {true}, true, "AdamW always corrects its bias"},
+    {"optimizer.params.amsgrad", {false}, true, "AMSGrad is not implemented"},
+    {"scheduler.params.last_batch_iteration", {-1}, true, "resume from a checkpoint instead"},
+    {"zero_optimization.contiguous_gradients", {true}, false, kEngineKnob},
+    {"zero_optimization.reduce_scatter", {true}, false, kEngineKnob},
+    {"zero_optimization.overlap_comm", {true}, false, kEngineKnob},
+    {"zero_optimization.allgather_partitions", {true}, false, kEngineKnob},
+    {"zero_optimization.use_multi_rank_bucket_allreduce", {true}, false, kEngineKnob},
+    {"zero_optimization.round_robin_gradients", {false}, false, kEngineKnob},
+    {"zero_optimization.sub_group_size", {1e9}, false, kEngineKnob},
+    {"zero_optimization.stage3_max_reuse_distance", {1e9}, false, kEngineKnob},
+    {"zero_optimization.max_reuse_distance", {1e9}, false, kEngineKnob},
+    {"zero_optimization.stage3_model_persistence_threshold", {}, false, kEngineKnob},
+    {"zero_optimization.model_persistence_threshold", {}, false, kEngineKnob},
+    {"zero_optimization.stage3_module_granularity_threshold", {0}, false, kEngineKnob},
+    {"zero_optimization.module_granularity_threshold", {0}, false, kEngineKnob},
+    {"zero_optimization.stage3_use_all_reduce_for_fetch_params", {false}, false, kEngineKnob},
+    {"zero_optimization.use_all_reduce_for_fetch_params", {false}, false, kEngineKnob},
+    {"zero_optimization.stage3_allgather_sequential", {false}, false, kEngineKnob},
+    {"zero_optimization.allgather_sequential", {false}, false, kEngineKnob},
+    {"zero_optimization.memory_efficient_linear", {true}, false, kEngineKnob},
+    {"zero_optimization.override_module_apply", {true}, false, kEngineKnob},
+    {"zero_optimization.leaf_module", {}, false, kEngineKnob},
+    {"zero_optimization.legacy_stage1", {false}, false, kEngineKnob},
+    {"zero_optimization.ignore_unused_parameters", {true}, false, "parameters without a gradient are always allowed"},
+    {"zero_optimization.elastic_checkpoint", {false}, false, "runner checkpoints load on any world size anyway"},
+    {"zero_optimization.load_from_fp32_weights", {true}, false, "runner checkpoints hold the fp32 weights, and resume uses them"},
+    {"zero_optimization.log_trace_cache_warnings", {false}, false, kMonitor},
+    {"zero_optimization.enable_sanity_checks", {false}, false, kMonitor},
+    {"zero_optimization.pipeline_loading_checkpoint", {false}, false, kEngineKnob},
+    {"zero_optimization.stage3_gather_16bit_weights_on_model_save", {false}, false, "model.safetensors always holds the consolidated fp32 weights"},
+    {"zero_optimization.gather_16bit_weights_on_model_save", {false}, false, "model.safetensors always holds the consolidated fp32 weights"},
+    {"zero_optimization.stage3_gather_fp16_weights_on_model_save", {false}, false, "model.safetensors always holds the consolidated fp32 weights"},
+    {"zero_optimization.cpu_offload_use_pin_memory", {false, true}, false, ""},
+    {"zero_optimization.zero_hpz_partition_size", {1}, true, "ZeRO++ hierarchical partitioning is not implemented"},
+    {"zero_optimization.zero_quantized_weights", {false}, true, "ZeRO++ quantized weights are not implemented"},
+    {"zero_optimization.zero_quantized_nontrainable_weights", {false}, true, "ZeRO++ quantized weights are not implemented"},
+    {"zero_optimization.zero_quantized_gradients", {false}, true, "ZeRO++ quantized gradients are not implemented"},
+    {"zero_optimization.mics_shard_size", {-1}, true, "MiCS sharding is not implemented"},
+    {"zero_optimization.mics_hierarchical_params_gather", {false}, true, "MiCS sharding is not implemented"},
+    {"zero_optimization.zenflow", {}, true, "ZenFlow is not implemented"},
+    {"zero_optimization.zeropp_loco_param", {}, true, "ZeRO++ LoCo is not implemented"},
+};
+
+// The offload blocks' keys (for offload_optimizer and offload_param).
+std::vector<KeyPolicy> offload_policies(const std::string& block) {
+  const std::string z = "zero_optimization." + block + ".";
+  return {{z + "ratio", {1.0}, true, "partial offload is not implemented"},
+          {z + "super_offload", {false}, true, "SuperOffload is not implemented"},
+          {z + "fast_init", {false}, false, kEngineKnob},
+          {z + "cpuadam_cores_perc", {}, false, kEngineKnob}};
+}
 
 class Reader {
  public:
@@ -128,6 +221,8 @@ DeepSpeedSettings read_deepspeed_config(const json& config, const TrainingArgume
   Reader r(where);
   r.check_keys(ds, kTopKeys, "");
   DeepSpeedSettings out;
+  apply_key_policies(ds, kPolicies, "", where, out.warnings);
+  for (const char* block : {"offload_optimizer", "offload_param"}) apply_key_policies(ds, offload_policies(block), "", where, out.warnings);
 
   // Batch triad and clipping (HF trainer_config_process).
   const int64_t B = args.per_device_train_batch_size, GA = args.gradient_accumulation_steps;
@@ -241,6 +336,15 @@ DeepSpeedSettings read_deepspeed_config(const json& config, const TrainingArgume
       out.stage3_max_live_parameters = r.count(z, k, out.stage3_max_live_parameters, "zero_optimization");
     out.offload_optimizer = offload_enabled(z, "offload_optimizer", r, "zero_optimization");
     out.offload_param = offload_enabled(z, "offload_param", r, "zero_optimization");
+    // DeepSpeed's legacy spellings of the offload blocks, still accepted by DeepSpeed.
+    for (const auto& [legacy, modern] : {std::pair<const char*, const char*>{"cpu_offload", "offload_optimizer"}, {"cpu_offload_param", "offload_param"}}) {
+      if (!z.contains(legacy) || z[legacy].is_null()) continue;
+      if (!z[legacy].is_boolean()) r.fail(std::string("zero_optimization.") + legacy + ": expected true or false, got " + z[legacy].dump());
+      if (!z[legacy].get<bool>()) continue;
+      if (z.contains(modern)) r.fail(std::string("zero_optimization.") + legacy + " and " + modern + " are both set; keep " + modern);
+      out.warnings.push_back(std::string("zero_optimization.") + legacy + " is deprecated; use " + modern + ": {\"device\": \"cpu\"}");
+      (std::string(modern) == "offload_param" ? out.offload_param : out.offload_optimizer) = true;
+    }
     if (out.offload_param && out.stage != 3) r.fail("zero_optimization.offload_param: only valid with stage 3");
   }
   out.resolved = ds;

@@ -6,6 +6,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <vector>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -32,6 +33,7 @@ struct DeepSpeedSettings {
   // defaults for keys it leaves out.
   LossScalerConfig loss_scaler = deepspeed_loss_scaler_defaults();
   nlohmann::json resolved;  // the configuration with "auto" filled in (logged, saved)
+  std::vector<std::string> warnings;  // keys that have no effect, deprecated spellings
 
   static LossScalerConfig deepspeed_loss_scaler_defaults() {
     LossScalerConfig c;

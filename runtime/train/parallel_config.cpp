@@ -8,6 +8,7 @@
 #include "runtime/core/text.h"
 #include "runtime/io/atomic_file.h"
 #include "runtime/train/deepspeed_config.h"
+#include "runtime/train/key_policy.h"
 
 namespace runner::train {
 
@@ -23,6 +24,34 @@ const std::vector<std::string> kFsdpConfigKeys = {
     "activation_checkpointing", "state_dict_type", "use_orig_params", "sync_module_states", "cpu_ram_efficient_loading",
     "offload_params", "reshard_after_forward", "auto_wrap_policy", "version", "xla", "xla_fsdp_v2", "xla_fsdp_grad_ckpt",
     "xla_fsdp_settings", "cpu_offload", "sharding_strategy"};
+
+// fsdp_config keys runner does not read below (key_policy.h).
+const std::vector<KeyPolicy> kFsdpPolicies = {
+    {"activation_checkpointing", {false}, true, "gradient checkpointing is not implemented yet"},
+    {"reshard_after_forward", {true}, false, "the sharding strategy decides (full_shard frees units after forward; results are the same)"},
+    {"limit_all_gathers", {true}, false, "ZeRO-3 prefetch is always bounded (stage3_max_live_parameters)"},
+    {"use_orig_params", {true}, false, "the optimizer always sees the original parameters"},
+    {"sync_module_states", {true}, false, "every rank always starts from rank 0's weights"},
+    {"cpu_ram_efficient_loading", {false}, false, "every rank builds the model; rank 0's weights are broadcast"},
+    {"state_dict_type", {"FULL_STATE_DICT"}, true, "model.safetensors is always the full state dict"},
+    {"version", {1, 2}, true, "FSDP versions 1 and 2 only"},
+    {"auto_wrap_policy", {"TRANSFORMER_BASED_WRAP", "SIZE_BASED_WRAP"}, true, "units are needed to shard (TRANSFORMER_BASED_WRAP or SIZE_BASED_WRAP)"},
+    {"xla", {false}, true, "XLA and TPUs are not supported"},
+    {"xla_fsdp_v2", {false}, true, "XLA and TPUs are not supported"},
+    {"xla_fsdp_grad_ckpt", {false}, true, "XLA and TPUs are not supported"},
+    {"xla_fsdp_settings", {}, true, "XLA and TPUs are not supported"},
+};
+
+// Accelerate's names of the sharding strategies (also their enum values 1-5).
+std::string fsdp_strategy_name(const json& v) {
+  static const std::vector<std::string> names = {"full_shard", "shard_grad_op", "no_shard", "hybrid_shard", "hybrid_shard_zero2"};
+  if (v.is_number_integer() && v.get<int>() >= 1 && v.get<int>() <= 5) return names[v.get<int>() - 1];
+  if (v.is_string()) {
+    const std::string t = to_lower(v.get<std::string>());
+    if (std::find(names.begin(), names.end(), t) != names.end()) return t;
+  }
+  throw ArgumentError("fsdp_config.sharding_strategy: " + v.dump() + " (FULL_SHARD, SHARD_GRAD_OP, NO_SHARD, HYBRID_SHARD or HYBRID_SHARD_ZERO2)");
+}
 
 std::vector<std::string> fsdp_tokens(const json& fsdp) {
   std::vector<std::string> out;
@@ -84,8 +113,9 @@ bool fsdp_flag(const json& cfg, const std::string& key, bool fallback) {
 
 }  // namespace
 
-dist::ParallelConfig resolve_parallel(TrainingArguments& args, int world_size, int num_nodes) {
-  dist::ParallelConfig c;
+ParallelPlan resolve_parallel(TrainingArguments& args, int world_size, int num_nodes) {
+  ParallelPlan plan;
+  dist::ParallelConfig& c = plan.config;
   if (args.ddp_bucket_cap_mb) {
     if (*args.ddp_bucket_cap_mb <= 0) throw ArgumentError("args.ddp_bucket_cap_mb: must be > 0 (got " + std::to_string(*args.ddp_bucket_cap_mb) + ")");
     c.bucket_cap_bytes = *args.ddp_bucket_cap_mb << 20;
@@ -100,6 +130,8 @@ dist::ParallelConfig resolve_parallel(TrainingArguments& args, int world_size, i
 
   if (has_ds) {
     DeepSpeedSettings ds = read_deepspeed_config(args.deepspeed, args, world_size);
+    plan.deepspeed = ds.resolved;
+    plan.warnings = ds.warnings;
     c.zero_stage = ds.stage;
     c.bucket_cap_bytes = ds.reduce_bucket_size * 4;  // DeepSpeed sizes buckets in elements (fp32 here)
     c.allgather_bucket_elems = ds.allgather_bucket_size;
@@ -112,6 +144,8 @@ dist::ParallelConfig resolve_parallel(TrainingArguments& args, int world_size, i
     if (ds.resolved.contains("optimizer")) args.optim = "adamw_torch";
     c.description = "DeepSpeed ZeRO stage " + std::to_string(ds.stage) + (ds.offload_optimizer ? ", optimizer offloaded to the CPU" : "");
   } else if (!fsdp.empty()) {
+    const json cfg = check_fsdp_config(args.fsdp_config);
+    apply_key_policies(cfg, kFsdpPolicies, "fsdp_config.", "", plan.warnings);
     std::string strategy;
     for (const auto& t : fsdp) {
       if (std::find(kFsdpOptions.begin(), kFsdpOptions.end(), t) == kFsdpOptions.end())
@@ -121,6 +155,13 @@ dist::ParallelConfig resolve_parallel(TrainingArguments& args, int world_size, i
       if (!strategy.empty()) throw ArgumentError("args.fsdp: two sharding strategies ('" + strategy + "' and '" + t + "')");
       strategy = t;
     }
+    if (cfg.contains("sharding_strategy")) {  // Accelerate writes the strategy here
+      const std::string s = fsdp_strategy_name(cfg["sharding_strategy"]);
+      if (!strategy.empty() && strategy != s)
+        throw ArgumentError("fsdp_config.sharding_strategy: \"" + s + "\" contradicts args.fsdp's \"" + strategy + "\"");
+      strategy = s;
+    }
+    if (fsdp_flag(cfg, "offload_params", false) || fsdp_flag(cfg, "cpu_offload", false)) c.offload_optimizer = true;
     if (strategy.empty()) strategy = "full_shard";  // HF's default when only offload/auto_wrap are given
     // Hybrid strategies shard inside a node and replicate across nodes: on one node they
     // are exactly their single-node counterparts.
@@ -128,7 +169,6 @@ dist::ParallelConfig resolve_parallel(TrainingArguments& args, int world_size, i
       throw ArgumentError("args.fsdp: " + strategy + " across " + std::to_string(num_nodes) + " nodes is not implemented (one node, or full_shard)");
     c.zero_stage = strategy == "no_shard" ? 0 : (strategy == "shard_grad_op" || strategy == "hybrid_shard_zero2") ? 2 : 3;
     c.offload_param = c.offload_optimizer && c.zero_stage == 3;  // FSDP's CPUOffload moves the parameter shards too
-    const json cfg = check_fsdp_config(args.fsdp_config);
     if (cfg.contains("transformer_layer_cls_to_wrap")) {
       const json& w = cfg["transformer_layer_cls_to_wrap"];
       if (w.is_string()) c.wrap_classes.push_back(w.get<std::string>());
@@ -151,11 +191,11 @@ dist::ParallelConfig resolve_parallel(TrainingArguments& args, int world_size, i
     c.prefetch_backward = bp == "no_prefetch" ? 0 : 1;
     c.backward_post = bp == "backward_post";
     c.description = "FSDP " + strategy + (c.offload_optimizer ? ", offloaded to the CPU" : "");
-  } else if (!args.fsdp_config.is_null()) {
-    check_fsdp_config(args.fsdp_config);
+  } else if (!args.fsdp_config.is_null() && !check_fsdp_config(args.fsdp_config).empty()) {
+    plan.warnings.push_back("args.fsdp_config has no effect without args.fsdp (as in HF)");
   }
   if (c.ordered_reduction) c.description += ", ordered reduction";
-  return c;
+  return plan;
 }
 
 }  // namespace runner::train

@@ -3,11 +3,22 @@
 // strategies mapped onto the same engine (NO_SHARD = DDP, SHARD_GRAD_OP = ZeRO-2,
 // FULL_SHARD = ZeRO-3). A DeepSpeed optimizer block selects AdamW in `args`.
 #pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
 #include "runtime/core/training_args.h"
 #include "runtime/dist/data_parallel.h"
 
 namespace runner::train {
 
-dist::ParallelConfig resolve_parallel(TrainingArguments& args, int world_size, int num_nodes = 1);
+struct ParallelPlan {
+  dist::ParallelConfig config;
+  std::vector<std::string> warnings;  // configuration keys with no effect, deprecated spellings
+  nlohmann::json deepspeed;           // the DeepSpeed config with "auto" filled in (null without one)
+};
+
+ParallelPlan resolve_parallel(TrainingArguments& args, int world_size, int num_nodes = 1);
 
 }  // namespace runner::train

@@ -148,20 +148,23 @@ at::Tensor Trainer::training_step(const Batch& batch, LossContext& ctx) {
   // DESIGN.md contract: a loss is a mean over this micro-batch's items; weighting it by
   // micro_items / num_items_in_batch makes the summed gradients of a window equal to the
   // gradient of the mean over every item of the optimizer step.
+  // average_tokens_across_devices = false (HF v4): num_items_in_batch is this rank's own
+  // count and the ranks' gradients are averaged, not summed.
+  const double share = args_.average_tokens_across_devices ? 1.0 : 1.0 / dp_->world();
   const double weight = ctx.micro_items == 0 ? 0.0
-                                             : static_cast<double>(ctx.micro_items) / static_cast<double>(std::max<int64_t>(1, ctx.num_items_in_batch));
+                                             : share * static_cast<double>(ctx.micro_items) / static_cast<double>(std::max<int64_t>(1, ctx.num_items_in_batch));
   const bool lockstep = lockstep_dummy_;
   // fp16: the loss is scaled up before backward so small gradients survive in fp16; the
   // gradients are scaled back down before clipping (clip_gradients).
   const double scale = scaler_ ? scaler_->scale() : 1.0;
   ctx.device = device_.device;
   dist::DataParallel* dp = dp_.get();
-  ctx.backward = [&ctx, weight, lockstep, scale, dp](const at::Tensor& loss) {
+  ctx.backward = [&ctx, weight, share, lockstep, scale, dp](const at::Tensor& loss) {
     if (!loss.defined() || loss.numel() != 1) throw HookError("the loss must be a scalar tensor");
     if (!loss.requires_grad())
       throw HookError("the loss does not require grad: it was detached or computed under no_grad, so training cannot update the model");
     ctx.backward_called = true;
-    if (ctx.loss_is_normalized && !lockstep) return (loss.reshape({}) * scale).backward();
+    if (ctx.loss_is_normalized && !lockstep) return (loss.reshape({}) * (scale * share)).backward();
     if (lockstep || weight == 0.0) {
       // Nothing to learn here (a stand-in batch, or only ignored labels: a 0/0 mean). Under
       // ZeRO-3 backward still runs, to join the peers' gathers, and its gradients are
@@ -184,7 +187,7 @@ at::Tensor Trainer::training_step(const Batch& batch, LossContext& ctx) {
   if (!loss.defined() || loss.numel() != 1) throw HookError("the loss must be a scalar tensor");
   // Stays on the device: reading it here would make every micro-step wait for the GPU.
   const at::Tensor value = loss.detach().reshape({}).to(at::kDouble);
-  if (ctx.loss_is_normalized) return value;
+  if (ctx.loss_is_normalized) return share == 1.0 ? value : value * share;
   return weight == 0.0 ? at::zeros_like(value) : value * weight;  // not 0 × NaN
 }
 
@@ -283,6 +286,7 @@ TrainOutput Trainer::train() {
       // the global item count so N ranks compute the gradient of one global batch. They are
       // counted on the host batches, before the copy to the device: no GPU wait.
       std::vector<double> totals(3, 0.0);
+      int64_t local_items = 0;
       for (int64_t i = 0; i < window_len; ++i) {
         const int64_t index = step + 1 + i;
         const Batch host = index < loader.num_batches() ? loader.batch(index) : Batch{};
@@ -290,11 +294,12 @@ TrainOutput Trainer::train() {
         window.push_back(on_device(host));
         if (host.empty()) continue;
         totals[0] += static_cast<double>(micro_items.back());
+        local_items += micro_items.back();
         totals[1] += static_cast<double>(count_input_tokens(host));
         totals[2] += model_->floating_point_ops(host);
       }
       dp_->sum(totals);
-      num_items = static_cast<int64_t>(totals[0]);
+      num_items = args_.average_tokens_across_devices ? static_cast<int64_t>(totals[0]) : local_items;
       state_.num_input_tokens_seen += static_cast<int64_t>(totals[1]);
       state_.total_flos += totals[2];
       for (int64_t i = 0; i < window_len; ++i) {

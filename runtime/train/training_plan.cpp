@@ -31,7 +31,7 @@ TrainingPlan plan_training(const TrainingArguments& args, int64_t batches_per_ep
 
 void log_plan(const TrainingPlan& p, const models::Module& model, const TrainingArguments& args) {
   if (args.max_steps > 0) log::info("max_steps is given, it will override any value given in num_train_epochs");
-  log::info("***** Running training *****");
+  log::info("***** Running training *****" + (args.run_name ? " " + *args.run_name : std::string()));
   log::info("  Num epochs = " + std::to_string(p.num_train_epochs) + ", total optimization steps = " + std::to_string(p.max_steps));
   log::info("  Batch size per device = " + std::to_string(args.per_device_train_batch_size) +
             ", gradient accumulation steps = " + std::to_string(args.gradient_accumulation_steps) +

@@ -394,16 +394,54 @@ return {
         self.assertEqual(code, 2)
         self.assertIn("ds optimizer.params.lr=0.001 vs hf learning_rate=0.02", err)
 
+    def masked_recipe(self):
+        """GPT data whose rows 4-11 have only -100 labels: with sequential sampling and 4 rows
+        per rank, rank 1's first micro-batch and rank 0's second have nothing to learn."""
+        return write(os.path.join(self.tmp, "masked.lua"), GPT.replace(
+            "datasets = { train = data.tensors{ input_ids = ids, labels = ids } },",
+            """datasets = { train = data.tensors{ input_ids = ids, labels = torch.cat({ids:narrow(0, 0, 4),
+    torch.full({8, 8}, -100):long(), ids:narrow(0, 12, 38)}, 0) } },""").replace("max_steps = 6", "max_steps = 4"))
+
+    def test_average_tokens_across_devices_false_averages_the_ranks_means(self):
+        # HF v4's behaviour: each rank's loss is its own mean and the ranks' gradients are
+        # averaged. In step 1 rank 1 has no items, so the logged loss (the mean over ranks)
+        # is half of rank 0's mean, which is the global mean of the default.
+        recipe = self.masked_recipe()
+        losses = {}
+        for flag in ("true", "false"):
+            out = os.path.join(self.tmp, f"avg_tokens_{flag}")
+            code, _, err = launch(2, recipe, "--output_dir", out, "--per_device_train_batch_size", "4", "--train_sampling_strategy",
+                                  "sequential", "--average_tokens_across_devices", flag)
+            self.assertEqual(code, 0, err[-2000:])
+            losses[flag] = [e["loss"] for e in load_json(os.path.join(out, "trainer_state.json"))["log_history"] if "loss" in e]
+        self.assertAlmostEqual(losses["false"][0], losses["true"][0] / 2, delta=1e-4)  # logged losses carry 4 decimals
+        self.assertNotAlmostEqual(losses["false"][2], losses["true"][2], places=4)
+
+    def test_settings_without_effect_warn_once_and_the_deepspeed_config_is_saved(self):
+        ds = {"zero_optimization": {"stage": 2, "overlap_comm": False, "reduce_bucket_size": "auto"},
+              "train_micro_batch_size_per_gpu": "auto", "gradient_clipping": "auto", "zero_allow_untested_optimizer": True}
+        out = os.path.join(self.tmp, "honest")
+        code, stdout, err = launch(2, self.recipes["mlp"], "--output_dir", out, "--deepspeed", json.dumps(ds),
+                                   "--dataloader_persistent_workers", "true", "--run_name", "honest-run")
+        self.assertEqual(code, 0, err[-2000:])
+        logs = stdout + err
+        for key in ("args.dataloader_persistent_workers has no effect", "zero_optimization.overlap_comm has no effect",
+                    "zero_allow_untested_optimizer has no effect"):
+            self.assertEqual(logs.count(key), 1, f"{key!r} should be said once:\n{logs[-3000:]}")
+        self.assertIn("***** Running training ***** honest-run", logs)
+        saved = load_json(os.path.join(out, "ds_config.json"))
+        self.assertEqual(saved["train_micro_batch_size_per_gpu"], 4)
+        self.assertEqual(saved["gradient_clipping"], 1.0)
+        self.assertEqual(saved["zero_optimization"]["stage"], 2)
+        self.assertIn("DeepSpeed configuration", logs)
+
     def test_a_micro_batch_of_only_ignored_labels_keeps_ranks_in_step(self):
         # Supervised fine-tuning with masked prompts: step 1 gives rank 1 only -100 labels,
         # step 2 gives them to rank 0. That rank has nothing to learn from, but under ZeRO-3
         # its backward must still join its peers' gathers (it used to skip backward and the
         # job hung until ddp_timeout), and its stand-in loss (0/0 = NaN) must not reach the
         # summed gradients or the logged loss.
-        recipe = write(os.path.join(self.tmp, "masked.lua"), GPT.replace(
-            "datasets = { train = data.tensors{ input_ids = ids, labels = ids } },",
-            """datasets = { train = data.tensors{ input_ids = ids, labels = torch.cat({ids:narrow(0, 0, 4),
-    torch.full({8, 8}, -100):long(), ids:narrow(0, 12, 38)}, 0) } },""").replace("max_steps = 6", "max_steps = 4"))
+        recipe = self.masked_recipe()
         common = ["--train_sampling_strategy", "sequential", "--ddp_timeout", "60"]
         single = os.path.join(self.tmp, "masked_single")
         code, _, err = launch(1, recipe, "--output_dir", single, "--per_device_train_batch_size", "8", *common)
