@@ -115,11 +115,20 @@ std::string dtype_name(at::ScalarType t) {
   }
 }
 
+std::string lua_number_text(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "math.huge" : "-math.huge";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.14g", v);
+  return buf;
+}
+
 int64_t check_int(lua_State* L, int idx, const char* what) {
   if (lua_type(L, idx) != LUA_TNUMBER)
     throw RecipeError(std::string(what) + ": expected an integer, got " + luaL_typename(L, idx));
   const double v = lua_tonumber(L, idx);
-  if (v != std::floor(v) || !std::isfinite(v)) throw RecipeError(std::string(what) + ": expected an integer, got " + std::to_string(v));
+  if (v != std::floor(v) || !(std::fabs(v) < 9.2e18))  // also inf (math.huge) and 1e30: the cast would be undefined
+    throw RecipeError(std::string(what) + ": expected an integer, got " + lua_number_text(v));
   return static_cast<int64_t>(v);
 }
 
@@ -135,6 +144,7 @@ std::vector<int64_t> check_int_list(lua_State* L, int idx, const char* what) {
     const double v = ok ? lua_tonumber(L, -1) : 0;
     lua_pop(L, 1);
     if (!ok || v != std::floor(v)) throw RecipeError(std::string(what) + ": expected a list of integers");
+    if (!(std::fabs(v) < 9.2e18)) throw RecipeError(std::string(what) + ": " + lua_number_text(v) + " is out of range for an integer");
     out.push_back(static_cast<int64_t>(v));
   }
   return out;
@@ -202,7 +212,8 @@ double Options::number(const char* key, double def) {
 
 int64_t Options::integer(const char* key, int64_t def) {
   const double v = number(key, static_cast<double>(def));
-  if (v != std::floor(v)) throw RecipeError(fn_ + ": option '" + key + "' must be an integer");
+  if (v != std::floor(v) || !(std::fabs(v) < 9.2e18))
+    throw RecipeError(fn_ + ": option '" + key + "' must be an integer, got " + lua_number_text(v));
   return static_cast<int64_t>(v);
 }
 

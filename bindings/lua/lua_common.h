@@ -55,6 +55,8 @@ bool is_device_name(const std::string& name);          // "cpu", "cuda", "cuda:1
 at::Device parse_device(const std::string& name);      // RecipeError when unknown or absent
 
 // --- argument helpers ---------------------------------------------------------------
+// A Lua number as a recipe author wrote it (math.huge, nan, 1e+30) for error messages.
+std::string lua_number_text(double v);
 int64_t check_int(lua_State* L, int idx, const char* what);
 std::vector<int64_t> check_int_list(lua_State* L, int idx, const char* what);  // number or list
 // A size given as varargs (2, 3) or one table ({2, 3}), from index `first` to `last`.

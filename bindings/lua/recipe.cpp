@@ -22,13 +22,21 @@ const std::vector<std::string>& recipe_keys() {
 }
 
 std::string locate_key(const std::string& path, const std::string& key) {
+  // A plain search, not a regex: the key comes from the recipe and may hold any character.
+  auto sets_key = [&key](const std::string& code) {
+    for (size_t at = code.find(key); at != std::string::npos; at = code.find(key, at + 1)) {
+      const bool starts = at == 0 || std::isspace(static_cast<unsigned char>(code[at - 1])) || code[at - 1] == ',' || code[at - 1] == '{';
+      size_t next = at + key.size();
+      while (next < code.size() && std::isspace(static_cast<unsigned char>(code[next]))) ++next;
+      if (starts && next < code.size() && code[next] == '=' && (next + 1 >= code.size() || code[next + 1] != '=')) return true;
+    }
+    return false;
+  };
   std::ifstream in(path);
-  const std::regex pattern("(^|[\\s,{])" + key + "\\s*=[^=]");
   std::string line;
   for (int n = 1; std::getline(in, line); ++n) {
     const auto comment = line.find("--");
-    const std::string code = comment == std::string::npos ? line : line.substr(0, comment);
-    if (std::regex_search(code + " ", pattern)) return path + ":" + std::to_string(n);
+    if (sets_key(comment == std::string::npos ? line : line.substr(0, comment))) return path + ":" + std::to_string(n);
   }
   return path;
 }

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "runtime/core/json_fields.h"
+
 namespace runner {
 
 using nlohmann::json;
@@ -9,11 +11,6 @@ using nlohmann::json;
 namespace {
 template <class T>
 json opt(const std::optional<T>& v) { return v ? json(*v) : json(nullptr); }
-template <class T>
-std::optional<T> get_opt(const json& j, const char* key) {
-  if (!j.contains(key) || j[key].is_null()) return std::nullopt;
-  return j[key].get<T>();
-}
 }  // namespace
 
 int64_t TrainerState::resolve_steps(double value, int64_t max_steps) {
@@ -44,25 +41,29 @@ json TrainerState::to_json() const {
               {"trial_params", nullptr}};
 }
 
-TrainerState TrainerState::from_json(const json& j) {
+TrainerState TrainerState::from_json(const json& j, const std::string& file) {
+  const JsonFields f(j, file);
   TrainerState s;
-  s.epoch = j.value("epoch", 0.0);
-  s.global_step = j.value("global_step", int64_t{0});
-  s.max_steps = j.value("max_steps", int64_t{0});
-  s.logging_steps = j.value("logging_steps", int64_t{500});
-  s.eval_steps = j.value("eval_steps", int64_t{500});
-  s.save_steps = j.value("save_steps", int64_t{500});
-  s.num_train_epochs = j.value("num_train_epochs", int64_t{0});
-  s.train_batch_size = j.contains("train_batch_size") && !j["train_batch_size"].is_null() ? j["train_batch_size"].get<int64_t>() : 0;
-  s.num_input_tokens_seen = j.value("num_input_tokens_seen", int64_t{0});
-  s.total_flos = j.value("total_flos", 0.0);
-  s.log_history = j.value("log_history", json::array());
-  s.best_metric = get_opt<double>(j, "best_metric");
-  s.best_global_step = get_opt<int64_t>(j, "best_global_step");
-  s.best_model_checkpoint = get_opt<std::string>(j, "best_model_checkpoint");
-  s.is_local_process_zero = j.value("is_local_process_zero", true);
-  s.is_world_process_zero = j.value("is_world_process_zero", true);
-  s.stateful_callbacks = j.value("stateful_callbacks", json::object());
+  s.epoch = f.number("epoch", 0.0);
+  s.global_step = f.integer("global_step", 0);
+  s.max_steps = f.integer("max_steps", 0);
+  s.logging_steps = f.integer("logging_steps", 500);
+  s.eval_steps = f.integer("eval_steps", 500);
+  s.save_steps = f.integer("save_steps", 500);
+  s.num_train_epochs = f.integer("num_train_epochs", 0);
+  s.train_batch_size = f.integer("train_batch_size", 0);
+  s.num_input_tokens_seen = f.integer("num_input_tokens_seen", 0);
+  s.total_flos = f.number("total_flos", 0.0);
+  s.log_history = f.array("log_history");
+  for (const auto& entry : s.log_history)
+    if (!entry.is_object()) f.fail("log_history", "expected a list of objects, found " + entry.dump());
+  s.best_metric = f.opt_number("best_metric");
+  s.best_global_step = f.opt_integer("best_global_step");
+  s.best_model_checkpoint = f.opt_string("best_model_checkpoint");
+  s.is_local_process_zero = f.boolean("is_local_process_zero", true);
+  s.is_world_process_zero = f.boolean("is_world_process_zero", true);
+  s.stateful_callbacks = f.object("stateful_callbacks");
+  if (s.global_step < 0) f.fail("global_step", "must be >= 0, got " + std::to_string(s.global_step));
   return s;
 }
 
@@ -74,13 +75,14 @@ json TrainerControl::to_json() const {
               {"should_training_stop", should_training_stop}};
 }
 
-TrainerControl TrainerControl::from_json(const json& j) {
+TrainerControl TrainerControl::from_json(const json& j, const std::string& file) {
+  const JsonFields f(j, file);
   TrainerControl c;
-  c.should_epoch_stop = j.value("should_epoch_stop", false);
-  c.should_evaluate = j.value("should_evaluate", false);
-  c.should_log = j.value("should_log", false);
-  c.should_save = j.value("should_save", false);
-  c.should_training_stop = j.value("should_training_stop", false);
+  c.should_epoch_stop = f.boolean("should_epoch_stop", false);
+  c.should_evaluate = f.boolean("should_evaluate", false);
+  c.should_log = f.boolean("should_log", false);
+  c.should_save = f.boolean("should_save", false);
+  c.should_training_stop = f.boolean("should_training_stop", false);
   return c;
 }
 

@@ -31,7 +31,8 @@ struct TrainerState {
   static int64_t resolve_steps(double value, int64_t max_steps);
 
   nlohmann::json to_json() const;  // the HF key set; dumped sorted with indent 2
-  static TrainerState from_json(const nlohmann::json& j);
+  // `file` names the source in errors (a wrong type is a CheckpointError naming the key).
+  static TrainerState from_json(const nlohmann::json& j, const std::string& file = "trainer_state.json");
 };
 
 // Flags callbacks set to steer the loop; reset by the events HF resets them in.
@@ -43,7 +44,7 @@ struct TrainerControl {
   bool should_log = false;
 
   nlohmann::json to_json() const;
-  static TrainerControl from_json(const nlohmann::json& j);
+  static TrainerControl from_json(const nlohmann::json& j, const std::string& file = "trainer_state.json");
 };
 
 }  // namespace runner

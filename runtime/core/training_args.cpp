@@ -32,16 +32,30 @@ bool convert<bool>(const json& v, const char* key) {
   if (!v.is_boolean()) type_error(key, "true or false", v);
   return v.get<bool>();
 }
+// Doubles as the user wrote them: nlohmann dumps inf and nan as null.
+std::string number_text(double d) {
+  if (std::isnan(d)) return "nan";
+  if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
+  return json(d).dump();
+}
+
 template <>
 int64_t convert<int64_t>(const json& v, const char* key) {
   if (v.is_number_integer()) return v.get<int64_t>();
-  if (v.is_number_float() && std::isfinite(v.get<double>()) && v.get<double>() == std::floor(v.get<double>()))
-    return static_cast<int64_t>(v.get<double>());
+  if (v.is_number_float()) {
+    const double d = v.get<double>();
+    if (d != std::floor(d)) type_error(key, "an integer", v);
+    // Beyond int64 (1e30, inf) the cast would be undefined.
+    if (!(std::fabs(d) < 9.2e18))
+      throw ArgumentError(std::string("args.") + key + ": " + number_text(d) + " is out of range (an integer below 9.2e18 in magnitude)");
+    return static_cast<int64_t>(d);
+  }
   type_error(key, "an integer", v);
 }
 template <>
 double convert<double>(const json& v, const char* key) {
   if (!v.is_number()) type_error(key, "a number", v);
+  if (!std::isfinite(v.get<double>())) throw ArgumentError(std::string("args.") + key + ": expected a finite number, got " + number_text(v.get<double>()));
   return v.get<double>();
 }
 template <>
@@ -115,7 +129,7 @@ json parse_text(const ArgField& f, const std::string& text) {
     double v = std::strtod(text.c_str(), &end);
     if (text.empty() || *end != '\0')
       throw ArgumentError(std::string("--") + f.name + ": expected a number, got \"" + text + "\"");
-    if ((type == "Int" || type == "OptInt") && v == std::floor(v)) return static_cast<int64_t>(v);
+    if ((type == "Int" || type == "OptInt") && v == std::floor(v) && std::fabs(v) < 9.2e18) return static_cast<int64_t>(v);
     return v;
   }
   if (type == "Json") {
@@ -310,6 +324,10 @@ std::vector<std::string> TrainingArguments::finalize() {
   if (num_train_epochs < 0) fail("args.num_train_epochs: must be >= 0, got " + std::to_string(num_train_epochs));
   if (save_total_limit && *save_total_limit < 0) fail("args.save_total_limit: must be >= 0, got " + std::to_string(*save_total_limit));
   if (dataloader_num_workers < 0) fail("args.dataloader_num_workers: must be >= 0");
+  if (dataloader_num_workers > 1024) fail("args.dataloader_num_workers: at most 1024 worker threads, got " + std::to_string(dataloader_num_workers));
+  if (ddp_timeout <= 0) fail("args.ddp_timeout: must be > 0 seconds, got " + std::to_string(ddp_timeout));
+  if (eval_steps && *eval_steps <= 0) fail("args.eval_steps: must be > 0, got " + number_text(*eval_steps));
+  if (logging_steps < 0) fail("args.logging_steps: must be >= 0, got " + number_text(logging_steps));
   if (dataloader_prefetch_factor && dataloader_num_workers == 0)
     fail("args.dataloader_prefetch_factor: can only be set when dataloader_num_workers > 0");
   if (torch_empty_cache_steps && *torch_empty_cache_steps < 1)

@@ -95,6 +95,9 @@ SafetensorsFile::SafetensorsFile(const std::string& path) : path_(path) {
   uint64_t n = 0;
   for (int i = 7; i >= 0; --i) n = (n << 8) | len[i];
   if (n > size - 8) throw CheckpointError("not a safetensors file (header length " + std::to_string(n) + " exceeds the file)", path);
+  // The format's own limit (the reference reader's MAX_HEADER_SIZE): a larger length is
+  // corruption, and reading it would allocate that much.
+  if (n > 100000000) throw CheckpointError("not a safetensors file (header length " + std::to_string(n) + " exceeds 100 MB)", path);
   std::string text(n, '\0');
   read_exact(f.fd, text.data(), n, 8, path);
   json header = json::parse(text, nullptr, false);
@@ -117,17 +120,20 @@ SafetensorsFile::SafetensorsFile(const std::string& path) : path_(path) {
     entry.dtype = parse_dtype(e["dtype"].get<std::string>(), path, name);
     uint64_t numel = 1;
     for (const auto& d : e["shape"]) {
-      if (!d.is_number_unsigned()) throw CheckpointError("tensor '" + name + "': bad shape " + e["shape"].dump(), path);
+      if (!d.is_number_unsigned() || d.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX) || __builtin_mul_overflow(numel, d.get<uint64_t>(), &numel))
+        throw CheckpointError("tensor '" + name + "': bad shape " + e["shape"].dump(), path);
       entry.shape.push_back(d.get<int64_t>());
-      numel *= d.get<uint64_t>();
     }
+    uint64_t nbytes = 0;
+    if (__builtin_mul_overflow(numel, static_cast<uint64_t>(c10::elementSize(entry.dtype)), &nbytes))
+      throw CheckpointError("tensor '" + name + "': shape " + e["shape"].dump() + " overflows", path);
     for (const auto& o : e["data_offsets"])
       if (!o.is_number_unsigned()) throw CheckpointError("tensor '" + name + "': bad data_offsets", path);
     const uint64_t b = e["data_offsets"][0].get<uint64_t>(), en = e["data_offsets"][1].get<uint64_t>();
     if (b > en || en > data_size)
       throw CheckpointError("tensor '" + name + "': data_offsets [" + std::to_string(b) + ", " + std::to_string(en) +
                                 "] outside the " + std::to_string(data_size) + " data bytes (truncated file?)", path);
-    if (en - b != numel * c10::elementSize(entry.dtype))
+    if (en - b != nbytes)
       throw CheckpointError("tensor '" + name + "': " + std::to_string(en - b) + " bytes do not match shape " + e["shape"].dump(), path);
     entry.begin = data_start + b, entry.end = data_start + en;
     ranges.emplace_back(b, en);

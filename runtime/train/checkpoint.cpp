@@ -10,6 +10,7 @@
 #include <regex>
 
 #include "runtime/core/errors.h"
+#include "runtime/core/json_fields.h"
 #include "runtime/io/atomic_file.h"
 #include "runtime/io/checkpoint.h"
 #include "runtime/log/log.h"
@@ -218,7 +219,7 @@ void Trainer::load_checkpoint(const std::string& dir) {
 
   // trainer_state.json replaces the state, as in HF; the plan's totals stay this run's.
   const TrainerState plan = state_;
-  const TrainerState saved = TrainerState::from_json(io::read_json_file(dir + "/trainer_state.json"));
+  const TrainerState saved = TrainerState::from_json(io::read_json_file(dir + "/trainer_state.json"), dir + "/trainer_state.json");
   for (const auto& [name, mine, theirs] : {std::tuple<const char*, int64_t, int64_t>{"logging_steps", plan.logging_steps, saved.logging_steps},
                                           {"eval_steps", plan.eval_steps, saved.eval_steps},
                                           {"save_steps", plan.save_steps, saved.save_steps},
@@ -234,10 +235,12 @@ void Trainer::load_checkpoint(const std::string& dir) {
   // Optimizer, scheduler, loss bookkeeping and RNG (absent with save_only_model: the run
   // then continues from the weights only, as HF does).
   const json meta = io::path_exists(dir + "/optimizer.json") ? io::read_json_file(dir + "/optimizer.json") : json::object();
+  const JsonFields meta_fields(meta, dir + "/optimizer.json");
   if (io::path_exists(dir + "/optimizer.safetensors") || meta.contains("shards")) {
-    if (meta.value("type", optimizer_->name()) != optimizer_->name())
-      throw CheckpointError("the checkpoint's optimizer is " + meta.value("type", std::string()) + ", this run uses " + optimizer_->name(), dir);
-    if (meta.contains("shards") && !meta["shards"].is_number_integer()) throw CheckpointError("optimizer.json: 'shards' must be an integer", dir);
+    const std::string type = meta_fields.string("type", optimizer_->name());
+    if (type != optimizer_->name()) throw CheckpointError("the checkpoint's optimizer is " + type + ", this run uses " + optimizer_->name(), dir);
+    if (meta.contains("shards") && (meta_fields.integer("shards", 0) < 1 || meta_fields.integer("shards", 0) > 1000000))
+      meta_fields.fail("shards", "expected a positive number of shard files, got " + meta["shards"].dump());
     if (meta.contains("shards") && dp_->sharded_state()) {
       // Sharded into sharded: each rank reads just the values it owns from the files.
       std::map<std::string, at::Tensor> local;
@@ -247,33 +250,47 @@ void Trainer::load_checkpoint(const std::string& dir) {
     } else {
       optimizer_->load_state_tensors(dp_->slice_optimizer_state(read_whole_optimizer_state(dir, meta, *optimizer_, *flat_)));
     }
-    optimizer_->set_step_count(meta.value("step", int64_t{0}));
+    optimizer_->set_step_count(meta_fields.integer("step", 0));
   } else {
     log::warn("no optimizer state in " + dir + " (save_only_model?): the optimizer starts fresh");
   }
   if (io::path_exists(dir + "/scheduler.json")) {
-    const json sched = io::read_json_file(dir + "/scheduler.json");
-    scheduler_->set_steps_taken(sched.value("steps_taken", int64_t{0}));
-    if (sched.contains("state")) scheduler_->load_state(sched["state"]);
+    const JsonFields sched(io::read_json_file(dir + "/scheduler.json"), dir + "/scheduler.json");
+    scheduler_->set_steps_taken(sched.integer("steps_taken", 0));
+    if (sched.has("state")) {
+      try {
+        scheduler_->load_state(sched.object("state"));
+      } catch (const CheckpointError& e) {
+        throw CheckpointError(e.message(), dir + "/scheduler.json");
+      }
+    }
   } else {
     scheduler_->set_steps_taken(state_.global_step);
   }
   if (io::path_exists(dir + "/loop_state.json")) {
-    const json loop = io::read_json_file(dir + "/loop_state.json");
-    losses_.load(loop.value("tr_loss", 0.0), loop.value("total_loss", 0.0), dp_->rank());
-    last_logged_step_ = loop.value("last_logged_step", state_.global_step);
+    const JsonFields loop(io::read_json_file(dir + "/loop_state.json"), dir + "/loop_state.json");
+    losses_.load(loop.number("tr_loss", 0.0), loop.number("total_loss", 0.0), dp_->rank());
+    last_logged_step_ = loop.integer("last_logged_step", state_.global_step);
   } else {
     last_logged_step_ = state_.global_step;
   }
   if (scaler_ && io::path_exists(dir + "/scaler.json")) scaler_->load_state_dict(io::read_json_file(dir + "/scaler.json"));
-  if (io::path_exists(dir + "/rng_state.json")) pending_rng_ = io::read_json_file(dir + "/rng_state.json");
+  if (io::path_exists(dir + "/rng_state.json")) {
+    pending_rng_ = io::read_json_file(dir + "/rng_state.json");
+    // Checked now, not when the RNG is restored mid-epoch.
+    const JsonFields rng(pending_rng_, dir + "/rng_state.json");
+    for (const char* key : {"cpu", "cuda"}) rng.string(key, "");
+    for (const char* key : {"ranks", "cuda_ranks"})
+      for (const auto& s : rng.array(key))
+        if (!s.is_string()) rng.fail(key, "expected a list of hex strings, found " + s.dump());
+  }
   else log::info("Didn't find an RNG file, if you are resuming a training that was launched in a distributed fashion, reproducibility is not guaranteed.");
 
   if (args_.restore_callback_states_from_checkpoint) {
     std::vector<std::string> not_found;
     for (auto it = state_.stateful_callbacks.begin(); it != state_.stateful_callbacks.end(); ++it) {
       if (it.key() == "TrainerControl") {
-        control_ = TrainerControl::from_json(it.value().value("args", json::object()));
+        control_ = TrainerControl::from_json(JsonFields(it.value(), dir + "/trainer_state.json").object("args"), dir + "/trainer_state.json");
         continue;
       }
       bool found = false;

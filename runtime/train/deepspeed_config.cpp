@@ -181,7 +181,8 @@ class Reader {
   int64_t count(const json& obj, const std::string& key, int64_t fallback, const std::string& path) const {
     if (!obj.contains(key) || obj[key] == "auto") return fallback;
     const json& v = obj[key];
-    if (!v.is_number() || v.get<double>() < 0) fail(path + "." + key + ": expected a non-negative number, got " + v.dump());
+    if (!v.is_number() || !(v.get<double>() >= 0) || v.get<double>() >= 9.2e18)
+      fail(path + "." + key + ": expected a non-negative number, got " + v.dump());
     return static_cast<int64_t>(std::llround(v.get<double>()));
   }
 
@@ -201,7 +202,9 @@ bool offload_enabled(const json& zero, const std::string& key, Reader& r, const 
 
 }  // namespace
 
-DeepSpeedSettings read_deepspeed_config(const json& config, const TrainingArguments& args, int world_size) {
+namespace {
+
+DeepSpeedSettings read_config(const json& config, const TrainingArguments& args, int world_size) {
   json ds = config;
   std::string where = "args.deepspeed";
   if (ds.is_string()) {
@@ -298,16 +301,20 @@ DeepSpeedSettings read_deepspeed_config(const json& config, const TrainingArgume
     if (p.is_null()) p = json::object();
     r.check_keys(p, kWarmupKeys, "scheduler.params");
     r.match(p, "warmup_max_lr", args.learning_rate, "scheduler.params.warmup_max_lr", "learning_rate");
+    if (p.contains("warmup_min_lr") && p["warmup_min_lr"] != "auto" && !p["warmup_min_lr"].is_number())
+      r.fail("scheduler.params.warmup_min_lr: expected a number, got " + p["warmup_min_lr"].dump());
     const double min_lr = p.contains("warmup_min_lr") && p["warmup_min_lr"] != "auto" ? p["warmup_min_lr"].get<double>() : 0.0;
     const std::string warmup_type = p.value("warmup_type", std::string("log"));
     if (warmup_type != "log" && warmup_type != "linear") r.fail("scheduler.params.warmup_type: \"" + warmup_type + "\" (log or linear)");
-    const json warmup_cfg = p.value("warmup_num_steps", json("auto")), total_cfg = p.value("total_num_steps", json("auto"));
+    // Read now (-1 = "auto"), so a wrong type fails before training, not at the first step.
+    const int64_t warmup_cfg = r.count(p, "warmup_num_steps", -1, "scheduler.params");
+    const int64_t total_cfg = r.count(p, "total_num_steps", -1, "scheduler.params");
     const bool decay = type == "WarmupDecayLR";
     const double base = args.learning_rate;
     const TrainingArguments args_copy = args;
     out.lr_factor = [=](int64_t step, int64_t max_steps) {
-      const int64_t warm = std::max<int64_t>(2, warmup_cfg == "auto" ? args_copy.warmup_steps_for(max_steps) : warmup_cfg.get<int64_t>());
-      const int64_t total = total_cfg == "auto" ? max_steps : total_cfg.get<int64_t>();
+      const int64_t warm = std::max<int64_t>(2, warmup_cfg < 0 ? args_copy.warmup_steps_for(max_steps) : warmup_cfg);
+      const int64_t total = total_cfg < 0 ? max_steps : total_cfg;
       double gamma = 1.0;
       if (step < warm)
         gamma = warmup_type == "log" ? std::log(static_cast<double>(step + 1)) / std::log(static_cast<double>(warm))
@@ -349,6 +356,19 @@ DeepSpeedSettings read_deepspeed_config(const json& config, const TrainingArgume
   }
   out.resolved = ds;
   return out;
+}
+
+}  // namespace
+
+DeepSpeedSettings read_deepspeed_config(const json& config, const TrainingArguments& args, int world_size) {
+  try {
+    return read_config(config, args, world_size);
+  } catch (const nlohmann::json::exception& e) {  // a value of the wrong type the checks above do not name
+    const std::string where = config.is_string() && !config.get<std::string>().empty() && config.get<std::string>().front() != '{'
+                                  ? config.get<std::string>()
+                                  : "args.deepspeed";
+    throw ArgumentError(std::string("a value has the wrong type: ") + e.what(), where);
+  }
 }
 
 LossScalerConfig resolve_loss_scaler(const TrainingArguments& args, int world_size) {

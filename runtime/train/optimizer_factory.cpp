@@ -135,7 +135,12 @@ BuiltOptimizer build_optimizer(const TrainingArguments& args, const models::Modu
   } else {
     for (size_t g = 0; g < spec->groups.size(); ++g) {
       const auto& sg = spec->groups[g];
-      const std::regex re(sg.match.empty() ? "(?!)" : sg.match);
+      std::regex re;
+      try {
+        re = std::regex(sg.match.empty() ? "(?!)" : sg.match);
+      } catch (const std::regex_error& e) {
+        throw RecipeError("optimizer group " + std::to_string(g + 1) + ": match \"" + sg.match + "\" is not a valid regular expression (" + e.what() + ")");
+      }
       size_t matched = 0;
       for (size_t i = 0; i < trainable.size(); ++i) {
         if (group_of[i] >= 0) continue;  // first matching group wins

@@ -252,7 +252,13 @@ TrainOutput Trainer::train() {
   create_optimizer_and_scheduler();
 
   const std::string resume = resume_checkpoint_path();
-  if (!resume.empty()) load_checkpoint(resume);
+  if (!resume.empty()) {
+    try {
+      load_checkpoint(resume);
+    } catch (const nlohmann::json::exception& e) {  // a field the typed readers do not cover
+      throw CheckpointError(std::string("malformed checkpoint metadata: ") + e.what(), resume);
+    }
+  }
   const int64_t GA = args_.gradient_accumulation_steps;
   const int64_t epochs_trained = state_.global_step / plan.update_steps_per_epoch;
   const int64_t skip_batches = args_.ignore_data_skip ? 0 : (state_.global_step % plan.update_steps_per_epoch) * GA;

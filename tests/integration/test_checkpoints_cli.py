@@ -105,6 +105,32 @@ class CheckpointsCli(unittest.TestCase):
         self.assertEqual(code, 2)
         self.assertIn("can't find a valid checkpoint at /nope/checkpoint-1", err)
 
+    def test_malformed_checkpoint_metadata_names_the_file_and_key(self):
+        cases = [("trainer_state.json", "global_step", "x", "'global_step': expected an integer"),
+                 ("trainer_state.json", "log_history", 3, "'log_history': expected a list"),
+                 ("trainer_state.json", "best_metric", "x", "'best_metric': expected a number"),
+                 ("trainer_state.json", "epoch", [], "'epoch': expected a number"),
+                 ("scheduler.json", "steps_taken", "x", "'steps_taken': expected an integer"),
+                 ("optimizer.json", "step", "two", "'step': expected an integer"),
+                 ("optimizer.json", "type", 3, "'type': expected a string"),
+                 ("loop_state.json", "tr_loss", "x", "'tr_loss': expected a number"),
+                 ("rng_state.json", "cpu", 5, "'cpu': expected a string")]
+        for name, key, value, expected in cases:
+            with self.subTest(file=name, key=key):
+                ck = os.path.join(self.tmp, "bad", "checkpoint-8")
+                shutil.rmtree(os.path.join(self.tmp, "bad"), ignore_errors=True)
+                shutil.copytree(os.path.join(self.full, "checkpoint-8"), ck)
+                with open(os.path.join(ck, name)) as f:
+                    data = json.load(f)
+                data[key] = value
+                with open(os.path.join(ck, name), "w") as f:
+                    json.dump(data, f)
+                code, _, err = run(self.recipe, "--output_dir", os.path.join(self.tmp, "bad"), "--resume_from_checkpoint", "true")
+                self.assertEqual(code, 2, err)
+                lines = err.strip().splitlines()
+                self.assertEqual(len(lines), 1, err)
+                self.assertIn(os.path.join(ck, name) + ": " + expected, lines[0])
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -109,6 +109,40 @@ class BadInput(unittest.TestCase):
         text = GOOD.replace("max_steps = 3,", "max_steps = 3, logging_steps = 2.5,")
         self.check(text, "BAD:3: args.logging_steps: must be an integer if bigger than 1")
 
+    def test_numbers_out_of_range_are_refused(self):
+        # Casting inf or 1e30 to an integer is undefined behaviour; NaN passes every "< 0" check.
+        self.check(GOOD, "command line: args.max_steps: inf is out of range", ("--max_steps", "inf"))
+        self.check(GOOD, "command line: args.max_steps: 1e+30 is out of range", ("--max_steps", "1e30"))
+        self.check(GOOD, "command line: args.learning_rate: expected a finite number, got nan", ("--learning_rate", "nan"))
+        self.check(GOOD.replace("max_steps = 3", "max_steps = math.huge"), "BAD:3: args.max_steps: inf is out of range")
+        self.check(GOOD.replace("model = nn.Linear(2, 1),", "model = nn.Linear(2, math.huge),"),
+                   "BAD:5: nn.Linear out_features: expected an integer, got math.huge")
+        self.check(GOOD.replace("model = nn.Linear(2, 1),", "model = require('runner.models').gpt{vocab_size = 8, block_size = 4, "
+                                "n_layer = 1, n_head = 1, n_embd = 1e30},"),
+                   "BAD:5: models.gpt: option 'n_embd' must be an integer, got 1e+30")
+        self.check(GOOD, "command line: args.ddp_timeout: must be > 0 seconds", ("--ddp_timeout", "0"))
+
+    def test_a_recipe_key_is_not_read_as_a_regular_expression(self):
+        self.check(GOOD.replace("  model = ", '  ["mod(el"] = 1,\n  model = '), "unknown recipe field 'mod(el'")
+
+    def test_an_invalid_parameter_group_pattern_names_the_group(self):
+        text = GOOD.replace("  model = ", "  create_optimizer = function(model, args) return { type = \"adamw_torch\", lr = 0.1, "
+                            "groups = { { match = \"(bias\" } } } end,\n  model = ")
+        self.check(text, "BAD:5: create_optimizer: group match \"(bias\" is not a valid regular expression")
+
+    def test_deepspeed_values_of_the_wrong_type_fail_before_training(self):
+        ds = '{"zero_optimization": {"stage": 0}, "scheduler": {"type": "WarmupLR", "params": {"warmup_num_steps": "ten"}}}'
+        self.check(GOOD, "args.deepspeed: scheduler.params.warmup_num_steps: expected a non-negative number, got \"ten\"",
+                   ("--deepspeed", ds))
+        ds = '{"optimizer": {"type": 7}}'
+        self.check(GOOD, "args.deepspeed: a value has the wrong type", ("--deepspeed", ds))
+        # 1e3 is a number of steps, as DeepSpeed reads it.
+        with TempDir() as tmp:
+            good = write(os.path.join(tmp, "good.lua"), GOOD)
+            ds = '{"scheduler": {"type": "WarmupLR", "params": {"warmup_num_steps": 1e3}}}'
+            code, _, err = run(good, "--output_dir", os.path.join(tmp, "o"), "--deepspeed", ds)
+            self.assertEqual(code, 0, err)
+
     def test_missing_recipe(self):
         code, _, stderr = run("/no/such/recipe.lua")
         self.assertEqual(code, 2)

@@ -109,3 +109,22 @@ TEST(Safetensors, CorruptFilesAreCheckpointErrorsNamingTheFile) {
   EXPECT_THAT(load_error(p), ::testing::HasSubstr("exceeds the file"));
   EXPECT_THAT(load_error(temp_path("missing.safetensors")), ::testing::HasSubstr("cannot open"));
 }
+
+TEST(Safetensors, HostileHeadersAreRefusedBeforeAnyLargeAllocation) {
+  const std::string p = temp_path("hostile.safetensors");
+  {  // a 200 MB header length in a file that really is that long (sparse): over the format's cap
+    std::ofstream out(p, std::ios::binary);
+    const uint64_t n = 200000000;
+    out.write(reinterpret_cast<const char*>(&n), 8);
+    out.seekp(static_cast<std::streamoff>(8 + n));
+    out.put('\0');
+  }
+  EXPECT_THAT(load_error(p), ::testing::HasSubstr("exceeds 100 MB"));
+  // Element counts whose product wraps around 2^64 to match the byte range.
+  write_raw(p, "{\"w\":{\"dtype\":\"U8\",\"shape\":[4294967296,4294967296,1],\"data_offsets\":[0,0]}}", "");
+  EXPECT_THAT(load_error(p), ::testing::HasSubstr("bad shape"));
+  write_raw(p, "{\"w\":{\"dtype\":\"F32\",\"shape\":[4611686018427387904],\"data_offsets\":[0,0]}}", "");
+  EXPECT_THAT(load_error(p), ::testing::HasSubstr("overflows"));
+  write_raw(p, "{\"w\":{\"dtype\":\"U8\",\"shape\":[18446744073709551615],\"data_offsets\":[0,0]}}", "");
+  EXPECT_THAT(load_error(p), ::testing::HasSubstr("bad shape"));
+}
