@@ -1,4 +1,5 @@
 #include "runtime/io/atomic_file.h"
+#include "runtime/io/json_text.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -73,8 +74,9 @@ void write_file_atomic(const std::string& path, const std::string& bytes) {
 }
 
 void write_json_atomic(const std::string& path, const nlohmann::json& value) {
-  // nlohmann::json objects are std::map-backed, so keys come out sorted like HF's sort_keys.
-  write_file_atomic(path, value.dump(2) + "\n");
+  // nlohmann::json objects are std::map-backed, so keys come out sorted like HF's sort_keys;
+  // non-finite numbers are written as Python's json does (NaN, Infinity).
+  write_file_atomic(path, dump_json_python(value) + "\n");
 }
 
 nlohmann::json read_json_file(const std::string& path) {
@@ -82,7 +84,7 @@ nlohmann::json read_json_file(const std::string& path) {
   if (!in) throw CheckpointError("cannot read: " + sys_error(), path);
   std::stringstream ss;
   ss << in.rdbuf();
-  auto j = nlohmann::json::parse(ss.str(), nullptr, false);
+  auto j = parse_json_python(ss.str());
   if (j.is_discarded()) throw CheckpointError("not valid JSON", path);
   return j;
 }

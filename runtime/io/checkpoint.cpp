@@ -17,7 +17,9 @@ void write_checkpoint(const std::string& dir, const CheckpointContents& c) {
   StagedDir staged(dir);
   const std::string& p = staged.path();
   save_safetensors(p + "/model.safetensors", c.model, {{"format", "pt"}});
-  if (!c.optimizer.empty()) save_safetensors(p + "/optimizer.safetensors", c.optimizer, {{"format", "pt"}});
+  // Also without state tensors (SGD without momentum), as HF always writes optimizer.pt.
+  if (!c.optimizer.empty() || (!c.optimizer_meta.is_null() && !c.optimizer_meta.contains("shards")))
+    save_safetensors(p + "/optimizer.safetensors", c.optimizer, {{"format", "pt"}});
   if (!c.optimizer_meta.is_null()) write_json_atomic(p + "/optimizer.json", c.optimizer_meta);
   if (!c.scheduler.is_null()) write_json_atomic(p + "/scheduler.json", c.scheduler);
   if (!c.rng.is_null()) write_json_atomic(p + "/rng_state.json", c.rng);

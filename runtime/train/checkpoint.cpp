@@ -134,13 +134,7 @@ void Trainer::save_checkpoint() {
     if (scaler_) c.scaler = scaler_->state_dict();
     c.loop = {{"tr_loss", losses_.pending(*dp_)}, {"total_loss", losses_.total()}, {"last_logged_step", last_logged_step_}};
   }
-  json stateful = json::object();
-  for (const auto& cb : callbacks_.callbacks()) {
-    json s = cb->state();
-    if (!s.is_null()) stateful[cb->name()] = s;
-  }
-  stateful["TrainerControl"] = {{"args", control_.to_json()}, {"attributes", json::object()}};
-  state_.stateful_callbacks = stateful;
+  state_.stateful_callbacks = stateful_callbacks();
   c.trainer_state = state_.to_json();
   c.training_args = args_.to_json();
   if (!options_.recipe_path.empty()) c.copy_files.emplace_back(options_.recipe_path, "recipe.lua");
@@ -192,6 +186,16 @@ void Trainer::load_best_model() {
   auto report = model_->load_state_dict(io::load_safetensors(file), /*strict=*/false);
   if (!report.missing.empty()) log::warn("There were missing keys in the checkpoint model loaded: " + json(report.missing).dump());
   if (!report.unexpected.empty()) log::warn("There were unexpected keys in the checkpoint model loaded: " + json(report.unexpected).dump());
+}
+
+json Trainer::stateful_callbacks() const {
+  json stateful = json::object();
+  for (const auto& cb : callbacks_.callbacks()) {
+    json s = cb->state();
+    if (!s.is_null()) stateful[cb->name()] = s;
+  }
+  stateful["TrainerControl"] = {{"args", control_.to_json()}, {"attributes", json::object()}};
+  return stateful;
 }
 
 std::string Trainer::resume_checkpoint_path() const {

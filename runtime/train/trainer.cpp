@@ -245,7 +245,11 @@ TrainOutput Trainer::train() {
   state_.num_train_epochs = plan.num_train_epochs;
   state_.train_batch_size = args_.per_device_train_batch_size;
   state_.logging_steps = TrainerState::resolve_steps(args_.logging_steps, plan.max_steps);
-  state_.eval_steps = TrainerState::resolve_steps(args_.eval_steps.value_or(args_.logging_steps), plan.max_steps);
+  // HF: eval_steps defaults to logging_steps only under eval_strategy "steps"; otherwise the
+  // state keeps TrainerState's 500 unless eval_steps was given.
+  if (args_.eval_strategy == "steps" || args_.eval_steps)
+    state_.eval_steps = TrainerState::resolve_steps(args_.eval_steps.value_or(args_.logging_steps), plan.max_steps);
+  state_.stateful_callbacks = stateful_callbacks();
   state_.save_steps = TrainerState::resolve_steps(args_.save_steps, plan.max_steps);
   losses_.reset(device_.device, /*rank_parts=*/!(args_.full_determinism && dp_->world() > 1));
   last_logged_step_ = 0;
@@ -269,6 +273,7 @@ TrainOutput Trainer::train() {
 
   dp_->zero_grad();
   int64_t state_bytes = -1;  // measured at rest after the first optimizer step
+  at::Tensor last_grad_norm;  // the last optimizer step's, for the epoch-end log
   in_training_ = true;
   callbacks_.fire(Event::kTrainBegin, state_, control_);
   if (args_.eval_on_start && resume.empty()) run_evaluation(/*from_training=*/false);
@@ -375,12 +380,13 @@ TrainOutput Trainer::train() {
         state_.epoch = static_cast<double>(epoch) + static_cast<double>(step + 1) / static_cast<double>(steps_in_epoch);
         callbacks_.fire(Event::kStepEnd, state_, control_);
         agree_on_control();
+        last_grad_norm = grad_norm;
         maybe_log_save_evaluate(grad_norm, lr_used);
       }
     }
     callbacks_.fire(Event::kEpochEnd, state_, control_);
     agree_on_control();
-    maybe_log_save_evaluate(at::Tensor(), current_lr());
+    maybe_log_save_evaluate(last_grad_norm, current_lr());  // HF: the epoch's last step's norm
     if (control_.should_training_stop) break;
   }
   in_training_ = false;
@@ -401,6 +407,7 @@ TrainOutput Trainer::train() {
   }
   metrics["total_flos"] = state_.total_flos;
   metrics["train_loss"] = out.training_loss;
+  metrics["epoch"] = state_.epoch;  // HF's train metrics carry it (Trainer.log adds it)
   // Time spent waiting for batches (building them, or for the prefetch workers).
   metrics["train_data_wait_seconds"] = round_to(data_wait_seconds_, 4);
   if (dp_->world() > 1 || dp_->config().zero_stage > 0) {
@@ -438,9 +445,9 @@ void Trainer::maybe_log_save_evaluate(const at::Tensor& grad_norm, double lr) {
   if (control_.should_log && state_.global_step > last_logged_step_) {
     json logs;
     const double steps = static_cast<double>(state_.global_step - last_logged_step_);
-    logs["loss"] = round_to(losses_.flush(*dp_) / steps, 4);
-    const double norm = grad_norm.defined() ? grad_norm.item<double>() : std::nan("");
-    if (args_.max_grad_norm > 0 && std::isfinite(norm)) logs["grad_norm"] = norm;
+    logs["loss"] = losses_.flush(*dp_) / steps;  // HF v5: unrounded
+    // HF v5 logs the pre-clip norm whether or not clipping is on, NaN included.
+    if (grad_norm.defined()) logs["grad_norm"] = grad_norm.item<double>();
     logs["learning_rate"] = lr;
     last_logged_step_ = state_.global_step;
     log(logs, /*with_speed=*/true);

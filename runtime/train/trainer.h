@@ -120,6 +120,7 @@ class Trainer {
 
   // checkpoints (checkpoint.cpp)
   void save_checkpoint();
+  nlohmann::json stateful_callbacks() const;  // HF's TrainerState.stateful_callbacks: TrainerControl + stateful callbacks
   std::string resume_checkpoint_path() const;
   void load_checkpoint(const std::string& dir);
   void rotate_checkpoints();

@@ -130,8 +130,9 @@ TEST(TrainingLoop, LoggedValuesFollowHF) {
   EXPECT_DOUBLE_EQ(r.rec->logs[1]["learning_rate"].get<double>(), 0.1 * 1 / 2);  // step 4 uses λ(3) = (4-3)/2
   EXPECT_TRUE(first.contains("grad_norm"));
   EXPECT_DOUBLE_EQ(first["epoch"].get<double>(), 0.5);
+  // HF v5 logs the loss unrounded (v4 rounded it to 4 decimals): the mean of the two steps.
   const double loss = first["loss"].get<double>();
-  EXPECT_DOUBLE_EQ(loss, std::round(loss * 1e4) / 1e4);  // rounded to 4 decimals
+  EXPECT_NE(loss, std::round(loss * 1e4) / 1e4);
   const auto& summary = r.rec->logs[2];
   for (const char* k : {"train_runtime", "train_samples_per_second", "train_steps_per_second", "total_flos", "train_loss", "epoch"})
     EXPECT_TRUE(summary.contains(k)) << k;
@@ -143,12 +144,14 @@ TEST(TrainingLoop, LoggedValuesFollowHF) {
   EXPECT_NEAR(summary["train_loss"].get<double>(), mean, 1e-4);
 }
 
-TEST(TrainingLoop, NoClippingMeansNoGradNorm) {
+TEST(TrainingLoop, GradNormIsLoggedAlsoWithoutClipping) {
+  // HF v5 computes and logs the norm whether or not it clips.
   auto a = base_args("noclip");
   a.max_steps = 1;
   a.max_grad_norm = 0;
   auto r = run_training(a);
-  EXPECT_FALSE(r.rec->logs[0].contains("grad_norm"));
+  ASSERT_TRUE(r.rec->logs[0].contains("grad_norm"));
+  EXPECT_GT(r.rec->logs[0]["grad_norm"].get<double>(), 0.0);
 }
 
 TEST(TrainingLoop, EvaluationLossIsSampleWeighted) {
