@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdio>
 #include <iostream>
 #include <regex>
 
@@ -15,6 +16,7 @@
 #include "runtime/cli/interrupt.h"
 #include "runtime/cli/process_setup.h"
 #include "runtime/core/errors.h"
+#include "runtime/core/stop_request.h"
 #include "runtime/io/atomic_file.h"
 #include "runtime/io/safetensors.h"
 #include "runtime/dist/world.h"
@@ -125,7 +127,7 @@ int run_recipe(const CommandLine& cl) {
   };
   for (const auto& [name, value] : cl.arg_overrides)
     if (name != "resume_from_checkpoint") resume += " --" + name + " " + quoted(value);
-  set_interrupt_context(args.output_dir, resume, world.rank);
+  set_interrupt_context(args.output_dir, resume, world.rank, args.enable_jit_checkpoint);
   train::TrainerOptions options;
   options.input_name = recipe.input_name;
   options.recipe_path = cl.recipe;
@@ -144,6 +146,9 @@ int run_recipe(const CommandLine& cl) {
   options.local_rank = world.local_rank;
   train::Trainer trainer(args, recipe.model, recipe.datasets, recipe.hooks, recipe.callbacks, options);
   train::run_phases(trainer, phases);
+  if (stop_requested() && world.rank == 0)
+    std::fprintf(stderr, "runner: stopped by %s after step %lld%s\n", stop_reason().c_str(),
+                 static_cast<long long>(trainer.state().global_step), resume_hint().c_str());
   return 0;
 }
 

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <thread>
 
+#include "runtime/core/stop_request.h"
 #include "runtime/io/checkpoint.h"
 
 namespace runner::cli {
@@ -16,24 +17,48 @@ namespace {
 std::mutex g_mu;
 std::string g_output_dir, g_resume;
 int g_rank = 0;
+bool g_checkpoint_on_stop = false;
 
-void wait_for_interrupt(sigset_t set) {
-  int sig = 0;
-  if (sigwait(&set, &sig) != 0) return;
-  std::string line = "runner: interrupted (Ctrl-C)";
+std::string where_to_resume() {
+  std::lock_guard<std::mutex> lock(g_mu);
+  if (g_output_dir.empty()) return "";
+  const auto last = io::last_checkpoint(g_output_dir);
+  return last ? "; the last checkpoint is " + *last + ": resume with `" + g_resume + " --resume_from_checkpoint true`"
+              : "; no checkpoint was written to " + g_output_dir + " yet";
+}
+
+void say(const std::string& line) {
   int rank = 0;
   {
     std::lock_guard<std::mutex> lock(g_mu);
     rank = g_rank;
-    if (!g_output_dir.empty()) {
-      const auto last = io::last_checkpoint(g_output_dir);
-      line += last ? "; the last checkpoint is " + *last + ": resume with `" + g_resume + " --resume_from_checkpoint true`"
-                   : "; no checkpoint was written to " + g_output_dir + " yet";
-    }
   }
   if (rank == 0) std::fprintf(stderr, "%s\n", line.c_str());
   std::fflush(stderr);
-  std::_Exit(130);  // 128 + SIGINT, as a shell reports it
+}
+
+const char* name_of(int sig) { return sig == SIGTERM ? "SIGTERM" : sig == SIGUSR1 ? "SIGUSR1" : "SIGINT"; }
+
+void wait_for_signals(sigset_t set) {
+  for (;;) {
+    int sig = 0;
+    if (sigwait(&set, &sig) != 0) return;
+    bool checkpoint = false;
+    {
+      std::lock_guard<std::mutex> lock(g_mu);
+      checkpoint = g_checkpoint_on_stop;
+    }
+    // Preemption: the first SIGTERM/SIGUSR1 during training finishes the step and saves; a
+    // second one, Ctrl-C, or a stop outside training ends the process now.
+    if (sig != SIGINT && checkpoint && stop_point_active() && !stop_requested()) {
+      request_stop(name_of(sig));
+      say(std::string("runner: ") + name_of(sig) + " received: saving a checkpoint after this optimizer step, then stopping "
+          "(send it again to stop at once)");
+      continue;
+    }
+    say(std::string("runner: ") + (sig == SIGINT ? "interrupted (Ctrl-C)" : std::string("stopped by ") + name_of(sig)) + where_to_resume());
+    std::_Exit(128 + sig);  // as a shell reports it: 130 for SIGINT, 143 for SIGTERM
+  }
 }
 }  // namespace
 
@@ -41,15 +66,20 @@ void install_interrupt_handler() {
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGUSR1);
   if (pthread_sigmask(SIG_BLOCK, &set, nullptr) != 0) return;  // threads made later inherit the mask
-  std::thread(wait_for_interrupt, set).detach();
+  std::thread(wait_for_signals, set).detach();
 }
 
-void set_interrupt_context(const std::string& output_dir, const std::string& resume_command, int rank) {
+void set_interrupt_context(const std::string& output_dir, const std::string& resume_command, int rank, bool checkpoint_on_stop) {
   std::lock_guard<std::mutex> lock(g_mu);
   g_output_dir = output_dir;
   g_resume = resume_command;
   g_rank = rank;
+  g_checkpoint_on_stop = checkpoint_on_stop;
 }
+
+std::string resume_hint() { return where_to_resume(); }
 
 }  // namespace runner::cli

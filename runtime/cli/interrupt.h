@@ -1,7 +1,10 @@
-// Ctrl-C (SIGINT) during a run: one line that says where the last checkpoint is and how to
-// resume, then exit code 130, instead of a silent exit (or, under mpiexec, the launcher's
-// teardown noise). The signal is blocked in every thread and taken by one waiting thread, so
-// the message is written outside a signal handler.
+// Signals during a run. Ctrl-C (SIGINT): one line that says where the last checkpoint is and
+// how to resume, then exit code 130, instead of a silent exit (or, under mpiexec, the
+// launcher's teardown noise). SIGTERM / SIGUSR1 (preemption) during training, with
+// enable_jit_checkpoint: the step finishes, a checkpoint is saved (stop_request.h) and the run
+// exits 0; a second one, or one outside training, exits at once (143 / 138) with the same line.
+// The signals are blocked in every thread and taken by one waiting thread, so messages are
+// written outside a signal handler.
 #pragma once
 #include <string>
 
@@ -11,6 +14,9 @@ namespace runner::cli {
 void install_interrupt_handler();
 // What the message names: the run's output folder and the command to resume it; `rank`:
 // only rank 0 prints.
-void set_interrupt_context(const std::string& output_dir, const std::string& resume_command, int rank);
+void set_interrupt_context(const std::string& output_dir, const std::string& resume_command, int rank,
+                           bool checkpoint_on_stop = false);
+// "; the last checkpoint is ...: resume with `...`" for the run's output folder.
+std::string resume_hint();
 
 }  // namespace runner::cli

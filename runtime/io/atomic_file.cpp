@@ -2,6 +2,7 @@
 #include "runtime/io/json_text.h"
 
 #include <fcntl.h>
+#include <stdio.h>  // renameat2, RENAME_EXCHANGE (glibc >= 2.28)
 #include <unistd.h>
 
 #include <cerrno>
@@ -58,9 +59,15 @@ void write_file_atomic(const std::string& path, const std::function<void(const B
       p += n, size -= static_cast<size_t>(n);
     }
   };
-  write(sink);
+  try {
+    write(sink);
+  } catch (...) {  // the writer failed: no half-written temporary left behind
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw;
+  }
   if (failure.empty() && ::fsync(fd) != 0) failure = sys_error();
-  ::close(fd);
+  if (::close(fd) != 0 && failure.empty()) failure = sys_error();  // NFS reports write errors here
   if (failure.empty() && ::rename(tmp.c_str(), path.c_str()) != 0) failure = sys_error();
   if (!failure.empty()) {
     ::unlink(tmp.c_str());
@@ -108,8 +115,16 @@ StagedDir::~StagedDir() {
 void StagedDir::commit() {
   std::error_code ec;
   if (fs::exists(final_)) {
-    // Move the old folder aside first: a rename over a non-empty folder is not allowed,
-    // and between the two renames the old copy still exists on disk.
+    // One atomic step where the filesystem supports it: the new folder and the old one swap
+    // names, so `final_` is complete at every moment; then the old one (now at tmp_) goes.
+    if (::renameat2(AT_FDCWD, tmp_.c_str(), AT_FDCWD, final_.c_str(), RENAME_EXCHANGE) == 0) {
+      fsync_dir(parent_of(final_));
+      committed_ = true;
+      fs::remove_all(tmp_, ec);
+      return;
+    }
+    // Otherwise move the old folder aside first (a rename over a non-empty folder is not
+    // allowed); between the two renames the old copy still exists on disk.
     const std::string old = tmp_ + ".old";
     fs::remove_all(old, ec);
     fs::rename(final_, old, ec);

@@ -8,6 +8,7 @@
 
 #include "runtime/core/errors.h"
 #include "runtime/io/atomic_file.h"
+#include "runtime/io/manifest.h"
 
 namespace runner::io {
 
@@ -39,7 +40,8 @@ void write_checkpoint(const std::string& dir, const CheckpointContents& c) {
     fs::rename(src, p + "/" + fs::path(src).filename().string(), ec);
     if (ec) throw CheckpointError("cannot move " + src + " into the checkpoint: " + ec.message(), dir);
   }
-  if (!c.move_files.empty()) fsync_dir(p);  // the renames are durable before the commit
+  write_manifest(p);  // last: sizes and checksums of everything above
+  fsync_dir(p);       // the files and renames are durable before the commit
   staged.commit();
 }
 

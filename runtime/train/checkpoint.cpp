@@ -13,6 +13,7 @@
 #include "runtime/core/json_fields.h"
 #include "runtime/io/atomic_file.h"
 #include "runtime/io/checkpoint.h"
+#include "runtime/io/manifest.h"
 #include "runtime/log/log.h"
 #include "runtime/train/optimizer_shards.h"
 #include "runtime/train/trainer.h"
@@ -86,8 +87,10 @@ void Trainer::save_checkpoint() {
   }
   io::CheckpointContents c;
   dp_->gather_params();  // ZeRO-3: whole parameters for the consolidated model.safetensors
-  c.model = model_->state_dict();
-  for (auto& [name, t] : c.model) t = t.clone();
+  if (should_write()) {  // only the writer copies what it writes (gathering is collective)
+    c.model = model_->state_dict();
+    for (auto& [name, t] : c.model) t = t.clone();
+  }
   dp_->release_params(/*write_back=*/false);
   // Sharded state is saved shard by shard (optimizer_shards.h) into a side folder every rank
   // can reach, then moved into the checkpoint by the writer. save_on_each_node gathers
@@ -160,8 +163,14 @@ void Trainer::rotate_checkpoints() {
   if (!args_.save_total_limit || *args_.save_total_limit <= 0) return;
   for (const auto& dir : io::checkpoints_to_delete(io::list_checkpoints(args_.output_dir), state_.best_model_checkpoint, *args_.save_total_limit)) {
     log::info("Deleting older checkpoint [" + dir + "] due to save_total_limit");
-    io::remove_all(dir);
+    remove_checkpoint(dir);
   }
+}
+
+void Trainer::remove_checkpoint(const std::string& dir) const {
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  if (ec) log::warn("could not delete " + dir + " (save_total_limit): " + ec.message() + "; it stays on disk");
 }
 
 // HF: at the end of training with save_total_limit 1, only the best checkpoint remains.
@@ -171,7 +180,7 @@ void Trainer::delete_all_but_best_checkpoint() {
     std::error_code ec;
     if (fs::equivalent(dir, *state_.best_model_checkpoint, ec)) continue;
     log::info("Deleting older checkpoint [" + dir + "] due to save_total_limit");
-    io::remove_all(dir);
+    remove_checkpoint(dir);
   }
 }
 
@@ -202,13 +211,27 @@ std::string Trainer::resume_checkpoint_path() const {
   const json& r = args_.resume_from_checkpoint;
   if (r.is_null() || (r.is_boolean() && !r.get<bool>())) return "";
   if (r.is_boolean()) {
-    auto last = io::last_checkpoint(args_.output_dir);
-    if (!last) throw CheckpointError("no valid checkpoint found in output directory (" + args_.output_dir + ")");
-    return *last;
+    // The newest intact checkpoint: a damaged one (truncated, bit-flipped: manifest.h) is
+    // passed over with a warning.
+    const auto all = io::list_checkpoints(args_.output_dir);
+    std::string newest_problem;
+    for (auto it = all.rbegin(); it != all.rend(); ++it) {
+      const std::string problem = io::checkpoint_problem(it->second);
+      if (problem.empty()) {
+        if (it != all.rbegin() && dp_->rank() == 0) log::warn("resuming from " + it->second + ", the newest intact checkpoint");
+        return it->second;
+      }
+      if (newest_problem.empty()) newest_problem = problem;
+      if (dp_->rank() == 0) log::warn(it->second + " is damaged and skipped: " + problem);
+    }
+    throw CheckpointError("no valid checkpoint found in output directory (" + args_.output_dir + ")" +
+                          (newest_problem.empty() ? "" : "; the newest is damaged: " + newest_problem));
   }
   const std::string path = r.get<std::string>();
   if (!io::is_directory(path) || !io::path_exists(path + "/model.safetensors"))
     throw CheckpointError("can't find a valid checkpoint at " + path + " (a checkpoint-N folder with model.safetensors)");
+  const std::string problem = io::checkpoint_problem(path);
+  if (!problem.empty()) throw CheckpointError("the checkpoint is damaged: " + problem, path);
   return path;
 }
 

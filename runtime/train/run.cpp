@@ -67,6 +67,7 @@ void run_phases(Trainer& trainer, const Phases& phases) {
   if (phases.train) {
     const TrainingArguments& a = trainer.args();
     TrainOutput result = oom_guarded("training", "per_device_train_batch_size", a.per_device_train_batch_size, [&] { return trainer.train(); });
+    if (trainer.preempted()) return;
     trainer.save_model();
     trainer.save_state();
     log_metrics("train", result.metrics);

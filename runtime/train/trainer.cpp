@@ -7,6 +7,8 @@
 #include <ATen/Parallel.h>
 
 #include "runtime/core/errors.h"
+#include "runtime/core/stop_request.h"
+#include "runtime/io/dir_lock.h"
 #include "runtime/log/log.h"
 #include "runtime/train/deepspeed_config.h"
 #include "runtime/train/gpu_info.h"
@@ -43,6 +45,12 @@ Trainer::Trainer(TrainingArguments args, models::ModulePtr model, Datasets datas
       callbacks_(args_, std::move(callbacks)),
       memory_(!args_.skip_memory_metrics),
       dp_(std::make_unique<dist::DataParallel>(options_.comm, options_.parallel)) {
+  if (dp_->rank() == 0) {
+    // One run per output folder; holding it, leftovers of a crashed save can go.
+    output_lock_ = std::make_unique<io::DirLock>(args_.output_dir);
+    if (const int n = io::sweep_temporaries(args_.output_dir))
+      log::info("Removed " + std::to_string(n) + " leftover(s) of an interrupted save from " + args_.output_dir);
+  }
   device_ = resolve_device(args_, options_.local_rank);
   memory_.set_device(device_.device);
   memory_.start("init");
@@ -275,6 +283,7 @@ TrainOutput Trainer::train() {
   int64_t state_bytes = -1;  // measured at rest after the first optimizer step
   at::Tensor last_grad_norm;  // the last optimizer step's, for the epoch-end log
   in_training_ = true;
+  set_stop_point_active(true);
   callbacks_.fire(Event::kTrainBegin, state_, control_);
   if (args_.eval_on_start && resume.empty()) run_evaluation(/*from_training=*/false);
 
@@ -379,7 +388,15 @@ TrainOutput Trainer::train() {
         if (args_.torch_empty_cache_steps && state_.global_step % *args_.torch_empty_cache_steps == 0) empty_gpu_cache();
         state_.epoch = static_cast<double>(epoch) + static_cast<double>(step + 1) / static_cast<double>(steps_in_epoch);
         callbacks_.fire(Event::kStepEnd, state_, control_);
+        // Preemption (stop_request.h): this step is done; save and stop, on every rank at
+        // the same step (agree_on_control votes on it too).
+        if (stop_requested()) preempted_ = true;
         agree_on_control();
+        if (preempted_) {
+          control_.should_save = true;
+          control_.should_training_stop = true;
+          if (!stop_requested()) request_stop("a stop signal on another rank");
+        }
         last_grad_norm = grad_norm;
         maybe_log_save_evaluate(grad_norm, lr_used);
       }
@@ -390,6 +407,10 @@ TrainOutput Trainer::train() {
     if (control_.should_training_stop) break;
   }
   in_training_ = false;
+  set_stop_point_active(false);
+  if (preempted_ && dp_->rank() == 0)
+    log::info("Stopped by " + stop_reason() + " after step " + std::to_string(state_.global_step) + ": checkpoint saved to " +
+              args_.output_dir + "/checkpoint-" + std::to_string(state_.global_step));
   data_wait_seconds_ = loader.wait_seconds();
   dp_->consolidate();  // ZeRO-3: whole parameters from here on (callbacks, evaluation, saving)
 
@@ -434,7 +455,7 @@ void Trainer::agree_on_control() {
   // Callbacks may decide differently on different ranks (a rank-local condition): if any
   // rank wants to stop, log, evaluate or save, all do, so none waits alone in a collective.
   bool* flags[] = {&control_.should_training_stop, &control_.should_epoch_stop, &control_.should_save, &control_.should_evaluate,
-                   &control_.should_log};
+                   &control_.should_log, &preempted_};
   std::vector<double> votes;
   for (bool* f : flags) votes.push_back(*f ? 1.0 : 0.0);
   dp_->sum(votes);

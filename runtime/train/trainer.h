@@ -30,6 +30,10 @@
 #include "runtime/train/memory_tracker.h"
 #include "runtime/train/model_call.h"
 
+namespace runner::io {
+class DirLock;
+}  // namespace runner::io
+
 namespace runner::train {
 
 struct Datasets {
@@ -90,6 +94,9 @@ class Trainer {
   // Whether this process writes output files: rank 0, or each node's first process with
   // save_on_each_node (HF should_save).
   bool should_write() const;
+  // Training ended early on a stop signal with a checkpoint: the run is not finished, so no
+  // final model, evaluation or prediction follows (resume from the checkpoint instead).
+  bool preempted() const { return preempted_; }
 
  private:
   // training (trainer.cpp)
@@ -124,6 +131,7 @@ class Trainer {
   std::string resume_checkpoint_path() const;
   void load_checkpoint(const std::string& dir);
   void rotate_checkpoints();
+  void remove_checkpoint(const std::string& dir) const;  // a failure is reported, not fatal
   void remove_stale_shard_dirs() const;
   void delete_all_but_best_checkpoint();
   void load_best_model();
@@ -145,6 +153,7 @@ class Trainer {
   DevicePlan device_;                  // where parameters, gradients and batches live
   std::unique_ptr<LossScaler> scaler_;  // fp16 only
 
+  std::unique_ptr<io::DirLock> output_lock_;  // rank 0: held for the Trainer's lifetime
   std::unique_ptr<dist::DataParallel> dp_;
   std::unique_ptr<optim::FlatParams> flat_;
   std::unique_ptr<optim::Optimizer> optimizer_;
@@ -157,6 +166,7 @@ class Trainer {
   int64_t last_logged_step_ = 0;
   std::chrono::steady_clock::time_point train_start_;
   bool in_training_ = false;
+  bool preempted_ = false;  // a stop signal (stop_request.h) ended training with a checkpoint
   double data_wait_seconds_ = 0;  // time the training loop waited for batches
   bool lockstep_dummy_ = false;   // ZeRO-3: this micro-step's batch is a zero-weight stand-in
   nlohmann::json pending_rng_;  // a resumed run's RNG state, applied once the data skip is done

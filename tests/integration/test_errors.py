@@ -24,6 +24,8 @@ def digest(folder):
     h = {}
     for root, _, files in os.walk(folder):
         for f in files:
+            if f == ".runner.lock":  # the lock of the output folder (outputs.md) holds the last run's pid
+                continue
             p = os.path.join(root, f)
             with open(p, "rb") as fh:
                 h[os.path.relpath(p, folder)] = hashlib.sha256(fh.read()).hexdigest()

@@ -245,10 +245,11 @@ def compare_weights(where, hf_path, rn_path, divs):
             divs.append(("weights", f"{where} {k}: max |HF - runner| = {diff}"))
 
 
-# HF's checkpoint files and runner's counterparts (runner adds optimizer.json, loop_state.json, recipe.lua).
+# HF's checkpoint files and runner's counterparts (runner adds optimizer.json, loop_state.json, recipe.lua and
+# manifest.json: sizes and checksums of the others).
 FILE_MAP = {"optimizer.pt": "optimizer.safetensors", "scheduler.pt": "scheduler.json",
             "rng_state.pth": "rng_state.json", "training_args.bin": "training_args.json"}
-RUNNER_ONLY = {"optimizer.json", "loop_state.json", "recipe.lua"}
+RUNNER_ONLY = {"optimizer.json", "loop_state.json", "recipe.lua", "manifest.json"}
 
 
 def checkpoints(d):

@@ -146,9 +146,9 @@ TEST(Resume, SaveOnlyModelCheckpointsHoldOnlyTheModel) {
   a.save_only_model = true;
   auto run = train_regression(a, 44, 12);
   EXPECT_EQ(files_in(a.output_dir + "/checkpoint-4"),
-            (std::vector<std::string>{"model.safetensors", "trainer_state.json", "training_args.json"}));
+            (std::vector<std::string>{"manifest.json", "model.safetensors", "trainer_state.json", "training_args.json"}));
   const Full& full = full_run();
   EXPECT_EQ(files_in(full.dir + "/checkpoint-4"),
-            (std::vector<std::string>{"loop_state.json", "model.safetensors", "optimizer.json", "optimizer.safetensors", "rng_state.json",
-                                      "scheduler.json", "trainer_state.json", "training_args.json"}));
+            (std::vector<std::string>{"loop_state.json", "manifest.json", "model.safetensors", "optimizer.json", "optimizer.safetensors",
+                                      "rng_state.json", "scheduler.json", "trainer_state.json", "training_args.json"}));
 }

@@ -1,0 +1,39 @@
+#include "runtime/core/stop_request.h"
+
+#include <atomic>
+#include <mutex>
+
+namespace runner {
+
+namespace {
+std::atomic<bool> requested{false};
+std::atomic<bool> active{false};
+std::mutex mu;
+std::string reason;
+}  // namespace
+
+void request_stop(const std::string& why) {
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    reason = why;
+  }
+  requested.store(true, std::memory_order_release);
+}
+
+bool stop_requested() { return requested.load(std::memory_order_acquire); }
+
+std::string stop_reason() {
+  std::lock_guard<std::mutex> lock(mu);
+  return reason;
+}
+
+void clear_stop_request() {
+  requested.store(false);
+  std::lock_guard<std::mutex> lock(mu);
+  reason.clear();
+}
+
+void set_stop_point_active(bool a) { active.store(a, std::memory_order_release); }
+bool stop_point_active() { return active.load(std::memory_order_acquire); }
+
+}  // namespace runner
