@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <climits>
+#include <functional>
+#include <memory>
 #include <cstdio>
 #include <iostream>
 #include <regex>
@@ -44,8 +46,40 @@ std::string locate_argument_error(const std::string& message, const CommandLine&
 
 }  // namespace
 
+static void agree_on_setup(const dist::World& world, const std::function<void()>& setup) {
+  std::string message;
+  int code = 0;
+  try {
+    setup();
+  } catch (const Error& e) {
+    message = e.what(), code = e.exit_code();
+  } catch (const c10::Error& e) {
+    message = e.what_without_backtrace(), code = 2;
+  } catch (const std::exception& e) {
+    message = std::string("internal error: ") + e.what(), code = 1;
+  }
+  if (world.size == 1) {
+    if (code) throw SetupFailed(message, code, false);
+    return;
+  }
+  const int lowest = dist::lowest_failed_rank(code != 0);
+  if (lowest < 0) return;
+  // The lowest failing rank speaks (named when it is not rank 0); the others stop quietly.
+  throw SetupFailed(world.rank == lowest ? message : "", code ? code : 2, lowest != 0);
+}
+
 int run_recipe(const CommandLine& cl) {
   const dist::World& world = dist::world();
+  std::unique_ptr<lua::LuaState> lua;
+  lua::Recipe recipe;
+  TrainingArguments args;
+  train::Phases phases;
+  train::ParallelPlan parallel;
+  train::DevicePlan device;
+  std::string backend;
+  // Every rank resolves the same command line, so set-up errors are usually the same on all
+  // of them: the ranks compare notes (one collective) and the error is printed once.
+  agree_on_setup(world, [&] {
   setup_process(world.local_size);
   // PyTorch's generators start from a random seed; seeding them before the recipe runs makes
   // a model the recipe builds without torch.manual_seed the same on every run (and rank).
@@ -64,9 +98,9 @@ int run_recipe(const CommandLine& cl) {
   // The recipe may print while it loads: those lines carry the rank prefix too (the levels of
   // log_level / log_level_replica apply once the arguments are known, below).
   log::configure(log::level(), world.size > 1 ? world.rank : -1);
-  lua::LuaState lua(cl.recipe_options, lua::default_lib_dirs());
-  lua::Recipe recipe = lua::load_recipe(lua, cl.recipe);
-  TrainingArguments args = recipe.args;
+  lua = std::make_unique<lua::LuaState>(cl.recipe_options, lua::default_lib_dirs());
+  recipe = lua::load_recipe(*lua, cl.recipe);
+  args = recipe.args;
   for (const auto& [name, value] : cl.arg_overrides) {
     try {
       args.set_from_string(name, value);
@@ -87,13 +121,10 @@ int run_recipe(const CommandLine& cl) {
   if (world.rank == 0)  // once per run, not once per rank
     for (const auto& w : warnings) log::warn(w);
 
-  const train::Phases phases = train::resolve_phases(args, recipe.datasets);
+  phases = train::resolve_phases(args, recipe.datasets);
   const bool has_model_init = std::static_pointer_cast<lua::LuaHooks>(recipe.hooks)->has("model_init");
   if (!recipe.model && !has_model_init) throw RecipeError("the recipe has no model (give `model` or `model_init`)", cl.recipe);
   train::validate_setup(args, recipe.datasets, *recipe.hooks);
-  train::ParallelPlan parallel;
-  train::DevicePlan device;
-  std::string backend;
   try {
     parallel = train::resolve_parallel(args, world.size, world.num_nodes);
     // HF: cuda:<local_rank> unless use_cpu; fp16 and tf32 are checked against it here, so
@@ -113,6 +144,7 @@ int run_recipe(const CommandLine& cl) {
     throw ArgumentError("args.output_dir: \"" + args.output_dir + "\" is a file, not a folder", locate_argument_error("args.output_dir", cl, cl.recipe));
   if (world.rank == 0)
     for (const auto& w : parallel.warnings) log::warn(w);
+  });
   if (cl.command == "check") {
     std::cout << args.to_json().dump(2) << std::endl;
     return 0;

@@ -1,10 +1,21 @@
 // The runner's commands: run (train/evaluate/predict), check, launch, args.
 #pragma once
+#include <string>
+
 #include "runtime/cli/command_line.h"
 
 namespace runner::cli {
 
 int run_recipe(const CommandLine& cl);  // run and check
+
+// A set-up error the ranks agreed on (before training): `message` is empty on the ranks that
+// stay quiet. main prints it once, finalizes MPI (every rank got here) and exits with `code`.
+struct SetupFailed {
+  SetupFailed(std::string m, int c, bool named) : message(std::move(m)), code(c), name_rank(named) {}
+  std::string message;
+  int code;
+  bool name_rank;  // the failing rank is not rank 0: say which
+};
 int print_args(bool markdown);
 // runner launch -n N ...: replaces this process with `mpiexec -n N <this runner> ...`.
 // Returns only on failure (mpiexec not found).

@@ -59,6 +59,17 @@ int main(int argc, char** argv) {
     const int rc = cli::run_recipe(cl);
     dist::finalize_world();  // MPI wants every rank to finalize after its last collective
     return rc;
+  } catch (const cli::SetupFailed& f) {
+    if (!f.message.empty()) {
+      std::string line = f.message;
+      for (auto& c : line)
+        if (c == '\n') c = ' ';
+      if (f.name_rank) std::fprintf(stderr, "runner: error: [rank %d] %s\n", dist::world().rank, line.c_str());
+      else std::fprintf(stderr, "runner: error: %s\n", line.c_str());
+      std::fflush(stderr);
+    }
+    dist::finalize_world();  // every rank stopped at the same point: no abort, no launcher noise
+    return f.code;
   } catch (const Error& e) {
     return fail(e.what(), e.exit_code());
   } catch (const c10::Error& e) {

@@ -3,6 +3,7 @@
 #include <sched.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <thread>
 #include <string>
@@ -110,6 +111,26 @@ void abort_world(int exit_code) {
   // and can drop it. A moment's pause lets the launcher forward it first.
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   MPI_Abort(MPI_COMM_WORLD, exit_code);
+}
+
+int lowest_failed_rank(bool failed, double timeout_seconds) {
+  if (!g_world.mpi || g_world.size == 1) return failed ? 0 : -1;
+  int mine = failed ? g_world.rank : g_world.size, lowest = g_world.size;
+  MPI_Request request;
+  MPI_Iallreduce(&mine, &lowest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD, &request);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_seconds);
+  for (int done = 0;;) {
+    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    if (done) break;
+    if (std::chrono::steady_clock::now() > deadline) {
+      std::fprintf(stderr, "runner: error: [rank %d] waited %.0f s for the other ranks to load the recipe: a peer is stuck; aborting every rank\n",
+                   g_world.rank, timeout_seconds);
+      std::fflush(stderr);
+      abort_world(1);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return lowest < g_world.size ? lowest : -1;
 }
 
 int affinity_cpus() {

@@ -37,6 +37,10 @@ void finalize_world();
 // Takes every rank down after an error on this one, so no peer is left waiting inside a
 // collective. Returns only when the world is a single process.
 void abort_world(int exit_code);
+// Collective over every rank, before training: whether this rank's set-up failed. Returns the
+// lowest failing rank, or -1 when none failed. Waits at most `timeout_seconds` for the others
+// (a rank stuck in its recipe), then aborts the world with a line saying so.
+int lowest_failed_rank(bool failed, double timeout_seconds = 1800);
 
 // CPUs this process may run on (its affinity mask).
 int affinity_cpus();

@@ -6,6 +6,8 @@
 #include <ATen/CPUGeneratorImpl.h>
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <mutex>
 #include <regex>
 
@@ -197,6 +199,34 @@ void Trainer::load_best_model() {
   if (!report.unexpected.empty()) log::warn("There were unexpected keys in the checkpoint model loaded: " + json(report.unexpected).dump());
 }
 
+// resume_from_checkpoint = true takes the newest checkpoint in output_dir, which may be another
+// run's (a reused folder): say so when the recipe or the arguments that shape training differ.
+void Trainer::warn_if_another_run(const std::string& dir) const {
+  auto read = [](const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return in ? ss.str() : std::string();
+  };
+  if (!options_.recipe_path.empty() && io::path_exists(dir + "/recipe.lua") && read(dir + "/recipe.lua") != read(options_.recipe_path))
+    log::warn(dir + " was written by a different recipe than " + options_.recipe_path + " (compare " + dir + "/recipe.lua)");
+  if (!io::path_exists(dir + "/training_args.json")) return;
+  json saved;
+  try {
+    saved = io::read_json_file(dir + "/training_args.json");
+  } catch (const Error&) {
+    return;  // only a hint: the files the resume needs are checked where they are read
+  }
+  const json mine = args_.to_json();
+  std::string differ;
+  for (const char* key : {"learning_rate", "per_device_train_batch_size", "gradient_accumulation_steps", "seed", "data_seed", "optim",
+                          "lr_scheduler_type", "weight_decay", "max_grad_norm", "warmup_steps", "num_train_epochs", "max_steps", "bf16",
+                          "fp16", "label_smoothing_factor", "train_sampling_strategy"})
+    if (saved.is_object() && saved.contains(key) && saved[key] != mine[key])
+      differ += std::string(differ.empty() ? "" : ", ") + key + " " + saved[key].dump() + " -> " + mine[key].dump();
+  if (!differ.empty()) log::warn("resuming from " + dir + ", saved with other arguments: " + differ);
+}
+
 json Trainer::stateful_callbacks() const {
   json stateful = json::object();
   for (const auto& cb : callbacks_.callbacks()) {
@@ -244,6 +274,7 @@ void Trainer::load_checkpoint(const std::string& dir) {
   if (!report.missing.empty()) log::warn("There were missing keys in the checkpoint model loaded: " + json(report.missing).dump());
   if (!report.unexpected.empty()) log::warn("There were unexpected keys in the checkpoint model loaded: " + json(report.unexpected).dump());
 
+  if (dp_->rank() == 0) warn_if_another_run(dir);
   // trainer_state.json replaces the state, as in HF; the plan's totals stay this run's.
   const TrainerState plan = state_;
   const TrainerState saved = TrainerState::from_json(io::read_json_file(dir + "/trainer_state.json"), dir + "/trainer_state.json");

@@ -132,6 +132,7 @@ class Trainer {
   void load_checkpoint(const std::string& dir);
   void rotate_checkpoints();
   void remove_checkpoint(const std::string& dir) const;  // a failure is reported, not fatal
+  void warn_if_another_run(const std::string& checkpoint_dir) const;
   void remove_stale_shard_dirs() const;
   void delete_all_but_best_checkpoint();
   void load_best_model();

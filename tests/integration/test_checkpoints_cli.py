@@ -97,6 +97,16 @@ class CheckpointsCli(unittest.TestCase):
         self.assertIn("Resuming from " + os.path.join(self.full, "checkpoint-12"), stdout)
         self.assertIn("logging_steps: 5 (from args) != 3 (from trainer_state.json)", stdout)
 
+    def test_resuming_another_runs_checkpoint_warns(self):
+        # A reused output_dir: resume_from_checkpoint=true would take the old run's newest
+        # checkpoint; a different recipe or different training arguments are named.
+        other = write(os.path.join(self.tmp, "other.lua"), RECIPE.replace("torch.manual_seed(3)", "torch.manual_seed(4)"))
+        code, stdout, err = run(other, "--output_dir", self.full, "--resume_from_checkpoint", "true", "--learning_rate", "0.1",
+                                "--max_steps", "14")
+        self.assertEqual(code, 0, err)
+        self.assertIn("checkpoint-12 was written by a different recipe than " + other, stdout)
+        self.assertIn("saved with other arguments: learning_rate 0.05 -> 0.1, max_steps 12 -> 14", stdout)
+
     def test_bad_resume_paths(self):
         code, _, err = run(self.recipe, "--output_dir", os.path.join(self.tmp, "empty"), "--resume_from_checkpoint", "true")
         self.assertEqual(code, 2)

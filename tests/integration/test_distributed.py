@@ -482,6 +482,22 @@ return {
                 self.assertEqual(code, 0, err[-2000:])
                 self.assert_same_weights(out, single)
 
+    def test_set_up_errors_are_printed_once_without_launcher_noise(self):
+        # Every rank resolves the same command line: one line, exit 2, no MPI_Abort lines.
+        code, _, err = launch(2, self.recipes["mlp"], "--output_dir", os.path.join(self.tmp, "typo"), "--lerning_rate", "0.1")
+        self.assertEqual(code, 2, err)
+        self.assertEqual(err.strip().splitlines(),
+                         ["runner: error: command line: --lerning_rate: unknown argument; did you mean 'learning_rate'?"])
+        # An error on one rank only names that rank; the others stop quietly.
+        recipe = write(os.path.join(self.tmp, "rank1.lua"), MLP.replace("return {", """local dist = require "runner.dist"
+if dist.rank == 1 then error("no data on this node") end
+return {""", 1))
+        code, _, err = launch(2, recipe, "--output_dir", os.path.join(self.tmp, "rank1"))
+        self.assertEqual(code, 2, err)
+        lines = err.strip().splitlines()
+        self.assertEqual(len(lines), 1, err)
+        self.assertRegex(lines[0], r"^runner: error: \[rank 1\] .*rank1\.lua:\d+: no data on this node$")
+
     def test_lua_error_on_one_rank_stops_every_rank(self):
         recipe = write(os.path.join(self.tmp, "fail.lua"), MLP.replace("return {", """local dist = require "runner.dist"
 return {
