@@ -21,6 +21,7 @@
 #include "runtime/core/stop_request.h"
 #include "runtime/io/atomic_file.h"
 #include "runtime/io/safetensors.h"
+#include "runtime/dist/blocking_call.h"
 #include "runtime/dist/world.h"
 #include "runtime/log/log.h"
 #include "runtime/train/device.h"
@@ -120,6 +121,7 @@ int run_recipe(const CommandLine& cl) {
   log::configure(log::parse_level(main_logger ? args.log_level : args.log_level_replica), world.size > 1 ? world.rank : -1);
   if (world.rank == 0)  // once per run, not once per rank
     for (const auto& w : warnings) log::warn(w);
+  dist::set_blocking_timeout(static_cast<double>(args.ddp_timeout));
 
   phases = train::resolve_phases(args, recipe.datasets);
   const bool has_model_init = std::static_pointer_cast<lua::LuaHooks>(recipe.hooks)->has("model_init");

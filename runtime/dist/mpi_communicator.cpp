@@ -1,5 +1,7 @@
 #include "runtime/dist/mpi_communicator.h"
 
+#include "runtime/dist/blocking_call.h"
+
 #include <atomic>
 #include <chrono>
 #include <climits>
@@ -81,7 +83,9 @@ class MpiWork : public Work {
   MpiWork(MpiCommunicator& comm, MPI_Request req, at::Tensor target, at::Tensor staging, const char* what, at::Tensor keep = {})
       : comm_(comm), req_(req), target_(std::move(target)), staging_(std::move(staging)), keep_(std::move(keep)), what_(what) {}
   ~MpiWork() override {
-    if (req_ != MPI_REQUEST_NULL) MPI_Wait(&req_, MPI_STATUS_IGNORE);  // never leave a request dangling
+    if (req_ == MPI_REQUEST_NULL) return;
+    BlockingCall waiting("a pending collective (teardown)");
+    MPI_Wait(&req_, MPI_STATUS_IGNORE);  // never leave a request dangling
   }
   bool test() override;
   void wait() override;
@@ -100,7 +104,11 @@ class MpiWork : public Work {
 class MpiCommunicator : public Communicator {
  public:
   MpiCommunicator(MPI_Comm comm, double timeout) : timeout_(timeout) {
-    RUNNER_MPI_CHECK(MPI_Comm_dup(comm, &comm_));
+    {
+      set_blocking_timeout(timeout);
+      BlockingCall duplicating("MPI_Comm_dup (set-up)");
+      RUNNER_MPI_CHECK(MPI_Comm_dup(comm, &comm_));
+    }
     MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
     MPI_Comm_rank(comm_, &rank_);
     MPI_Comm_size(comm_, &size_);

@@ -1,5 +1,7 @@
 #include "runtime/dist/nccl_communicator.h"
 
+#include "runtime/dist/blocking_call.h"
+
 #include <chrono>
 #include <thread>
 
@@ -80,7 +82,11 @@ class NcclCommunicator : public Communicator {
     RUNNER_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     ncclUniqueId id;
     if (rank_ == 0) RUNNER_NCCL_CHECK(ncclGetUniqueId(&id));
-    MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, comm);
+    {
+      set_blocking_timeout(timeout);
+      BlockingCall bootstrap("NCCL's bootstrap broadcast (set-up)");
+      MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, comm);
+    }
     RUNNER_NCCL_CHECK(ncclCommInitRank(&comm_, size_, id, rank_));
   }
   ~NcclCommunicator() override {

@@ -11,6 +11,7 @@
 #include <mpi.h>
 
 #include "runtime/core/errors.h"
+#include "runtime/dist/blocking_call.h"
 #include "runtime/dist/mpi_communicator.h"
 
 #ifdef RUNNER_HAVE_NCCL
@@ -66,6 +67,7 @@ const World& init_world(int* argc, char*** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &g_world.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_world.size);
   MPI_Comm node;
+  BlockingCall splitting("MPI_Comm_split (start-up)");
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, g_world.rank, MPI_INFO_NULL, &node);
   MPI_Comm_rank(node, &g_world.local_rank);
   MPI_Comm_size(node, &g_world.local_size);
@@ -102,7 +104,10 @@ void finalize_world() {
   g_nccl.reset();
   g_comm.reset();
   int finalized = 0;
-  if (g_world.mpi && (MPI_Finalized(&finalized), !finalized)) MPI_Finalize();
+  if (g_world.mpi && (MPI_Finalized(&finalized), !finalized)) {
+    BlockingCall finalizing("MPI_Finalize (waiting for the other ranks to finish)", /*mpi_usable=*/false);
+    MPI_Finalize();
+  }
 }
 
 void abort_world(int exit_code) {
