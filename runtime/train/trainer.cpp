@@ -360,14 +360,15 @@ TrainOutput Trainer::train() {
         // optimizer and scheduler step and backs the loss scale off (GradScaler.step/update);
         // deciding that needs the value now, as in PyTorch.
         const double attempted_scale = scaler_ ? scaler_->scale() : 1.0;
-        const bool apply_step = !scaler_ || scaler_->update(std::isfinite(grad_norm.item<double>()));
+        bool apply_step = !scaler_ || scaler_->update(std::isfinite(grad_norm.item<double>()));
+        if (!scaler_ && !nonfinite_step_allowed(grad_norm)) apply_step = false;
         callbacks_.fire(Event::kPreOptimizerStep, state_, control_);
         if (apply_step) {
           const double lr_factor = scheduler_->current_factor();
           for (size_t g = 0; g < base_lrs_.size(); ++g) optimizer_->set_lr(g, base_lrs_[g] * lr_factor);
           dp_->before_optimizer_step();
           optimizer_->step();
-        } else {
+        } else if (scaler_) {
           log::warn("fp16: gradient overflow (inf/NaN) at step " + std::to_string(state_.global_step + 1) +
                     ": optimizer step skipped, loss scale " + log::format_number(attempted_scale) + " -> " +
                     log::format_number(scaler_->scale()));

@@ -133,6 +133,8 @@ class Trainer {
   void rotate_checkpoints();
   void remove_checkpoint(const std::string& dir) const;  // a failure is reported, not fatal
   void warn_if_another_run(const std::string& checkpoint_dir) const;
+  // nonfinite_policy.cpp: false = skip this optimizer step; throws for "stop".
+  bool nonfinite_step_allowed(const at::Tensor& grad_norm);
   void remove_stale_shard_dirs() const;
   void delete_all_but_best_checkpoint();
   void load_best_model();

@@ -241,6 +241,33 @@ class Reliability(unittest.TestCase):
         self.assertEqual([d for d in os.listdir(out) if d.startswith(".tmp-")], [])
         self.assert_reference_weights(out)
 
+    def test_nonfinite_policy_logs_skips_or_stops(self):
+        # Row 9 has a NaN feature: with sequential batches of 4, step 3's loss and gradients
+        # are NaN. HF's default trains on (the weights become NaN); skip leaves them finite;
+        # stop saves the last good step and exits 2 with one line.
+        recipe = write(os.path.join(self.tmp, "nan.lua"), RECIPE.replace(
+            "local y = x:matmul(torch.randn(16, 1)) + 0.25",
+            "local y = x:matmul(torch.randn(16, 1)) + 0.25\nx:narrow(0, 9, 1):fill_(0 / 0)").replace("max_steps = 40", "max_steps = 6"))
+        import numpy as np
+        common = ["--train_sampling_strategy", "sequential", "--save_strategy", "no"]
+        out = os.path.join(self.tmp, "nan_log")
+        code, _, err = run(recipe, "--output_dir", out, *common)
+        self.assertEqual(code, 0, err)
+        self.assertTrue(any(np.isnan(w).any() for w in weights(out).values()))
+        out = os.path.join(self.tmp, "nan_skip")
+        code, stdout, err = run(recipe, "--output_dir", out, "--nonfinite_policy", "skip", *common)
+        self.assertEqual(code, 0, err)
+        self.assertIn("step 3: the gradient norm is not finite", stdout)
+        self.assertIn("optimizer and scheduler step skipped", stdout)
+        self.assertTrue(all(np.isfinite(w).all() for w in weights(out).values()))
+        out = os.path.join(self.tmp, "nan_stop")
+        code, _, err = run(recipe, "--output_dir", out, "--nonfinite_policy", "stop", *common)
+        self.assertEqual(code, 2, err)
+        self.assertEqual(len(err.strip().splitlines()), 1, err)
+        self.assertIn("step 3: the gradient norm is not finite", err)
+        self.assertIn(os.path.join(out, "checkpoint-2") + " holds the last good step", err)
+        self.assertTrue(all(np.isfinite(w).all() for w in weights(os.path.join(out, "checkpoint-2")).values()))
+
 
 if __name__ == "__main__":
     unittest.main()
