@@ -125,8 +125,8 @@ int d_table(lua_State* L) {
   return ret(L, std::make_shared<data::TensorDataset>(std::move(columns), "data.table"));
 }
 
-int d_jsonl(lua_State* L) { return ret(L, data::load_jsonl(luaL_checkstring(L, 1))); }
-int d_csv(lua_State* L) { return ret(L, data::load_csv(luaL_checkstring(L, 1))); }
+int d_jsonl(lua_State* L) { return ret(L, data::load_jsonl(checked_path(luaL_checkstring(L, 1), "data.jsonl"))); }
+int d_csv(lua_State* L) { return ret(L, data::load_csv(checked_path(luaL_checkstring(L, 1), "data.csv"))); }
 
 }  // namespace
 

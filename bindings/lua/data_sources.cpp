@@ -46,8 +46,8 @@ int d_classification(lua_State* L) {
 int d_idx(lua_State* L) {
   Options o(L, 1, "data.idx");
   if (!o.has("images")) throw RecipeError("data.idx: needs images = \"path/to/...-images-idx3-ubyte[.gz]\"");
-  const std::string images = o.string("images", "");
-  const std::string labels = o.string("labels", "");
+  const std::string images = checked_path(o.string("images", ""), "data.idx");
+  const std::string labels = o.has("labels") ? checked_path(o.string("labels", ""), "data.idx") : std::string();
   data::IdxOptions idx;
   idx.normalize = o.string("normalize", "unit");
   if (o.has("mean")) idx.mean = o.number("mean", 0);
@@ -73,10 +73,10 @@ data::WindowOptions window_options(Options& o, const char* fn) {
 std::string path_option(lua_State* L, Options& o, const char* fn) {
   if (lua_type(L, 1) == LUA_TSTRING) {
     if (o.has("path")) throw RecipeError(std::string(fn) + ": path given twice");
-    return lua_tostring(L, 1);
+    return checked_path(lua_tostring(L, 1), fn);
   }
   if (!o.has("path")) throw RecipeError(std::string(fn) + ": needs path = \"...\"");
-  return o.string("path", "");
+  return checked_path(o.string("path", ""), fn);
 }
 
 // data.text{path, tokenizer = "chars", block_size, stride, range = {0, 0.9}, random_windows,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 
 #include "runtime/core/did_you_mean.h"
 #include "runtime/core/errors.h"
@@ -113,6 +114,34 @@ std::string dtype_name(at::ScalarType t) {
     case at::kBool: return "bool";
     default: return c10::toString(t);
   }
+}
+
+namespace {
+std::vector<std::string>& sandbox_roots() {
+  static std::vector<std::string> roots;
+  return roots;
+}
+}  // namespace
+
+void set_sandbox_roots(std::vector<std::string> roots) {
+  for (auto& r : roots) {
+    std::error_code ec;
+    const auto canon = std::filesystem::weakly_canonical(std::filesystem::absolute(r), ec);
+    if (!ec) r = canon.string();
+  }
+  sandbox_roots() = std::move(roots);
+}
+
+std::string checked_path(const std::string& path, const std::string& what) {
+  const auto& roots = sandbox_roots();
+  if (roots.empty()) return path;
+  std::error_code ec;
+  const std::string canon = std::filesystem::weakly_canonical(std::filesystem::absolute(path), ec).string();  // resolves .. and links
+  for (const auto& root : roots)
+    if (!ec && (canon == root || canon.rfind(root + "/", 0) == 0)) return path;
+  std::string list;
+  for (const auto& root : roots) list += (list.empty() ? "" : ", ") + root;
+  throw RecipeError(what + ": \"" + path + "\" is outside the folders a sandboxed recipe may use (" + list + "; add one with --allow_path DIR)");
 }
 
 std::string lua_number_text(double v) {

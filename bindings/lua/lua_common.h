@@ -55,6 +55,11 @@ bool is_device_name(const std::string& name);          // "cpu", "cuda", "cuda:1
 at::Device parse_device(const std::string& name);      // RecipeError when unknown or absent
 
 // --- argument helpers ---------------------------------------------------------------
+// The sandbox (--sandbox): folders under which runner's modules may read and write files
+// for the recipe; empty = no restriction. checked_path returns `path` or throws RecipeError.
+void set_sandbox_roots(std::vector<std::string> roots);
+std::string checked_path(const std::string& path, const std::string& what);
+
 // A Lua number as a recipe author wrote it (math.huge, nan, 1e+30) for error messages.
 std::string lua_number_text(double v);
 int64_t check_int(lua_State* L, int idx, const char* what);

@@ -85,13 +85,13 @@ int m_encoder_classifier(lua_State* L) {
   return ret(L, models::make_encoder_classifier(c));
 }
 
-int m_from_pretrained(lua_State* L) { return ret(L, models::from_pretrained(luaL_checkstring(L, 1))); }
-int m_torchscript(lua_State* L) { return ret(L, models::load_torchscript(luaL_checkstring(L, 1))); }
+int m_from_pretrained(lua_State* L) { return ret(L, models::from_pretrained(checked_path(luaL_checkstring(L, 1), "models.from_pretrained"))); }
+int m_torchscript(lua_State* L) { return ret(L, models::load_torchscript(checked_path(luaL_checkstring(L, 1), "models.torchscript"))); }
 
 // models.load_weights(model, "file.safetensors"[, {strict = true}]) → {missing_keys, unexpected_keys}
 int m_load_weights(lua_State* L) {
   auto m = check_module(L, 1);
-  const std::string file = luaL_checkstring(L, 2);
+  const std::string file = checked_path(luaL_checkstring(L, 2), "models.load_weights");
   Options o(L, 3, "models.load_weights");
   const bool strict = o.boolean("strict", true);
   o.finish();
@@ -103,7 +103,7 @@ int m_load_weights(lua_State* L) {
 // models.save_weights(model, "file.safetensors"): the state dict, PyTorch names.
 int m_save_weights(lua_State* L) {
   auto m = check_module(L, 1);
-  io::save_safetensors(luaL_checkstring(L, 2), m->state_dict(), {{"format", "pt"}});
+  io::save_safetensors(checked_path(luaL_checkstring(L, 2), "module:save"), m->state_dict(), {{"format", "pt"}});
   return 0;
 }
 

@@ -18,14 +18,25 @@ local safe = {
   select = select, tonumber = tonumber, tostring = tostring, type = type, unpack = unpack, rawget = rawget,
   rawset = rawset, rawequal = rawequal, setmetatable = setmetatable, getmetatable = getmetatable,
   math = copy(math), string = copy(string), table = copy(table),
-  os = { time = os.time, clock = os.clock, date = os.date, getenv = os.getenv },
+  os = setmetatable({ time = os.time, clock = os.clock, date = os.date, getenv = os.getenv }, {
+    __index = function(_, k)
+      error("os." .. tostring(k) .. " is not available to recipes: they cannot run programs or touch files directly "
+            .. "(use the runner.data readers, models.load_weights, module:save)", 2)
+    end }),
   print = cfg.print,
 }
+-- Libraries a recipe never gets (also with require): say so instead of "undefined global".
+local withheld = { io = true, debug = true, ffi = true, package = true, jit = true, load = true, loadstring = true,
+                   dofile = true, loadfile = true, getfenv = true, setfenv = true, collectgarbage = true }
 
 local function new_env()
   return setmetatable({}, {
     __index = function(_, k)
       local v = safe[k]
+      if v == nil and withheld[k] then
+        error("'" .. tostring(k) .. "' is not available to recipes: they cannot run programs, open files, load native code "
+              .. "or reach the interpreter's internals", 2)
+      end
       if v == nil then error("undefined global '" .. tostring(k) .. "'", 2) end
       return v
     end,
@@ -56,6 +67,9 @@ local function require(name)
   if type(name) ~= "string" then error("require expects a module name", 2) end
   local builtin = cfg.modules[name]
   if builtin ~= nil then return builtin end
+  if withheld[name] or name == "os" then
+    error("module '" .. name .. "' is not available to recipes: they cannot run programs, open files or load native code", 2)
+  end
   if loaded[name] ~= nil then return loaded[name] end
   local rel = string_gsub(name, "%.", "/")
   local dirs, tried = { recipe_dir }, {}

@@ -16,7 +16,9 @@ const char* usage() {
          "       runner --help | --version\n"
          "\n"
          "Arguments are HF TrainingArguments names (runner args lists them); a recipe may declare more\n"
-         "with recipe.options{}. Booleans accept --flag, --flag true|false|1|0. Exit codes: 0 ok,\n"
+         "with recipe.options{}. Booleans accept --flag, --flag true|false|1|0. --sandbox (or a first\n"
+         "recipe line \"-- runner: sandbox\") keeps the recipe's file access inside its folder, output_dir\n"
+         "and --allow_path DIR folders. Exit codes: 0 ok,\n"
          "2 user error (recipe, argument, data, checkpoint), 1 internal error.\n";
 }
 
@@ -99,6 +101,11 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
     if (token.rfind("--", 0) != 0 || token.size() == 2)
       throw ArgumentError("expected --name value, got \"" + token + "\"", position);
     std::string name = token.substr(2), value;
+    if (name == "sandbox") {
+      cl.sandbox = true;
+      ++i;
+      continue;
+    }
     const auto eq = name.find('=');
     if (eq != std::string::npos) {
       value = name.substr(eq + 1);
@@ -112,7 +119,8 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
       value = a[i + 1];
       i += 2;
     }
-    if (find_arg_field(name)) cl.arg_overrides.emplace_back(name, value);
+    if (name == "allow_path") cl.allow_paths.push_back(value);
+    else if (find_arg_field(name)) cl.arg_overrides.emplace_back(name, value);
     else cl.recipe_options[name] = value;  // checked against recipe.options{} after loading
   }
   return cl;

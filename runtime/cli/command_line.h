@@ -15,6 +15,10 @@ struct CommandLine {
   std::vector<std::pair<std::string, std::string>> arg_overrides;
   std::map<std::string, std::string> recipe_options;
   bool markdown = false;  // runner args --markdown
+  // --sandbox: the recipe's runner modules read and write files only under its own folder,
+  // output_dir and the --allow_path folders (docs/recipes.md).
+  bool sandbox = false;
+  std::vector<std::string> allow_paths;
   // runner launch -n N RECIPE ...: the rank count and the arguments after it.
   int launch_ranks = 0;
   std::vector<std::string> launch_args;

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <climits>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <memory>
 #include <cstdio>
@@ -46,6 +48,14 @@ std::string locate_argument_error(const std::string& message, const CommandLine&
 }
 
 }  // namespace
+
+// The recipe-level opt-in: a first line "-- runner: sandbox".
+static bool recipe_asks_for_sandbox(const std::string& path) {
+  std::ifstream in(path);
+  std::string first;
+  std::getline(in, first);
+  return first.rfind("-- runner: sandbox", 0) == 0;
+}
 
 static void agree_on_setup(const dist::World& world, const std::function<void()>& setup) {
   std::string message;
@@ -99,6 +109,15 @@ int run_recipe(const CommandLine& cl) {
   // The recipe may print while it loads: those lines carry the rank prefix too (the levels of
   // log_level / log_level_replica apply once the arguments are known, below).
   log::configure(log::level(), world.size > 1 ? world.rank : -1);
+  const bool sandboxed = cl.sandbox || recipe_asks_for_sandbox(cl.recipe);
+  std::vector<std::string> roots = cl.allow_paths;
+  if (sandboxed) {
+    // Files the recipe's runner modules may touch: its own folder, output_dir and --allow_path.
+    roots.push_back(std::filesystem::path(cl.recipe).parent_path().empty() ? "." : std::filesystem::path(cl.recipe).parent_path().string());
+    for (const auto& [name, value] : cl.arg_overrides)
+      if (name == "output_dir") roots.push_back(value);
+    lua::set_sandbox_roots(roots);
+  }
   lua = std::make_unique<lua::LuaState>(cl.recipe_options, lua::default_lib_dirs());
   recipe = lua::load_recipe(*lua, cl.recipe);
   args = recipe.args;
@@ -122,6 +141,10 @@ int run_recipe(const CommandLine& cl) {
   if (world.rank == 0)  // once per run, not once per rank
     for (const auto& w : warnings) log::warn(w);
   dist::set_blocking_timeout(static_cast<double>(args.ddp_timeout));
+  if (sandboxed) {  // the recipe's own output_dir, for module:save in callbacks
+    roots.push_back(args.output_dir);
+    lua::set_sandbox_roots(roots);
+  }
 
   phases = train::resolve_phases(args, recipe.datasets);
   const bool has_model_init = std::static_pointer_cast<lua::LuaHooks>(recipe.hooks)->has("model_init");

@@ -145,6 +145,38 @@ class BadInput(unittest.TestCase):
             code, _, err = run(good, "--output_dir", os.path.join(tmp, "o"), "--deepspeed", ds)
             self.assertEqual(code, 0, err)
 
+    def test_recipes_cannot_run_programs_or_load_native_code(self):
+        # Always true for recipes (shared files from others): each attempt is a clear error at its line.
+        for code, expected in (('os.execute("touch /tmp/pwned")', "BAD:2: os.execute is not available to recipes"),
+                               ('io.popen("ls")', "BAD:2: 'io' is not available to recipes"),
+                               ('package.loadlib("libc.so.6", "system")', "BAD:2: 'package' is not available to recipes"),
+                               ('debug.getinfo(1)', "BAD:2: 'debug' is not available to recipes"),
+                               ('require("ffi")', "BAD:2: module 'ffi' is not available to recipes"),
+                               ('loadstring("return 1")', "BAD:2: 'loadstring' is not available to recipes")):
+            with self.subTest(code=code):
+                self.check(GOOD.replace('local data = require "runner.data"', 'local data = require "runner.data"\n' + code), expected)
+
+    def test_sandbox_keeps_file_access_inside_the_recipe_and_output_folders(self):
+        reader = 'local data = require "runner.data"\nlocal rows = data.jsonl("/etc/hostname.jsonl")'
+        self.check(GOOD.replace('local data = require "runner.data"', reader),
+                   'BAD:2: data.jsonl: "/etc/hostname.jsonl" is outside the folders a sandboxed recipe may use', ("--sandbox",))
+        # The recipe-level opt-in: a first line "-- runner: sandbox".
+        self.check("-- runner: sandbox\n" + GOOD.replace('local data = require "runner.data"', reader),
+                   'BAD:3: data.jsonl: "/etc/hostname.jsonl" is outside the folders a sandboxed recipe may use')
+        with TempDir() as tmp:
+            rows = write(os.path.join(tmp, "rows.jsonl"), "".join(f'{{"x": [{i}.5, 1.5], "labels": [0.5]}}\n' for i in range(16)))
+            text = GOOD.replace("data.tensors{ x = torch.randn(16, 2), labels = torch.randn(16, 1) }", f'data.jsonl("{rows}")')
+            ok = write(os.path.join(tmp, "ok.lua"), text)
+            code, _, err = run(ok, "--output_dir", os.path.join(tmp, "out"), "--sandbox")
+            self.assertEqual(code, 0, err)  # a file in the recipe's folder is fine
+            elsewhere = os.path.join(tmp, "elsewhere")
+            os.makedirs(elsewhere)
+            moved = write(os.path.join(elsewhere, "ok.lua"), text)
+            code, _, err = run(moved, "--output_dir", os.path.join(tmp, "out2"), "--sandbox")
+            self.assertEqual(code, 2, err)
+            code, _, err = run(moved, "--output_dir", os.path.join(tmp, "out3"), "--sandbox", "--allow_path", tmp)
+            self.assertEqual(code, 0, err)
+
     def test_missing_recipe(self):
         code, _, stderr = run("/no/such/recipe.lua")
         self.assertEqual(code, 2)
