@@ -541,18 +541,44 @@ return {
             "a peer died or is stuck; aborting every rank"])
 
     def test_a_rank_that_dies_between_collectives_stops_every_rank(self):
-        # Rank 1 exits inside runner right after step 2's collectives, without a word; rank 0
-        # is then alone in step 3's collectives and must not train on or hang.
+        # Rank 1 is killed (SIGKILL: no word, no cleanup) while it is inside runner between
+        # step 2's and step 3's collectives (its callback says so on stdout and waits there);
+        # rank 0 is then alone in step 3's collectives and must neither train on nor hang.
         recipe = write(os.path.join(self.tmp, "dies.lua"), MLP.replace("max_steps = 6", "max_steps = 1000").replace("return {", """local dist = require "runner.dist"
 return {
   callbacks = { { on_step_end = function(args, state)
-    if dist.rank == 1 and state.global_step == 2 then os.exit(9) end
+    if dist.rank == 1 and state.global_step == 2 then
+      print("RANK1-BETWEEN-COLLECTIVES")
+      local t = os.clock() while os.clock() - t < 60 do end
+    end
   end } },""", 1))
         out = os.path.join(self.tmp, "dies")
+        p = subprocess.Popen([MPIEXEC, "-n", "2", BINARY, recipe, "--output_dir", out, "--ddp_timeout", "20"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         start = time.time()
-        code, _, err = launch(2, recipe, "--output_dir", out, "--ddp_timeout", "10", timeout=120)
-        self.assertNotEqual(code, 0)
-        self.assertLess(time.time() - start, 60, "the surviving rank kept waiting")
+        for line in p.stdout:
+            if "RANK1-BETWEEN-COLLECTIVES" in line:
+                break
+        victim = None
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                with open(f"/proc/{pid}/environ", "rb") as f:
+                    env = f.read().split(b"\0")
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    cmd = f.read()
+            except OSError:
+                continue
+            if b"PMI_RANK=1" in env and BINARY.encode() in cmd and b"dies.lua" in cmd:
+                victim = int(pid)
+        self.assertIsNotNone(victim, "rank 1 not found")
+        os.kill(victim, 9)
+        try:
+            p.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            self.fail("rank 0 kept running after rank 1 died")
+        self.assertNotEqual(p.returncode, 0)
+        self.assertLess(time.time() - start, 60)
         self.assertFalse(os.path.exists(os.path.join(out, "model.safetensors")), "rank 0 finished training alone")
 
 if __name__ == "__main__":
