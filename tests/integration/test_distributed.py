@@ -556,21 +556,34 @@ return {
         p = subprocess.Popen([MPIEXEC, "-n", "2", BINARY, recipe, "--output_dir", out, "--ddp_timeout", "20"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         start = time.time()
+        seen = []
         for line in p.stdout:
+            seen.append(line)
             if "RANK1-BETWEEN-COLLECTIVES" in line:
                 break
-        victim = None
-        for pid in filter(str.isdigit, os.listdir("/proc")):
-            try:
-                with open(f"/proc/{pid}/environ", "rb") as f:
-                    env = f.read().split(b"\0")
-                with open(f"/proc/{pid}/cmdline", "rb") as f:
-                    cmd = f.read()
-            except OSError:
-                continue
-            if b"PMI_RANK=1" in env and BINARY.encode() in cmd and b"dies.lua" in cmd:
-                victim = int(pid)
-        self.assertIsNotNone(victim, "rank 1 not found")
+        # The rank-1 process: hydra gives it PMI_RANK=1; look a few times, since a loaded
+        # machine may be slow to show it.
+        victim, candidates = None, []
+        for _ in range(50):
+            for pid in filter(str.isdigit, os.listdir("/proc")):
+                try:
+                    with open(f"/proc/{pid}/environ", "rb") as f:
+                        env = f.read().split(b"\0")
+                    with open(f"/proc/{pid}/cmdline", "rb") as f:
+                        cmd = f.read()
+                except OSError:
+                    continue
+                if out.encode() in cmd:
+                    candidates.append((pid, cmd.replace(b"\0", b" ")[:200], [e for e in env if e.startswith(b"PMI_")]))
+                    if b"PMI_RANK=1" in env and BINARY.encode() in cmd:
+                        victim = int(pid)
+            if victim is not None:
+                break
+            time.sleep(0.1)
+        if victim is None:
+            p.kill()
+            rest, err = p.communicate()
+            self.fail(f"rank 1 not found; processes naming {out}: {candidates[-6:]}\nstdout: {''.join(seen)[-3000:]}{rest[-2000:]}\nstderr: {err[-3000:]}")
         os.kill(victim, 9)
         try:
             p.communicate(timeout=60)
