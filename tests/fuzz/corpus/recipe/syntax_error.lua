@@ -1,0 +1,2 @@
+local t = {
+return t
