@@ -553,7 +553,8 @@ return {
     end
   end } },""", 1))
         out = os.path.join(self.tmp, "dies")
-        p = subprocess.Popen([MPIEXEC, "-n", "2", BINARY, recipe, "--output_dir", out, "--ddp_timeout", "20"],
+        # log_level_replica info: rank 1's print is logged at info, which replicas hide by default.
+        p = subprocess.Popen([MPIEXEC, "-n", "2", BINARY, recipe, "--output_dir", out, "--ddp_timeout", "20", "--log_level_replica", "info"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         start = time.time()
         seen = []
@@ -561,6 +562,8 @@ return {
             seen.append(line)
             if "RANK1-BETWEEN-COLLECTIVES" in line:
                 break
+        else:
+            self.fail("rank 1 never reached its wait: " + "".join(seen)[-3000:] + p.communicate()[1][-2000:])
         # The rank-1 process: hydra gives it PMI_RANK=1; look a few times, since a loaded
         # machine may be slow to show it.
         victim, candidates = None, []
