@@ -2,6 +2,7 @@
 // (F.cross_entropy(logits, labels, {weight = w, ignore_index = -100, label_smoothing = 0.1})).
 #include "bindings/lua/lua_common.h"
 #include "runtime/core/errors.h"
+#include "runtime/kernels/gelu.h"
 
 namespace runner::lua {
 
@@ -104,7 +105,7 @@ int f_gelu(lua_State* L) {
   const std::string approximate = o.string("approximate", "none");
   o.finish();
   if (approximate != "none" && approximate != "tanh") throw RecipeError("F.gelu: approximate must be \"none\" or \"tanh\"");
-  return ret(L, at::gelu(x, approximate));
+  return ret(L, approximate == "tanh" ? kernels::gelu_tanh(x) : at::gelu(x));
 }
 int f_softmax(lua_State* L) { return ret(L, at::softmax(check_tensor(L, 1), dim_option(L, 2, "F.softmax", -1, true))); }
 int f_log_softmax(lua_State* L) {

@@ -28,6 +28,7 @@
 #include "runtime/models/builtin.h"
 #include "runtime/models/layers.h"
 #include "runtime/models/losses.h"
+#include "runtime/kernels/gelu.h"
 
 namespace runner::models {
 
@@ -88,7 +89,7 @@ class GPTMLP : public Module {
     register_module("c_proj", c_proj_);
   }
   at::Tensor forward_impl(const at::Tensor& x) override {  // (B, T, C) -> (B, T, C)
-    at::Tensor h = at::gelu(c_fc_->forward(x), "tanh");  // (B, T, 4C); HF "gelu_new"
+    at::Tensor h = kernels::gelu_tanh(c_fc_->forward(x));  // (B, T, 4C); HF "gelu_new"
     return maybe_dropout(c_proj_->forward(h), dropout_, is_training());
   }
 

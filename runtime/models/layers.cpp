@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "runtime/core/errors.h"
+#include "runtime/kernels/gelu.h"
 #include <c10/core/GradMode.h>
 
 namespace runner::models {
@@ -72,7 +73,7 @@ Activation::Activation(std::string k, std::string approx) : Module(k), kind(std:
 
 at::Tensor Activation::forward_impl(const at::Tensor& x) {
   if (kind == "ReLU") return at::relu(x);
-  if (kind == "GELU") return at::gelu(x, approximate);
+  if (kind == "GELU") return approximate == "tanh" ? kernels::gelu_tanh(x) : at::gelu(x);
   if (kind == "Tanh") return at::tanh(x);
   if (kind == "Sigmoid") return at::sigmoid(x);
   if (kind == "SiLU") return at::silu(x);

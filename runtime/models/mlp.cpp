@@ -7,6 +7,7 @@
 #include "runtime/models/builtin.h"
 #include "runtime/models/layers.h"
 #include "runtime/models/losses.h"
+#include "runtime/kernels/gelu.h"
 
 namespace runner::models {
 
@@ -16,7 +17,7 @@ namespace {
 at::Tensor activate(const std::string& kind, const at::Tensor& x) {
   if (kind == "relu") return at::relu(x);
   if (kind == "gelu") return at::gelu(x);
-  if (kind == "gelu_tanh") return at::gelu(x, "tanh");
+  if (kind == "gelu_tanh") return kernels::gelu_tanh(x);
   if (kind == "tanh") return at::tanh(x);
   if (kind == "sigmoid") return at::sigmoid(x);
   return at::silu(x);  // "silu", checked at construction
