@@ -71,3 +71,20 @@ message(STATUS "runner: LibTorch ${Torch_VERSION} at ${torch_root} (CUDA code: $
 # which crash (remove_all jumps to address 0). Listing libstdc++ first among every binary's
 # needed libraries makes the system's libstdc++ the one definition for everybody.
 add_link_options("LINKER:--push-state,--no-as-needed" "-lstdc++" "LINKER:--pop-state")
+
+# at::parallel_for is inline: in a LibTorch built with OpenMP (pip's is), a file that calls it
+# runs it on one thread unless it is compiled with -fopenmp too. runner_openmp gives such
+# files the flag and links the OpenMP runtime LibTorch already loads (pip bundles its own
+# libgomp; two OpenMP runtimes in one process would each start a thread pool).
+add_library(runner_openmp INTERFACE)
+file(STRINGS ${torch_root}/include/ATen/Config.h torch_parallel REGEX "define AT_PARALLEL_OPENMP 1")
+if(torch_parallel)
+  file(GLOB torch_gomp ${RUNNER_TORCH_LIB}/libgomp*.so*)
+  target_compile_options(runner_openmp INTERFACE -fopenmp)
+  if(torch_gomp)
+    list(GET torch_gomp 0 torch_gomp)
+    target_link_libraries(runner_openmp INTERFACE ${torch_gomp})
+  else()
+    target_link_options(runner_openmp INTERFACE -fopenmp)
+  endif()
+endif()
