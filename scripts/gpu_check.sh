@@ -4,7 +4,7 @@
 # tests, then the rest of the suite, then the side-by-side benchmark (runner, plain PyTorch,
 # torch.compile, and the HF Trainer when `transformers` is importable). Logs and tables go
 # to $OUT (or build-gpu/).
-#   On the development machine:  ../shared/device/fetch-debs.sh libxxhash-dev libxxhash0   (runner's extra Debian packages)
+#   On the development machine:  ../shared/device/fetch-debs.sh libxxhash-dev libxxhash0 libprotobuf-dev libprotobuf32 protobuf-compiler libprotoc32 libisal-dev libisal2   (runner's extra Debian packages)
 #   Through the device tool:     run, carry [".device"], command: bash scripts/gpu_check.sh
 # BENCH=0 skips the benchmark; SUITE=0 skips the non-GPU tests.
 set -uo pipefail
@@ -12,7 +12,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 out=${OUT:-$root/build-gpu}
 mkdir -p "$out"
-[ -f .device/gpu-build.sh ] || { echo "gpu_check: no .device/ (run ../shared/device/fetch-debs.sh libxxhash-dev libxxhash0 here first)"; exit 2; }
+[ -f .device/gpu-build.sh ] || { echo "gpu_check: no .device/ (run ../shared/device/fetch-debs.sh with the packages listed above, here, first)"; exit 2; }
 nvidia-smi > "$out/nvidia-smi.txt" 2>&1
 bash .device/gpu-build.sh ./runner --version > "$out/version.txt" 2>&1 || { cat "$out/version.txt"; tail -40 "$out/build.log" 2>/dev/null; exit 3; }
 cat "$out/version.txt"

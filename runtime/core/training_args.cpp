@@ -304,7 +304,8 @@ std::vector<std::string> TrainingArguments::finalize() {
   if (warmup_steps < 0) fail("args.warmup_steps: must be >= 0, got " + std::to_string(warmup_steps));
   if (warmup_steps >= 1 && !is_integral(warmup_steps))
     fail("args.warmup_steps: must be an integer if >= 1, got " + std::to_string(warmup_steps));
-  if (logging_dir) warnings.push_back("logging_dir is deprecated and has no effect");
+  // HF v5 removed logging_dir (TENSORBOARD_LOGGING_DIR replaces it); runner still honours it.
+  if (logging_dir) warnings.push_back("logging_dir is deprecated in transformers v5 (it reads TENSORBOARD_LOGGING_DIR); runner still writes TensorBoard files there");
   if (no_cuda) {
     warnings.push_back("no_cuda is deprecated (transformers v5 removed it); use use_cpu");
     use_cpu = true;
@@ -371,14 +372,24 @@ std::vector<std::string> TrainingArguments::finalize() {
     greater_is_better = !(m.size() >= 4 && m.compare(m.size() - 4, 4, "loss") == 0);
   }
 
-  if (report_to.is_string()) {
-    const std::string r = report_to.get<std::string>();
-    if (r != "none" && r != "all") fail("args.report_to: \"" + r + "\" is not available (runner has no reporting integrations yet)");
-  } else if (report_to.is_array()) {
-    for (const auto& r : report_to)
-      if (r != "none") fail("args.report_to: " + r.dump() + " is not available (runner has no reporting integrations yet)");
-  } else if (!report_to.is_null()) {
-    fail("args.report_to: expected a string or a list of strings");
+  // report_to: runner's integrations are tensorboard and jsonl ("all": both); HF's others
+  // (wandb, mlflow, ...) are Python services runner does not talk to.
+  {
+    const auto check = [&](const nlohmann::json& r) {
+      if (!r.is_string()) fail("args.report_to: expected a string or a list of strings, got " + r.dump());
+      const std::string n = r.get<std::string>();
+      if (n != "none" && n != "all" && n != "tensorboard" && n != "jsonl")
+        fail("args.report_to: \"" + n + "\" is not available; runner reports to \"tensorboard\" and \"jsonl\" (\"all\": both, \"none\": neither)");
+      return n;
+    };
+    bool tensorboard = false;
+    if (report_to.is_array()) {
+      for (const auto& r : report_to) tensorboard |= check(r) == "tensorboard" || r == "all";
+    } else if (!report_to.is_null()) {
+      const std::string n = check(report_to);
+      tensorboard = n == "tensorboard" || n == "all";
+    }
+    if (logging_dir && !tensorboard) warnings.push_back("logging_dir has no effect without report_to = \"tensorboard\"");
   }
   if (!label_names.is_null()) {
     if (!label_names.is_array()) fail("args.label_names: expected a list of field names");

@@ -54,9 +54,9 @@ void markers_to_numbers(json& v) {
 
 }  // namespace
 
-std::string dump_json_python(const json& value) {
-  if (!has_nonfinite(value)) return value.dump(2);
-  std::string text = with_markers(value).dump(2);
+std::string dump_json_python(const json& value, int indent) {
+  if (!has_nonfinite(value)) return value.dump(indent);
+  std::string text = with_markers(value).dump(indent);
   for (const auto& [marker, token] : {std::pair<const char*, const char*>{kNaN, "NaN"}, {kInf, "Infinity"}, {kNegInf, "-Infinity"}})
     replace_all(text, json(marker).dump(), token);
   return text;

@@ -9,7 +9,8 @@
 
 namespace runner::io {
 
-std::string dump_json_python(const nlohmann::json& value);
+// indent -1: one line (JSON Lines).
+std::string dump_json_python(const nlohmann::json& value, int indent = 2);
 // Strict JSON plus NaN / Infinity / -Infinity outside strings; discarded on a syntax error.
 nlohmann::json parse_json_python(const std::string& text);
 

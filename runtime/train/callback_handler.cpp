@@ -4,11 +4,13 @@
 
 #include "runtime/log/log.h"
 #include "runtime/train/builtin_callbacks.h"
+#include "runtime/train/report_callbacks.h"
 
 namespace runner::train {
 
 CallbackHandler::CallbackHandler(const TrainingArguments& args, std::vector<std::shared_ptr<Callback>> user) : args_(args) {
   callbacks_.push_back(make_default_flow_callback());
+  for (auto& c : make_report_callbacks(args)) callbacks_.push_back(std::move(c));  // HF: integrations before user callbacks
   for (auto& c : user) {
     for (const auto& existing : callbacks_)
       if (existing->name() == c->name() && c->name() != "LuaCallback")

@@ -286,6 +286,8 @@ void Trainer::load_checkpoint(const std::string& dir) {
       log::warn(std::string("The following arguments do not match the ones in the trainer_state.json within the checkpoint directory: ") +
                 name + ": " + std::to_string(mine) + " (from args) != " + std::to_string(theirs) + " (from trainer_state.json)");
   state_ = saved;
+  state_.is_world_process_zero = plan.is_world_process_zero;  // the saving rank's, not this one's
+  state_.is_local_process_zero = plan.is_local_process_zero;
   state_.max_steps = plan.max_steps;
   state_.num_train_epochs = plan.num_train_epochs;
   state_.train_batch_size = plan.train_batch_size;

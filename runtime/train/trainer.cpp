@@ -249,6 +249,9 @@ TrainOutput Trainer::train() {
                                                               : (n_train + global_batch - 1) / global_batch;
   const TrainingPlan plan = plan_training(args_, steps_in_epoch, n_train, dp_->world());
   state_ = TrainerState{};
+  // Which process this is survives the reset (callbacks and report_to read it).
+  state_.is_world_process_zero = dp_->rank() == 0;
+  state_.is_local_process_zero = options_.local_rank == 0;
   state_.max_steps = plan.max_steps;
   state_.num_train_epochs = plan.num_train_epochs;
   state_.train_batch_size = args_.per_device_train_batch_size;
