@@ -310,6 +310,17 @@ std::vector<std::string> TrainingArguments::finalize() {
     warnings.push_back("no_cuda is deprecated (transformers v5 removed it); use use_cpu");
     use_cpu = true;
   }
+  if (!gradient_checkpointing_kwargs.is_null()) {
+    if (!gradient_checkpointing_kwargs.is_object()) fail("args.gradient_checkpointing_kwargs: expected a table such as {use_reentrant = false}");
+    for (const auto& [key, value] : gradient_checkpointing_kwargs.items()) {
+      if (key != "use_reentrant")
+        fail("args.gradient_checkpointing_kwargs: unknown key '" + key + "' (runner's checkpointing takes use_reentrant only)");
+      if (!value.is_boolean()) fail("args.gradient_checkpointing_kwargs.use_reentrant: expected true or false, got " + value.dump());
+      // PyTorch's two variants differ in mechanics (and in what they support), not in values.
+      warnings.push_back("gradient_checkpointing_kwargs.use_reentrant has no effect: runner has one checkpointing implementation, "
+                         "which recomputes the same values either way");
+    }
+  }
   if (eval_accumulation_steps && *eval_accumulation_steps < 1)
     fail("args.eval_accumulation_steps: must be >= 1, got " + std::to_string(*eval_accumulation_steps));
   if (group_by_length) {

@@ -95,12 +95,15 @@ class EncoderLayer : public Module {
   }
   // x (B, T, H); hide (B, 1, 1, T) bool, true for padded keys, or undefined.
   at::Tensor forward_masked(const at::Tensor& x, const at::Tensor& hide) {
-    return hooked([&] {
-      at::Tensor ctx = attend(split_heads(query_->forward(x), n_head_), split_heads(key_->forward(x), n_head_),
-                              split_heads(value_->forward(x), n_head_), hide, /*causal=*/false, dropout_, is_training());  // (B, nH, T, D)
-      at::Tensor h = attention_output_->forward2(merge_heads(ctx), x);                                       // (B, T, H)
-      return output_->forward2(at::gelu(intermediate_->forward(h)), h);
-    });
+    return hooked([&] { return maybe_checkpointed({x, hide}, [this](const std::vector<at::Tensor>& in) { return body(in[0], in[1]); }); });
+  }
+
+ private:
+  at::Tensor body(const at::Tensor& x, const at::Tensor& hide) {
+    at::Tensor ctx = attend(split_heads(query_->forward(x), n_head_), split_heads(key_->forward(x), n_head_),
+                            split_heads(value_->forward(x), n_head_), hide, /*causal=*/false, dropout_, is_training());  // (B, nH, T, D)
+    at::Tensor h = attention_output_->forward2(merge_heads(ctx), x);                                       // (B, T, H)
+    return output_->forward2(at::gelu(intermediate_->forward(h)), h);
   }
 
  private:

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <set>
 
-#include "runtime/core/errors.h"
 #include <c10/core/GradMode.h>
+
+#include "runtime/core/errors.h"
+#include "runtime/models/activation_checkpoint.h"
 
 namespace runner::models {
 
@@ -25,7 +27,16 @@ TensorMap Module::forward_batch_impl(const TensorMap&) {
 }
 
 at::Tensor Module::forward(const at::Tensor& x) {
-  return hooked([&] { return forward_impl(x); });
+  return hooked([&] {
+    if (!checkpointing_) return forward_impl(x);
+    return maybe_checkpointed({x}, [this](const std::vector<at::Tensor>& in) { return forward_impl(in[0]); });
+  });
+}
+
+at::Tensor Module::maybe_checkpointed(const std::vector<at::Tensor>& inputs,
+                                      const std::function<at::Tensor(const std::vector<at::Tensor>&)>& body) {
+  if (!checkpointing_ || !training_ || !c10::GradMode::is_enabled()) return body(inputs);
+  return checkpointed(body, inputs);
 }
 
 TensorMap Module::forward_batch(const TensorMap& batch) {

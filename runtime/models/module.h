@@ -40,6 +40,11 @@ class Module : public std::enable_shared_from_this<Module> {
   };
   void set_forward_hooks(std::shared_ptr<ForwardHooks> hooks) { hooks_ = std::move(hooks); }
   bool has_forward_hooks() const { return hooks_ != nullptr; }
+  // Gradient checkpointing of this module (activation_checkpoint.h): in training, with
+  // gradients on, forward keeps no activations and backward recomputes them.
+  void set_checkpointing(bool on) { checkpointing_ = on; }
+  bool checkpointing() const { return checkpointing_; }
+
   // HF _no_split_modules: the type names of this model's repeated layers, the default
   // FSDP wrapping unit ("GPT2Block").
   virtual std::vector<std::string> no_split_modules() const { return {}; }
@@ -102,6 +107,10 @@ class Module : public std::enable_shared_from_this<Module> {
     keep->post(*this, {out});
     return out;
   }
+  // body(inputs), checkpointed when this module checkpoints and a backward will follow.
+  // Inside hooked(): a sharding engine's gather before the forward and before the backward
+  // (which recomputes) both hold.
+  at::Tensor maybe_checkpointed(const std::vector<at::Tensor>& inputs, const std::function<at::Tensor(const std::vector<at::Tensor>&)>& body);
 
   bool training_ = true;
 
@@ -118,6 +127,7 @@ class Module : public std::enable_shared_from_this<Module> {
   std::vector<Buffer> buffers_;
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
   std::shared_ptr<ForwardHooks> hooks_;
+  bool checkpointing_ = false;
 };
 
 using ModulePtr = std::shared_ptr<Module>;

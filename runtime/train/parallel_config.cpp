@@ -27,7 +27,6 @@ const std::vector<std::string> kFsdpConfigKeys = {
 
 // fsdp_config keys runner does not read below (key_policy.h).
 const std::vector<KeyPolicy> kFsdpPolicies = {
-    {"activation_checkpointing", {false}, true, "gradient checkpointing is not implemented yet"},
     {"reshard_after_forward", {true}, false, "the sharding strategy decides (full_shard frees units after forward; results are the same)"},
     {"limit_all_gathers", {true}, false, "ZeRO-3 prefetch is always bounded (stage3_max_live_parameters)"},
     {"use_orig_params", {true}, false, "the optimizer always sees the original parameters"},
@@ -162,6 +161,13 @@ ParallelPlan resolve_parallel(TrainingArguments& args, int world_size, int num_n
       strategy = s;
     }
     if (fsdp_flag(cfg, "offload_params", false) || fsdp_flag(cfg, "cpu_offload", false)) c.offload_optimizer = true;
+    // FSDP's activation checkpointing is the same recompute as gradient_checkpointing (its
+    // units are the model's blocks); HF refuses both at once.
+    if (fsdp_flag(cfg, "activation_checkpointing", false)) {
+      if (args.gradient_checkpointing)
+        throw ArgumentError("fsdp_config.activation_checkpointing and args.gradient_checkpointing can't both be true (as in HF): use one");
+      args.gradient_checkpointing = true;
+    }
     if (strategy.empty()) strategy = "full_shard";  // HF's default when only offload/auto_wrap are given
     // Hybrid strategies shard inside a node and replicate across nodes: on one node they
     // are exactly their single-node counterparts.

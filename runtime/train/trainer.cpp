@@ -10,6 +10,7 @@
 #include "runtime/core/stop_request.h"
 #include "runtime/io/dir_lock.h"
 #include "runtime/log/log.h"
+#include "runtime/models/activation_checkpoint.h"
 #include "runtime/train/deepspeed_config.h"
 #include "runtime/train/gpu_info.h"
 #include "runtime/train/optimizer_factory.h"
@@ -55,6 +56,14 @@ Trainer::Trainer(TrainingArguments args, models::ModulePtr model, Datasets datas
   memory_.set_device(device_.device);
   memory_.start("init");
   if (model_) model_->to(device_.device);  // HF moves the model once, in Trainer.__init__
+  if (model_ && args_.gradient_checkpointing) {
+    // HF: model.gradient_checkpointing_enable() in Trainer.train.
+    const int n = models::enable_gradient_checkpointing(*model_);
+    if (n == 0)
+      throw ArgumentError("args.gradient_checkpointing: this model (" + model_->type_name() +
+                          ") has no blocks to checkpoint (built-in transformer blocks or nn.Sequential children)");
+    log::info("Gradient checkpointing: " + std::to_string(n) + " modules recompute their activations in backward");
+  }
   if (args_.fp16) scaler_ = std::make_unique<LossScaler>(resolve_loss_scaler(args_, dp_->world()));
   if (args_.torch_empty_cache_steps && !device_.is_cuda())
     log::warn("torch_empty_cache_steps has no effect on the CPU (there is no device cache to empty)");

@@ -125,6 +125,17 @@ class Distributed(unittest.TestCase):
                         out, _ = self.train(n, model, f"{model}_{mode}_{n}_{ga}", 4, ga, extra)
                         self.assert_same_weights(out, self.reference(model, 4 * n, ga))
 
+    def test_gradient_checkpointing_matches_single_process_under_ddp_and_zero3(self):
+        # Recomputing each GPT2Block in backward changes where activations live, not the
+        # numbers: every mode, checkpointed, equals single-process training without it.
+        for mode, extra in (("ddp", ["--gradient_checkpointing", "true"]),
+                            ("zero3", MODES["zero3"] + ["--gradient_checkpointing", "true"]),
+                            ("fsdp", ["--fsdp", "full_shard", "--fsdp_config", '{"activation_checkpointing": true}'])):
+            with self.subTest(mode=mode):
+                out, stdout = self.train(2, "gpt", f"gpt_ckpt_{mode}", 4, 1, extra)
+                self.assertIn("Gradient checkpointing: 2 modules", stdout)
+                self.assert_same_weights(out, self.reference("gpt", 8, 1))
+
     def test_logged_loss_is_the_global_loss(self):
         single = self.reference("mlp", 8, 1)
         out, _ = self.train(2, "mlp", "mlp_loss_ddp", 4)

@@ -126,7 +126,16 @@ TEST(SettingsHonesty, LegacyCpuOffloadMeansOffloadOptimizer) {
 }
 
 TEST(SettingsHonesty, FsdpConfigKeysWarnOrAreRefused) {
-  expect(with_fsdp({{"activation_checkpointing", true}}), Outcome::kRefused, "activation_checkpointing");
+  // activation_checkpointing is real (gradient checkpointing); with gradient_checkpointing too it is refused, as in HF.
+  {
+    TrainingArguments a;
+    a.fsdp = "full_shard";
+    a.fsdp_config = json{{"activation_checkpointing", true}};
+    train::resolve_parallel(a, 2);
+    EXPECT_TRUE(a.gradient_checkpointing);
+    a.fsdp_config = json{{"fsdp_activation_checkpointing", "true"}};
+    EXPECT_THROW(train::resolve_parallel(a, 2), ArgumentError);
+  }
   expect(with_fsdp({{"reshard_after_forward", false}}), Outcome::kWarns, "reshard_after_forward");
   expect(with_fsdp({{"limit_all_gathers", false}}), Outcome::kWarns, "limit_all_gathers");
   expect(with_fsdp({{"use_orig_params", false}}), Outcome::kWarns, "use_orig_params");

@@ -1,0 +1,103 @@
+#include "runtime/models/activation_checkpoint.h"
+
+#include <ATen/Context.h>
+#include <ATen/core/Generator.h>
+#include <c10/core/GradMode.h>
+#include <torch/csrc/autograd/autograd.h>
+#include <torch/csrc/autograd/custom_function.h>
+
+#include <algorithm>
+#include <optional>
+
+#include "runtime/models/layers.h"
+
+namespace runner::models {
+
+namespace {
+
+// What backward needs besides the saved inputs: the body, and the generator state the
+// forward started from. Held by the autograd graph through a capsule.
+struct CheckpointState : torch::CustomClassHolder {
+  CheckpointBody body;
+  std::optional<at::Generator> generator;  // the device generator dropout draws from
+  at::Tensor generator_state;
+};
+
+class Checkpoint : public torch::autograd::Function<Checkpoint> {
+ public:
+  static torch::autograd::variable_list forward(torch::autograd::AutogradContext* ctx, c10::intrusive_ptr<CheckpointState> state,
+                                                at::TensorList inputs) {
+    // Autograd runs a Function's forward without recording: no activations are kept. (The
+    // inputs come as a TensorList: autograd tracks those, not a std::vector argument.)
+    ctx->save_for_backward(inputs.vec());
+    ctx->saved_data["state"] = at::IValue::make_capsule(state);
+    return {state->body(inputs.vec())};
+  }
+
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx, torch::autograd::variable_list grads) {
+    auto state = c10::static_intrusive_pointer_cast<CheckpointState>(ctx->saved_data["state"].toCapsule());
+    const torch::autograd::variable_list saved = ctx->get_saved_variables();
+    std::vector<at::Tensor> inputs;
+    inputs.reserve(saved.size());
+    for (const at::Tensor& s : saved) inputs.push_back(s.defined() ? s.detach().requires_grad_(s.requires_grad()) : s);
+    at::Tensor out;
+    {
+      // Replay the forward's random numbers, then hand the generator back where it was.
+      at::Tensor now;
+      if (state->generator) {
+        std::lock_guard<std::mutex> lock(state->generator->mutex());
+        now = state->generator->get_state();
+        state->generator->set_state(state->generator_state);
+      }
+      at::AutoGradMode grad(true);
+      out = state->body(inputs);
+      if (state->generator) {
+        std::lock_guard<std::mutex> lock(state->generator->mutex());
+        state->generator->set_state(now);
+      }
+    }
+    if (out.requires_grad()) torch::autograd::backward({out}, {grads[0]});
+    torch::autograd::variable_list result{at::Tensor()};  // the state argument
+    for (const at::Tensor& x : inputs) result.push_back(x.defined() && x.requires_grad() ? x.grad() : at::Tensor());
+    return result;
+  }
+};
+
+}  // namespace
+
+at::Tensor checkpointed(const CheckpointBody& body, const std::vector<at::Tensor>& inputs) {
+  auto state = c10::make_intrusive<CheckpointState>();
+  state->body = body;
+  // The generator of the inputs' device (the CPU one for CPU tensors).
+  const auto first = std::find_if(inputs.begin(), inputs.end(), [](const at::Tensor& t) { return t.defined(); });
+  const c10::Device device = first != inputs.end() ? first->device() : c10::Device(c10::kCPU);
+  state->generator = at::globalContext().defaultGenerator(device);
+  {
+    std::lock_guard<std::mutex> lock(state->generator->mutex());
+    state->generator_state = state->generator->get_state();
+  }
+  return Checkpoint::apply(state, at::TensorList(inputs))[0];
+}
+
+namespace {
+
+int mark(Module& m, const std::vector<std::string>& unit_types) {
+  int n = 0;
+  const bool sequential = dynamic_cast<Sequential*>(&m) != nullptr;
+  for (const auto& [name, child] : m.children()) {
+    const bool unit = sequential || std::find(unit_types.begin(), unit_types.end(), child->type_name()) != unit_types.end();
+    if (unit) {
+      child->set_checkpointing(true);
+      ++n;
+    } else {
+      n += mark(*child, unit_types);
+    }
+  }
+  return n;
+}
+
+}  // namespace
+
+int enable_gradient_checkpointing(Module& model) { return mark(model, model.no_split_modules()); }
+
+}  // namespace runner::models
