@@ -220,7 +220,48 @@ const ArgField* find_arg_field(const std::string& name) {
   return nullptr;
 }
 
+namespace {
+
+// transformers v4 names that v5 dropped. `now` names the v5 spelling a value moves to
+// (fsdp_config.<key> for FSDP keys); an empty `now` means no counterpart: refused with `why`.
+struct V4Name {
+  const char* name;
+  const char* now;
+  const char* why;
+};
+const V4Name kV4Names[] = {
+    {"evaluation_strategy", "eval_strategy", ""},
+    {"per_gpu_train_batch_size", "per_device_train_batch_size", ""},
+    {"per_gpu_eval_batch_size", "per_device_eval_batch_size", ""},
+    {"push_to_hub_token", "hub_token", ""},
+    {"fsdp_min_num_params", "fsdp_config.min_num_params", ""},
+    {"fsdp_transformer_layer_cls_to_wrap", "fsdp_config.transformer_layer_cls_to_wrap", ""},
+    {"adafactor", "optim", ""},
+    {"use_mps_device", "", "v5 picks the device itself (use_cpu to force the CPU); runner trains on CUDA or the CPU"},
+    {"fp16_backend", "", "v5 removed it (mixed precision is PyTorch's autocast); use fp16 / bf16"},
+    {"sharded_ddp", "", "v5 removed it; use fsdp (\"full_shard\", \"shard_grad_op\") or deepspeed"},
+};
+
+}  // namespace
+
 void TrainingArguments::set(const std::string& key, const json& value) {
+  for (const V4Name& old : kV4Names) {
+    if (key != old.name) continue;
+    const std::string now = old.now;
+    if (now.empty()) throw ArgumentError("args." + key + ": a transformers v4 argument without a v5 counterpart: " + old.why);
+    v4_warnings.push_back(key + " is a transformers v4 name (deprecated, removed in v5); use " + now +
+                          (key == "adafactor" ? " = \"adafactor\"" : ""));
+    if (now.rfind("fsdp_config.", 0) == 0) {
+      v4_fsdp_config[now.substr(12)] = value;
+      return;
+    }
+    if (key == "adafactor") {
+      if (!value.is_boolean()) throw ArgumentError("args.adafactor: expected true or false, got " + value.dump());
+      if (value.get<bool>()) optim = "adafactor";
+      return;
+    }
+    return set(now, value);
+  }
   const ArgField* field = find_arg_field(key);
   if (!field) throw ArgumentError("args." + key + ": unknown argument" + did_you_mean(key, all_names()));
   const std::string canonical = field->name;
@@ -239,6 +280,14 @@ void TrainingArguments::set(const std::string& key, const json& value) {
 }
 
 void TrainingArguments::set_from_string(const std::string& key, const std::string& text) {
+  for (const V4Name& old : kV4Names) {  // parsed as the argument the value moves to
+    if (key != old.name) continue;
+    const std::string now = old.now;
+    const ArgField* target = key == "adafactor" ? find_arg_field("use_cpu")  // a Bool
+                             : now.rfind("fsdp_config.", 0) == 0 ? find_arg_field("fsdp_config")  // Json
+                                                                 : find_arg_field(now);
+    return set(key, target ? parse_text(*target, text) : json(text));
+  }
   const ArgField* field = find_arg_field(key);
   if (!field) throw ArgumentError("--" + key + ": unknown argument" + did_you_mean(key, all_names()));
   set(key, parse_text(*field, text));
@@ -304,6 +353,20 @@ std::vector<std::string> TrainingArguments::finalize() {
   if (warmup_steps < 0) fail("args.warmup_steps: must be >= 0, got " + std::to_string(warmup_steps));
   if (warmup_steps >= 1 && !is_integral(warmup_steps))
     fail("args.warmup_steps: must be an integer if >= 1, got " + std::to_string(warmup_steps));
+  for (const std::string& w : v4_warnings) warnings.push_back(w);
+  if (!v4_fsdp_config.empty()) {
+    if (fsdp_config.is_null()) fsdp_config = json::object();
+    if (!fsdp_config.is_object())
+      fail("args.fsdp_config: give it as a table to combine it with the v4 arguments fsdp_min_num_params / fsdp_transformer_layer_cls_to_wrap");
+    for (const auto& [k, v] : v4_fsdp_config.items()) {
+      if (fsdp_config.contains(k) && fsdp_config[k] != v) fail("args.fsdp_config." + k + " and its v4 argument fsdp_" + k + " disagree");
+      fsdp_config[k] = v;
+    }
+  }
+  if (include_tokens_per_second) {  // v4: train_tokens_per_second; v5 logs it with the token count
+    warnings.push_back("include_tokens_per_second is a transformers v4 name (removed in v5); use include_num_input_tokens_seen = \"all\"");
+    if (include_num_input_tokens_seen == "no") include_num_input_tokens_seen = "all";
+  }
   // HF v5 removed logging_dir (TENSORBOARD_LOGGING_DIR replaces it); runner still honours it.
   if (logging_dir) warnings.push_back("logging_dir is deprecated in transformers v5 (it reads TENSORBOARD_LOGGING_DIR); runner still writes TensorBoard files there");
   if (no_cuda) {

@@ -41,6 +41,12 @@ struct TrainingArguments {
   // Derived defaults + validation (HF __post_init__ semantics and the checks HF lacks).
   std::vector<std::string> finalize();  // returns warnings to log
 
+  // transformers v4 names set() mapped onto v5 arguments (docs/migrating.md): the
+  // deprecation warnings finalize() returns, and fsdp_config keys given as v4 arguments
+  // (merged into fsdp_config by finalize, whatever order they came in).
+  std::vector<std::string> v4_warnings;
+  nlohmann::json v4_fsdp_config = nlohmann::json::object();
+
   // Every field, in declaration order (HF to_dict, tokens masked).
   nlohmann::json to_json() const;
   static TrainingArguments from_json(const nlohmann::json& object);

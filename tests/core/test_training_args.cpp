@@ -6,6 +6,8 @@
 
 using namespace runner;
 using ::testing::HasSubstr;
+using ::testing::Not;
+using nlohmann::json;
 
 namespace {
 std::string error_of(const std::function<void()>& f) {
@@ -59,10 +61,54 @@ TEST(TrainingArgs, ChoicesAreCheckedWithSuggestion) {
               HasSubstr("args.lr_scheduler_type: unknown \"cosin\"; did you mean 'cosine'?"));
 }
 
-TEST(TrainingArgs, AliasEvaluationStrategy) {
+TEST(TrainingArgs, V4NamesMapOntoV5WithAWarning) {
   TrainingArguments a;
   a.set("evaluation_strategy", "epoch");
+  a.set("per_gpu_train_batch_size", 4);
+  a.set("per_gpu_eval_batch_size", 16);
+  a.set("adafactor", true);
+  a.set("include_tokens_per_second", true);
+  a.set("fsdp", "full_shard");
+  a.set("fsdp_transformer_layer_cls_to_wrap", "GPT2Block");
+  a.set("fsdp_config", json{{"backward_prefetch", "backward_post"}});  // after the v4 key: still merged
+  a.set("fsdp_min_num_params", 1000);
+  const auto warnings = a.finalize();
   EXPECT_EQ(a.eval_strategy, "epoch");
+  EXPECT_EQ(a.per_device_train_batch_size, 4);
+  EXPECT_EQ(a.per_device_eval_batch_size, 16);
+  EXPECT_EQ(a.optim, "adafactor");
+  EXPECT_EQ(a.include_num_input_tokens_seen, "all");
+  EXPECT_EQ(a.fsdp_config, (json{{"backward_prefetch", "backward_post"}, {"transformer_layer_cls_to_wrap", "GPT2Block"}, {"min_num_params", 1000}}));
+  const std::string all = [&] { std::string t; for (const auto& w : warnings) t += w + "\n"; return t; }();
+  for (const char* expected : {"evaluation_strategy is a transformers v4 name (deprecated, removed in v5); use eval_strategy",
+                               "per_gpu_train_batch_size is a transformers v4 name (deprecated, removed in v5); use per_device_train_batch_size",
+                               "adafactor is a transformers v4 name (deprecated, removed in v5); use optim = \"adafactor\"",
+                               "fsdp_min_num_params is a transformers v4 name (deprecated, removed in v5); use fsdp_config.min_num_params",
+                               "include_tokens_per_second is a transformers v4 name"})
+    EXPECT_THAT(all, HasSubstr(expected));
+  // On the command line too, parsed as the argument they move to.
+  TrainingArguments c;
+  c.set_from_string("per_gpu_train_batch_size", "6");
+  c.set_from_string("adafactor", "true");
+  c.set_from_string("fsdp_transformer_layer_cls_to_wrap", "[\"BertLayer\"]");
+  c.finalize();
+  EXPECT_EQ(c.per_device_train_batch_size, 6);
+  EXPECT_EQ(c.optim, "adafactor");
+  EXPECT_EQ(c.fsdp_config, (json{{"transformer_layer_cls_to_wrap", {"BertLayer"}}}));
+  // The v5 names warn about nothing.
+  TrainingArguments b;
+  b.set("eval_strategy", "epoch");
+  for (const auto& w : b.finalize()) EXPECT_THAT(w, Not(HasSubstr("v4")));
+}
+
+TEST(TrainingArgs, V4NamesWithoutACounterpartAreRefusedWithAPointer) {
+  TrainingArguments a;
+  EXPECT_THAT(error_of([&] { a.set("use_mps_device", true); }), HasSubstr("args.use_mps_device: a transformers v4 argument without a v5 counterpart"));
+  EXPECT_THAT(error_of([&] { a.set("sharded_ddp", "simple"); }), HasSubstr("use fsdp"));
+  TrainingArguments c;
+  c.set("fsdp_config", "some/file.json");
+  c.set("fsdp_min_num_params", 10);
+  EXPECT_THAT(error_of([&] { c.finalize(); }), HasSubstr("args.fsdp_config: give it as a table"));
 }
 
 TEST(TrainingArgs, CommandLineTextParsesByType) {
