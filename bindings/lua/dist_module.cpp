@@ -8,16 +8,19 @@ namespace runner::lua {
 
 namespace {
 
-// dist.main_process_first(fn [, {local = true}]): the main process (of each node with
-// local, HF's default) runs fn first; the others wait for it, then run fn themselves, so a
-// cache fn writes is built once and read by the rest. Returns fn's first result.
+// dist.main_process_first(fn [, {per_node = true}]): the main process (of each node with
+// per_node, HF's local=True default) runs fn first; the others wait for it, then run fn
+// themselves, so a cache fn writes is built once and read by the rest. Returns fn's first
+// result. HF's name `local` is a Lua keyword, so it is accepted only as {["local"] = ...}.
 int main_process_first(lua_State* L) {
   luaL_checktype(L, 1, LUA_TFUNCTION);
   bool local = true;
   if (lua_istable(L, 2)) {
-    lua_getfield(L, 2, "local");
-    if (!lua_isnil(L, -1)) local = lua_toboolean(L, -1);
-    lua_pop(L, 1);
+    for (const char* key : {"per_node", "local"}) {
+      lua_getfield(L, 2, key);
+      if (!lua_isnil(L, -1)) local = lua_toboolean(L, -1);
+      lua_pop(L, 1);
+    }
   }
   const dist::World& w = dist::world();
   const bool first = local ? w.local_rank == 0 : w.rank == 0;

@@ -66,7 +66,8 @@ std::vector<std::string> default_lib_dirs() {
   return dirs;
 }
 
-LuaState::LuaState(std::map<std::string, std::string> recipe_options, std::vector<std::string> lib_dirs)
+LuaState::LuaState(std::map<std::string, std::string> recipe_options, std::vector<std::string> lib_dirs,
+                   const std::set<std::string>& bare_options)
     : L_(luaL_newstate()), recipe_options_(std::move(recipe_options)) {
   if (!L_) throw std::runtime_error("cannot create a Lua state");
   set_lua_alive(L_, true);
@@ -108,6 +109,12 @@ LuaState::LuaState(std::map<std::string, std::string> recipe_options, std::vecto
     lua_setfield(L_, -2, k.c_str());
   }
   lua_setfield(L_, -2, "cli_options");
+  lua_newtable(L_);
+  for (const auto& k : bare_options) {
+    lua_pushboolean(L_, 1);
+    lua_setfield(L_, -2, k.c_str());
+  }
+  lua_setfield(L_, -2, "bare_options");
   lua_newtable(L_);
   for (const auto& f : arg_fields()) {
     lua_pushboolean(L_, 1);

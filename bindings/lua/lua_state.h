@@ -14,8 +14,10 @@ class LuaState {
  public:
   // recipe_options: --name value pairs from the command line that are not training
   // arguments; recipe.options{} picks them up. lib_dirs: where `require` looks after the
-  // recipe's own folder (recipes/lib).
-  LuaState(std::map<std::string, std::string> recipe_options, std::vector<std::string> lib_dirs);
+  // recipe's own folder (recipes/lib). bare_options: the recipe options given without a
+  // value (true for a boolean option, "needs a value" for any other).
+  LuaState(std::map<std::string, std::string> recipe_options, std::vector<std::string> lib_dirs,
+           const std::set<std::string>& bare_options = {});
   ~LuaState();
   LuaState(const LuaState&) = delete;
   LuaState& operator=(const LuaState&) = delete;

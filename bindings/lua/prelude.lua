@@ -139,6 +139,8 @@ function recipe.options(defaults)
     cfg.declared[k] = true
     if text == nil then
       out[k] = default
+    elseif cfg.bare_options[k] and type(default) ~= "boolean" then
+      error("--" .. k .. " needs a value (a " .. type(default) .. ", default " .. tostring(default) .. ")", 0)
     elseif type(default) == "number" then
       local v = tonumber(text)
       if v == nil then error("--" .. k .. ": expected a number, got \"" .. text .. "\"", 0) end

@@ -207,8 +207,14 @@ Recipe load_recipe(LuaState& lua, const std::string& path) {
   const auto undeclared = lua.undeclared_options();
   if (!undeclared.empty()) {
     std::vector<std::string> known = lua.declared_options();
-    for (const auto& f : arg_fields()) known.emplace_back(f.name);
-    throw ArgumentError("--" + undeclared.front() + ": unknown argument" + did_you_mean(undeclared.front(), known), "command line");
+    for (const auto& f : arg_fields()) {
+      known.emplace_back(f.name);
+      if (*f.aliases) known.emplace_back(f.aliases);
+    }
+    const std::string& name = undeclared.front();
+    std::string hint = did_you_mean(name, known);
+    if (hint.empty()) hint = " (runner args lists the training arguments; this recipe's own options are what its recipe.options{} declares)";
+    throw ArgumentError("--" + name + ": unknown argument" + hint, "command line");
   }
   return r;
 }

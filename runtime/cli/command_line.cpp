@@ -4,6 +4,7 @@
 
 #include "runtime/core/errors.h"
 #include "runtime/core/training_args.h"
+#include "runtime/core/v4_arguments.h"
 
 namespace runner::cli {
 
@@ -24,9 +25,13 @@ const char* usage() {
 
 namespace {
 bool is_bool_field(const std::string& name) {
+  if (name == "adafactor") return true;  // v4: --adafactor meant optim=adafactor
   const ArgField* f = find_arg_field(name);
   return f && (std::string(f->type) == "Bool" || std::string(f->type) == "OptBool");
 }
+bool is_argument(const std::string& name) { return find_arg_field(name) || find_v4_argument(name); }
+// "--x" starts the next name; "-1" or "-" are values.
+bool is_flag(const std::string& token) { return token.rfind("--", 0) == 0 && token.size() > 2; }
 bool looks_like_bool(const std::string& v) {
   return v == "true" || v == "false" || v == "1" || v == "0" || v == "True" || v == "False" || v == "yes" || v == "no";
 }
@@ -41,10 +46,16 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
   }
   size_t i = 0;
   const std::string first = a[0];
-  if (first == "--help" || first == "-h" || first == "help") {
+  if (first == "help") {
     cl.command = "help";
     return cl;
   }
+  // --help anywhere on the line shows the usage, whatever else the line holds.
+  for (const auto& token : a)
+    if (token == "--help" || token == "-h") {
+      cl.command = "help";
+      return cl;
+    }
   if (first == "--version" || first == "version") {
     cl.command = "version";
     return cl;
@@ -114,13 +125,21 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
     } else if (is_bool_field(name) && (i + 1 >= a.size() || !looks_like_bool(a[i + 1]))) {
       value = "true";  // --flag alone
       ++i;
+    } else if (i + 1 >= a.size() || is_flag(a[i + 1])) {
+      // A name without a value: a training argument needs one; anything else may be a
+      // boolean recipe option, decided (or reported unknown by name) once the recipe has
+      // declared its options. Never take the next --name as this one's value.
+      if (is_argument(name)) throw ArgumentError("--" + name + " needs a value", position);
+      cl.bare_options.insert(name);
+      cl.recipe_options[name] = "true";
+      ++i;
+      continue;
     } else {
-      if (i + 1 >= a.size()) throw ArgumentError("--" + name + " needs a value", position);
       value = a[i + 1];
       i += 2;
     }
     if (name == "allow_path") cl.allow_paths.push_back(value);
-    else if (find_arg_field(name)) cl.arg_overrides.emplace_back(name, value);
+    else if (is_argument(name)) cl.arg_overrides.emplace_back(name, value);
     else cl.recipe_options[name] = value;  // checked against recipe.options{} after loading
   }
   return cl;

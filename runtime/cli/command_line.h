@@ -2,6 +2,7 @@
 // arguments and recipe options (recipe.options{} in the recipe).
 #pragma once
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,6 +15,9 @@ struct CommandLine {
   // Training arguments in the order given: (name, text, argv position).
   std::vector<std::pair<std::string, std::string>> arg_overrides;
   std::map<std::string, std::string> recipe_options;
+  // Recipe options given as a bare --name (no value): true for a boolean option, an error
+  // for any other, and "unknown argument" with a suggestion when the recipe declares none.
+  std::set<std::string> bare_options;
   bool markdown = false;  // runner args --markdown
   // --sandbox: the recipe's runner modules read and write files only under its own folder,
   // output_dir and the --allow_path folders (docs/recipes.md).

@@ -79,8 +79,38 @@ static void agree_on_setup(const dist::World& world, const std::function<void()>
   throw SetupFailed(world.rank == lowest ? message : "", code ? code : 2, lowest != 0);
 }
 
+namespace {
+// `runner check` prints the arguments as JSON on stdout, for tools to parse: while it
+// loads the recipe, everything else written to stdout (log lines, the recipe's print) goes
+// to stderr instead.
+class StdoutToStderr {
+ public:
+  explicit StdoutToStderr(bool on) {
+    if (!on) return;
+    std::fflush(stdout);
+    saved_ = ::dup(1);
+    if (saved_ >= 0) ::dup2(2, 1);
+  }
+  ~StdoutToStderr() { restore(); }
+  void restore() {
+    if (saved_ < 0) return;
+    std::cout.flush();
+    std::fflush(stdout);
+    ::dup2(saved_, 1);
+    ::close(saved_);
+    saved_ = -1;
+  }
+  StdoutToStderr(const StdoutToStderr&) = delete;
+  StdoutToStderr& operator=(const StdoutToStderr&) = delete;
+
+ private:
+  int saved_ = -1;
+};
+}  // namespace
+
 int run_recipe(const CommandLine& cl) {
   const dist::World& world = dist::world();
+  StdoutToStderr quiet_stdout(cl.command == "check");
   std::unique_ptr<lua::LuaState> lua;
   lua::Recipe recipe;
   TrainingArguments args;
@@ -118,7 +148,7 @@ int run_recipe(const CommandLine& cl) {
       if (name == "output_dir") roots.push_back(value);
     lua::set_sandbox_roots(roots);
   }
-  lua = std::make_unique<lua::LuaState>(cl.recipe_options, lua::default_lib_dirs());
+  lua = std::make_unique<lua::LuaState>(cl.recipe_options, lua::default_lib_dirs(), cl.bare_options);
   recipe = lua::load_recipe(*lua, cl.recipe);
   args = recipe.args;
   for (const auto& [name, value] : cl.arg_overrides) {
@@ -171,6 +201,7 @@ int run_recipe(const CommandLine& cl) {
     for (const auto& w : parallel.warnings) log::warn(w);
   });
   if (cl.command == "check") {
+    quiet_stdout.restore();
     std::cout << args.to_json().dump(2) << std::endl;
     return 0;
   }

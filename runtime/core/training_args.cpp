@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "runtime/core/did_you_mean.h"
+#include "runtime/core/v4_arguments.h"
 #include "runtime/core/errors.h"
 #include "runtime/core/text.h"
 
@@ -220,35 +221,11 @@ const ArgField* find_arg_field(const std::string& name) {
   return nullptr;
 }
 
-namespace {
-
-// transformers v4 names that v5 dropped. `now` names the v5 spelling a value moves to
-// (fsdp_config.<key> for FSDP keys); an empty `now` means no counterpart: refused with `why`.
-struct V4Name {
-  const char* name;
-  const char* now;
-  const char* why;
-};
-const V4Name kV4Names[] = {
-    {"evaluation_strategy", "eval_strategy", ""},
-    {"per_gpu_train_batch_size", "per_device_train_batch_size", ""},
-    {"per_gpu_eval_batch_size", "per_device_eval_batch_size", ""},
-    {"push_to_hub_token", "hub_token", ""},
-    {"fsdp_min_num_params", "fsdp_config.min_num_params", ""},
-    {"fsdp_transformer_layer_cls_to_wrap", "fsdp_config.transformer_layer_cls_to_wrap", ""},
-    {"adafactor", "optim", ""},
-    {"use_mps_device", "", "v5 picks the device itself (use_cpu to force the CPU); runner trains on CUDA or the CPU"},
-    {"fp16_backend", "", "v5 removed it (mixed precision is PyTorch's autocast); use fp16 / bf16"},
-    {"sharded_ddp", "", "v5 removed it; use fsdp (\"full_shard\", \"shard_grad_op\") or deepspeed"},
-};
-
-}  // namespace
 
 void TrainingArguments::set(const std::string& key, const json& value) {
-  for (const V4Name& old : kV4Names) {
-    if (key != old.name) continue;
-    const std::string now = old.now;
-    if (now.empty()) throw ArgumentError("args." + key + ": a transformers v4 argument without a v5 counterpart: " + old.why);
+  if (const V4Argument* old = find_v4_argument(key)) {
+    const std::string now = old->now;
+    if (now.empty()) throw ArgumentError("args." + key + ": a transformers v4 argument without a v5 counterpart: " + old->why);
     v4_warnings.push_back(key + " is a transformers v4 name (deprecated, removed in v5); use " + now +
                           (key == "adafactor" ? " = \"adafactor\"" : ""));
     if (now.rfind("fsdp_config.", 0) == 0) {
@@ -280,9 +257,8 @@ void TrainingArguments::set(const std::string& key, const json& value) {
 }
 
 void TrainingArguments::set_from_string(const std::string& key, const std::string& text) {
-  for (const V4Name& old : kV4Names) {  // parsed as the argument the value moves to
-    if (key != old.name) continue;
-    const std::string now = old.now;
+  if (const V4Argument* old = find_v4_argument(key)) {  // parsed as the argument the value moves to
+    const std::string now = old->now;
     const ArgField* target = key == "adafactor" ? find_arg_field("use_cpu")  // a Bool
                              : now.rfind("fsdp_config.", 0) == 0 ? find_arg_field("fsdp_config")  // Json
                                                                  : find_arg_field(now);

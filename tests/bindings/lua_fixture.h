@@ -19,7 +19,7 @@ class LuaFixture : public ::testing::Test {
                                                      ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
-    lua_ = std::make_unique<lua::LuaState>(options_, lua::default_lib_dirs());
+    lua_ = std::make_unique<lua::LuaState>(options_, lua::default_lib_dirs(), bare_options_);
   }
   void TearDown() override { lua_.reset(); }
 
@@ -60,6 +60,7 @@ class LuaFixture : public ::testing::Test {
   lua_State* L() { return lua_->get(); }
 
   std::map<std::string, std::string> options_;
+  std::set<std::string> bare_options_;
   std::unique_ptr<lua::LuaState> lua_;
   std::filesystem::path dir_;
   int n_ = 0;

@@ -83,3 +83,20 @@ TEST_F(SandboxWithOptions, RecipeOptionsTakeCommandLineValuesByType) {
   EXPECT_TRUE(lua_->undeclared_options().empty());
   EXPECT_THAT(error_of("return (require 'runner.recipe').options{ learning_rate = 1 }"), HasSubstr("'learning_rate' is a training argument"));
 }
+
+class SandboxWithBareOptions : public LuaFixture {
+ protected:
+  void SetUp() override {
+    options_ = {{"verbose", "true"}, {"text", "true"}};
+    bare_options_ = {"verbose", "text"};  // runner r.lua --verbose --text
+    LuaFixture::SetUp();
+  }
+};
+
+TEST_F(SandboxWithBareOptions, ABareNameSetsABooleanOptionAndIsRefusedForOthers) {
+  run("return (require 'runner.recipe').options{ verbose = false }.verbose");
+  EXPECT_TRUE(lua_toboolean(L(), -1));
+  lua_pop(L(), 1);
+  EXPECT_THAT(error_of("return (require 'runner.recipe').options{ text = 'input.txt' }"),
+              HasSubstr("--text needs a value (a string, default input.txt)"));
+}

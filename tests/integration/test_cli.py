@@ -40,6 +40,35 @@ class Cli(unittest.TestCase):
         self.assertEqual(code, 0)
         self.assertRegex(out, r"^runner \d+\.\d+\.\d+")
 
+    def test_a_mistyped_or_unknown_flag_is_named_with_a_suggestion(self):
+        # As an HF user meets the command line: a bare unknown flag is reported as unknown by
+        # its name (never "needs a value", never an error about the next token), v4 names
+        # work from the command line, and --help works anywhere.
+        with TempDir() as tmp:
+            recipe = write(os.path.join(tmp, "r.lua"), RECIPE)
+            out_dir = os.path.join(tmp, "o")
+            for line, message in (
+                (("--foo",), "runner: error: command line: --foo: unknown argument (runner args lists"),
+                (("--foo", "--max_steps", "3"), "runner: error: command line: --foo: unknown argument"),
+                (("--no_cud", "--max_steps", "3"), "--no_cud: unknown argument; did you mean 'no_cuda'?"),
+                (("--lerning_rate", "0.1"), "--lerning_rate: unknown argument; did you mean 'learning_rate'?"),
+                (("--max_steps", "--logging_steps", "1"), "command line:5: --max_steps needs a value"),
+            ):
+                code, _, err = run("check", recipe, "--output_dir", out_dir, *line)
+                self.assertEqual(code, 2, (line, err))
+                self.assertIn(message, err, line)
+                self.assertEqual(len(err.strip().splitlines()), 1, err)
+            code, out, err = run("check", recipe, "--no_cuda", "--max_steps", "3", "--evaluation_strategy", "no",
+                                 "--output_dir", out_dir)
+            self.assertEqual(code, 0, err)
+            args = json.loads(out)
+            self.assertEqual((args["use_cpu"], args["max_steps"], args["eval_strategy"]), (True, 3, "no"))
+            self.assertIn("evaluation_strategy is a transformers v4 name", err)
+            code, out, _ = run(recipe, "--max_steps", "3", "--help")
+            self.assertEqual(code, 0)
+            self.assertIn("usage: runner RECIPE.lua", out)
+            self.assertFalse(os.path.exists(out_dir))
+
     def test_args_lists_every_argument(self):
         code, out, _ = run("args")
         self.assertEqual(code, 0)

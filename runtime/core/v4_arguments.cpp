@@ -1,0 +1,26 @@
+#include "runtime/core/v4_arguments.h"
+
+namespace runner {
+
+namespace {
+const V4Argument kV4Arguments[] = {
+    {"evaluation_strategy", "eval_strategy", ""},
+    {"per_gpu_train_batch_size", "per_device_train_batch_size", ""},
+    {"per_gpu_eval_batch_size", "per_device_eval_batch_size", ""},
+    {"push_to_hub_token", "hub_token", ""},
+    {"fsdp_min_num_params", "fsdp_config.min_num_params", ""},
+    {"fsdp_transformer_layer_cls_to_wrap", "fsdp_config.transformer_layer_cls_to_wrap", ""},
+    {"adafactor", "optim", ""},
+    {"use_mps_device", "", "v5 picks the device itself (use_cpu to force the CPU); runner trains on CUDA or the CPU"},
+    {"fp16_backend", "", "v5 removed it (mixed precision is PyTorch's autocast); use fp16 / bf16"},
+    {"sharded_ddp", "", "v5 removed it; use fsdp (\"full_shard\", \"shard_grad_op\") or deepspeed"},
+};
+}  // namespace
+
+const V4Argument* find_v4_argument(const std::string& name) {
+  for (const V4Argument& a : kV4Arguments)
+    if (name == a.name) return &a;
+  return nullptr;
+}
+
+}  // namespace runner

@@ -1,0 +1,18 @@
+// transformers v4 argument names that v5 dropped (docs/migrating.md): where each one's value
+// goes now, or why it has no counterpart. TrainingArguments::set maps them; the command line
+// uses the table to tell an argument from a recipe option.
+#pragma once
+#include <string>
+
+namespace runner {
+
+struct V4Argument {
+  const char* name;
+  const char* now;  // the v5 argument (fsdp_config.<key> for FSDP keys); "" when refused
+  const char* why;  // the pointer given when refused
+};
+
+// The entry for `name`, or nullptr when it is not a dropped v4 name.
+const V4Argument* find_v4_argument(const std::string& name);
+
+}  // namespace runner

@@ -1,0 +1,169 @@
+"""Every code block in README.md and docs/*.md runs as written (issue: snippets that were Lua
+syntax errors or passed an option the recipe does not have).
+
+- ```lua blocks with a top-level `return`: complete recipes, trained as written (only
+  output_dir is redirected into a temporary folder).
+- other ```lua blocks: fragments, run by `runner check` after the usual requires (data,
+  models, recipe, callbacks, dist) and followed by a minimal recipe; a fragment that names
+  something undefined or is not valid Lua fails.
+- ```python blocks: run with the test's Python (PyTorch installed).
+- ```sh blocks: every runner command line is checked with `runner check` (mpiexec, srun and
+  `runner launch -n N` stripped: the ranks would all parse the same line); every
+  scripts/... command must exist and be executable.
+Untagged blocks are sample output, not code. The files snippets read (input.txt, data.txt,
+train.jsonl, base.lua) are provided in the folder they run in.
+"""
+import json
+import os
+import random
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import textwrap
+import unittest
+
+sys.path.insert(0, os.path.dirname(__file__))
+from runner_test_util import BINARY, SOURCE, TempDir, run, write  # noqa: E402
+
+PREAMBLE = ('local data, models, recipe = require "runner.data", require "runner.models", require "runner.recipe"\n'
+            'local callbacks, dist = require "runner.callbacks", require "runner.dist"\n')
+MINIMAL = ('\nreturn { datasets = { train = (require "runner.data").tensors{ x = torch.zeros(4, 1), labels = torch.zeros(4, 1) } },\n'
+           '         model = nn.Linear(1, 1) }\n')
+BASE_RECIPE = """local data = require "runner.data"
+local x = torch.rand(64, 1)
+return {
+  args = { output_dir = "runs/base", num_train_epochs = 1, learning_rate = 0.1 },
+  datasets = { train = data.tensors{ x = x, labels = x * 3 } },
+  model = nn.Linear(1, 1),
+  compute_loss = function(model, inputs) return F.mse_loss(model(inputs.x), inputs.labels) end,
+}
+"""
+PYTHON = os.environ.get("RUNNER_PYTHON", sys.executable)
+
+
+def code_blocks(path):
+    """(line, language, text) of each fenced block; list-indented fences are dedented."""
+    out, lang, start, lines = [], None, 0, []
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            fence = re.match(r"^(\s*)```(\S*)\s*$", line)
+            if fence and lang is None:
+                lang, start, lines = fence.group(2), n, []
+            elif fence:
+                out.append((start, lang, textwrap.dedent("".join(lines))))
+                lang = None
+            elif lang is not None:
+                lines.append(line)
+    return out
+
+
+def doc_files():
+    files = [os.path.join(SOURCE, "README.md")]
+    docs = os.path.join(SOURCE, "docs")
+    files += sorted(os.path.join(docs, f) for f in os.listdir(docs) if f.endswith(".md"))
+    return files
+
+
+def make_fixtures(folder):
+    with open(os.path.join(SOURCE, "recipes/lib/sample_text.txt")) as f:
+        text = f.read()
+    write(os.path.join(folder, "input.txt"), text)
+    write(os.path.join(folder, "data.txt"), text)
+    write(os.path.join(folder, "base.lua"), BASE_RECIPE)
+    rng = random.Random(0)
+    with open(os.path.join(folder, "train.jsonl"), "w") as f:
+        for _ in range(24):
+            f.write(json.dumps({"input_ids": [rng.randrange(50257) for _ in range(rng.randrange(5, 40))]}) + "\n")
+
+
+def runner_argv(line):
+    """The runner arguments of a shell line that runs runner, else None."""
+    words = shlex.split(line, comments=True)
+    for i, w in enumerate(words):
+        if w == "runner" or w.endswith("/runner"):
+            return words[i + 1:]
+    return None
+
+
+class DocsSnippets(unittest.TestCase):
+    def setUp(self):
+        self.blocks = [(os.path.relpath(p, SOURCE), n, lang, text) for p in doc_files() for n, lang, text in code_blocks(p)]
+
+    def test_the_docs_have_code_to_check(self):
+        langs = [lang for _, _, lang, _ in self.blocks]
+        self.assertGreaterEqual(langs.count("lua"), 10)
+        self.assertIn("sh", langs)
+        self.assertIn("python", langs)
+
+    def test_lua_blocks_run(self):
+        for where, n, lang, text in self.blocks:
+            if lang != "lua":
+                continue
+            with self.subTest(f"{where}:{n}"), TempDir() as tmp:
+                make_fixtures(tmp)
+                out = os.path.join(tmp, "out")
+                if re.search(r"^return\b", text, re.M):
+                    recipe = write(os.path.join(tmp, "snippet.lua"), text)
+                    code, stdout, err = run(recipe, "--output_dir", out, cwd=tmp, timeout=600)
+                    self.assertEqual(code, 0, f"{where}:{n} (a complete recipe) failed:\n{err[-3000:]}")
+                    self.assertTrue(os.path.exists(os.path.join(out, "trainer_state.json")), f"{where}:{n} trained nothing")
+                else:
+                    recipe = write(os.path.join(tmp, "snippet.lua"), PREAMBLE + text + MINIMAL)
+                    code, _, err = run("check", recipe, "--output_dir", out, cwd=tmp, timeout=600)
+                    self.assertEqual(code, 0, f"{where}:{n} (a fragment) failed:\n{err[-3000:]}")
+
+    def test_python_blocks_run(self):
+        for where, n, lang, text in self.blocks:
+            if lang != "python":
+                continue
+            with self.subTest(f"{where}:{n}"), TempDir() as tmp:
+                script = write(os.path.join(tmp, "snippet.py"), text)  # a file: TorchScript reads the source
+                p = subprocess.run([PYTHON, script], cwd=tmp, capture_output=True, text=True, timeout=600)
+                self.assertEqual(p.returncode, 0, f"{where}:{n}:\n{p.stderr[-3000:]}")
+
+    def test_shell_lines_name_real_commands(self):
+        checked = 0
+        for where, n, lang, text in self.blocks:
+            if lang not in ("sh", "bash", "console"):
+                continue
+            for k, line in enumerate(text.splitlines()):
+                line = line.strip()
+                if not line or line.startswith("#"):
+                    continue
+                at = f"{where}:{n + 1 + k}: {line}"
+                argv = runner_argv(line)
+                if argv is not None:
+                    if argv and argv[0] == "launch":
+                        self.assertEqual(argv[1], "-n", at)
+                        argv = argv[3:]
+                    if argv and not argv[0].startswith("-") and argv[0] not in ("args", "check", "consolidate"):
+                        argv = ["check"] + argv
+                    # recipes/... paths are the repository's; anything else is a fixture file
+                    argv = [os.path.join(SOURCE, a) if a.startswith("recipes/") else a for a in argv]
+                    with TempDir() as tmp:
+                        make_fixtures(tmp)
+                        argv += ["--output_dir", os.path.join(tmp, "out")] if argv[:1] == ["check"] else []
+                        code, _, err = run(*argv, cwd=tmp)
+                    self.assertEqual(code, 0, f"{at}\n{err[-2000:]}")
+                    checked += 1
+                    continue
+                # a project script or a build tool, after `cd dir &&` and VAR=value prefixes
+                words = shlex.split(line, comments=True)
+                while words and (re.match(r"^\w+=", words[0]) or words[0] == "cd"):
+                    words = words[2:] if words[0] == "cd" else words[1:]
+                    if words and words[0] == "&&":
+                        words = words[1:]
+                self.assertTrue(words, at)
+                if words[0].startswith("scripts/"):
+                    path = os.path.join(SOURCE, words[0])
+                    self.assertTrue(os.access(path, os.X_OK), f"{at}: {words[0]} is not an executable script")
+                else:
+                    self.assertIsNotNone(shutil.which(words[0]), f"{at}: {words[0]} is not a command here")
+                checked += 1
+        self.assertGreater(checked, 5)
+
+
+if __name__ == "__main__":
+    unittest.main()
