@@ -1,9 +1,6 @@
 #include "runtime/train/builtin_callbacks.h"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 
@@ -49,58 +46,6 @@ std::string python_repr(const json& v) {
   if (v.is_null()) return "None";
   return v.dump();
 }
-
-class Printer : public Callback {
- public:
-  std::string name() const override { return "PrinterCallback"; }
-  void on_event(Event e, const TrainingArguments&, const TrainerState& state, TrainerControl&, const json& logs) override {
-    if (e == Event::kLog && state.is_local_process_zero) log::info(format_logs(logs));
-  }
-};
-
-// A single-line bar redrawn in place (at most 10 times a second); log lines are printed
-// above it. Only used when stdout is a terminal and disable_tqdm is not set.
-class Progress : public Callback {
- public:
-  std::string name() const override { return "ProgressCallback"; }
-  void on_event(Event e, const TrainingArguments&, const TrainerState& state, TrainerControl&, const json& logs) override {
-    if (!state.is_local_process_zero) return;
-    if (e == Event::kTrainBegin) {
-      start_ = std::chrono::steady_clock::now();
-      drawn_ = false;
-    } else if (e == Event::kStepEnd) {
-      const auto now = std::chrono::steady_clock::now();
-      if (drawn_ && state.global_step < state.max_steps && now - last_draw_ < std::chrono::milliseconds(100)) return;
-      draw(state);
-      last_draw_ = now;
-    } else if (e == Event::kLog) {
-      clear();
-      log::info(format_logs(logs));
-      if (drawn_) draw(state);
-    } else if (e == Event::kTrainEnd) {
-      clear();
-      drawn_ = false;
-    }
-  }
-
- private:
-  void clear() {
-    if (drawn_) std::fputs("\r\033[K", stdout);
-  }
-  void draw(const TrainerState& s) {
-    const double frac = s.max_steps > 0 ? static_cast<double>(s.global_step) / static_cast<double>(s.max_steps) : 0.0;
-    const int width = 30, filled = static_cast<int>(frac * width);
-    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    const double rate = secs > 0 ? static_cast<double>(s.global_step) / secs : 0.0;
-    std::fprintf(stdout, "\r\033[K%3d%%|%s%s| %lld/%lld [%.0fs, %.2f it/s]", static_cast<int>(frac * 100), std::string(filled, '#').c_str(),
-                 std::string(width - filled, ' ').c_str(), static_cast<long long>(s.global_step), static_cast<long long>(s.max_steps), secs,
-                 rate);
-    std::fflush(stdout);
-    drawn_ = true;
-  }
-  std::chrono::steady_clock::time_point start_, last_draw_;
-  bool drawn_ = false;
-};
 
 class EarlyStopping : public Callback {
  public:
@@ -162,8 +107,6 @@ std::string format_logs(const json& logs) {
 }
 
 std::shared_ptr<Callback> make_default_flow_callback() { return std::make_shared<DefaultFlow>(); }
-std::shared_ptr<Callback> make_printer_callback() { return std::make_shared<Printer>(); }
-std::shared_ptr<Callback> make_progress_callback() { return std::make_shared<Progress>(); }
 std::shared_ptr<Callback> make_early_stopping_callback(int64_t patience, double threshold) {
   if (patience < 1) throw ArgumentError("callbacks.early_stopping: patience must be >= 1");
   return std::make_shared<EarlyStopping>(patience, threshold);

@@ -1,6 +1,5 @@
-// HF's built-in callbacks: DefaultFlowCallback (when to log / evaluate / save / stop),
-// PrinterCallback (log dicts as lines), ProgressCallback (a progress bar on a terminal,
-// plus the log lines), EarlyStoppingCallback.
+// HF's built-in callbacks: DefaultFlowCallback (when to log / evaluate / save / stop) and
+// EarlyStoppingCallback; progress_callback.h has ProgressCallback / PrinterCallback.
 #pragma once
 #include <memory>
 
@@ -9,8 +8,6 @@
 namespace runner::train {
 
 std::shared_ptr<Callback> make_default_flow_callback();
-std::shared_ptr<Callback> make_printer_callback();
-std::shared_ptr<Callback> make_progress_callback();
 
 // Stops training when metric_for_best_model has not improved (by more than `threshold`)
 // for `patience` evaluations. Its counter is saved in trainer_state.json.

@@ -4,6 +4,7 @@
 
 #include "runtime/log/log.h"
 #include "runtime/train/builtin_callbacks.h"
+#include "runtime/train/progress_callback.h"
 #include "runtime/train/report_callbacks.h"
 
 namespace runner::train {
@@ -17,9 +18,10 @@ CallbackHandler::CallbackHandler(const TrainingArguments& args, std::vector<std:
         log::warn("You are adding a " + c->name() + " to the callbacks of this Trainer, but there is already one");
     callbacks_.push_back(std::move(c));
   }
-  // HF: disable_tqdm defaults to "no bar"; runner draws one only on a terminal.
+  // The bar on a terminal (or with disable_tqdm = false, as HF); elsewhere log lines plus a
+  // plain progress line per tenth of the run, unless disable_tqdm = true.
   const bool bar = !args.disable_tqdm.value_or(!::isatty(STDOUT_FILENO));
-  callbacks_.push_back(bar ? make_progress_callback() : make_printer_callback());
+  callbacks_.push_back(make_progress_callback(bar, !args.disable_tqdm.value_or(false)));
 }
 
 void CallbackHandler::fire(Event event, const TrainerState& state, TrainerControl& control, const nlohmann::json& payload) {

@@ -129,7 +129,8 @@ PredictionOutput Trainer::evaluation_loop(const data::DatasetPtr& ds, const std:
       pred_rows.push_back(rows(r.logits));
       label_rows.push_back(rows(r.labels));
       input_rows.push_back(rows(inputs));
-      callbacks_.fire(Event::kPredictionStep, state_, control_);
+      // Where the loop is, for the progress bar (HF passes the dataloader instead).
+      callbacks_.fire(Event::kPredictionStep, state_, control_, json{{"split", prefix}, {"batch", b + 1}, {"num_batches", n_batches}});
     }
   }
   flush();

@@ -1,11 +1,17 @@
 #include "runtime/train/run.h"
 
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
 #include <c10/util/Exception.h>
 
 #include "runtime/core/errors.h"
 #include "runtime/io/atomic_file.h"
 #include "runtime/io/safetensors.h"
 #include "runtime/log/log.h"
+#include "runtime/train/out_of_memory.h"
 
 namespace runner::train {
 
@@ -39,18 +45,43 @@ void log_metrics(const std::string& split, const json& metrics) {
   }
 }
 
-// A CUDA out-of-memory error becomes one line that names the phase and the batch size and
-// says what to try; checkpoints already written are untouched (they are committed whole).
+// An out-of-memory error (CUDA's, or the CPU allocator's) becomes one line that names the
+// phase and the batch size and says what to try; checkpoints already written are untouched
+// (they are committed whole).
 template <class F>
-auto oom_guarded(const char* phase, const char* batch_arg, int64_t batch, F&& f) -> decltype(f()) {
+auto oom_guarded(const char* phase, const char* batch_arg, const int64_t& batch, F&& f) -> decltype(f()) {
   try {
     return f();
-  } catch (const c10::OutOfMemoryError& e) {
+  } catch (const c10::Error& e) {
+    if (!is_out_of_memory(e)) throw;
     const std::string first = e.what_without_backtrace();
-    throw ArgumentError(std::string("out of GPU memory during ") + phase + " with " + batch_arg + " = " + std::to_string(batch) +
-                        ": lower it (keeping the global batch with gradient_accumulation_steps), or use bf16, ZeRO/FSDP sharding or "
-                        "CPU offload (" + first.substr(0, first.find('.')) + ")");
+    throw ArgumentError(std::string("out of ") + (dynamic_cast<const c10::OutOfMemoryError*>(&e) ? "GPU " : "") + "memory during " + phase +
+                        " with " + batch_arg + " = " + std::to_string(batch) +
+                        ": lower it (keeping the global batch with gradient_accumulation_steps) or set auto_find_batch_size, or use bf16, "
+                        "ZeRO/FSDP sharding or CPU offload (" + first.substr(0, first.find_first_of(".\n")) + ")");
   }
+}
+
+// The closing line: what the run left in output_dir, so a user knows where to look.
+void log_outputs(const std::string& out) {
+  if (!io::is_directory(out)) return;
+  std::vector<std::string> found;
+  for (const char* f : {"model.safetensors", "trainer_state.json", "all_results.json", "predictions.safetensors", "log_history.jsonl"})
+    if (io::path_exists(out + "/" + f)) found.emplace_back(f);
+  int64_t checkpoints = 0, newest = -1;
+  for (const auto& entry : std::filesystem::directory_iterator(out)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("checkpoint-", 0) != 0 || !entry.is_directory()) continue;
+    const std::string digits = name.substr(11);
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) continue;
+    ++checkpoints;
+    newest = std::max<int64_t>(newest, std::stoll(digits));
+  }
+  if (checkpoints) found.push_back(std::to_string(checkpoints) + (checkpoints == 1 ? " checkpoint" : " checkpoints") + " (newest checkpoint-" + std::to_string(newest) + ")");
+  if (io::is_directory(out + "/runs")) found.emplace_back("runs/ (TensorBoard)");
+  std::string line = "outputs in " + out + ":";
+  for (size_t i = 0; i < found.size(); ++i) line += (i ? ", " : " ") + found[i];
+  log::info(line);
 }
 
 void save_metrics(const std::string& dir, const std::string& split, const json& metrics, json& all) {
@@ -84,15 +115,17 @@ void run_phases(Trainer& trainer, const Phases& phases) {
   if (phases.predict) {
     PredictionOutput p = oom_guarded("prediction", "per_device_eval_batch_size", trainer.args().per_device_eval_batch_size, [&] { return trainer.predict(); });
     log_metrics("test", p.metrics);
-    if (!write) return;
-    io::make_dirs(out);
-    save_metrics(out, "test", p.metrics, all);
-    io::NamedTensors tensors;
-    if (p.predictions.defined()) tensors.emplace_back("predictions", p.predictions);
-    if (p.label_ids.defined()) tensors.emplace_back("label_ids", p.label_ids);
-    if (!tensors.empty()) io::save_safetensors(out + "/predictions.safetensors", tensors);
+    if (write) {
+      io::make_dirs(out);
+      save_metrics(out, "test", p.metrics, all);
+      io::NamedTensors tensors;
+      if (p.predictions.defined()) tensors.emplace_back("predictions", p.predictions);
+      if (p.label_ids.defined()) tensors.emplace_back("label_ids", p.label_ids);
+      if (!tensors.empty()) io::save_safetensors(out + "/predictions.safetensors", tensors);
+    }
   }
   if (write && !all.empty()) io::write_json_atomic(out + "/all_results.json", all);
+  if (write) log_outputs(out);
 }
 
 }  // namespace runner::train

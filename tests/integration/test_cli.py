@@ -5,7 +5,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from runner_test_util import SOURCE, TempDir, run, write  # noqa: E402
+from runner_test_util import BINARY, SOURCE, TempDir, run, write  # noqa: E402
 
 RECIPE = """return {
   args = { learning_rate = 0.01, num_train_epochs = 2 },
@@ -68,6 +68,53 @@ class Cli(unittest.TestCase):
             self.assertEqual(code, 0)
             self.assertIn("usage: runner RECIPE.lua", out)
             self.assertFalse(os.path.exists(out_dir))
+
+    def test_progress_lines_bar_and_closing_summary(self):
+        # Not a terminal (a pipe, a cluster log): a plain progress line per tenth of the run
+        # (step/total, it/s, ETA, loss), none with disable_tqdm; at the end the metrics table
+        # and where the outputs are.
+        with TempDir() as tmp:
+            recipe = write(os.path.join(tmp, "r.lua"), RECIPE)
+            out_dir = os.path.join(tmp, "o")
+            code, out, err = run(recipe, "--output_dir", out_dir, "--max_steps", "20", "--logging_steps", "5", "--save_steps", "10")
+            self.assertEqual(code, 0, err)
+            lines = [l for l in out.splitlines() if "] step " in l]
+            self.assertEqual([l.split("] step ")[1].split(" ")[0] for l in lines], [f"{2 * k}/20" for k in range(1, 11)], out)
+            self.assertRegex(lines[-1], r"step 20/20 \(100%\), [0-9.]+ (it/s|s/it), elapsed \d\d:\d\d, ETA \d\d:\d\d, loss [0-9.]+$")
+            self.assertIn("***** train metrics *****", out)
+            self.assertIn(f"outputs in {out_dir}: model.safetensors, trainer_state.json, all_results.json, 2 checkpoints (newest checkpoint-20)",
+                          out.splitlines()[-1])
+            code, out, err = run(recipe, "--output_dir", os.path.join(tmp, "p"), "--max_steps", "20", "--disable_tqdm", "true")
+            self.assertEqual(code, 0, err)
+            self.assertNotIn("] step ", out)
+
+            # On a terminal: the bar, redrawn in place, with the evaluation's own bar.
+            import pty
+            import subprocess
+            recipe = write(os.path.join(tmp, "e.lua"), RECIPE.replace(
+                "datasets = {", 'datasets = { eval = (require "runner.data").tensors{ x = torch.zeros(4, 1), labels = torch.zeros(4, 1) },'))
+            leader, follower = pty.openpty()
+            p = subprocess.Popen([BINARY, recipe, "--output_dir", os.path.join(tmp, "q"), "--max_steps", "20", "--eval_strategy", "steps",
+                                  "--eval_steps", "10", "--logging_steps", "5"],
+                                 stdout=follower, stderr=subprocess.PIPE, env={**os.environ, "TERM": "xterm"})
+            os.close(follower)
+            screen = b""
+            while True:
+                try:
+                    chunk = os.read(leader, 65536)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                screen += chunk
+            with p.stderr:
+                self.assertEqual(p.wait(timeout=120), 0, p.stderr.read())
+            os.close(leader)
+            screen = screen.decode()
+            self.assertIn("100%|##############################| 20/20 [", screen)
+            self.assertRegex(screen, r"eval 100%\|#+\| 1/1 \[")
+            self.assertRegex(screen, r"it/s, loss [0-9.]+\]")
+            self.assertNotIn("] step ", screen)
 
     def test_args_lists_every_argument(self):
         code, out, _ = run("args")
