@@ -76,9 +76,11 @@ add_link_options("LINKER:--push-state,--no-as-needed" "-lstdc++" "LINKER:--pop-s
 # runs it on one thread unless it is compiled with -fopenmp too. runner_openmp gives such
 # files the flag and links the OpenMP runtime LibTorch already loads (pip bundles its own
 # libgomp; two OpenMP runtimes in one process would each start a thread pool).
+# GCC's -fopenmp emits libgomp calls; clang's emits libomp's (__kmpc_*), which pip's libgomp
+# lacks, so a clang build (the fuzzing build) runs those loops on one thread.
 add_library(runner_openmp INTERFACE)
 file(STRINGS ${torch_root}/include/ATen/Config.h torch_parallel REGEX "define AT_PARALLEL_OPENMP 1")
-if(torch_parallel)
+if(torch_parallel AND CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
   file(GLOB torch_gomp ${RUNNER_TORCH_LIB}/libgomp*.so*)
   target_compile_options(runner_openmp INTERFACE -fopenmp)
   if(torch_gomp)

@@ -11,7 +11,9 @@ namespace runner::cli {
 const char* usage() {
   return "usage: runner RECIPE.lua [--<argument> VALUE ...]   train as the recipe says\n"
          "       runner check RECIPE.lua [--<argument> VALUE ...]   validate; print the resolved arguments as JSON\n"
+         "       runner search RECIPE.lua [--<argument> VALUE ...]   hyperparameter search over the recipe's hp_space\n"
          "       runner launch -n N RECIPE.lua [--<argument> VALUE ...]   run on N ranks (execs mpiexec -n N runner ...)\n"
+         "       runner launch RECIPE.lua --accelerate_config FILE ...   as many ranks as the file's num_processes\n"
          "       runner consolidate CHECKPOINT OUT.safetensors   full fp32 weights of a checkpoint (any mode, any world size)\n"
          "       runner args [--markdown]   list every training argument with its default\n"
          "       runner --help | --version\n"
@@ -19,7 +21,8 @@ const char* usage() {
          "Arguments are HF TrainingArguments names (runner args lists them); a recipe may declare more\n"
          "with recipe.options{}. Booleans accept --flag, --flag true|false|1|0. --sandbox (or a first\n"
          "recipe line \"-- runner: sandbox\") keeps the recipe's file access inside its folder, output_dir\n"
-         "and --allow_path DIR folders. Exit codes: 0 ok,\n"
+         "and --allow_path DIR folders. --accelerate_config FILE maps an `accelerate config` YAML onto\n"
+         "the arguments (docs/migrating.md). Exit codes: 0 ok,\n"
          "2 user error (recipe, argument, data, checkpoint), 1 internal error.\n";
 }
 
@@ -85,8 +88,6 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
       if (n.empty() || *end != '\0' || v < 1) throw ArgumentError("runner launch: -n takes a positive rank count, got \"" + n + "\"", "command line");
       cl.launch_ranks = static_cast<int>(v);
       j += 2;
-    } else {
-      throw ArgumentError("runner launch needs -n N before the recipe (runner launch -n 2 recipe.lua ...)", "command line");
     }
     cl.launch_args.assign(a.begin() + static_cast<long>(j), a.end());
     // The rest must be a valid run command line; checking it here reports mistakes once,
@@ -94,12 +95,16 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
     std::vector<const char*> rest{argv[0]};
     for (const auto& s : cl.launch_args) rest.push_back(s.c_str());
     const CommandLine inner = parse_command_line(static_cast<int>(rest.size()), rest.data());
-    if (inner.command != "run" && inner.command != "check") throw ArgumentError("runner launch: expected a recipe after -n N", "command line");
+    if (inner.command != "run" && inner.command != "check" && inner.command != "search") throw ArgumentError("runner launch: expected a recipe after -n N", "command line");
+    if (cl.launch_ranks == 0 && inner.accelerate_config.empty())
+      throw ArgumentError("runner launch needs -n N before the recipe (runner launch -n 2 recipe.lua ...), or --accelerate_config FILE with num_processes",
+                          "command line");
     cl.recipe = inner.recipe;
+    cl.accelerate_config = inner.accelerate_config;
     return cl;
   }
-  if (first == "check") {
-    cl.command = "check";
+  if (first == "check" || first == "search") {
+    cl.command = first;
     i = 1;
   } else {
     cl.command = "run";
@@ -129,7 +134,7 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
       // A name without a value: a training argument needs one; anything else may be a
       // boolean recipe option, decided (or reported unknown by name) once the recipe has
       // declared its options. Never take the next --name as this one's value.
-      if (is_argument(name)) throw ArgumentError("--" + name + " needs a value", position);
+      if (is_argument(name) || name == "allow_path" || name == "accelerate_config") throw ArgumentError("--" + name + " needs a value", position);
       cl.bare_options.insert(name);
       cl.recipe_options[name] = "true";
       ++i;
@@ -139,6 +144,7 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
       i += 2;
     }
     if (name == "allow_path") cl.allow_paths.push_back(value);
+    else if (name == "accelerate_config") cl.accelerate_config = value;
     else if (is_argument(name)) cl.arg_overrides.emplace_back(name, value);
     else cl.recipe_options[name] = value;  // checked against recipe.options{} after loading
   }

@@ -10,7 +10,7 @@
 namespace runner::cli {
 
 struct CommandLine {
-  std::string command;  // run, check, launch, consolidate, args, help, version
+  std::string command;  // run, check, search, launch, consolidate, args, help, version
   std::string recipe;
   // Training arguments in the order given: (name, text, argv position).
   std::vector<std::pair<std::string, std::string>> arg_overrides;
@@ -23,7 +23,10 @@ struct CommandLine {
   // output_dir and the --allow_path folders (docs/recipes.md).
   bool sandbox = false;
   std::vector<std::string> allow_paths;
-  // runner launch -n N RECIPE ...: the rank count and the arguments after it.
+  // --accelerate_config FILE: an `accelerate config` YAML mapped onto the arguments.
+  std::string accelerate_config;
+  // runner launch [-n N] RECIPE ...: the rank count (0: take num_processes from
+  // --accelerate_config) and the arguments after it.
   int launch_ranks = 0;
   std::vector<std::string> launch_args;
   // runner consolidate CHECKPOINT OUT.safetensors (recipe holds CHECKPOINT).

@@ -17,7 +17,9 @@
 #include "bindings/lua/lua_hooks.h"
 #include "bindings/lua/lua_state.h"
 #include "bindings/lua/recipe.h"
+#include "bindings/lua/search_hooks.h"
 #include "runtime/cli/interrupt.h"
+#include "runtime/cli/prepare_run.h"
 #include "runtime/cli/process_setup.h"
 #include "runtime/core/errors.h"
 #include "runtime/core/stop_request.h"
@@ -26,6 +28,7 @@
 #include "runtime/dist/blocking_call.h"
 #include "runtime/dist/world.h"
 #include "runtime/log/log.h"
+#include "runtime/train/accelerate_config.h"
 #include "runtime/train/device.h"
 #include "runtime/train/optimizer_shards.h"
 #include "runtime/train/parallel_config.h"
@@ -33,31 +36,8 @@
 
 namespace runner::cli {
 
-namespace {
 
-// "args.<key>: ..." errors from finalize() are located where the key was set: the
-// command line if it was overridden there, else the recipe line that sets it.
-std::string locate_argument_error(const std::string& message, const CommandLine& cl, const std::string& recipe) {
-  static const std::regex key_pattern("^args\\.([A-Za-z0-9_]+)");
-  std::smatch m;
-  if (!std::regex_search(message, m, key_pattern)) return recipe;
-  const std::string key = m[1];
-  for (const auto& [name, value] : cl.arg_overrides)
-    if (name == key) return "command line";
-  return lua::locate_key(recipe, key);
-}
-
-}  // namespace
-
-// The recipe-level opt-in: a first line "-- runner: sandbox".
-static bool recipe_asks_for_sandbox(const std::string& path) {
-  std::ifstream in(path);
-  std::string first;
-  std::getline(in, first);
-  return first.rfind("-- runner: sandbox", 0) == 0;
-}
-
-static void agree_on_setup(const dist::World& world, const std::function<void()>& setup) {
+void agree_on_setup(const dist::World& world, const std::function<void()>& setup) {
   std::string message;
   int code = 0;
   try {
@@ -111,95 +91,14 @@ class StdoutToStderr {
 int run_recipe(const CommandLine& cl) {
   const dist::World& world = dist::world();
   StdoutToStderr quiet_stdout(cl.command == "check");
-  std::unique_ptr<lua::LuaState> lua;
-  lua::Recipe recipe;
-  TrainingArguments args;
-  train::Phases phases;
-  train::ParallelPlan parallel;
-  train::DevicePlan device;
-  std::string backend;
+  PreparedRun prepared;
   // Every rank resolves the same command line, so set-up errors are usually the same on all
   // of them: the ranks compare notes (one collective) and the error is printed once.
-  agree_on_setup(world, [&] {
-  setup_process(world.local_size);
-  // PyTorch's generators start from a random seed; seeding them before the recipe runs makes
-  // a model the recipe builds without torch.manual_seed the same on every run (and rank).
-  // --seed decides (default 42); args.seed in the recipe then seeds training, as HF does.
-  at::manual_seed(static_cast<uint64_t>(TrainingArguments{}.seed));
-  for (const auto& [name, value] : cl.arg_overrides) {
-    if (name != "seed") continue;
-    TrainingArguments a;
-    try {
-      a.set_from_string(name, value);
-    } catch (const ArgumentError& e) {
-      throw e.located("command line");
-    }
-    at::manual_seed(static_cast<uint64_t>(a.seed));
-  }
-  // The recipe may print while it loads: those lines carry the rank prefix too (the levels of
-  // log_level / log_level_replica apply once the arguments are known, below).
-  log::configure(log::level(), world.size > 1 ? world.rank : -1);
-  const bool sandboxed = cl.sandbox || recipe_asks_for_sandbox(cl.recipe);
-  std::vector<std::string> roots = cl.allow_paths;
-  if (sandboxed) {
-    // Files the recipe's runner modules may touch: its own folder, output_dir and --allow_path.
-    roots.push_back(std::filesystem::path(cl.recipe).parent_path().empty() ? "." : std::filesystem::path(cl.recipe).parent_path().string());
-    for (const auto& [name, value] : cl.arg_overrides)
-      if (name == "output_dir") roots.push_back(value);
-    lua::set_sandbox_roots(roots);
-  }
-  lua = std::make_unique<lua::LuaState>(cl.recipe_options, lua::default_lib_dirs(), cl.bare_options);
-  recipe = lua::load_recipe(*lua, cl.recipe);
-  args = recipe.args;
-  for (const auto& [name, value] : cl.arg_overrides) {
-    try {
-      args.set_from_string(name, value);
-    } catch (const ArgumentError& e) {
-      throw e.located("command line");
-    }
-  }
-  std::vector<std::string> warnings;
-  try {
-    warnings = args.finalize();
-  } catch (const ArgumentError& e) {
-    throw e.located(locate_argument_error(e.message(), cl, cl.recipe));
-  }
-  // HF: the main process logs at log_level, the others at log_level_replica; with
-  // log_on_each_node the first process of every node counts as a main one.
-  const bool main_logger = world.rank == 0 || (args.log_on_each_node && world.local_rank == 0);
-  log::configure(log::parse_level(main_logger ? args.log_level : args.log_level_replica), world.size > 1 ? world.rank : -1);
-  if (world.rank == 0)  // once per run, not once per rank
-    for (const auto& w : warnings) log::warn(w);
-  dist::set_blocking_timeout(static_cast<double>(args.ddp_timeout));
-  if (sandboxed) {  // the recipe's own output_dir, for module:save in callbacks
-    roots.push_back(args.output_dir);
-    lua::set_sandbox_roots(roots);
-  }
-
-  phases = train::resolve_phases(args, recipe.datasets);
-  const bool has_model_init = std::static_pointer_cast<lua::LuaHooks>(recipe.hooks)->has("model_init");
-  if (!recipe.model && !has_model_init) throw RecipeError("the recipe has no model (give `model` or `model_init`)", cl.recipe);
-  train::validate_setup(args, recipe.datasets, *recipe.hooks);
-  try {
-    parallel = train::resolve_parallel(args, world.size, world.num_nodes);
-    // HF: cuda:<local_rank> unless use_cpu; fp16 and tf32 are checked against it here, so
-    // `runner check` sees the same errors a run would.
-    device = train::resolve_device(args, world.local_rank);
-    // HF's default backend: NCCL for GPUs, MPI (gloo's role) for the CPU.
-    backend = args.ddp_backend.value_or(device.is_cuda() ? "nccl" : "mpi");
-    if (backend == "nccl" && !device.is_cuda())
-      throw ArgumentError("args.ddp_backend: \"nccl\" needs GPU tensors, but this run trains on the CPU (" +
-                          std::string(args.use_cpu ? "use_cpu is set" : "no GPU is visible") + "); use \"mpi\"");
-  } catch (const ArgumentError& e) {
-    if (!e.where().empty()) throw;
-    throw e.located(locate_argument_error(e.message(), cl, cl.recipe));
-  }
-  // Found now rather than at the first save, after training time was spent.
-  if (io::path_exists(args.output_dir) && !io::is_directory(args.output_dir))
-    throw ArgumentError("args.output_dir: \"" + args.output_dir + "\" is a file, not a folder", locate_argument_error("args.output_dir", cl, cl.recipe));
-  if (world.rank == 0)
-    for (const auto& w : parallel.warnings) log::warn(w);
-  });
+  agree_on_setup(world, [&] { prepare_run(cl, prepared, world); });
+  lua::Recipe& recipe = prepared.recipe;
+  const TrainingArguments& args = prepared.args;
+  if (recipe.search->has_space() && world.rank == 0 && cl.command == "run")
+    log::info("this recipe declares hp_space: this run trains it once with its own values; `runner search " + cl.recipe + "` runs the search");
   if (cl.command == "check") {
     quiet_stdout.restore();
     std::cout << args.to_json().dump(2) << std::endl;
@@ -216,24 +115,9 @@ int run_recipe(const CommandLine& cl) {
   for (const auto& [name, value] : cl.arg_overrides)
     if (name != "resume_from_checkpoint") resume += " --" + name + " " + quoted(value);
   set_interrupt_context(args.output_dir, resume, world.rank, args.enable_jit_checkpoint);
-  train::TrainerOptions options;
-  options.input_name = recipe.input_name;
-  options.recipe_path = cl.recipe;
-  options.collator = recipe.collator;
-  options.collator_thread_safe = recipe.collator_thread_safe;
-  options.parallel = parallel.config;
-  if (!parallel.deepspeed.is_null() && world.rank == 0) {
-    // As DeepSpeed does: the configuration the run uses, after HF's "auto" filling.
-    io::make_dirs(args.output_dir);
-    io::write_json_atomic((args.output_dir + "/ds_config.json"), parallel.deepspeed);
-    log::info("DeepSpeed configuration (\"auto\" filled in, saved to " + (args.output_dir + "/ds_config.json") + "): " +
-              parallel.deepspeed.dump());
-  }
-  options.comm = dist::world_communicator(static_cast<double>(args.ddp_timeout), backend, world.local_rank);
-  if (world.size > 1) log::info("Data parallel over " + std::to_string(world.size) + " ranks: " + backend + " backend, " + train::device_string(device.device));
-  options.local_rank = world.local_rank;
+  train::TrainerOptions options = make_trainer_options(cl, prepared, world, /*single_process=*/false);
   train::Trainer trainer(args, recipe.model, recipe.datasets, recipe.hooks, recipe.callbacks, options);
-  train::run_phases(trainer, phases);
+  train::run_phases(trainer, prepared.phases);
   if (stop_requested() && world.rank == 0)
     std::fprintf(stderr, "runner: stopped by %s after step %lld%s\n", stop_reason().c_str(),
                  static_cast<long long>(trainer.state().global_step), resume_hint().c_str());
@@ -246,7 +130,13 @@ int launch(const CommandLine& cl) {
   if (len <= 0) throw DistError("runner launch: cannot find the runner executable (/proc/self/exe)");
   self[len] = '\0';
   const char* launcher = std::getenv("RUNNER_MPIEXEC") ? std::getenv("RUNNER_MPIEXEC") : "mpiexec";
-  std::vector<std::string> argv_s{launcher, "-n", std::to_string(cl.launch_ranks), self};
+  int ranks = cl.launch_ranks;
+  if (ranks == 0) {  // accelerate launch --config_file: the rank count is the file's num_processes
+    const train::AccelerateConfig acc = train::read_accelerate_config(cl.accelerate_config);
+    if (!acc.num_processes) throw ArgumentError("runner launch: give -n N, or num_processes in the accelerate config", cl.accelerate_config);
+    ranks = *acc.num_processes;
+  }
+  std::vector<std::string> argv_s{launcher, "-n", std::to_string(ranks), self};
   argv_s.insert(argv_s.end(), cl.launch_args.begin(), cl.launch_args.end());
   std::vector<char*> argv;
   for (auto& a : argv_s) argv.push_back(a.data());

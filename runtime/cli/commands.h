@@ -1,8 +1,10 @@
-// The runner's commands: run (train/evaluate/predict), check, launch, args.
+// The runner's commands: run (train/evaluate/predict), check, search, launch, args, consolidate.
 #pragma once
+#include <functional>
 #include <string>
 
 #include "runtime/cli/command_line.h"
+#include "runtime/dist/world.h"
 
 namespace runner::cli {
 
@@ -17,6 +19,11 @@ struct SetupFailed {
   bool name_rank;  // the failing rank is not rank 0: say which
 };
 int print_args(bool markdown);
+// Runs `setup` on every rank; the ranks compare notes (one collective) and a failure is
+// thrown as SetupFailed on all of them, printed once.
+void agree_on_setup(const dist::World& world, const std::function<void()>& setup);
+// runner search RECIPE ...: the recipe's hyperparameter search (search_command.cpp).
+int search(const CommandLine& cl);
 // runner launch -n N ...: replaces this process with `mpiexec -n N <this runner> ...`.
 // Returns only on failure (mpiexec not found).
 int launch(const CommandLine& cl);

@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
       dist::finalize_world();
       return rc;
     }
-    const int rc = cli::run_recipe(cl);
+    const int rc = cl.command == "search" ? cli::search(cl) : cli::run_recipe(cl);
     dist::finalize_world();  // MPI wants every rank to finalize after its last collective
     return rc;
   } catch (const cli::SetupFailed& f) {

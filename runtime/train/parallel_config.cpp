@@ -32,7 +32,10 @@ const std::vector<KeyPolicy> kFsdpPolicies = {
     {"use_orig_params", {true}, false, "the optimizer always sees the original parameters"},
     {"sync_module_states", {true}, false, "every rank always starts from rank 0's weights"},
     {"cpu_ram_efficient_loading", {false}, false, "every rank builds the model; rank 0's weights are broadcast"},
-    {"state_dict_type", {"FULL_STATE_DICT"}, true, "model.safetensors is always the full state dict"},
+    // The weights trained are the same; only the checkpoint layout differs (runner's is
+    // world-size independent already: full weights plus per-rank optimizer shards).
+    {"state_dict_type", {"FULL_STATE_DICT"}, false,
+     "checkpoints hold the full model.safetensors and, when sharded, per-rank optimizer files (distributed.md)"},
     {"version", {1, 2}, true, "FSDP versions 1 and 2 only"},
     {"auto_wrap_policy", {"TRANSFORMER_BASED_WRAP", "SIZE_BASED_WRAP"}, true, "units are needed to shard (TRANSFORMER_BASED_WRAP or SIZE_BASED_WRAP)"},
     {"xla", {false}, true, "XLA and TPUs are not supported"},
@@ -201,6 +204,14 @@ ParallelPlan resolve_parallel(TrainingArguments& args, int world_size, int num_n
     plan.warnings.push_back("args.fsdp_config has no effect without args.fsdp (as in HF)");
   }
   if (c.ordered_reduction) c.description += ", ordered reduction";
+  // The batch-size search tries a batch on each rank alone and the ranks then vote; under
+  // ZeRO-2/3 (and the ordered reduction) backward itself runs collectives, so a rank out of
+  // memory there would leave its peers waiting (HF refuses ZeRO-3 too).
+  if (args.auto_find_batch_size && world_size > 1 && (c.zero_stage >= 2 || c.ordered_reduction))
+    throw ArgumentError(std::string("args.auto_find_batch_size: not available with ") +
+                        (c.ordered_reduction ? "full_determinism" : "ZeRO-2/3 or FSDP sharding") +
+                        " over several ranks (backward runs collectives, so the ranks could not agree on an out-of-memory error); "
+                        "set per_device_train_batch_size, or use DDP or ZeRO-1");
   return plan;
 }
 

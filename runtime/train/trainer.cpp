@@ -8,12 +8,14 @@
 
 #include "runtime/core/errors.h"
 #include "runtime/core/stop_request.h"
+#include "runtime/io/atomic_file.h"
 #include "runtime/io/dir_lock.h"
 #include "runtime/log/log.h"
 #include "runtime/models/activation_checkpoint.h"
 #include "runtime/train/deepspeed_config.h"
 #include "runtime/train/gpu_info.h"
 #include "runtime/train/optimizer_factory.h"
+#include "runtime/train/out_of_memory.h"
 #include "runtime/train/training_plan.h"
 
 namespace runner::train {
@@ -127,7 +129,7 @@ std::string Trainer::main_input_name(const data::Dataset& ds) const {
   return fields.empty() ? "" : fields.front();
 }
 
-void Trainer::create_optimizer_and_scheduler() {
+void Trainer::create_optimizer() {
   models::NamedTensorList trainable;
   for (const auto& [name, p] : model_->named_parameters())
     if (p.requires_grad()) trainable.emplace_back(name, p);
@@ -141,6 +143,9 @@ void Trainer::create_optimizer_and_scheduler() {
   optimizer_ = std::move(built.optimizer);
   dp_->check_optimizer(*optimizer_);
   base_lrs_ = built.base_lrs;
+}
+
+void Trainer::create_scheduler() {
   const int64_t warmup = args_.warmup_steps_for(state_.max_steps);
   if (auto s = hooks_->create_scheduler(state_.max_steps, args_)) {
     if (s->lambda) scheduler_ = optim::make_lambda_scheduler(s->lambda);
@@ -192,6 +197,7 @@ at::Tensor Trainer::training_step(const Batch& batch, LossContext& ctx) {
     }
     (loss.reshape({}) * (weight * scale)).backward();
   };
+  if (!batch.empty()) maybe_inject_out_of_memory(data::batch_size_of(batch), dp_->rank());
   at::Tensor loss;
   const AutocastGuard autocast = this->autocast();
   if (auto l = hooks_->training_step(*model_, batch, ctx)) {
@@ -248,6 +254,20 @@ TrainOutput Trainer::train() {
   if (!model_) throw RecipeError("the recipe has no model (give `model` or `model_init`)");
   model_->to(device_.device);
   if (!datasets_.train) throw RecipeError("training needs a train dataset (datasets.train)");
+  // The optimizer (and its state) exists before the batch-size search, so a batch that
+  // fits fits next to it; the schedule depends on the batch size, so it comes after.
+  create_optimizer();
+  const std::string resume = resume_checkpoint_path();
+  if (args_.auto_find_batch_size) {
+    // HF: a resumed run starts from the batch size its checkpoint trained with.
+    int64_t start = args_.per_device_train_batch_size;
+    if (!resume.empty()) {
+      const nlohmann::json saved = io::read_json_file(resume + "/trainer_state.json");
+      const auto it = saved.find("train_batch_size");
+      if (it != saved.end() && it->is_number_integer() && it->get<int64_t>() > 0) start = it->get<int64_t>();
+    }
+    args_.per_device_train_batch_size = find_batch_size(start);
+  }
   data::DataLoader loader = make_loader(datasets_.train, /*train=*/true, args_.per_device_train_batch_size, /*shard=*/true);
   // Global batches per epoch: a rank whose slice of the last one is empty still takes part
   // in its collectives with an empty micro-batch.
@@ -273,9 +293,8 @@ TrainOutput Trainer::train() {
   state_.save_steps = TrainerState::resolve_steps(args_.save_steps, plan.max_steps);
   losses_.reset(device_.device, /*rank_parts=*/!(args_.full_determinism && dp_->world() > 1));
   last_logged_step_ = 0;
-  create_optimizer_and_scheduler();
+  create_scheduler();
 
-  const std::string resume = resume_checkpoint_path();
   if (!resume.empty()) {
     try {
       load_checkpoint(resume);

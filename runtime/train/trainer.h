@@ -6,6 +6,7 @@
 // evaluate.cpp    evaluation and prediction loops, metrics
 // checkpoint.cpp  checkpoint-N folders, best-model tracking, rotation, resuming
 // save.cpp        final outputs (model.safetensors, trainer_state.json)
+// batch_size_finder.cpp  auto_find_batch_size
 #pragma once
 #include <chrono>
 #include <map>
@@ -100,7 +101,12 @@ class Trainer {
 
  private:
   // training (trainer.cpp)
-  void create_optimizer_and_scheduler();
+  void create_optimizer();
+  void create_scheduler();  // needs state_.max_steps
+  // auto_find_batch_size (batch_size_finder.cpp): the largest per-device batch, halving from
+  // per_device_train_batch_size (or a resumed checkpoint's), with which one training
+  // micro-step fits on every rank.
+  int64_t find_batch_size(int64_t start);
   // The micro-step's loss weighted as in its backward (0-dim fp64, on the device).
   at::Tensor training_step(const Batch& batch, LossContext& ctx);
   // The global gradient norm before clipping (0-dim, on the device).

@@ -106,6 +106,23 @@ class Gpu(unittest.TestCase):
         self.assertEqual(len(lines), 1, p.stderr[-2000:])
         self.assertIn("out of GPU memory during training with per_device_train_batch_size = 4096", lines[0])
 
+    def test_auto_find_batch_size_under_a_memory_cap(self):
+        # A real CUDA out-of-memory error (the process capped at 2 GB): 4096 sequences of a
+        # 50257-word vocabulary do not fit; the search halves until a step fits and trains.
+        version = subprocess.run([BINARY, "--version"], capture_output=True, text=True, timeout=120).stdout
+        total_gib = float(re.search(r"GPU 0: .*, ([0-9.]+) GiB\)", version).group(1))
+        env = dict(os.environ, PYTORCH_CUDA_ALLOC_CONF=f"per_process_memory_fraction:{2.0 / total_gib:.4f}")
+        big = write(os.path.join(self.tmp, "auto_bs.lua"), GPT.replace("vocab_size = 32", "vocab_size = 50257").replace(
+            "torch.randint(0, 32, {50, 8})", "torch.randint(0, 32, {4096, 8})"))
+        out = os.path.join(self.tmp, "auto_bs")
+        p = subprocess.run([BINARY, big, "--output_dir", out, "--per_device_train_batch_size", "4096", "--max_steps", "2",
+                            "--auto_find_batch_size"], capture_output=True, text=True, timeout=600, env=env)
+        self.assertEqual(p.returncode, 0, p.stderr[-3000:])
+        self.assertIn("per_device_train_batch_size = 4096 ran out of memory; retrying with 2048", p.stdout)
+        found = load_json(os.path.join(out, "trainer_state.json"))["train_batch_size"]
+        self.assertLess(found, 4096)
+        self.assertIn(f"training with per_device_train_batch_size = {found} (started from 4096)", p.stdout)
+
     def test_zero3_offload_trains_where_ddp_runs_out_of_memory(self):
         # A GPT of ~134M parameters: DDP needs 16 bytes a parameter on the device (~2.1 GB);
         # ZeRO-3 with parameter and optimizer offload keeps only the running unit there.

@@ -1,0 +1,176 @@
+#include "runtime/cli/prepare_run.h"
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+#include <ATen/Context.h>
+
+#include "bindings/lua/lua_hooks.h"
+#include "runtime/cli/process_setup.h"
+#include "runtime/core/errors.h"
+#include "runtime/dist/blocking_call.h"
+#include "runtime/io/atomic_file.h"
+#include "runtime/log/log.h"
+#include "runtime/train/accelerate_config.h"
+
+namespace runner::cli {
+
+namespace {
+
+// "args.<key>: ..." errors from finalize() are located where the key was set: the
+// command line if it was overridden there, else the recipe line that sets it.
+std::string locate_argument_error(const std::string& message, const CommandLine& cl, const std::string& recipe) {
+  static const std::regex key_pattern("^args\\.([A-Za-z0-9_]+)");
+  std::smatch m;
+  if (!std::regex_search(message, m, key_pattern)) return recipe;
+  const std::string key = m[1];
+  for (const auto& [name, value] : cl.arg_overrides)
+    if (name == key) return "command line";
+  return lua::locate_key(recipe, key);
+}
+
+}  // namespace
+
+// The recipe-level opt-in: a first line "-- runner: sandbox".
+static bool recipe_asks_for_sandbox(const std::string& path) {
+  std::ifstream in(path);
+  std::string first;
+  std::getline(in, first);
+  return first.rfind("-- runner: sandbox", 0) == 0;
+}
+
+void prepare_run(const CommandLine& cl, PreparedRun& p, const dist::World& world,
+                 const std::function<void(PreparedRun&)>& adjust, bool single_process) {
+  auto& lua = p.lua;
+  auto& recipe = p.recipe;
+  auto& args = p.args;
+  auto& phases = p.phases;
+  auto& parallel = p.parallel;
+  auto& device = p.device;
+  auto& backend = p.backend;
+  setup_process(world.local_size);
+  // PyTorch's generators start from a random seed; seeding them before the recipe runs makes
+  // a model the recipe builds without torch.manual_seed the same on every run (and rank).
+  // --seed decides (default 42); args.seed in the recipe then seeds training, as HF does.
+  at::manual_seed(static_cast<uint64_t>(TrainingArguments{}.seed));
+  for (const auto& [name, value] : cl.arg_overrides) {
+    if (name != "seed") continue;
+    TrainingArguments a;
+    try {
+      a.set_from_string(name, value);
+    } catch (const ArgumentError& e) {
+      throw e.located("command line");
+    }
+    at::manual_seed(static_cast<uint64_t>(a.seed));
+  }
+  // The recipe may print while it loads: those lines carry the rank prefix too (the levels of
+  // log_level / log_level_replica apply once the arguments are known, below).
+  log::configure(log::level(), world.size > 1 ? world.rank : -1);
+  const bool sandboxed = cl.sandbox || recipe_asks_for_sandbox(cl.recipe);
+  std::vector<std::string> roots = cl.allow_paths;
+  if (sandboxed) {
+    // Files the recipe's runner modules may touch: its own folder, output_dir and --allow_path.
+    roots.push_back(std::filesystem::path(cl.recipe).parent_path().empty() ? "." : std::filesystem::path(cl.recipe).parent_path().string());
+    for (const auto& [name, value] : cl.arg_overrides)
+      if (name == "output_dir") roots.push_back(value);
+    lua::set_sandbox_roots(roots);
+  }
+  lua = std::make_unique<lua::LuaState>(cl.recipe_options, lua::default_lib_dirs(), cl.bare_options);
+  recipe = lua::load_recipe(*lua, cl.recipe);
+  args = recipe.args;
+  for (const auto& [name, value] : cl.arg_overrides) {
+    try {
+      args.set_from_string(name, value);
+    } catch (const ArgumentError& e) {
+      throw e.located("command line");
+    }
+  }
+  std::vector<std::string> warnings;
+  std::string accelerate_line;
+  if (!cl.accelerate_config.empty()) {
+    // Below the recipe and the command line: it fills in what they leave at the defaults.
+    const train::AccelerateConfig acc = train::read_accelerate_config(cl.accelerate_config);
+    auto count = [](int n, const char* what) { return std::to_string(n) + " " + what + (n == 1 ? "" : "es"); };
+    if (acc.num_processes && *acc.num_processes != world.size)
+      throw ArgumentError("num_processes = " + std::to_string(*acc.num_processes) + ", but this run has " + count(world.size, "process") +
+                          ": start it with `runner launch --accelerate_config " + cl.accelerate_config + " " + cl.recipe + "` (or mpiexec -n " +
+                          std::to_string(*acc.num_processes) + ")", cl.accelerate_config);
+    if (acc.num_machines && *acc.num_machines != world.num_nodes)
+      throw ArgumentError("num_machines = " + std::to_string(*acc.num_machines) + ", but this run's ranks are on " + std::to_string(world.num_nodes) +
+                          " machine" + (world.num_nodes == 1 ? "" : "s") + " (mpiexec's hostfile or srun decides where ranks run)", cl.accelerate_config);
+    accelerate_line = train::apply_accelerate_config(acc, args);
+    warnings = acc.warnings;
+  }
+  if (adjust) adjust(p);
+  try {
+    for (auto& w : args.finalize()) warnings.push_back(std::move(w));
+  } catch (const ArgumentError& e) {
+    throw e.located(locate_argument_error(e.message(), cl, cl.recipe));
+  }
+  // HF: the main process logs at log_level, the others at log_level_replica; with
+  // log_on_each_node the first process of every node counts as a main one.
+  const bool main_logger = world.rank == 0 || (args.log_on_each_node && world.local_rank == 0);
+  log::configure(log::parse_level(main_logger ? args.log_level : args.log_level_replica), world.size > 1 ? world.rank : -1);
+  if (world.rank == 0) {  // once per run, not once per rank
+    if (!accelerate_line.empty()) log::info(accelerate_line);
+    for (const auto& w : warnings) log::warn(w);
+  }
+  dist::set_blocking_timeout(static_cast<double>(args.ddp_timeout));
+  if (sandboxed) {  // the recipe's own output_dir, for module:save in callbacks
+    roots.push_back(args.output_dir);
+    lua::set_sandbox_roots(roots);
+  }
+
+  phases = train::resolve_phases(args, recipe.datasets);
+  const bool has_model_init = std::static_pointer_cast<lua::LuaHooks>(recipe.hooks)->has("model_init");
+  if (!recipe.model && !has_model_init) throw RecipeError("the recipe has no model (give `model` or `model_init`)", cl.recipe);
+  train::validate_setup(args, recipe.datasets, *recipe.hooks);
+  try {
+    parallel = single_process ? train::resolve_parallel(args, 1, 1) : train::resolve_parallel(args, world.size, world.num_nodes);
+    // HF: cuda:<local_rank> unless use_cpu; fp16 and tf32 are checked against it here, so
+    // `runner check` sees the same errors a run would.
+    device = train::resolve_device(args, world.local_rank);
+    // HF's default backend: NCCL for GPUs, MPI (gloo's role) for the CPU.
+    backend = args.ddp_backend.value_or(device.is_cuda() ? "nccl" : "mpi");
+    if (backend == "nccl" && !device.is_cuda())
+      throw ArgumentError("args.ddp_backend: \"nccl\" needs GPU tensors, but this run trains on the CPU (" +
+                          std::string(args.use_cpu ? "use_cpu is set" : "no GPU is visible") + "); use \"mpi\"");
+  } catch (const ArgumentError& e) {
+    if (!e.where().empty()) throw;
+    throw e.located(locate_argument_error(e.message(), cl, cl.recipe));
+  }
+  // Found now rather than at the first save, after training time was spent.
+  if (io::path_exists(args.output_dir) && !io::is_directory(args.output_dir))
+    throw ArgumentError("args.output_dir: \"" + args.output_dir + "\" is a file, not a folder", locate_argument_error("args.output_dir", cl, cl.recipe));
+  if (world.rank == 0)
+    for (const auto& w : parallel.warnings) log::warn(w);
+}
+
+train::TrainerOptions make_trainer_options(const CommandLine& cl, PreparedRun& p, const dist::World& world, bool single_process) {
+  const lua::Recipe& recipe = p.recipe;
+  const TrainingArguments& args = p.args;
+  const train::ParallelPlan& parallel = p.parallel;
+  const std::string& backend = p.backend;
+  const train::DevicePlan& device = p.device;
+  train::TrainerOptions options;
+  options.local_rank = world.local_rank;
+  options.input_name = recipe.input_name;
+  options.recipe_path = cl.recipe;
+  options.collator = recipe.collator;
+  options.collator_thread_safe = recipe.collator_thread_safe;
+  options.parallel = parallel.config;
+  if (!parallel.deepspeed.is_null() && world.rank == 0) {
+    // As DeepSpeed does: the configuration the run uses, after HF's "auto" filling.
+    io::make_dirs(args.output_dir);
+    io::write_json_atomic((args.output_dir + "/ds_config.json"), parallel.deepspeed);
+    log::info("DeepSpeed configuration (\"auto\" filled in, saved to " + (args.output_dir + "/ds_config.json") + "): " +
+              parallel.deepspeed.dump());
+  }
+  if (single_process) return options;  // no communicator: this rank trains alone
+  options.comm = dist::world_communicator(static_cast<double>(args.ddp_timeout), backend, world.local_rank);
+  if (world.size > 1) log::info("Data parallel over " + std::to_string(world.size) + " ranks: " + backend + " backend, " + train::device_string(device.device));
+  return options;
+}
+
+}  // namespace runner::cli

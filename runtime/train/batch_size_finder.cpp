@@ -1,0 +1,95 @@
+// auto_find_batch_size: HF retries its whole inner training loop with a smaller batch after
+// an out-of-memory error (accelerate's find_executable_batch_size). Here the search runs
+// before the first step instead: each candidate batch gets one real training micro-step
+// (forward and backward next to the optimizer's state, on this rank alone: no gradient
+// reduction), then the ranks vote, so every rank moves on to the same size or all halve
+// together; the weights, gradients and generators are left as they were, so training then
+// runs exactly as if the found size had been given. A batch that runs out of memory later
+// (a longer sequence) still stops the run with the out-of-memory message.
+#include <ATen/Context.h>
+
+#include "runtime/core/errors.h"
+#include "runtime/data/collator.h"
+#include "runtime/log/log.h"
+#include "runtime/train/gpu_info.h"
+#include "runtime/train/out_of_memory.h"
+#include "runtime/train/trainer.h"
+
+namespace runner::train {
+
+namespace {
+
+// The default generators of the CPU and of the training device, restored after the probes
+// so dropout in training draws what it would have drawn without them.
+class GeneratorSnapshot {
+ public:
+  explicit GeneratorSnapshot(const c10::Device& device) {
+    for (const c10::Device d : {c10::Device(c10::kCPU), device}) {
+      if (!gens_.empty() && d.is_cpu()) continue;
+      at::Generator g = at::globalContext().defaultGenerator(d);
+      std::lock_guard<std::mutex> lock(g.mutex());
+      gens_.push_back(g);
+      states_.push_back(g.get_state());
+    }
+  }
+  ~GeneratorSnapshot() {
+    for (size_t i = 0; i < gens_.size(); ++i) {
+      std::lock_guard<std::mutex> lock(gens_[i].mutex());
+      gens_[i].set_state(states_[i]);
+    }
+  }
+
+ private:
+  std::vector<at::Generator> gens_;
+  std::vector<at::Tensor> states_;
+};
+
+}  // namespace
+
+int64_t Trainer::find_batch_size(int64_t start) {
+  GeneratorSnapshot rng(device_.device);
+  const bool was_training = model_->is_training();
+  for (int64_t bs = start; bs >= 1; bs /= 2) {
+    std::string failure;
+    {
+      data::DataLoader probe = make_loader(datasets_.train, /*train=*/true, bs, /*shard=*/true);
+      if (probe.num_batches() > 0) {
+        try {
+          const Batch batch = on_device(probe.batch(0));
+          LossContext ctx;
+          ctx.training = true;
+          ctx.micro_items = ctx.num_items_in_batch = count_items(batch, call_.label_names, model_->shifts_labels());
+          dp_->begin_micro_step(/*last=*/false);  // stages 0/1: gradients stay on this rank
+          training_step(batch, ctx);
+          dp_->end_micro_step();
+        } catch (const std::exception& e) {
+          if (!is_out_of_memory(e)) throw;
+          failure = e.what();
+          failure = failure.substr(0, failure.find('\n'));
+        }
+      }
+      dp_->zero_grad();
+      if (!failure.empty()) empty_gpu_cache();  // what the failed try cached goes back (HF clears it too)
+    }
+    // Every rank's verdict, so all of them train with the same size.
+    const std::vector<double> failed = dp_->gather(failure.empty() ? 0.0 : 1.0);
+    int first_failed = -1;
+    for (size_t r = 0; r < failed.size() && first_failed < 0; ++r)
+      if (failed[r] != 0.0) first_failed = static_cast<int>(r);
+    if (first_failed < 0) {
+      model_->train(was_training);
+      if (dp_->rank() == 0)
+        log::info("auto_find_batch_size: training with per_device_train_batch_size = " + std::to_string(bs) +
+                  (bs == start ? "" : " (started from " + std::to_string(start) + ")"));
+      return bs;
+    }
+    if (dp_->rank() == 0 || !failure.empty())
+      log::warn("auto_find_batch_size: per_device_train_batch_size = " + std::to_string(bs) + " ran out of memory" +
+                (dp_->world() > 1 ? " on rank " + std::to_string(first_failed) : "") +
+                (bs > 1 ? "; retrying with " + std::to_string(bs / 2) : "") + (failure.empty() ? "" : " (" + failure + ")"));
+  }
+  throw ArgumentError("args.auto_find_batch_size: even per_device_train_batch_size = 1 runs out of memory; use bf16, "
+                      "gradient checkpointing, ZeRO/FSDP sharding or CPU offload");
+}
+
+}  // namespace runner::train

@@ -1,0 +1,35 @@
+#include "runtime/train/out_of_memory.h"
+
+#include <cstdlib>
+
+#include <c10/util/Exception.h>
+
+namespace runner::train {
+
+namespace {
+int64_t env_int(const char* name, int64_t fallback) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return fallback;
+  char* end = nullptr;
+  const long long x = std::strtoll(v, &end, 10);
+  return *end == '\0' ? x : fallback;
+}
+}  // namespace
+
+bool is_out_of_memory(const std::exception& e) {
+  if (dynamic_cast<const c10::OutOfMemoryError*>(&e)) return true;
+  const std::string what = e.what();
+  for (const char* s : {" out of memory", "DefaultCPUAllocator: can't allocate memory", "CUDNN_STATUS_NOT_SUPPORTED"})
+    if (what.find(s) != std::string::npos) return true;
+  return false;
+}
+
+void maybe_inject_out_of_memory(int64_t batch_rows, int rank) {
+  static const int64_t limit = env_int("RUNNER_FAULT_OOM_BATCH_ABOVE", -1);
+  static const int64_t only_rank = env_int("RUNNER_FAULT_OOM_RANK", -1);
+  if (limit < 0 || batch_rows <= limit || (only_rank >= 0 && only_rank != rank)) return;
+  TORCH_CHECK(false, "DefaultCPUAllocator: can't allocate memory (a batch of ", batch_rows,
+              " examples; injected by RUNNER_FAULT_OOM_BATCH_ABOVE=", limit, ")");
+}
+
+}  // namespace runner::train

@@ -1,0 +1,125 @@
+"""auto_find_batch_size on the CPU, through an injected allocation failure
+(RUNNER_FAULT_OOM_BATCH_ABOVE=N makes a training micro-batch of more than N examples fail as
+the CPU allocator does): the batch is halved until it fits, each retry logged; training then
+equals a run given the found size; under mpiexec a failure on one rank makes every rank
+halve; resuming starts from the checkpoint's size; without the flag the error is one line.
+(The GPU variant, a real out-of-memory under a memory cap, is in test_gpu.py.)"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(__file__))
+from runner_test_util import BINARY, TempDir, read_safetensors, write  # noqa: E402
+
+MPIEXEC = shutil.which("mpiexec") or "/usr/bin/mpiexec"
+
+RECIPE = """local data, models = require "runner.data", require "runner.models"
+torch.manual_seed(1)
+return {
+  args = { num_train_epochs = 2, per_device_train_batch_size = 64, learning_rate = 0.05, logging_steps = 2,
+           save_strategy = "epoch", report_to = "none" },
+  datasets = { train = data.synthetic.classification{n = 96, features = 6, classes = 3, seed = 2} },
+  model = models.mlp{sizes = {6, 16, 3}, input = "x", dropout = 0.1},
+}
+"""
+
+
+def launch(n, *args, env_extra=None):
+    env = {**os.environ, **(env_extra or {})}
+    cmd = [BINARY, *args] if n == 1 else [MPIEXEC, "-n", str(n), BINARY, *args]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
+    return p.returncode, p.stdout, p.stderr
+
+
+def load_json(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+class AutoFindBatchSize(unittest.TestCase):
+    def setUp(self):
+        self.tmp = TempDir().__enter__()
+        self.recipe = write(os.path.join(self.tmp, "r.lua"), RECIPE)
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def same_weights(self, a, b):
+        wa = read_safetensors(os.path.join(a, "model.safetensors"))
+        wb = read_safetensors(os.path.join(b, "model.safetensors"))
+        self.assertEqual(sorted(wa), sorted(wb))
+        for k in wa:
+            self.assertEqual(wa[k].tobytes(), wb[k].tobytes(), k)
+
+    def test_halves_until_a_step_fits_then_trains_as_if_given_that_size(self):
+        found = os.path.join(self.tmp, "found")
+        code, out, err = launch(1, self.recipe, "--output_dir", found, "--auto_find_batch_size",
+                                env_extra={"RUNNER_FAULT_OOM_BATCH_ABOVE": "10"})
+        self.assertEqual(code, 0, err)
+        for bs, nxt in ((64, 32), (32, 16), (16, 8)):
+            self.assertIn(f"auto_find_batch_size: per_device_train_batch_size = {bs} ran out of memory; retrying with {nxt} "
+                          "(DefaultCPUAllocator: can't allocate memory", out)
+        self.assertIn("auto_find_batch_size: training with per_device_train_batch_size = 8 (started from 64)", out)
+        state = load_json(os.path.join(found, "trainer_state.json"))
+        self.assertEqual(state["train_batch_size"], 8)
+        self.assertEqual(state["global_step"], 24)  # 96 / 8 × 2 epochs
+        self.assertEqual(load_json(os.path.join(found, "training_args.json"))["per_device_train_batch_size"], 8)
+
+        # The probes leave no trace: weights, generators and data order are those of a run given 8.
+        given = os.path.join(self.tmp, "given")
+        code, _, err = launch(1, self.recipe, "--output_dir", given, "--per_device_train_batch_size", "8")
+        self.assertEqual(code, 0, err)
+        self.same_weights(found, given)
+        def untimed(history):
+            return [{k: v for k, v in e.items() if "runtime" not in k and "per_second" not in k and "wait" not in k} for e in history]
+        self.assertEqual(untimed(state["log_history"]), untimed(load_json(os.path.join(given, "trainer_state.json"))["log_history"]))
+
+        # Resuming starts from the checkpoint's batch size: no retries.
+        os.remove(os.path.join(found, "model.safetensors"))
+        code, out, err = launch(1, self.recipe, "--output_dir", found, "--auto_find_batch_size", "--resume_from_checkpoint",
+                                os.path.join(found, "checkpoint-12"), env_extra={"RUNNER_FAULT_OOM_BATCH_ABOVE": "10"})
+        self.assertEqual(code, 0, err)
+        self.assertNotIn("ran out of memory", out)
+        self.assertIn("auto_find_batch_size: training with per_device_train_batch_size = 8\n", out)
+        self.same_weights(found, given)
+
+    def test_without_it_the_error_is_one_line_naming_the_batch_size(self):
+        code, out, err = launch(1, self.recipe, "--output_dir", os.path.join(self.tmp, "o"),
+                                env_extra={"RUNNER_FAULT_OOM_BATCH_ABOVE": "10"})
+        self.assertEqual(code, 2, err)
+        self.assertEqual(len(err.strip().splitlines()), 1, err)
+        self.assertIn("runner: error: out of memory during training with per_device_train_batch_size = 64: lower it", err)
+        self.assertIn("auto_find_batch_size", err)
+
+    def test_nothing_fits(self):
+        code, _, err = launch(1, self.recipe, "--output_dir", os.path.join(self.tmp, "o"), "--auto_find_batch_size",
+                              env_extra={"RUNNER_FAULT_OOM_BATCH_ABOVE": "0"})
+        self.assertEqual(code, 2, err)
+        self.assertIn("even per_device_train_batch_size = 1 runs out of memory", err)
+
+    def test_ranks_agree_when_only_one_runs_out_of_memory(self):
+        found = os.path.join(self.tmp, "found2")
+        code, out, err = launch(2, self.recipe, "--output_dir", found, "--auto_find_batch_size", "--per_device_train_batch_size", "32",
+                                env_extra={"RUNNER_FAULT_OOM_BATCH_ABOVE": "10", "RUNNER_FAULT_OOM_RANK": "1"})
+        self.assertEqual(code, 0, err)
+        self.assertIn("per_device_train_batch_size = 32 ran out of memory on rank 1; retrying with 16", out)
+        self.assertIn("per_device_train_batch_size = 16 ran out of memory on rank 1; retrying with 8", out)
+        self.assertIn("training with per_device_train_batch_size = 8 (started from 32)", out)
+        self.assertEqual(load_json(os.path.join(found, "trainer_state.json"))["train_batch_size"], 8)
+        given = os.path.join(self.tmp, "given2")
+        code, _, err = launch(2, self.recipe, "--output_dir", given, "--per_device_train_batch_size", "8")
+        self.assertEqual(code, 0, err)
+        self.same_weights(found, given)
+
+    def test_refused_where_backward_runs_collectives(self):
+        code, _, err = launch(2, self.recipe, "--output_dir", os.path.join(self.tmp, "z3"), "--auto_find_batch_size",
+                              "--deepspeed", '{"zero_optimization": {"stage": 3}}')
+        self.assertEqual(code, 2, err)
+        self.assertIn("args.auto_find_batch_size: not available with ZeRO-2/3 or FSDP sharding over several ranks", err)
+
+
+if __name__ == "__main__":
+    unittest.main()
