@@ -324,7 +324,12 @@ std::optional<train::SchedulerSpec> LuaHooks::create_scheduler(int64_t num_train
 models::ModulePtr LuaHooks::model_init() {
   StackScope scope(L_);
   if (!push("model_init")) return nullptr;
-  call("model_init", 0, 1);
+  if (model_init_argument_.is_null()) {
+    call("model_init", 0, 1);
+  } else {
+    push_json(L_, model_init_argument_);
+    call("model_init", 1, 1);
+  }
   auto m = test_module(L_, -1);
   if (!m) fail("model_init", std::string("must return a model, got ") + luaL_typename(L_, -1));
   return m;

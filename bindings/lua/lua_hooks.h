@@ -28,6 +28,9 @@ class LuaHooks : public train::Hooks, public std::enable_shared_from_this<LuaHoo
   models::ModulePtr model_init() override;
   std::string origin() const override { return origin_; }
 
+  // A search trial's parameters, given to model_init (HF: model_init(trial)); null: none.
+  void set_model_init_argument(nlohmann::json params) { model_init_argument_ = std::move(params); }
+
   // The recipe's data_collator(examples) → batch, or an empty function.
   data::Collator data_collator();
   bool has(const std::string& hook) const { return fns_.count(hook) != 0; }
@@ -42,6 +45,7 @@ class LuaHooks : public train::Hooks, public std::enable_shared_from_this<LuaHoo
   std::map<std::string, std::unique_ptr<LuaRef>> fns_;
   std::map<std::string, std::string> where_;  // file:line where each hook is defined
   std::string origin_;
+  nlohmann::json model_init_argument_;
 };
 
 // The hook names a recipe may define (HF method names).

@@ -7,6 +7,7 @@
 #include "bindings/lua/lua_callbacks.h"
 #include "bindings/lua/lua_hooks.h"
 #include "bindings/lua/lua_module.h"
+#include "bindings/lua/search_hooks.h"
 #include "runtime/core/did_you_mean.h"
 #include "runtime/core/errors.h"
 
@@ -16,6 +17,7 @@ const std::vector<std::string>& recipe_keys() {
   static const std::vector<std::string> keys = [] {
     std::vector<std::string> k{"args", "datasets", "model", "callbacks", "input_name"};
     for (const auto& h : hook_names()) k.push_back(h);
+    for (const auto& h : search_keys()) k.push_back(h);
     return k;
   }();
   return keys;
@@ -168,6 +170,7 @@ Recipe load_recipe(LuaState& lua, const std::string& path) {
   }
   lua_pop(L, 1);
   r.hooks = hooks;
+  r.search = std::make_shared<LuaSearchHooks>(L, t, path);
 
   lua_getfield(L, t, "callbacks");
   if (!lua_isnil(L, -1)) {

@@ -13,6 +13,8 @@
 
 namespace runner::lua {
 
+class LuaSearchHooks;
+
 struct Recipe {
   std::string path;
   TrainingArguments args;  // defaults < recipe `args` (command line not applied yet)
@@ -24,6 +26,7 @@ struct Recipe {
   std::string input_name;
   data::Collator collator;  // the recipe's data_collator, if any
   bool collator_thread_safe = false;  // a built-in collator may run on data workers
+  std::shared_ptr<LuaSearchHooks> search;  // hp_space, n_trials, direction, ... (runner search)
 };
 
 // Throws RecipeError / ArgumentError located at the recipe's file:line.

@@ -138,6 +138,21 @@ int lowest_failed_rank(bool failed, double timeout_seconds) {
   return lowest < g_world.size ? lowest : -1;
 }
 
+std::vector<std::string> all_gather_strings(const std::string& mine) {
+  if (!g_world.mpi || g_world.size == 1) return {mine};
+  const int n = g_world.size;
+  int length = static_cast<int>(mine.size());
+  std::vector<int> lengths(n), offsets(n);
+  MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  int total = 0;
+  for (int r = 0; r < n; ++r) offsets[r] = total, total += lengths[r];
+  std::string all(static_cast<size_t>(total), '\0');
+  MPI_Allgatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, MPI_COMM_WORLD);
+  std::vector<std::string> out;
+  for (int r = 0; r < n; ++r) out.push_back(all.substr(static_cast<size_t>(offsets[r]), static_cast<size_t>(lengths[r])));
+  return out;
+}
+
 int affinity_cpus() {
   cpu_set_t set;
   CPU_ZERO(&set);

@@ -5,6 +5,7 @@
 #pragma once
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace runner::dist {
 
@@ -41,6 +42,11 @@ void abort_world(int exit_code);
 // lowest failing rank, or -1 when none failed. Waits at most `timeout_seconds` for the others
 // (a rank stuck in its recipe), then aborts the world with a line saying so.
 int lowest_failed_rank(bool failed, double timeout_seconds = 1800);
+
+// Every rank's string, in rank order (a world of one: just this one). Waits as long as the
+// slowest rank needs, with no ddp_timeout: `runner search` calls it between trials, which
+// take as long as they take (a rank that dies takes the job down through the launcher).
+std::vector<std::string> all_gather_strings(const std::string& mine);
 
 // CPUs this process may run on (its affinity mask).
 int affinity_cpus();
