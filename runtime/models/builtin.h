@@ -10,6 +10,11 @@
 
 namespace runner::models {
 
+// Refuses a configuration too large to be meant: a typo such as n_layer = 4e18 would
+// otherwise spend hours building layers before running out of memory (found by fuzzing).
+// Limits: 10^5 layers, 10^12 parameters (4 TB in fp32).
+void check_model_scale(const std::string& model, int64_t n_layer, double parameters);
+
 // Single-input models (MLP, linear, CNN) read the field `input`; empty = "pixel_values" if
 // the batch has it, else "x", else the first field (in key order) that is not "labels".
 // Their input_names() is {input, "labels"}, or {} (keep every field) when `input` is empty.

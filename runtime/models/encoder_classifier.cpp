@@ -123,6 +123,10 @@ class EncoderClassifier : public Module {
       throw RecipeError(std::string(kName) + ": hidden_size (" + std::to_string(c.hidden_size) + ") must be divisible by n_head (" +
                         std::to_string(c.n_head) + ")");
     if (c.dropout < 0 || c.dropout >= 1) throw RecipeError(std::string(kName) + ": dropout must be in [0, 1)");
+    const double H = static_cast<double>(c.hidden_size), I = static_cast<double>(c.intermediate_size);
+    check_model_scale(kName, c.n_layer,
+                      static_cast<double>(c.vocab_size + c.max_position_embeddings + c.type_vocab_size) * H +
+                          static_cast<double>(c.n_layer) * (4 * H * H + 2 * H * I + 9 * H + I));
     auto bert = std::make_shared<Module>("BertModel");
     auto embeddings = std::make_shared<Module>("BertEmbeddings");
     words_ = embedding(c.vocab_size, c.hidden_size, /*padding_idx=*/0);  // HF pad_token_id = 0

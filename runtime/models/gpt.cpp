@@ -137,6 +137,9 @@ class GPT : public Module {
       throw RecipeError("models.gpt: n_embd (" + std::to_string(c.n_embd) + ") must be divisible by n_head (" +
                         std::to_string(c.n_head) + ")");
     if (c.dropout < 0 || c.dropout >= 1) throw RecipeError("models.gpt: dropout must be in [0, 1)");
+    const double E = static_cast<double>(c.n_embd);
+    check_model_scale("models.gpt", c.n_layer,
+                      (static_cast<double>(c.vocab_size) + static_cast<double>(c.block_size)) * E + static_cast<double>(c.n_layer) * (12 * E * E + 13 * E));
     // GPT-2 scales the init of the projections that write into the residual stream by
     // 1/sqrt(2·n_layer): each block adds two of them.
     const double proj_std = kInitStd / std::sqrt(2.0 * static_cast<double>(c.n_layer));

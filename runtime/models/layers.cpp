@@ -1,8 +1,10 @@
 #include "runtime/models/layers.h"
 
 #include <cmath>
+#include <cstdio>
 
 #include "runtime/core/errors.h"
+#include "runtime/models/builtin.h"
 #include "runtime/kernels/gelu.h"
 #include <c10/core/GradMode.h>
 
@@ -115,6 +117,17 @@ at::Tensor Sequential::forward_impl(const at::Tensor& x) {
   at::Tensor h = x;
   for (const auto& [name, layer] : children()) h = layer->forward(h);
   return h;
+}
+
+void check_model_scale(const std::string& model, int64_t n_layer, double parameters) {
+  if (n_layer > 100000)
+    throw RecipeError(model + ": n_layer = " + std::to_string(n_layer) + " is more than 100000 layers; check the configuration");
+  if (parameters > 1e12) {
+    char n[32];
+    std::snprintf(n, sizeof n, "%.3g", parameters);
+    throw RecipeError(model + ": this configuration has " + std::string(n) +
+                      " parameters (more than 10^12, 4 TB in fp32); check n_layer and the sizes");
+  }
 }
 
 ModuleList::ModuleList(const std::vector<ModulePtr>& items) : Module("ModuleList") {

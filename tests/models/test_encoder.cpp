@@ -148,3 +148,9 @@ TEST(EncoderClassifier, RejectsBadInputs) {
   bad.n_head = 5;
   EXPECT_THROW(make_encoder_classifier(bad), RecipeError);
 }
+
+TEST(EncoderClassifier, AbsurdSizesAreRefusedBeforeBuildingAnything) {
+  EncoderConfig c = small();
+  c.n_layer = 1000000;
+  EXPECT_THAT([&] { make_encoder_classifier(c); }, ::testing::ThrowsMessage<RecipeError>(::testing::HasSubstr("more than 100000 layers")));
+}

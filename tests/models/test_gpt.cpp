@@ -216,3 +216,15 @@ TEST(GPT, GradientsReachEveryParameterAndDoubleWorks) {
   m->to(at::kDouble);
   EXPECT_EQ(m->forward_batch({{"input_ids", ids}}).at("logits").scalar_type(), at::kDouble);
 }
+
+TEST(GPT, AbsurdSizesAreRefusedBeforeBuildingAnything) {
+  // Found by fuzzing: n_layer = 4e18 spent hours creating layers. Refused at once instead.
+  GPTConfig c = small();
+  c.n_layer = 4099276460824344803;
+  EXPECT_THAT([&] { make_gpt(c); }, ::testing::ThrowsMessage<RecipeError>(::testing::HasSubstr("more than 100000 layers")));
+  c = small();
+  c.n_embd = 1 << 20;
+  c.n_head = 1;
+  c.n_layer = 2;
+  EXPECT_THAT([&] { make_gpt(c); }, ::testing::ThrowsMessage<RecipeError>(::testing::HasSubstr("parameters (more than 10^12")));
+}
