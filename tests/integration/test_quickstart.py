@@ -1,4 +1,6 @@
-"""Acceptance #2.1: quickstart learns y = 2x + 3 and the saved weights match what it printed."""
+"""Acceptance #2.1: quickstart learns y = 2x + 3 and the saved weights match what it printed.
+The first run's default recipe (hello_gpt) learns from held-out-evaluated text and writes a sample."""
+import json
 import os
 import re
 import sys
@@ -27,6 +29,31 @@ class Quickstart(unittest.TestCase):
             self.assertAlmostEqual(float(tensors["bias"][0]), b, places=4)
             for f in ["trainer_state.json", "training_args.json", "train_results.json", "all_results.json"]:
                 self.assertTrue(os.path.exists(os.path.join(out, f)), f)
+
+
+class FirstRun(unittest.TestCase):
+    def test_scripts_run_defaults_to_hello_gpt(self):
+        with open(os.path.join(SOURCE, "scripts/run")) as f:
+            self.assertIn('set -- "$root/recipes/hello_gpt.lua" "$@"', f.read())
+
+    def test_hello_gpt_learns_evaluates_and_writes_a_sample(self):
+        with TempDir() as out:
+            # Fewer steps than the default, the same recipe.
+            code, stdout, stderr = run(os.path.join(SOURCE, "recipes/hello_gpt.lua"), "--output_dir", out, "--steps", "300",
+                                       "--sample_chars", "120", "--eval_steps", "100", timeout=600)
+            self.assertEqual(code, 0, stderr)
+            with open(os.path.join(out, "trainer_state.json")) as f:
+                evals = [e["eval_loss"] for e in json.load(f)["log_history"] if "eval_loss" in e]
+            self.assertGreaterEqual(len(evals), 2)
+            self.assertLess(evals[-1], evals[0] - 0.05, evals)  # it learns, judged on held-out text
+            sample = stdout.split("a sample of the trained model (120 characters after the prompt):\n", 1)[1]
+            sample = sample.split("\n[", 1)[0]  # up to the next log line
+            self.assertTrue(sample.startswith("First Citizen:\n"), sample)
+            with open(os.path.join(SOURCE, "recipes/lib/shakespeare.txt")) as f:
+                vocabulary = set(f.read())
+            self.assertEqual(len(sample), len("First Citizen:\n") + 120, repr(sample))
+            self.assertTrue(set(sample) <= vocabulary)
+            self.assertTrue(os.path.exists(os.path.join(out, "model.safetensors")))
 
 
 if __name__ == "__main__":
