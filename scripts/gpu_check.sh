@@ -4,7 +4,7 @@
 # tests, then the rest of the suite, then the side-by-side benchmark (runner, plain PyTorch,
 # torch.compile, and the HF Trainer when `transformers` is importable). Logs and tables go
 # to $OUT (or build-gpu/).
-#   On the development machine:  ../shared/device/fetch-debs.sh libxxhash-dev libxxhash0 libprotobuf-dev libprotobuf32 protobuf-compiler libprotoc32 libisal-dev libisal2 libyaml-cpp-dev libyaml-cpp0.7   (runner's extra Debian packages)
+#   On the development machine:  ../shared/device/fetch-debs.sh libxxhash-dev libxxhash0 libprotobuf-dev libprotobuf32 protobuf-compiler libprotoc32 libisal-dev libisal2 libyaml-cpp-dev libyaml-cpp0.7 libpcre2-dev libpcre2-8-0 libpcre2-16-0 libpcre2-32-0 libpcre2-posix3 libicu-dev libicu72   (runner's extra Debian packages)
 #   Through the device tool:     run, carry [".device"], command: bash scripts/gpu_check.sh
 # BENCH=0 skips the benchmark; SUITE=0 skips the non-GPU tests.
 set -uo pipefail

@@ -168,6 +168,7 @@ void push_data_module(lua_State* L) {
   set_functions(L, {{"table", guarded<d_table>}, {"tensors", guarded<d_tensors>}, {"jsonl", guarded<d_jsonl>}, {"csv", guarded<d_csv>}});
   add_source_functions(L);
   add_collator_functions(L);
+  add_tokenizer_functions(L);
 }
 
 }  // namespace runner::lua

@@ -19,6 +19,7 @@ void add_source_functions(lua_State* L);    // into the module table on top of t
 void add_dataset_methods(lua_State* L);     // into the dataset __index table on top of the stack
 void register_collator_type(lua_State* L);
 void add_collator_functions(lua_State* L);  // into the module table on top of the stack
+void add_tokenizer_functions(lua_State* L);  // data.tokenizer (data_tokenizer.cpp)
 
 // A recipe's Lua function used by a dataset (data.lua, ds:map, ds:filter). It runs on the
 // thread that owns the Lua state, so datasets using it report thread_safe() == false.

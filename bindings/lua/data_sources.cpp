@@ -87,6 +87,7 @@ int d_text(lua_State* L) {
   data::TextOptions t;
   t.path = path_option(L, o, "data.text");
   t.tokenizer = o.string("tokenizer", "chars");
+  if (t.tokenizer.size() > 5 && t.tokenizer.compare(t.tokenizer.size() - 5, 5, ".json") == 0) t.tokenizer = checked_path(t.tokenizer, "data.text");
   t.windows = window_options(o, "data.text");
   if (o.has("range")) {
     lua_getfield(L, opts, "range");

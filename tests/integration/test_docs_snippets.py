@@ -11,7 +11,7 @@ syntax errors or passed an option the recipe does not have).
   `runner launch -n N` stripped: the ranks would all parse the same line); every
   scripts/... command must exist and be executable.
 Untagged blocks are sample output, not code. The files snippets read (input.txt, data.txt,
-train.jsonl, base.lua) are provided in the folder they run in.
+corpus.txt, train.jsonl, tokenizer.json, base.lua) are provided in the folder they run in.
 """
 import json
 import os
@@ -72,10 +72,26 @@ def make_fixtures(folder):
     write(os.path.join(folder, "input.txt"), text)
     write(os.path.join(folder, "data.txt"), text)
     write(os.path.join(folder, "base.lua"), BASE_RECIPE)
+    write(os.path.join(folder, "corpus.txt"), text)
+    write(os.path.join(folder, "tokenizer.json"), json.dumps(byte_level_tokenizer()))
     rng = random.Random(0)
     with open(os.path.join(folder, "train.jsonl"), "w") as f:
         for _ in range(24):
             f.write(json.dumps({"input_ids": [rng.randrange(50257) for _ in range(rng.randrange(5, 40))]}) + "\n")
+
+
+def byte_level_tokenizer():
+    """A minimal byte-level BPE tokenizer.json (GPT-2's byte alphabet, no merges)."""
+    printable = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAD)) + list(range(0xAE, 0x100))
+    chars, extra = {}, 0
+    for b in range(256):
+        chars[b] = chr(b) if b in printable else chr(256 + extra)
+        extra += b not in printable
+    vocab = {chars[b]: b for b in range(256)}
+    return {"version": "1.0", "added_tokens": [{"id": 256, "content": "<|begin_of_text|>", "special": True}],
+            "normalizer": None, "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "use_regex": True},
+            "post_processor": None, "decoder": {"type": "ByteLevel"},
+            "model": {"type": "BPE", "vocab": vocab, "merges": []}}
 
 
 def runner_argv(line):

@@ -83,14 +83,16 @@ std::string fraction(double f) {
 
 }  // namespace
 
-TextDataset::TextDataset(std::vector<int32_t> tokens, std::vector<uint32_t> vocab, bool bytes, WindowPlan plan, std::string origin)
-    : TokenWindowDataset(plan, std::move(origin)), tokens_(std::move(tokens)), vocab_(std::move(vocab)), bytes_(bytes) {}
+TextDataset::TextDataset(std::vector<int32_t> tokens, std::vector<uint32_t> vocab, bool bytes, WindowPlan plan, std::string origin,
+                         std::shared_ptr<const HfTokenizer> hf)
+    : TokenWindowDataset(plan, std::move(origin)), tokens_(std::move(tokens)), vocab_(std::move(vocab)), bytes_(bytes), hf_(std::move(hf)) {}
 
 void TextDataset::read_tokens(int64_t offset, int64_t count, int64_t* out) const {
   std::copy(tokens_.begin() + offset, tokens_.begin() + offset + count, out);
 }
 
 std::string TextDataset::decode(const std::vector<int64_t>& ids) const {
+  if (hf_) return hf_->decode(ids);
   std::string out;
   out.reserve(ids.size());
   for (const int64_t id : ids) {
@@ -104,6 +106,7 @@ std::string TextDataset::decode(const std::vector<int64_t>& ids) const {
 }
 
 std::vector<int64_t> TextDataset::encode(const std::string& text) const {
+  if (hf_) return hf_->encode(text, /*add_special_tokens=*/false);
   std::vector<int64_t> ids;
   if (bytes_) {
     for (const char c : text) ids.push_back(static_cast<unsigned char>(c));
@@ -123,8 +126,10 @@ std::vector<int64_t> TextDataset::encode(const std::string& text) const {
 
 std::shared_ptr<const TextDataset> load_text(const TextOptions& o) {
   const std::string& path = o.path;
-  if (o.tokenizer != "chars" && o.tokenizer != "bytes")
-    throw DataError("tokenizer must be \"chars\" or \"bytes\", got \"" + o.tokenizer + "\"", path);
+  const bool json_file = o.tokenizer.size() > 5 && o.tokenizer.compare(o.tokenizer.size() - 5, 5, ".json") == 0;
+  if (o.tokenizer != "chars" && o.tokenizer != "bytes" && !json_file)
+    throw DataError("tokenizer must be \"chars\", \"bytes\" or a tokenizer.json file, got \"" + o.tokenizer + "\"", path);
+  const std::shared_ptr<const HfTokenizer> hf = json_file ? HfTokenizer::load(o.tokenizer) : nullptr;
   if (!(o.range_begin >= 0 && o.range_begin < o.range_end && o.range_end <= 1))
     throw DataError("range must be {begin, end} with 0 <= begin < end <= 1, got {" + fraction(o.range_begin) + ", " +
                         fraction(o.range_end) + "}", path);
@@ -134,7 +139,9 @@ std::shared_ptr<const TextDataset> load_text(const TextOptions& o) {
 
   std::vector<uint32_t> vocab;
   std::vector<int32_t> all;
-  if (bytes) {
+  if (hf) {
+    for (const int64_t id : hf->encode(text, /*add_special_tokens=*/false)) all.push_back(static_cast<int32_t>(id));
+  } else if (bytes) {
     all.reserve(text.size());
     for (const char c : text) all.push_back(static_cast<unsigned char>(c));
   } else {
@@ -155,7 +162,7 @@ std::shared_ptr<const TextDataset> load_text(const TextOptions& o) {
   if (o.range_begin != 0.0 || o.range_end != 1.0) origin += ", range {" + fraction(o.range_begin) + ", " + fraction(o.range_end) + "}";
   origin += ")";
   WindowPlan plan(static_cast<int64_t>(tokens.size()), o.windows, origin);
-  return std::make_shared<const TextDataset>(std::move(tokens), std::move(vocab), bytes, plan, std::move(origin));
+  return std::make_shared<const TextDataset>(std::move(tokens), std::move(vocab), bytes, plan, std::move(origin), hf);
 }
 
 }  // namespace runner::data

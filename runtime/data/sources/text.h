@@ -5,6 +5,8 @@
 // file, whatever `range` selects, so a train range {0, 0.9} and a validation range
 // {0.9, 1} of the same file agree on every id (as nanoGPT's shakespeare_char does).
 // "bytes": ids are the raw bytes 0..255, for any encoding.
+// A path to an HF tokenizer.json (ending in .json): the file's text encoded with it, without
+// the template's special tokens (one stream of tokens, as nanoGPT's prepare scripts make).
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -12,12 +14,13 @@
 #include <vector>
 
 #include "runtime/data/sources/windows.h"
+#include "runtime/data/tokenizers/hf_tokenizer.h"
 
 namespace runner::data {
 
 struct TextOptions {
   std::string path;
-  std::string tokenizer = "chars";  // "chars" | "bytes"
+  std::string tokenizer = "chars";  // "chars" | "bytes" | path/to/tokenizer.json
   double range_begin = 0.0;         // fractions of the file's tokens: [begin, end)
   double range_end = 1.0;
   WindowOptions windows;            // block_size is required
@@ -25,8 +28,9 @@ struct TextOptions {
 
 class TextDataset : public TokenWindowDataset {
  public:
-  TextDataset(std::vector<int32_t> tokens, std::vector<uint32_t> vocab, bool bytes, WindowPlan plan, std::string origin);
-  int64_t vocab_size() const { return bytes_ ? 256 : static_cast<int64_t>(vocab_.size()); }
+  TextDataset(std::vector<int32_t> tokens, std::vector<uint32_t> vocab, bool bytes, WindowPlan plan, std::string origin,
+              std::shared_ptr<const HfTokenizer> hf = nullptr);
+  int64_t vocab_size() const { return hf_ ? hf_->vocab_size() : bytes_ ? 256 : static_cast<int64_t>(vocab_.size()); }
   // ids → text: UTF-8 for "chars", the raw bytes for "bytes". An id outside the vocabulary
   // is a DataError.
   std::string decode(const std::vector<int64_t>& ids) const;
@@ -41,6 +45,7 @@ class TextDataset : public TokenWindowDataset {
   std::vector<int32_t> tokens_;   // the range's ids
   std::vector<uint32_t> vocab_;   // id → code point ("chars")
   bool bytes_;
+  std::shared_ptr<const HfTokenizer> hf_;  // a tokenizer.json
 };
 
 // A DataError names the file for a missing or empty file, non-UTF-8 text with "chars"

@@ -1,0 +1,110 @@
+// data.tokenizer("tokenizer.json"): an HF tokenizer (runtime/data/tokenizers) as a userdata
+// with tok:encode(text [, {add_special_tokens = true}]) → int64 tensor,
+// tok:decode(ids [, {skip_special_tokens = false}]) → string (ids: a tensor or a list),
+// tok:vocab_size(), tok:token_to_id(token) (nil when absent), tok:id_to_token(id).
+#include "bindings/lua/data_binding.h"
+#include "bindings/lua/data_parts.h"
+#include "bindings/lua/lua_module.h"
+#include "runtime/core/errors.h"
+#include "runtime/data/tokenizers/hf_tokenizer.h"
+
+namespace runner::lua {
+
+namespace {
+
+const char* const kTokenizerMeta = "runner.Tokenizer";
+
+struct TokenizerBox {
+  std::shared_ptr<data::HfTokenizer> tok;
+};
+
+data::HfTokenizer& self(lua_State* L) {
+  auto* box = static_cast<TokenizerBox*>(luaL_testudata(L, 1, kTokenizerMeta));
+  if (!box) throw RecipeError("expected a tokenizer (call its methods with a colon: tok:encode(text))");
+  return *box->tok;
+}
+
+bool flag(lua_State* L, int idx, const char* name, bool fallback) {
+  if (!lua_istable(L, idx)) return fallback;
+  lua_getfield(L, idx, name);
+  const bool v = lua_isnil(L, -1) ? fallback : lua_toboolean(L, -1) != 0;
+  lua_pop(L, 1);
+  return v;
+}
+
+int t_encode(lua_State* L) {
+  data::HfTokenizer& t = self(L);
+  size_t n = 0;
+  const char* s = luaL_checklstring(L, 2, &n);
+  const auto ids = t.encode(std::string_view(s, n), flag(L, 3, "add_special_tokens", true));
+  push_tensor(L, at::tensor(at::ArrayRef<int64_t>(ids), at::kLong));
+  return 1;
+}
+
+int t_decode(lua_State* L) {
+  data::HfTokenizer& t = self(L);
+  std::vector<int64_t> ids;
+  if (at::Tensor* x = test_tensor(L, 2)) {
+    const at::Tensor flat = x->reshape({-1}).to(at::kLong).contiguous();
+    ids.assign(flat.data_ptr<int64_t>(), flat.data_ptr<int64_t>() + flat.numel());
+  } else if (lua_istable(L, 2)) {
+    for (size_t i = 1; i <= lua_objlen(L, 2); ++i) {
+      lua_rawgeti(L, 2, static_cast<int>(i));
+      if (!lua_isnumber(L, -1)) throw RecipeError("tok:decode: ids must be numbers");
+      ids.push_back(static_cast<int64_t>(lua_tonumber(L, -1)));
+      lua_pop(L, 1);
+    }
+  } else {
+    throw RecipeError(std::string("tok:decode: expected a tensor or a list of ids, got ") + luaL_typename(L, 2));
+  }
+  const std::string text = t.decode(ids, flag(L, 3, "skip_special_tokens", false));
+  lua_pushlstring(L, text.data(), text.size());
+  return 1;
+}
+
+int t_vocab_size(lua_State* L) {
+  lua_pushnumber(L, static_cast<double>(self(L).vocab_size()));
+  return 1;
+}
+
+int t_token_to_id(lua_State* L) {
+  const int64_t id = self(L).token_to_id(luaL_checkstring(L, 2));
+  if (id < 0) lua_pushnil(L);
+  else lua_pushnumber(L, static_cast<double>(id));
+  return 1;
+}
+
+int t_id_to_token(lua_State* L) {
+  const std::string token = self(L).id_to_token(static_cast<int64_t>(luaL_checknumber(L, 2)));
+  if (token.empty()) lua_pushnil(L);
+  else lua_pushlstring(L, token.data(), token.size());
+  return 1;
+}
+
+int t_gc(lua_State* L) {
+  static_cast<TokenizerBox*>(lua_touserdata(L, 1))->~TokenizerBox();
+  return 0;
+}
+
+int d_tokenizer(lua_State* L) {
+  const std::string path = checked_path(luaL_checkstring(L, 1), "data.tokenizer");
+  auto tok = data::HfTokenizer::load(path);
+  void* mem = lua_newuserdata(L, sizeof(TokenizerBox));
+  new (mem) TokenizerBox{std::move(tok)};
+  if (luaL_newmetatable(L, kTokenizerMeta)) {
+    lua_pushcfunction(L, t_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_newtable(L);
+    set_functions(L, {{"encode", guarded<t_encode>}, {"decode", guarded<t_decode>}, {"vocab_size", guarded<t_vocab_size>},
+                      {"token_to_id", guarded<t_token_to_id>}, {"id_to_token", guarded<t_id_to_token>}});
+    lua_setfield(L, -2, "__index");
+  }
+  lua_setmetatable(L, -2);
+  return 1;
+}
+
+}  // namespace
+
+void add_tokenizer_functions(lua_State* L) { set_functions(L, {{"tokenizer", guarded<d_tokenizer>}}); }
+
+}  // namespace runner::lua

@@ -1,0 +1,25 @@
+// GPT-2's byte-level alphabet: each of the 256 byte values stands for one printable Unicode
+// character (printable ASCII and Latin-1 map to themselves, the rest to U+0100...), so any
+// byte string is a string of "characters" a BPE vocabulary can hold.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace runner::data {
+
+// The UTF-8 of the character byte `b` stands for.
+const std::string& byte_char(uint8_t b);
+// Every byte of `bytes` as its character, concatenated.
+std::string to_byte_chars(std::string_view bytes);
+// The byte a code point stands for, or -1 when it is not in the alphabet.
+int byte_of_char(uint32_t code_point);
+
+// UTF-8 helpers: the length of the character starting at s[i] (1 for a stray byte), and its
+// code point (U+FFFD for an invalid sequence).
+size_t utf8_length(std::string_view s, size_t i);
+uint32_t utf8_code_point(std::string_view s, size_t i, size_t length);
+// `s` with every invalid UTF-8 sequence replaced by U+FFFD, as Rust's from_utf8_lossy does.
+std::string utf8_lossy(std::string_view s);
+
+}  // namespace runner::data

@@ -1,0 +1,66 @@
+"""data.tokenizer("tokenizer.json") in a recipe: tok:encode / tok:decode give what the
+`tokenizers` package gives (the tokenizers hf_tokenizer_reference.py builds), and a missing
+or unsupported file is one clear line."""
+import json
+import os
+import subprocess
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(__file__))
+from runner_test_util import SOURCE, TempDir, run, write  # noqa: E402
+
+PYTHON = os.environ.get("RUNNER_PYTHON", sys.executable)
+
+
+def lua_string(s):
+    level = "=" * 8
+    return f"[{level}[\n{s}]{level}]"  # a long bracket: any text, a first newline is dropped
+
+
+class Tokenizer(unittest.TestCase):
+    def test_encode_and_decode_from_a_recipe_match_tokenizers(self):
+        with TempDir() as tmp:
+            p = subprocess.run([PYTHON, os.path.join(SOURCE, "tests/data/hf_tokenizer_reference.py"), tmp, SOURCE], capture_output=True, text=True)
+            if p.returncode == 77:
+                self.skipTest("the tokenizers package is not installed")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            with open(os.path.join(tmp, "expected.json"), encoding="utf-8") as f:
+                cases = [c for c in json.load(f)["llama3"]["cases"] if "text" in c]
+            lines = ['local data, recipe = require "runner.data", require "runner.recipe"', 'local tok = data.tokenizer(recipe.path("llama3/tokenizer.json"))',
+                     'local texts = {']
+            lines += [f"  {lua_string(c['text'])}," for c in cases]
+            lines += ["}", "for i, t in ipairs(texts) do",
+                      "  local ids = tok:encode(t)",
+                      '  print("IDS " .. i .. " " .. table.concat(ids:tolist(), " "))',
+                      '  assert(tok:decode(ids, {skip_special_tokens = true}) == t or #t == 0 or t:find("endoftext") or t:find("end_of_text"))',
+                      "end",
+                      'print("VOCAB " .. tok:vocab_size() .. " " .. tostring(tok:token_to_id("<|begin_of_text|>")))',
+                      'return { datasets = { train = data.tensors{ x = torch.zeros(2, 1), labels = torch.zeros(2, 1) } }, model = nn.Linear(1, 1) }']
+            recipe = write(os.path.join(tmp, "r.lua"), "\n".join(lines) + "\n")
+            code, _, err = run("check", recipe, "--output_dir", os.path.join(tmp, "o"))
+            self.assertEqual(code, 0, err[-3000:])
+            got = {}
+            for line in err.splitlines():
+                if "] IDS " in line:
+                    i, *ids = line.split("] IDS ")[1].split(" ")
+                    got[int(i)] = [int(x) for x in ids if x]
+            self.assertEqual(len(got), len(cases))
+            for i, c in enumerate(cases, 1):
+                self.assertEqual(got[i], c["ids"], c["text"])
+            self.assertIn("VOCAB 600 0", err)
+
+    def test_missing_or_unsupported_files_are_one_line(self):
+        with TempDir() as tmp:
+            write(os.path.join(tmp, "bad.json"), json.dumps({"model": {"type": "Unigram", "vocab": []}}))
+            for name, message in (("missing.json", "cannot open the tokenizer file"), ("bad.json", 'model "Unigram" is not supported yet')):
+                recipe = write(os.path.join(tmp, "r.lua"), f'local tok = (require "runner.data").tokenizer((require "runner.recipe").path("{name}"))\nreturn {{}}\n')
+                code, _, err = run("check", recipe, "--output_dir", os.path.join(tmp, "o"))
+                self.assertEqual(code, 2, err)
+                self.assertIn(message, err)
+                self.assertIn("r.lua:1", err)
+                self.assertEqual(len(err.strip().splitlines()), 1, err)
+
+
+if __name__ == "__main__":
+    unittest.main()
