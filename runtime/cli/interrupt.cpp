@@ -14,24 +14,34 @@
 namespace runner::cli {
 
 namespace {
-std::mutex g_mu;
-std::string g_output_dir, g_resume;
-int g_rank = 0;
-bool g_checkpoint_on_stop = false;
+// The signal thread may run while the process exits (a second SIGTERM as main returns):
+// its state is never destroyed, so it cannot read strings static destructors have freed
+// (that printed garbage bytes once, under load).
+struct InterruptState {
+  std::mutex mu;
+  std::string output_dir, resume;
+  int rank = 0;
+  bool checkpoint_on_stop = false;
+};
+InterruptState& state() {
+  static InterruptState* s = new InterruptState;
+  return *s;
+}
 
 std::string where_to_resume() {
-  std::lock_guard<std::mutex> lock(g_mu);
-  if (g_output_dir.empty()) return "";
-  const auto last = io::last_checkpoint(g_output_dir);
-  return last ? "; the last checkpoint is " + *last + ": resume with `" + g_resume + " --resume_from_checkpoint true`"
-              : "; no checkpoint was written to " + g_output_dir + " yet";
+  InterruptState& g = state();
+  std::lock_guard<std::mutex> lock(g.mu);
+  if (g.output_dir.empty()) return "";
+  const auto last = io::last_checkpoint(g.output_dir);
+  return last ? "; the last checkpoint is " + *last + ": resume with `" + g.resume + " --resume_from_checkpoint true`"
+              : "; no checkpoint was written to " + g.output_dir + " yet";
 }
 
 void say(const std::string& line) {
   int rank = 0;
   {
-    std::lock_guard<std::mutex> lock(g_mu);
-    rank = g_rank;
+    std::lock_guard<std::mutex> lock(state().mu);
+    rank = state().rank;
   }
   if (rank == 0) std::fprintf(stderr, "%s\n", line.c_str());
   std::fflush(stderr);
@@ -45,8 +55,8 @@ void wait_for_signals(sigset_t set) {
     if (sigwait(&set, &sig) != 0) return;
     bool checkpoint = false;
     {
-      std::lock_guard<std::mutex> lock(g_mu);
-      checkpoint = g_checkpoint_on_stop;
+      std::lock_guard<std::mutex> lock(state().mu);
+      checkpoint = state().checkpoint_on_stop;
     }
     // Preemption: the first SIGTERM/SIGUSR1 during training finishes the step and saves; a
     // second one, Ctrl-C, or a stop outside training ends the process now.
@@ -73,11 +83,12 @@ void install_interrupt_handler() {
 }
 
 void set_interrupt_context(const std::string& output_dir, const std::string& resume_command, int rank, bool checkpoint_on_stop) {
-  std::lock_guard<std::mutex> lock(g_mu);
-  g_output_dir = output_dir;
-  g_resume = resume_command;
-  g_rank = rank;
-  g_checkpoint_on_stop = checkpoint_on_stop;
+  InterruptState& g = state();
+  std::lock_guard<std::mutex> lock(g.mu);
+  g.output_dir = output_dir;
+  g.resume = resume_command;
+  g.rank = rank;
+  g.checkpoint_on_stop = checkpoint_on_stop;
 }
 
 std::string resume_hint() { return where_to_resume(); }

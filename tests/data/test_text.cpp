@@ -102,7 +102,7 @@ TEST(Text, EmptyFileShortFileAndBadOptions) {
   const auto tiny = temp_file("tiny.txt", "abc");
   EXPECT_THAT(data_error([&] { load_text(text_options(tiny, 4)); }), HasSubstr("3 tokens, fewer than one window of block_size 4"));
   EXPECT_THAT(data_error([&] { load_text(text_options(tiny, 0)); }), HasSubstr("block_size must be >= 1"));
-  EXPECT_THAT(data_error([&] { load_text(text_options(tiny, 1, "words")); }), HasSubstr("tokenizer must be \"chars\" or \"bytes\""));
+  EXPECT_THAT(data_error([&] { load_text(text_options(tiny, 1, "words")); }), HasSubstr("tokenizer must be \"chars\", \"bytes\" or a tokenizer.json file"));
   auto o = text_options(tiny, 1);
   o.range_begin = 0.5, o.range_end = 0.2;
   EXPECT_THAT(data_error([&] { load_text(o); }), HasSubstr("range must be {begin, end} with 0 <= begin < end <= 1"));

@@ -105,7 +105,9 @@ class Reliability(unittest.TestCase):
     def test_a_second_stop_signal_exits_at_once(self):
         out = os.path.join(self.tmp, "twice")
         p = self.start(out, step_seconds=1.0)  # a step takes a second: both signals land in one step
-        time.sleep(2.0)
+        # Right after a step ended (its checkpoint appeared), so the next one is far from over;
+        # on a busy machine a fixed sleep could land near a step's end and let the run finish.
+        self.wait_for_step(out, 5, p)
         p.send_signal(signal.SIGTERM)
         time.sleep(0.2)
         p.send_signal(signal.SIGTERM)
