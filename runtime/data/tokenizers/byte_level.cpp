@@ -6,8 +6,29 @@ namespace runner::data {
 
 namespace {
 
-std::string encode_utf8(uint32_t cp) {
-  std::string out;
+struct Tables {
+  std::array<std::string, 256> chars;
+  std::array<uint32_t, 256> code_points{};
+  Tables() {
+    // GPT-2's bytes_to_unicode: bytes that are printable keep their code point, the others
+    // take 256, 257, ... in byte order.
+    uint32_t next = 256;
+    for (int b = 0; b < 256; ++b) {
+      const bool printable = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
+      code_points[b] = printable ? static_cast<uint32_t>(b) : next++;
+      append_utf8(chars[b], code_points[b]);
+    }
+  }
+};
+
+const Tables& tables() {
+  static const Tables t;
+  return t;
+}
+
+}  // namespace
+
+void append_utf8(std::string& out, uint32_t cp) {
   if (cp < 0x80) {
     out += static_cast<char>(cp);
   } else if (cp < 0x800) {
@@ -23,30 +44,7 @@ std::string encode_utf8(uint32_t cp) {
     out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
     out += static_cast<char>(0x80 | (cp & 0x3F));
   }
-  return out;
 }
-
-struct Tables {
-  std::array<std::string, 256> chars;
-  std::array<uint32_t, 256> code_points{};
-  Tables() {
-    // GPT-2's bytes_to_unicode: bytes that are printable keep their code point, the others
-    // take 256, 257, ... in byte order.
-    uint32_t next = 256;
-    for (int b = 0; b < 256; ++b) {
-      const bool printable = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
-      code_points[b] = printable ? static_cast<uint32_t>(b) : next++;
-      chars[b] = encode_utf8(code_points[b]);
-    }
-  }
-};
-
-const Tables& tables() {
-  static const Tables t;
-  return t;
-}
-
-}  // namespace
 
 const std::string& byte_char(uint8_t b) { return tables().chars[b]; }
 

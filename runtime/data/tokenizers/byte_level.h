@@ -19,6 +19,8 @@ int byte_of_char(uint32_t code_point);
 // code point (U+FFFD for an invalid sequence).
 size_t utf8_length(std::string_view s, size_t i);
 uint32_t utf8_code_point(std::string_view s, size_t i, size_t length);
+// The UTF-8 of code point `cp`, appended to `out`.
+void append_utf8(std::string& out, uint32_t cp);
 // `s` with every invalid UTF-8 sequence replaced by U+FFFD, as Rust's from_utf8_lossy does.
 std::string utf8_lossy(std::string_view s);
 
