@@ -82,7 +82,9 @@ Split train_test_split(const DatasetPtr& ds, const SplitOptions& o) {
   if (o.test_size > 0 && o.test_size < 1) {
     n_test = static_cast<int64_t>(std::ceil(o.test_size * static_cast<double>(n)));
   } else if (o.test_size >= 1 && o.test_size == std::floor(o.test_size)) {
-    n_test = static_cast<int64_t>(o.test_size);
+    // Compared as a double first: a count beyond int64 (5e47, found by fuzzing) has no
+    // integer value to convert to; any count above n fails the check below the same way.
+    n_test = o.test_size > static_cast<double>(n) ? n + 1 : static_cast<int64_t>(o.test_size);
   } else {
     throw DataError("train_test_split: test_size must be a fraction in (0, 1) or a count >= 1, got " + ts.str(), ds->describe());
   }

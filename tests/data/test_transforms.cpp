@@ -96,6 +96,8 @@ TEST(TrainTestSplit, CountsNoShuffleAndErrors) {
   EXPECT_THAT(data_error([] { train_test_split(range_dataset(10), {1.5, 0, true}); }), HasSubstr("fraction in (0, 1) or a count >= 1"));
   EXPECT_THAT(data_error([] { train_test_split(range_dataset(10), {0, 0, true}); }), HasSubstr("fraction in (0, 1)"));
   EXPECT_THAT(data_error([] { train_test_split(range_dataset(1), {0.5, 0, true}); }), HasSubstr("leaves no training examples"));
+  // Found by fuzzing (UBSan): a whole-number count beyond int64 was converted to an integer.
+  EXPECT_THAT(data_error([] { train_test_split(range_dataset(10), {5.5e47, 0, true}); }), HasSubstr("leaves no training examples"));
 }
 
 TEST(Map, LazyPerExampleWithFieldsFromTheFirst) {
