@@ -10,6 +10,7 @@
 
 #include "runtime/core/errors.h"
 #include "runtime/data/collator.h"
+#include "runtime/io/atomic_file.h"
 #include "runtime/log/log.h"
 #include "runtime/train/gpu_info.h"
 #include "runtime/train/out_of_memory.h"
@@ -46,7 +47,14 @@ class GeneratorSnapshot {
 
 }  // namespace
 
-int64_t Trainer::find_batch_size(int64_t start) {
+int64_t Trainer::find_batch_size(const std::string& resume_checkpoint) {
+  // HF: a resumed run starts from the batch size its checkpoint trained with.
+  int64_t start = args_.per_device_train_batch_size;
+  if (!resume_checkpoint.empty()) {
+    const nlohmann::json saved = io::read_json_file(resume_checkpoint + "/trainer_state.json");
+    const auto it = saved.find("train_batch_size");
+    if (it != saved.end() && it->is_number_integer() && it->get<int64_t>() > 0) start = it->get<int64_t>();
+  }
   GeneratorSnapshot rng(device_.device);
   const bool was_training = model_->is_training();
   for (int64_t bs = start; bs >= 1; bs /= 2) {

@@ -8,7 +8,6 @@
 
 #include "runtime/core/errors.h"
 #include "runtime/core/stop_request.h"
-#include "runtime/io/atomic_file.h"
 #include "runtime/io/dir_lock.h"
 #include "runtime/log/log.h"
 #include "runtime/models/activation_checkpoint.h"
@@ -258,16 +257,7 @@ TrainOutput Trainer::train() {
   // fits fits next to it; the schedule depends on the batch size, so it comes after.
   create_optimizer();
   const std::string resume = resume_checkpoint_path();
-  if (args_.auto_find_batch_size) {
-    // HF: a resumed run starts from the batch size its checkpoint trained with.
-    int64_t start = args_.per_device_train_batch_size;
-    if (!resume.empty()) {
-      const nlohmann::json saved = io::read_json_file(resume + "/trainer_state.json");
-      const auto it = saved.find("train_batch_size");
-      if (it != saved.end() && it->is_number_integer() && it->get<int64_t>() > 0) start = it->get<int64_t>();
-    }
-    args_.per_device_train_batch_size = find_batch_size(start);
-  }
+  if (args_.auto_find_batch_size) args_.per_device_train_batch_size = find_batch_size(resume);
   data::DataLoader loader = make_loader(datasets_.train, /*train=*/true, args_.per_device_train_batch_size, /*shard=*/true);
   // Global batches per epoch: a rank whose slice of the last one is empty still takes part
   // in its collectives with an empty micro-batch.

@@ -106,7 +106,7 @@ class Trainer {
   // auto_find_batch_size (batch_size_finder.cpp): the largest per-device batch, halving from
   // per_device_train_batch_size (or a resumed checkpoint's), with which one training
   // micro-step fits on every rank.
-  int64_t find_batch_size(int64_t start);
+  int64_t find_batch_size(const std::string& resume_checkpoint);
   // The micro-step's loss weighted as in its backward (0-dim fp64, on the device).
   at::Tensor training_step(const Batch& batch, LossContext& ctx);
   // The global gradient norm before clipping (0-dim, on the device).
