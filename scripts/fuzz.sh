@@ -33,14 +33,15 @@ fi
 
 # The same LibTorch as the normal build (cmake/libtorch.cmake: .venv's, or RUNNER_LIBTORCH),
 # CPU code only (the CUDA and NCCL sources do not parse input). -O1 with line tables: the
-# usual fuzzing trade-off; no NDEBUG, so assertions stay on. The project's own link options
-# (libstdc++ first, docs/building.md) apply unchanged.
+# usual fuzzing trade-off; no NDEBUG, so assertions stay on. No precompiled header: every
+# file compiles from its own includes here, so a missing include fails this build. The
+# project's own link options (libstdc++ first, docs/building.md) apply unchanged.
 mkdir -p build-fuzz
 sanitize="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
   -DCMAKE_CXX_FLAGS="$sanitize" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
-  -DRUNNER_NVCC=OFF -DRUNNER_WITH_NCCL=OFF -DRUNNER_FUZZ=ON -DBUILD_TESTING=ON >build-fuzz/configure.log 2>&1 ||
+  -DRUNNER_NVCC=OFF -DRUNNER_WITH_NCCL=OFF -DRUNNER_FUZZ=ON -DBUILD_TESTING=ON -DRUNNER_PCH=OFF >build-fuzz/configure.log 2>&1 ||
   { cat build-fuzz/configure.log; exit 1; }
 cmake --build build-fuzz -j"$jobs" --target "${targets[@]/#/fuzz_}"
 
