@@ -1,12 +1,12 @@
 """Tokenizer throughput: runner's tokenizer.json implementation (data.text{tokenizer = ...},
 which encodes a whole file in one call on one core) against the `tokenizers` package on the
-same text and tokenizers (GPT-2 and Llama 3 style byte-level BPEs trained by
-tests/data/hf_tokenizer_reference.py; that the ids agree is tests/data/test_hf_tokenizer.cpp's
-job): its Tokenizer.encode of the whole text, and encode_batch over 1000-line chunks with
-TOKENIZERS_PARALLELISM=false (one thread; its fast path for corpora). MB/s of UTF-8 input on
-one core, median and min-max of N repetitions.
+same text and tokenizers (GPT-2 and Llama 3 style byte-level BPEs and a Llama 2 style
+SentencePiece BPE with byte fallback, trained by tests/data/hf_tokenizer_reference.py; that the
+ids agree is tests/data/test_hf_tokenizer.cpp's job): its Tokenizer.encode of the whole text,
+and encode_batch over 1000-line chunks with TOKENIZERS_PARALLELISM=false (one thread; its fast
+path for corpora). MB/s of UTF-8 input on one core, median and min-max of N repetitions.
 
-  .venv/bin/python3 scripts/bench/tokenizer.py --mb 10 --reps 5
+  .venv/bin/python3 scripts/bench/tokenizer.py --mb 10 --reps 5 [--runner build/runner]
 """
 import argparse
 import os
@@ -27,6 +27,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--mb", type=float, default=10)
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--runner", default=RUNNER, help="the runner binary (default: build/runner)")
     args = ap.parse_args()
     from tokenizers import Tokenizer
     with tempfile.TemporaryDirectory() as tmp:
@@ -39,7 +40,7 @@ def main():
             f.write(text)
         mb = len(text.encode()) / 1e6
         results = {}
-        for style in ("gpt2", "llama3"):
+        for style in ("gpt2", "llama3", "llama2"):
             path = os.path.join(tmp, style, "tokenizer.json")
             tok = Tokenizer.from_file(path)
             recipe = os.path.join(tmp, f"{style}.lua")
@@ -54,7 +55,7 @@ return {{ datasets = {{ train = ds }}, model = nn.Linear(1, 1) }}
             lines = text.splitlines(keepends=True)
             chunks = ["".join(lines[i:i + 1000]) for i in range(0, len(lines), 1000)]
             for _ in range(args.reps):
-                p = subprocess.run([RUNNER, "check", recipe, "--output_dir", os.path.join(tmp, "o")], capture_output=True, text=True)
+                p = subprocess.run([args.runner, "check", recipe, "--output_dir", os.path.join(tmp, "o")], capture_output=True, text=True)
                 m = re.search(r"SECONDS ([0-9.]+)", p.stderr)
                 if not m:
                     raise SystemExit(p.stderr)
@@ -70,8 +71,9 @@ return {{ datasets = {{ train = ds }}, model = nn.Linear(1, 1) }}
         def cell(v):
             return f"{statistics.median(v):.1f} ({min(v):.1f}-{max(v):.1f})"
         print("| tokenizer | runner | tokenizers encode (whole text) | tokenizers encode_batch (1000-line chunks) |\n|---|---|---|---|")
+        kinds = {"gpt2": "byte-level BPE", "llama3": "byte-level BPE", "llama2": "SentencePiece BPE, byte fallback"}
         for style, (ours, theirs, batched, n) in results.items():
-            print(f"| {style}-style byte-level BPE ({n / mb / 1e6:.2f} tokens/byte) | {cell(ours)} | {cell(theirs)} | {cell(batched)} |")
+            print(f"| {style}-style {kinds[style]} ({n / mb / 1e6:.2f} tokens/byte) | {cell(ours)} | {cell(theirs)} | {cell(batched)} |")
 
 
 if __name__ == "__main__":

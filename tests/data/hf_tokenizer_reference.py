@@ -1,14 +1,17 @@
 """Builds small tokenizers with the `tokenizers` package (PyPI) in the styles of GPT-2, Llama 3
-and Qwen 2, trains each on text the repository ships plus Unicode samples, saves each
-tokenizer.json, and records what `tokenizers` itself gives for a set of test strings: the ids
-(with and without special tokens) and the decoded text. test_hf_tokenizer.cpp compares runner
-with these. Usage: hf_tokenizer_reference.py OUT_DIR SOURCE_DIR (exit 77 without tokenizers)."""
+and Qwen 2 (byte-level BPE) and of Llama 2 / Mistral / TinyLlama (SentencePiece-style BPE with
+byte fallback, in the file shapes these models ship: Prepend/Replace normalizers, or the newer
+Metaspace pre-tokenizer), trains each on text the repository ships plus Unicode samples, saves
+each tokenizer.json, and records what `tokenizers` itself gives for a set of test strings: the
+ids (with and without special tokens) and the decoded text. test_hf_tokenizer.cpp compares
+runner with these. Usage: hf_tokenizer_reference.py OUT_DIR SOURCE_DIR (exit 77 without
+tokenizers)."""
 import json
 import os
 import sys
 
 try:
-    from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
+    from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
 except ImportError:
     sys.exit(77)
 
@@ -47,11 +50,64 @@ def build(style):
     return tok
 
 
+def sentencepiece_vocab(split=True, bytes_up_to=256):
+    """A SentencePiece-like BPE vocabulary in Llama 2's layout: <unk> <s> </s>, the <0xXX> byte
+    tokens, then pieces trained with Metaspace splitting (no piece spans two words, as in Llama
+    2), or on whole lines (pieces like "▁of▁the": runner must not cut a long word there)."""
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="always", split=split)
+    lines = corpus if split else [line for t in corpus for line in t.splitlines()]
+    tok.train_from_iterator(lines, trainers.BpeTrainer(vocab_size=700, special_tokens=["<unk>", "<s>", "</s>"], show_progress=False))
+    model = json.loads(tok.to_str())["model"]
+    vocab = {"<unk>": 0, "<s>": 1, "</s>": 2}
+    vocab.update({f"<0x{b:02X}>": 3 + b for b in range(bytes_up_to)})
+    for piece, _ in sorted(model["vocab"].items(), key=lambda kv: kv[1]):
+        vocab.setdefault(piece, len(vocab))
+    return vocab, [tuple(m) for m in model["merges"]]
+
+
+def build_sentencepiece(style):
+    vocab, merges = sentencepiece_vocab(split=style != "llama2_crossing", bytes_up_to=128 if style == "sp_unk" else 256)
+    tok = Tokenizer(models.BPE(vocab, merges, unk_token="<unk>", byte_fallback=True, fuse_unk=style != "sp_metaspace",
+                               ignore_merges=style == "sp_unk", dropout=None))
+    if style in ("llama2", "llama2_crossing"):  # Llama 2, Mistral 7B, TinyLlama as published
+        tok.normalizer = normalizers.Sequence([normalizers.Prepend("▁"), normalizers.Replace(" ", "▁")])
+    elif style == "llama2_metaspace":  # what transformers writes for them today (legacy=False)
+        tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="first", split=False)
+    elif style == "sp_metaspace":  # tokenizers' SentencePieceBPETokenizer, plus a Regex Replace
+        tok.normalizer = normalizers.Sequence([normalizers.NFKC(), normalizers.Replace(Regex(" {2,}"), " ")])
+        tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="always", split=True)
+    else:  # sp_unk: byte tokens for ASCII only, so other unknown characters become (fused) <unk>; no "▁" prepended
+        tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="never", split=True)
+    if style == "sp_metaspace":
+        tok.decoder = decoders.Sequence([decoders.ByteFallback(), decoders.Metaspace(replacement="▁", prepend_scheme="always")])
+    elif style == "sp_unk":
+        tok.decoder = decoders.Metaspace(replacement="▁", prepend_scheme="never")
+    else:
+        tok.decoder = decoders.Sequence([decoders.Replace("▁", " "), decoders.ByteFallback(), decoders.Fuse(), decoders.Strip(" ", 1, 0)])
+    tok.add_special_tokens([AddedToken(t, normalized=False) for t in ("<unk>", "<s>", "</s>")])
+    if style == "llama2":  # a normalized added token is matched, and decoded, by its normalized form ("▁<sep>")
+        tok.add_tokens([AddedToken("<sep>", normalized=True)])
+    if style == "llama2_metaspace":  # one that eats the spaces around it
+        tok.add_special_tokens([AddedToken("[INST]", normalized=False, lstrip=True, rstrip=True)])
+    if style != "sp_metaspace":
+        single = "<s> $A </s>" if style == "sp_unk" else "<s> $A"
+        tok.post_processor = processors.TemplateProcessing(single=single, pair=single + " $B", special_tokens=[("<s>", 1), ("</s>", 2)])
+    return tok
+
+
 cases = UNICODE + [text[1000:3000], "", " ", "   leading and trailing   ", "numbers 1234567 3.14159 2024-11-24",
-                   "special <|endoftext|> inside", "<|end_of_text|>after", "x" * 300, "\n\n\n", "a  \n  b"]
+                   "special <|endoftext|> inside", "<|end_of_text|>after", "x" * 300, "\n\n\n", "a  \n  b",
+                   # SentencePiece-style cases: byte fallback for what the vocabulary lacks, added tokens, "▁" in the text
+                   "Hello world", "  two leading spaces", "trailing spaces  ", "\n", "line one\nline two\n", "\t indented\n\tagain",
+                   "Ωmega ∂ 你好世界 𝔘𝔫 ☃ 🦙 \U0001f469\u200d\U0001f4bb", "<s>starts with bos",
+                   "a <s> b</s>c", "text <unk> unknown", "\U0001f999{x}~\x07 \u00bf\u00bf|", "▁already▁marked ▁",
+                   "[INST] hi [/INST]  [INST]x", "x<sep>y <sep> z <sep>",
+                   "\u3000ideographic space\u00a0no-break", "ｆｕｌｌｗｉｄｔｈ ﬁ ①",
+                   " ".join(text[5000:9000].split(" ")[:400]) * 3]
 result = {}
-for style in ("gpt2", "llama3", "qwen2"):
-    tok = build(style)
+for style in ("gpt2", "llama3", "qwen2", "llama2", "llama2_metaspace", "llama2_crossing", "sp_metaspace", "sp_unk"):
+    tok = build(style) if style in ("gpt2", "llama3", "qwen2") else build_sentencepiece(style)
     folder = os.path.join(out, style)
     os.makedirs(folder, exist_ok=True)
     tok.save(os.path.join(folder, "tokenizer.json"))
@@ -62,8 +118,11 @@ for style in ("gpt2", "llama3", "qwen2"):
         rows.append({"text": s, "ids": with_special, "ids_plain": plain, "decoded": tok.decode(with_special, skip_special_tokens=False),
                      "decoded_skip": tok.decode(with_special, skip_special_tokens=True)})
     # decoding byte tokens that stop inside a character (a generation cut mid-emoji)
-    partial = tok.encode("🙂", add_special_tokens=False).ids
-    rows.append({"decode_only": partial[:1], "decoded": tok.decode(partial[:1])})
-    result[style] = {"vocab_size": tok.get_vocab_size(with_added_tokens=True), "cases": rows}
+    for s, keep in (("🙂", 1), ("🦙 你", -1)):
+        partial = tok.encode(s, add_special_tokens=False).ids[:keep]
+        rows.append({"decode_only": partial, "decoded": tok.decode(partial, skip_special_tokens=False)})
+    size = tok.get_vocab_size(with_added_tokens=True)
+    result[style] = {"vocab_size": size, "cases": rows, "id_to_token": [tok.id_to_token(i) or "" for i in range(size)],
+                     "added_ids": {t.content: i for i, t in tok.get_added_tokens_decoder().items()}}
 with open(os.path.join(out, "expected.json"), "w", encoding="utf-8") as f:
     json.dump(result, f, ensure_ascii=False)

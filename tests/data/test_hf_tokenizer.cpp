@@ -1,7 +1,9 @@
 // HF tokenizer.json files run by runner give the ids and text the `tokenizers` package gives
-// (hf_tokenizer_reference.py builds GPT-2, Llama 3 and Qwen 2 style tokenizers and records
-// its answers): Unicode, whitespace runs, emoji, combining characters (NFC), special tokens
-// inside text, templates, and a decode that stops inside a character.
+// (hf_tokenizer_reference.py builds GPT-2, Llama 3 and Qwen 2 style byte-level tokenizers and
+// Llama 2 / Mistral style SentencePiece tokenizers with byte fallback, and records its
+// answers): Unicode, whitespace runs, emoji, CJK, combining characters (NFC, NFKC), characters
+// the vocabulary lacks, special tokens inside text, templates, and a decode that stops inside
+// a character.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -36,11 +38,15 @@ class HfTokenizerGolden : public ::testing::Test {
     std::ifstream in(dir_ / "expected.json");
     expected_ = json::parse(in);
   }
-  void check(const std::string& style) {
+  // `byte_fallback`: the cases must reach <0xXX> byte tokens, so that path is tested.
+  void check(const std::string& style, bool byte_fallback = false) {
     auto tok = data::HfTokenizer::load((dir_ / style / "tokenizer.json").string());
     const json& e = expected_.at(style);
     EXPECT_EQ(tok->vocab_size(), e.at("vocab_size").get<int64_t>());
-    int n = 0;
+    const auto tokens = e.at("id_to_token").get<std::vector<std::string>>();
+    for (size_t id = 0; id < tokens.size(); ++id) EXPECT_EQ(tok->id_to_token(static_cast<int64_t>(id)), tokens[id]) << style << ": id " << id;
+    for (const auto& [content, id] : e.at("added_ids").items()) EXPECT_EQ(tok->token_to_id(content), id.get<int64_t>()) << style << ": " << content;
+    int n = 0, byte_tokens = 0;
     for (const auto& c : e.at("cases")) {
       if (c.contains("decode_only")) {
         EXPECT_EQ(tok->decode(c["decode_only"].get<std::vector<int64_t>>()), c["decoded"].get<std::string>()) << style;
@@ -52,9 +58,11 @@ class HfTokenizerGolden : public ::testing::Test {
       EXPECT_EQ(tok->encode(text, /*add_special_tokens=*/false), c.at("ids_plain").get<std::vector<int64_t>>()) << style << ": " << text;
       EXPECT_EQ(tok->decode(ids), c.at("decoded").get<std::string>()) << style << ": " << text;
       EXPECT_EQ(tok->decode(ids, /*skip_special_tokens=*/true), c.at("decoded_skip").get<std::string>()) << style << ": " << text;
+      for (int64_t id : ids) byte_tokens += tok->id_to_token(id).rfind("<0x", 0) == 0;
       ++n;
     }
-    EXPECT_GE(n, 15);
+    EXPECT_GE(n, 30);
+    if (byte_fallback) EXPECT_GE(byte_tokens, 20) << style;
   }
   static inline std::filesystem::path dir_;
   static inline int status_ = 0;
@@ -66,6 +74,19 @@ class HfTokenizerGolden : public ::testing::Test {
 TEST_F(HfTokenizerGolden, Gpt2StyleByteLevel) { check("gpt2"); }
 TEST_F(HfTokenizerGolden, Llama3StyleSplitIgnoreMergesAndBos) { check("llama3"); }
 TEST_F(HfTokenizerGolden, Qwen2StyleNfcAndSplit) { check("qwen2"); }
+// Llama 2 / Mistral / TinyLlama as published: Prepend + Replace normalizers, no pre-tokenizer
+// (the whole text is one word), byte fallback, fused <unk>, Replace/ByteFallback/Fuse/Strip.
+TEST_F(HfTokenizerGolden, Llama2StylePrependReplaceByteFallback) { check("llama2", true); }
+// Pieces that span words ("▁of▁the"): runner cuts a long word only where no piece can cross.
+TEST_F(HfTokenizerGolden, Llama2StyleWithPiecesAcrossSpaces) { check("llama2_crossing", true); }
+// The same vocabulary as transformers writes it today: Metaspace(prepend_scheme first, no split).
+TEST_F(HfTokenizerGolden, Llama2StyleMetaspaceFirst) { check("llama2_metaspace", true); }
+// tokenizers' SentencePieceBPETokenizer shape: NFKC, a Regex Replace, Metaspace(always, split),
+// the Metaspace decoder.
+TEST_F(HfTokenizerGolden, SentencePieceMetaspaceSplitNfkc) { check("sp_metaspace", true); }
+// Byte tokens for ASCII only: other unknown characters fuse into one <unk>, written after the
+// byte tokens met meanwhile (tokenizers' order); ignore_merges; prepend_scheme never.
+TEST_F(HfTokenizerGolden, SentencePieceUnkNeverPrepend) { check("sp_unk"); }
 
 TEST(HfTokenizer, InvalidUtf8IsReplacedAsRustDoes) {
   // One U+FFFD per maximal invalid subpart: a truncated 3-byte sequence is one replacement.
@@ -82,11 +103,22 @@ TEST(HfTokenizer, UnsupportedPartsAreNamed) {
     std::ofstream(dir / "tokenizer.json") << text;
     return (dir / "tokenizer.json").string();
   };
-  const std::string model = R"("model": {"type": "BPE", "vocab": {"a": 0}, "merges": []})";
-  EXPECT_THAT([&] { data::HfTokenizer::load(write("{" + model + R"(, "pre_tokenizer": {"type": "Metaspace"}})")); },
-              ::testing::ThrowsMessage<DataError>(::testing::HasSubstr("pre_tokenizer \"Metaspace\" is not supported yet")));
-  EXPECT_THAT([&] { data::HfTokenizer::load(write(R"({"model": {"type": "WordPiece", "vocab": {}}})")); },
-              ::testing::ThrowsMessage<DataError>(::testing::HasSubstr("model \"WordPiece\" is not supported yet")));
-  EXPECT_THAT([&] { data::HfTokenizer::load(write("{not json")); }, ::testing::ThrowsMessage<DataError>(::testing::HasSubstr("not a tokenizer.json")));
+  const std::string model = R"("model": {"type": "BPE", "vocab": {"a": 0, "b": 1}, "merges": []})";
+  auto refused = [&](const std::string& file, const std::string& message) {
+    EXPECT_THAT([&] { data::HfTokenizer::load(write(file)); }, ::testing::ThrowsMessage<DataError>(::testing::HasSubstr(message))) << file;
+  };
+  refused("{" + model + R"(, "pre_tokenizer": {"type": "Whitespace"}})", "pre_tokenizer \"Whitespace\" is not supported yet");
+  refused("{" + model + R"(, "normalizer": {"type": "Sequence", "normalizers": [{"type": "Lowercase"}]}})",
+          "normalizer \"Lowercase\" is not supported yet");
+  refused("{" + model + R"(, "decoder": {"type": "CTC"}})", "decoder \"CTC\" is not supported yet");
+  refused("{" + model + R"(, "pre_tokenizer": {"type": "Metaspace", "replacement": "_", "prepend_scheme": "sometimes"}})",
+          "pre_tokenizer Metaspace: prepend_scheme \"sometimes\" is not supported");
+  refused("{" + model + R"(, "pre_tokenizer": {"type": "Metaspace"}})", "pre_tokenizer Metaspace: replacement is missing");
+  refused("{" + model + R"(, "decoder": {"type": "Strip", "content": "ab", "start": 1, "stop": 0}})", "decoder Strip: content must be one character");
+  refused(R"({"model": {"type": "BPE", "vocab": {"a": 0, "b": 1}, "merges": [["a", "b"]]}})", "model.merges: \"ab\" is not in the vocabulary");
+  refused(R"({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": [], "dropout": 0.1}})", "model.dropout");
+  refused("{" + model + R"(, "added_tokens": [{"id": 2, "content": "<x>", "single_word": true}]})", "single_word is not supported yet");
+  refused(R"({"model": {"type": "WordPiece", "vocab": {}}})", "model \"WordPiece\" is not supported yet");
+  refused("{not json", "not a tokenizer.json");
   std::filesystem::remove_all(dir);
 }

@@ -1,6 +1,7 @@
 """data.tokenizer("tokenizer.json") in a recipe: tok:encode / tok:decode give what the
-`tokenizers` package gives (the tokenizers hf_tokenizer_reference.py builds), and a missing
-or unsupported file is one clear line."""
+`tokenizers` package gives (the Llama 3 style byte-level and Llama 2 style SentencePiece
+tokenizers hf_tokenizer_reference.py builds), and a missing or unsupported file is one clear
+line."""
 import json
 import os
 import subprocess
@@ -19,23 +20,24 @@ def lua_string(s):
 
 
 class Tokenizer(unittest.TestCase):
-    def test_encode_and_decode_from_a_recipe_match_tokenizers(self):
+    def check_style(self, style, bos):
         with TempDir() as tmp:
             p = subprocess.run([PYTHON, os.path.join(SOURCE, "tests/data/hf_tokenizer_reference.py"), tmp, SOURCE], capture_output=True, text=True)
             if p.returncode == 77:
                 self.skipTest("the tokenizers package is not installed")
             self.assertEqual(p.returncode, 0, p.stderr)
             with open(os.path.join(tmp, "expected.json"), encoding="utf-8") as f:
-                cases = [c for c in json.load(f)["llama3"]["cases"] if "text" in c]
-            lines = ['local data, recipe = require "runner.data", require "runner.recipe"', 'local tok = data.tokenizer(recipe.path("llama3/tokenizer.json"))',
-                     'local texts = {']
-            lines += [f"  {lua_string(c['text'])}," for c in cases]
-            lines += ["}", "for i, t in ipairs(texts) do",
-                      "  local ids = tok:encode(t)",
+                expected = json.load(f)[style]
+            cases = [c for c in expected["cases"] if "text" in c]
+            lines = ['local data, recipe = require "runner.data", require "runner.recipe"',
+                     f'local tok = data.tokenizer(recipe.path("{style}/tokenizer.json"))', 'local cases = {']
+            lines += [f"  {{ {lua_string(c['text'])}, {lua_string(c['decoded_skip'])} }}," for c in cases]
+            lines += ["}", "for i, c in ipairs(cases) do",
+                      "  local ids = tok:encode(c[1])",
                       '  print("IDS " .. i .. " " .. table.concat(ids:tolist(), " "))',
-                      '  assert(tok:decode(ids, {skip_special_tokens = true}) == t or #t == 0 or t:find("endoftext") or t:find("end_of_text"))',
+                      '  assert(tok:decode(ids, {skip_special_tokens = true}) == c[2], "decode " .. i)',
                       "end",
-                      'print("VOCAB " .. tok:vocab_size() .. " " .. tostring(tok:token_to_id("<|begin_of_text|>")))',
+                      f'print("VOCAB " .. tok:vocab_size() .. " " .. tostring(tok:token_to_id("{bos}")))',
                       'return { datasets = { train = data.tensors{ x = torch.zeros(2, 1), labels = torch.zeros(2, 1) } }, model = nn.Linear(1, 1) }']
             recipe = write(os.path.join(tmp, "r.lua"), "\n".join(lines) + "\n")
             code, _, err = run("check", recipe, "--output_dir", os.path.join(tmp, "o"))
@@ -48,7 +50,13 @@ class Tokenizer(unittest.TestCase):
             self.assertEqual(len(got), len(cases))
             for i, c in enumerate(cases, 1):
                 self.assertEqual(got[i], c["ids"], c["text"])
-            self.assertIn("VOCAB 600 0", err)
+            self.assertIn(f"VOCAB {expected['vocab_size']} {expected['added_ids'][bos]}", err)
+
+    def test_encode_and_decode_from_a_recipe_match_tokenizers(self):
+        self.check_style("llama3", "<|begin_of_text|>")
+
+    def test_sentencepiece_style_with_byte_fallback_matches_tokenizers(self):
+        self.check_style("llama2", "<s>")
 
     def test_missing_or_unsupported_files_are_one_line(self):
         with TempDir() as tmp:

@@ -1,7 +1,7 @@
 #include "runtime/data/tokenizers/bpe_model.h"
 
-#include <climits>
 #include <cstdio>
+#include <queue>
 #include <stdexcept>
 
 #include "runtime/data/tokenizers/byte_level.h"
@@ -11,16 +11,27 @@ namespace runner::data {
 using nlohmann::json;
 
 namespace {
-std::string pair_key(const std::string& a, const std::string& b) { return a + std::string(1, '\0') + b; }
+
+constexpr size_t kCachedWordBytes = 256;  // longer words are merged every time (or cut, below)
+
+uint64_t pair_key(uint64_t a, uint64_t b) { return a << 32 | (b & 0xFFFFFFFFu); }
+
 }  // namespace
 
 BpeModel::BpeModel(const json& m) {
   if (!m.contains("vocab") || !m["vocab"].is_object()) throw std::runtime_error("model.vocab: expected an object of token -> id");
   for (auto it = m["vocab"].begin(); it != m["vocab"].end(); ++it) {
     if (!it->is_number_integer()) throw std::runtime_error("model.vocab." + it.key() + ": expected an integer id");
-    vocab_[it.key()] = it->get<int64_t>();
+    const int64_t id = it->get<int64_t>();
+    if (id < 0 || id > 0xFFFFFFFF) throw std::runtime_error("model.vocab." + it.key() + ": id out of range");
+    vocab_[it.key()] = id;
   }
-  int rank = 0;
+  auto id_of = [&](const std::string& token) {
+    auto it = vocab_.find(token);
+    if (it == vocab_.end()) throw std::runtime_error("model.merges: \"" + token + "\" is not in the vocabulary");
+    return it->second;
+  };
+  int32_t rank = 0;
   for (const auto& merge : m.value("merges", json::array())) {
     std::string a, b;
     if (merge.is_array() && merge.size() == 2 && merge[0].is_string() && merge[1].is_string()) {  // tokenizers >= 0.20
@@ -33,7 +44,9 @@ BpeModel::BpeModel(const json& m) {
     } else {
       throw std::runtime_error("model.merges: expected [\"left\", \"right\"] pairs");
     }
-    ranks_.emplace(pair_key(a, b), rank++);
+    // tokenizers refuses a merge whose parts or result are not tokens; a repeated pair keeps
+    // its last rank, as tokenizers' map does.
+    merges_[pair_key(id_of(a), id_of(b))] = Merge{rank++, id_of(a + b)};
   }
   if (m.contains("unk_token") && m["unk_token"].is_string()) {
     auto it = vocab_.find(m["unk_token"].get<std::string>());
@@ -43,72 +56,135 @@ BpeModel::BpeModel(const json& m) {
   byte_fallback_ = m.value("byte_fallback", false);
   ignore_merges_ = m.value("ignore_merges", false);
   fuse_unk_ = m.value("fuse_unk", false);
+  for (int b = 0; b < 256; ++b) {
+    char name[8];
+    std::snprintf(name, sizeof name, "<0x%02X>", b);
+    auto it = vocab_.find(name);
+    byte_ids_[b] = it == vocab_.end() ? -1 : it->second;
+  }
   for (const char* k : {"continuing_subword_prefix", "end_of_word_suffix"})
     if (m.contains(k) && !m[k].is_null() && !(m[k].is_string() && m[k].get<std::string>().empty()))
       throw std::runtime_error(std::string("model.") + k + ": not supported");
   if (m.contains("dropout") && m["dropout"].is_number() && m["dropout"].get<double>() > 0)
     throw std::runtime_error("model.dropout: BPE dropout is for training only; set it to null");
+  for (const auto& [token, id] : vocab_) {
+    uint32_t prev = 0;
+    for (size_t i = 0; i < token.size();) {
+      const size_t n = utf8_length(token, i);
+      const uint32_t cp = utf8_code_point(token, i, n);
+      if (i > 0) inner_pairs_.insert(pair_key(prev, cp));
+      else if (n == token.size()) char_tokens_.insert(cp);
+      prev = cp, i += n;
+    }
+  }
 }
 
 std::vector<int64_t> BpeModel::merge_word(std::string_view word) const {
+  // Characters to ids first, as tokenizers does: a character outside the vocabulary becomes its
+  // <0xXX> byte tokens (byte_fallback) or the unknown token, a run of unknowns one token with
+  // fuse_unk. A pending unknown is written at the next known character or the end, so it lands
+  // after byte-fallback tokens met meanwhile: tokenizers' order, kept for identical ids.
   std::vector<int64_t> ids;
-  if (ignore_merges_) {  // Llama 3: a word that is a whole token is not merged piece by piece
-    auto it = vocab_.find(std::string(word));
-    if (it != vocab_.end()) return {it->second};
-  }
-  std::vector<std::string> symbols;
+  std::optional<int64_t> pending_unk;
+  std::string ch;
   for (size_t i = 0; i < word.size();) {
     const size_t n = utf8_length(word, i);
-    symbols.emplace_back(word.substr(i, n));
+    ch.assign(word.substr(i, n));
     i += n;
-  }
-  // The lowest-ranked adjacent pair is merged, leftmost first among equals, until none is left.
-  for (;;) {
-    int best = INT_MAX;
-    size_t at = 0;
-    for (size_t i = 0; i + 1 < symbols.size(); ++i) {
-      auto r = ranks_.find(pair_key(symbols[i], symbols[i + 1]));
-      if (r != ranks_.end() && r->second < best) best = r->second, at = i;
-    }
-    if (best == INT_MAX) break;
-    symbols[at] += symbols[at + 1];
-    symbols.erase(symbols.begin() + static_cast<long>(at) + 1);
-  }
-  bool last_unk = false;
-  for (const auto& s : symbols) {
-    auto it = vocab_.find(s);
-    if (it != vocab_.end()) {
+    if (auto it = vocab_.find(ch); it != vocab_.end()) {
+      if (pending_unk) ids.push_back(*pending_unk), pending_unk.reset();
       ids.push_back(it->second);
-      last_unk = false;
       continue;
     }
-    if (byte_fallback_) {  // SentencePiece-style: unknown characters as <0xXX> byte tokens
-      bool all = true;
-      std::vector<int64_t> bytes;
-      for (unsigned char c : s) {
-        char name[8];
-        std::snprintf(name, sizeof name, "<0x%02X>", c);
-        auto b = vocab_.find(name);
-        if (b == vocab_.end()) {
-          all = false;
-          break;
-        }
-        bytes.push_back(b->second);
-      }
-      if (all) {
-        ids.insert(ids.end(), bytes.begin(), bytes.end());
-        last_unk = false;
-        continue;
-      }
+    bool all_bytes = byte_fallback_;
+    for (unsigned char c : ch) all_bytes = all_bytes && byte_ids_[c] >= 0;
+    if (all_bytes) {
+      for (unsigned char c : ch) ids.push_back(byte_ids_[c]);
+      continue;
     }
-    if (unk_ && !(fuse_unk_ && last_unk)) ids.push_back(*unk_);
-    last_unk = true;  // without an unk token the piece is dropped, as tokenizers does
+    if (!unk_) continue;  // without an unknown token the character is dropped, as tokenizers does
+    if (pending_unk && !fuse_unk_) ids.push_back(*pending_unk);
+    pending_unk = unk_;
   }
-  return ids;
+  if (pending_unk) ids.push_back(*pending_unk);
+  if (ids.size() < 2) return ids;
+
+  // tokenizers' merge loop: a queue of candidate pairs by (rank, position); an entry whose pair
+  // no longer yields the same token (a neighbour merged first) is skipped. Linear in practice
+  // and O(n log n) at worst, where repeatedly rescanning the word would be quadratic.
+  const int n = static_cast<int>(ids.size());
+  std::vector<int> prev(n), next(n);
+  std::vector<char> removed(n, 0);
+  for (int i = 0; i < n; ++i) prev[i] = i - 1, next[i] = i + 1 < n ? i + 1 : -1;
+  struct Candidate {
+    int32_t rank, pos;
+    int64_t id;
+    bool operator<(const Candidate& o) const { return rank != o.rank ? rank > o.rank : pos > o.pos; }  // a min-queue
+  };
+  std::priority_queue<Candidate> queue;
+  auto offer = [&](int pos) {
+    if (pos < 0 || next[pos] < 0) return;
+    auto m = merges_.find(pair_key(ids[pos], ids[next[pos]]));
+    if (m != merges_.end()) queue.push({m->second.rank, pos, m->second.id});
+  };
+  for (int i = 0; i + 1 < n; ++i) offer(i);
+  while (!queue.empty()) {
+    const Candidate c = queue.top();
+    queue.pop();
+    if (removed[c.pos] || next[c.pos] < 0) continue;
+    const int right = next[c.pos];
+    auto m = merges_.find(pair_key(ids[c.pos], ids[right]));
+    if (m == merges_.end() || m->second.id != c.id) continue;
+    ids[c.pos] = c.id;
+    removed[right] = 1;
+    next[c.pos] = next[right];
+    if (next[right] >= 0) prev[next[right]] = c.pos;
+    offer(prev[c.pos]);
+    offer(c.pos);
+  }
+  std::vector<int64_t> merged;
+  for (int i = 0; i >= 0; i = next[i]) merged.push_back(ids[i]);  // symbol 0 is never the right side of a merge
+  return merged;
+}
+
+bool BpeModel::cut_between(uint32_t left, uint32_t right) const {
+  // No merge crosses a boundary between two characters that are tokens themselves when no token
+  // contains the pair: a merge's result is a token, and it would contain both.
+  return char_tokens_.count(left) && char_tokens_.count(right) && !inner_pairs_.count(pair_key(left, right));
 }
 
 void BpeModel::tokenize(std::string_view word, std::vector<int64_t>& out) const {
   if (word.empty()) return;
+  if (ignore_merges_) {  // Llama 3: a word that is a whole token is not merged piece by piece
+    auto it = vocab_.find(std::string(word));
+    if (it != vocab_.end()) {
+      out.push_back(it->second);
+      return;
+    }
+  }
+  if (word.size() < kCachedWordBytes) return tokenize_cached(word, out);
+  // A long word is cut where no merge can cross, so that its pieces hit the cache and the
+  // result is the one the whole word gives.
+  size_t begin = 0;
+  uint32_t prev = 0;
+  for (size_t i = 0; i < word.size();) {
+    const size_t n = utf8_length(word, i);
+    const uint32_t cp = utf8_code_point(word, i, n);
+    if (i > begin && cut_between(prev, cp)) {
+      tokenize_cached(word.substr(begin, i - begin), out);
+      begin = i;
+    }
+    prev = cp, i += n;
+  }
+  tokenize_cached(word.substr(begin), out);
+}
+
+void BpeModel::tokenize_cached(std::string_view word, std::vector<int64_t>& out) const {
+  if (word.size() >= kCachedWordBytes) {
+    const std::vector<int64_t> ids = merge_word(word);
+    out.insert(out.end(), ids.begin(), ids.end());
+    return;
+  }
   const std::string key(word);
   {
     std::lock_guard<std::mutex> lock(cache_mutex_);
@@ -121,7 +197,7 @@ void BpeModel::tokenize(std::string_view word, std::vector<int64_t>& out) const 
   std::vector<int64_t> ids = merge_word(word);
   out.insert(out.end(), ids.begin(), ids.end());
   std::lock_guard<std::mutex> lock(cache_mutex_);
-  if (cache_.size() < 1000000 && key.size() < 256) cache_.emplace(key, std::move(ids));
+  if (cache_.size() < 1000000) cache_.emplace(key, std::move(ids));
 }
 
 }  // namespace runner::data

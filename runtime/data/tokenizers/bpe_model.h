@@ -1,13 +1,16 @@
 // The BPE model of a tokenizer.json: a vocabulary, ranked merges, and the word-level merge
-// loop (lowest rank first, leftmost on ties, as `tokenizers` does), with a per-word cache so
-// a corpus's frequent words are merged once.
+// loop of `tokenizers` (characters to ids first, with SentencePiece-style byte fallback or the
+// unknown token; then the lowest-ranked pair merged first, leftmost on ties), with a per-word
+// cache so a corpus's frequent words are merged once.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -24,12 +27,23 @@ class BpeModel {
   const std::unordered_map<std::string, int64_t>& vocab() const { return vocab_; }
 
  private:
+  struct Merge {
+    int32_t rank;
+    int64_t id;  // the merged token
+  };
   std::vector<int64_t> merge_word(std::string_view word) const;
+  void tokenize_cached(std::string_view word, std::vector<int64_t>& out) const;
+  bool cut_between(uint32_t left, uint32_t right) const;
 
   std::unordered_map<std::string, int64_t> vocab_;
-  std::unordered_map<std::string, int> ranks_;  // "left\\x00right" -> rank
+  std::unordered_map<uint64_t, Merge> merges_;  // (left id << 32 | right id) -> rank and result
+  std::array<int64_t, 256> byte_ids_;           // <0xXX> tokens, -1 where absent
   std::optional<int64_t> unk_;
   bool byte_fallback_ = false, ignore_merges_ = false, fuse_unk_ = false;
+  // For words too long to cache (SentencePiece files without a pre-tokenizer make the whole
+  // text one word): characters that are tokens, and character pairs some token contains.
+  std::unordered_set<uint32_t> char_tokens_;
+  std::unordered_set<uint64_t> inner_pairs_;
   mutable std::mutex cache_mutex_;
   mutable std::unordered_map<std::string, std::vector<int64_t>> cache_;
 };

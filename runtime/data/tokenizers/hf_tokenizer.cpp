@@ -1,17 +1,18 @@
 #include "runtime/data/tokenizers/hf_tokenizer.h"
 
 #include <algorithm>
+#include <array>
 #include <fstream>
-#include <sstream>
+#include <unordered_map>
 
 #include <nlohmann/json.hpp>
-#include <unicode/normalizer2.h>
-#include <unicode/unistr.h>
 
 #include "runtime/core/errors.h"
 #include "runtime/data/tokenizers/bpe_model.h"
 #include "runtime/data/tokenizers/byte_level.h"
-#include "runtime/data/tokenizers/regex.h"
+#include "runtime/data/tokenizers/decoders.h"
+#include "runtime/data/tokenizers/normalizers.h"
+#include "runtime/data/tokenizers/pre_tokenizers.h"
 
 namespace runner::data {
 
@@ -19,76 +20,96 @@ using nlohmann::json;
 
 namespace {
 
-// GPT-2's pre-tokenizer pattern (ByteLevel with use_regex).
-const char* const kGpt2Pattern = R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)";
+// Unicode White_Space, what `\s` matches in the Rust regex tokenizers strips with.
+bool is_white_space(uint32_t c) {
+  return (c >= 0x09 && c <= 0x0D) || c == 0x20 || c == 0x85 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 ||
+         c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
+}
 
-struct AddedToken {
-  std::string content;
-  int64_t id = 0;
-  bool special = false, lstrip = false, rstrip = false, single_word = false;
+// Added tokens of one kind (matched in the raw text, or in the normalized text), found
+// leftmost-longest as tokenizers' Aho-Corasick automaton finds them.
+class AddedMatcher {
+ public:
+  struct Entry {
+    std::string pattern;
+    int64_t id;
+    bool lstrip, rstrip;
+  };
+  void add(Entry e) {
+    if (e.pattern.empty()) return;
+    auto& list = by_first_byte_[static_cast<unsigned char>(e.pattern[0])];
+    list.push_back(std::move(e));
+    std::stable_sort(list.begin(), list.end(), [](const Entry& a, const Entry& b) { return a.pattern.size() > b.pattern.size(); });
+    empty_ = false;
+  }
+  // Calls gap(begin, end) for the text between tokens and token(id) for each token, in order.
+  template <class Gap, class Token>
+  void split(std::string_view text, Gap gap, Token token) const {
+    if (empty_) {
+      if (!text.empty()) gap(size_t{0}, text.size());
+      return;
+    }
+    size_t start = 0;
+    for (size_t i = 0; i < text.size();) {
+      const Entry* hit = nullptr;
+      for (const Entry& e : by_first_byte_[static_cast<unsigned char>(text[i])])
+        if (text.compare(i, e.pattern.size(), e.pattern) == 0) {
+          hit = &e;
+          break;
+        }
+      if (!hit) {
+        ++i;
+        continue;
+      }
+      size_t b = i, e = i + hit->pattern.size();
+      if (hit->lstrip) b = std::max(start, spaces_before(text, b));
+      if (hit->rstrip) e = spaces_after(text, e);
+      if (b > start) gap(start, b);
+      token(hit->id);
+      start = i = e;
+    }
+    if (start < text.size()) gap(start, text.size());
+  }
+
+ private:
+  static size_t spaces_before(std::string_view s, size_t at) {
+    while (at > 0) {
+      size_t b = at - 1;
+      while (b > 0 && (static_cast<unsigned char>(s[b]) & 0xC0) == 0x80) --b;
+      if (!is_white_space(utf8_code_point(s, b, utf8_length(s, b)))) break;
+      at = b;
+    }
+    return at;
+  }
+  static size_t spaces_after(std::string_view s, size_t at) {
+    while (at < s.size()) {
+      const size_t n = utf8_length(s, at);
+      if (!is_white_space(utf8_code_point(s, at, n))) break;
+      at += n;
+    }
+    return at;
+  }
+  std::array<std::vector<Entry>, 256> by_first_byte_;
+  bool empty_ = true;
 };
-
-struct PreStep {
-  enum class Kind { kByteLevel, kSplit } kind = Kind::kByteLevel;
-  bool add_prefix_space = false;
-  std::shared_ptr<Regex> regex;  // ByteLevel with use_regex, or Split's pattern
-  std::string behavior = "Isolated";
-  bool invert = false;
-};
-
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 
 }  // namespace
 
 struct HfTokenizer::Impl {
   std::string path;
   std::unique_ptr<BpeModel> model;
-  std::vector<AddedToken> added;  // longest first, for leftmost-longest matching
+  std::unique_ptr<Normalizer> normalizer;
+  std::unique_ptr<PreTokenizer> pre;
+  std::unique_ptr<Decoder> decoder;
+  // tokenizers matches added tokens with normalized=false in the raw text first, then those
+  // with normalized=true, by their normalized form, in each normalized piece between.
+  AddedMatcher raw_added, normalized_added;
+  std::unordered_map<std::string, int64_t> added_ids;
   std::unordered_map<int64_t, std::string> id_to_token;
   std::unordered_map<int64_t, bool> special_ids;
-  bool nfc = false;
-  std::vector<PreStep> pre;
   std::vector<int64_t> prefix_ids, suffix_ids;  // the post-processor's template around the text
-  bool byte_level_decoder = false;
 
   [[noreturn]] void fail(const std::string& what) const { throw DataError(what, path); }
-
-  void load_pre_tokenizer(const json& p) {
-    if (p.is_null()) return;
-    const std::string type = p.value("type", "");
-    if (type == "Sequence") {
-      for (const auto& step : p.at("pretokenizers")) load_pre_tokenizer(step);
-    } else if (type == "ByteLevel") {
-      PreStep s;
-      s.kind = PreStep::Kind::kByteLevel;
-      s.add_prefix_space = p.value("add_prefix_space", true);
-      if (p.value("use_regex", true)) s.regex = std::make_shared<Regex>(kGpt2Pattern);
-      pre.push_back(s);
-    } else if (type == "Split") {
-      PreStep s;
-      s.kind = PreStep::Kind::kSplit;
-      const json& pattern = p.at("pattern");
-      if (pattern.contains("Regex")) {
-        s.regex = std::make_shared<Regex>(pattern["Regex"].get<std::string>());
-      } else if (pattern.contains("String")) {  // a literal: escaped for PCRE2
-        s.regex = std::make_shared<Regex>("\\Q" + pattern["String"].get<std::string>() + "\\E");
-      } else {
-        fail("pre_tokenizer Split: pattern must be {\"Regex\": ...} or {\"String\": ...}");
-      }
-      s.behavior = p.value("behavior", "Isolated");
-      s.invert = p.value("invert", false);
-      if (s.behavior != "Isolated" && s.behavior != "Removed" && s.behavior != "MergedWithPrevious" && s.behavior != "MergedWithNext")
-        fail("pre_tokenizer Split: behavior \"" + s.behavior + "\" is not supported (Isolated, Removed, MergedWithPrevious, MergedWithNext)");
-      pre.push_back(s);
-    } else {
-      fail("pre_tokenizer \"" + type + "\" is not supported yet (ByteLevel, Split, Sequence)");
-    }
-  }
-
-  int64_t special_id(const json& tokens, const std::string& name) const {
-    if (tokens.contains(name) && tokens[name].contains("ids") && !tokens[name]["ids"].empty()) return tokens[name]["ids"][0].get<int64_t>();
-    fail("post_processor: special token \"" + name + "\" has no id");
-  }
 
   void load_post_processor(const json& p) {
     if (p.is_null()) return;
@@ -103,8 +124,11 @@ struct HfTokenizer::Impl {
         if (piece.contains("Sequence")) {
           before = false;
         } else if (piece.contains("SpecialToken")) {
-          const int64_t id = special_id(p.at("special_tokens"), piece["SpecialToken"].at("id").get<std::string>());
-          (before ? prefix_ids : suffix_ids).push_back(id);
+          const std::string name = piece["SpecialToken"].at("id").get<std::string>();
+          const json& tokens = p.at("special_tokens");
+          if (!tokens.contains(name) || !tokens[name].contains("ids") || tokens[name]["ids"].empty())
+            fail("post_processor: special token \"" + name + "\" has no id");
+          for (const auto& id : tokens[name]["ids"]) (before ? prefix_ids : suffix_ids).push_back(id.get<int64_t>());
         }
       }
     } else if (type == "BertProcessing" || type == "RobertaProcessing") {
@@ -115,101 +139,22 @@ struct HfTokenizer::Impl {
     }
   }
 
-  void load_decoder(const json& d) {
-    if (d.is_null()) return;
-    const std::string type = d.value("type", "");
-    if (type == "ByteLevel") byte_level_decoder = true;
-    else if (type == "Sequence") for (const auto& step : d.at("decoders")) load_decoder(step);
-    else fail("decoder \"" + type + "\" is not supported yet (ByteLevel, Sequence)");
-  }
-
-  // The text between added tokens, through the pre-tokenizer and the model.
-  void encode_plain(std::string_view text, std::vector<int64_t>& out) const {
-    if (text.empty()) return;
-    std::vector<std::string> pieces{std::string(text)};
-    for (const PreStep& step : pre) {
-      std::vector<std::string> next;
-      for (std::string& piece : pieces) {
-        if (step.kind == PreStep::Kind::kByteLevel) {
-          if (step.add_prefix_space && !piece.empty() && piece[0] != ' ') piece.insert(piece.begin(), ' ');
-          if (!step.regex) {
-            next.push_back(to_byte_chars(piece));
-            continue;
-          }
-          for (const auto& [b, e] : step.regex->find_all(piece)) next.push_back(to_byte_chars(std::string_view(piece).substr(b, e - b)));
-          continue;
-        }
-        split(step, piece, next);
-      }
-      pieces = std::move(next);
-    }
-    for (const auto& p : pieces) model->tokenize(p, out);
-  }
-
-  static void split(const PreStep& step, const std::string& piece, std::vector<std::string>& out) {
-    // Matches and the gaps between them, in order: (text, is_match).
-    std::vector<std::pair<std::string, bool>> parts;
-    size_t at = 0;
-    for (const auto& [b, e] : step.regex->find_all(piece)) {
-      if (b > at) parts.emplace_back(piece.substr(at, b - at), false);
-      parts.emplace_back(piece.substr(b, e - b), true);
-      at = e;
-    }
-    if (at < piece.size()) parts.emplace_back(piece.substr(at), false);
-    if (step.invert)
-      for (auto& p : parts) p.second = !p.second;
-    std::string carry;
-    for (size_t i = 0; i < parts.size(); ++i) {
-      const auto& [text, match] = parts[i];
-      if (step.behavior == "Isolated") {
-        out.push_back(text);
-      } else if (step.behavior == "Removed") {
-        if (!match) out.push_back(text);
-      } else if (step.behavior == "MergedWithPrevious") {
-        if (match && !out.empty()) out.back() += text;
-        else out.push_back(text);
-      } else {  // MergedWithNext
-        if (match) carry += text;
-        else out.push_back(carry + text), carry.clear();
-      }
-    }
-    if (!carry.empty()) out.push_back(carry);
+  // Text between raw added tokens: normalized, then cut at normalized added tokens, then
+  // pre-tokenized and merged. `at_start`: it begins the input.
+  void encode_gap(std::string_view gap, bool at_start, std::vector<int64_t>& out) const {
+    std::string normalized;
+    if (!normalizer->empty()) normalized = normalizer->run(gap), gap = normalized;
+    const PreTokenizer::Sink word = [&](std::string_view w) { model->tokenize(w, out); };
+    normalized_added.split(
+        gap, [&](size_t b, size_t e) { pre->run(gap.substr(b, e - b), at_start && b == 0, word); }, [&](int64_t id) { out.push_back(id); });
   }
 
   std::vector<int64_t> encode(std::string_view raw, bool add_special) const {
-    std::string text = utf8_lossy(raw);
-    if (nfc) {
-      UErrorCode status = U_ZERO_ERROR;
-      const icu::Normalizer2* n = icu::Normalizer2::getNFCInstance(status);
-      icu::UnicodeString normalized = n->normalize(icu::UnicodeString::fromUTF8(text), status);
-      if (U_FAILURE(status)) fail("NFC normalization failed");
-      text.clear();
-      normalized.toUTF8String(text);
-    }
+    const std::string text = utf8_lossy(raw);
     std::vector<int64_t> out(add_special ? prefix_ids : std::vector<int64_t>{});
-    // Added tokens are found first, leftmost-longest, and never cut by the pre-tokenizer.
-    size_t start = 0, i = 0;
-    while (i < text.size()) {
-      const AddedToken* hit = nullptr;
-      for (const auto& t : added)
-        if (!t.content.empty() && text.compare(i, t.content.size(), t.content) == 0) {
-          hit = &t;
-          break;
-        }
-      if (!hit) {
-        ++i;
-        continue;
-      }
-      size_t b = i, e = i + hit->content.size();
-      if (hit->lstrip)
-        while (b > start && is_space(text[b - 1])) --b;
-      if (hit->rstrip)
-        while (e < text.size() && is_space(text[e])) ++e;
-      encode_plain(std::string_view(text).substr(start, b - start), out);
-      out.push_back(hit->id);
-      start = i = e;
-    }
-    encode_plain(std::string_view(text).substr(start), out);
+    const std::string_view view = text;
+    raw_added.split(
+        view, [&](size_t b, size_t e) { encode_gap(view.substr(b, e - b), b == 0, out); }, [&](int64_t id) { out.push_back(id); });
     if (add_special) out.insert(out.end(), suffix_ids.begin(), suffix_ids.end());
     return out;
   }
@@ -234,27 +179,23 @@ std::shared_ptr<HfTokenizer> HfTokenizer::load(const std::string& path) {
     if (m.value("type", "BPE") != "BPE") impl->fail("model \"" + m.value("type", "") + "\" is not supported yet (BPE)");
     impl->model = std::make_unique<BpeModel>(m);
     for (const auto& [token, id] : impl->model->vocab()) impl->id_to_token[id] = token;
+    impl->normalizer = std::make_unique<Normalizer>(j.value("normalizer", json()));
+    impl->pre = std::make_unique<PreTokenizer>(j.value("pre_tokenizer", json()));
+    impl->decoder = std::make_unique<Decoder>(j.value("decoder", json()));
     for (const auto& t : j.value("added_tokens", json::array())) {
-      AddedToken a;
-      a.content = t.at("content").get<std::string>();
-      a.id = t.at("id").get<int64_t>();
-      a.special = t.value("special", false);
-      a.lstrip = t.value("lstrip", false);
-      a.rstrip = t.value("rstrip", false);
-      if (t.value("single_word", false)) impl->fail("added token \"" + a.content + "\": single_word is not supported yet");
-      impl->id_to_token[a.id] = a.content;
-      impl->special_ids[a.id] = a.special;
-      impl->added.push_back(a);
+      const std::string content = t.at("content").get<std::string>();
+      const int64_t id = t.at("id").get<int64_t>();
+      const bool special = t.value("special", false);
+      if (t.value("single_word", false)) impl->fail("added token \"" + content + "\": single_word is not supported yet");
+      // A normalized token is matched, and decoded, by its normalized form (Llama 2: "▁<x>").
+      const bool normalized = t.value("normalized", !special);
+      const std::string form = normalized && !impl->normalizer->empty() ? impl->normalizer->run(content) : content;
+      (normalized ? impl->normalized_added : impl->raw_added).add({form, id, t.value("lstrip", false), t.value("rstrip", false)});
+      impl->added_ids[content] = id;
+      impl->id_to_token[id] = form;
+      impl->special_ids[id] = special;
     }
-    std::stable_sort(impl->added.begin(), impl->added.end(), [](const AddedToken& a, const AddedToken& b) { return a.content.size() > b.content.size(); });
-    const json& n = j.value("normalizer", json());
-    if (!n.is_null()) {
-      if (n.value("type", "") == "NFC") impl->nfc = true;
-      else impl->fail("normalizer \"" + n.value("type", "") + "\" is not supported yet (NFC)");
-    }
-    impl->load_pre_tokenizer(j.value("pre_tokenizer", json()));
     impl->load_post_processor(j.value("post_processor", json()));
-    impl->load_decoder(j.value("decoder", json()));
   } catch (const json::exception& e) {
     throw DataError(std::string("malformed tokenizer.json: ") + e.what(), path);
   } catch (const std::runtime_error& e) {
@@ -267,35 +208,17 @@ std::shared_ptr<HfTokenizer> HfTokenizer::load(const std::string& path) {
 std::vector<int64_t> HfTokenizer::encode(std::string_view text, bool add_special_tokens) const { return impl_->encode(text, add_special_tokens); }
 
 std::string HfTokenizer::decode(const std::vector<int64_t>& ids, bool skip_special_tokens) const {
-  // tokenizers: tokens joined, then the ByteLevel decoder maps each token's characters back to
-  // bytes (a token with a character outside the alphabet, e.g. an added token, keeps its own
-  // bytes) and reads the whole as lossy UTF-8.
-  std::string bytes;
+  // tokenizers: each id's token (special added tokens left out when asked), then the decoder.
+  std::vector<std::string> tokens;
+  tokens.reserve(ids.size());
   for (int64_t id : ids) {
     auto it = impl_->id_to_token.find(id);
     if (it == impl_->id_to_token.end()) continue;
     auto sp = impl_->special_ids.find(id);
     if (skip_special_tokens && sp != impl_->special_ids.end() && sp->second) continue;
-    const std::string& token = it->second;
-    if (!impl_->byte_level_decoder) {
-      bytes += token;
-      continue;
-    }
-    std::string mapped;
-    bool all = true;
-    for (size_t i = 0; i < token.size();) {
-      const size_t n = utf8_length(token, i);
-      const int b = byte_of_char(utf8_code_point(token, i, n));
-      if (b < 0) {
-        all = false;
-        break;
-      }
-      mapped += static_cast<char>(b);
-      i += n;
-    }
-    bytes += all ? mapped : token;
+    tokens.push_back(it->second);
   }
-  return utf8_lossy(bytes);
+  return impl_->decoder->run(std::move(tokens));
 }
 
 int64_t HfTokenizer::vocab_size() const {
@@ -305,8 +228,7 @@ int64_t HfTokenizer::vocab_size() const {
 }
 
 int64_t HfTokenizer::token_to_id(const std::string& token) const {
-  for (const auto& a : impl_->added)
-    if (a.content == token) return a.id;
+  if (auto it = impl_->added_ids.find(token); it != impl_->added_ids.end()) return it->second;
   auto it = impl_->model->vocab().find(token);
   return it == impl_->model->vocab().end() ? -1 : it->second;
 }

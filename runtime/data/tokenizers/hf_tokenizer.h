@@ -1,9 +1,10 @@
-// An HF `tokenizer.json` (the `tokenizers` library's format) loaded and run in C++: byte-level
-// BPE as GPT-2, Llama 3 and Qwen 2 use it. Pipeline, as in `tokenizers`: added tokens are
-// split off first (they are never cut), the pre-tokenizer (ByteLevel with GPT-2's pattern,
-// Split with a model's own pattern, or a Sequence) cuts the rest into words, BPE merges each
-// word, the post-processor adds the template's special tokens; decoding maps byte-level
-// characters back to bytes. Components this loader does not know are refused by name.
+// An HF `tokenizer.json` (the `tokenizers` library's format) loaded and run in C++: BPE as
+// GPT-2, Llama 3 and Qwen 2 use it (byte-level) and as Llama 2, Mistral and TinyLlama use it
+// (SentencePiece style: "▁" for spaces, <0xXX> byte fallback). Pipeline, as in `tokenizers`:
+// added tokens are split off first (they are never cut), the normalizer and pre-tokenizer
+// (pre_tokenizers.h) cut the rest into words, BPE merges each word (bpe_model.h), the
+// post-processor adds the template's special tokens; the decoder (decoders.h) turns tokens
+// back into text. Components this loader does not know are refused by name.
 #pragma once
 #include <cstdint>
 #include <memory>

@@ -1,0 +1,29 @@
+// The normalizer of a tokenizer.json, applied to the text between added tokens before the
+// pre-tokenizer: Unicode normal forms (NFC, NFKC, NFD, NFKD, by ICU), Prepend and Replace
+// (SentencePiece files: "▁" before the text, spaces to "▁") and Sequence; anything else is
+// refused by name.
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace runner::data {
+
+class Normalizer {
+ public:
+  // `spec`: tokenizer.json's "normalizer" (null: none). Throws std::runtime_error naming the
+  // unsupported or malformed part.
+  explicit Normalizer(const nlohmann::json& spec);
+  ~Normalizer();
+  bool empty() const { return steps_.empty(); }
+  std::string run(std::string_view text) const;
+
+ private:
+  struct Step;
+  void load(const nlohmann::json& spec);
+  std::vector<Step> steps_;
+};
+
+}  // namespace runner::data
