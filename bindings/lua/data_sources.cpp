@@ -107,13 +107,13 @@ int d_text(lua_State* L) {
   return ret(L, data::load_text(t));
 }
 
-// data.token_bin{path, dtype = "uint16", block_size, stride, random_windows, num_samples, seed}
+// data.token_bin{path, dtype, block_size, stride, random_windows, num_samples, seed}
 int d_token_bin(lua_State* L) {
   const int opts = lua_type(L, 1) == LUA_TSTRING ? 2 : 1;
   Options o(L, opts, "data.token_bin");
   data::TokenBinOptions t;
   t.path = path_option(L, o, "data.token_bin");
-  t.dtype = o.string("dtype", "uint16");
+  t.dtype = o.string("dtype", "");  // "": the header's (runner prepare-data), else uint16
   t.windows = window_options(o, "data.token_bin");
   o.finish();
   return ret(L, data::load_token_bin(t));

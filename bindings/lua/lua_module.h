@@ -43,6 +43,10 @@ std::shared_ptr<models::Module> test_module(lua_State* L, int idx);  // nullptr 
 // {missing_keys = {...}, unexpected_keys = {...}}, what load_state_dict returns in PyTorch.
 void push_load_report(lua_State* L, const models::Module::LoadReport& report);
 
+// model:generate(...) (generate.cpp), and the options it reads: transformers' generate()
+// keywords, with eos/pad ids defaulting to the model's config.
+int module_generate(lua_State* L);
+
 // Batch ↔ Lua table of tensors.
 void push_tensor_map(lua_State* L, const models::TensorMap& m);
 models::TensorMap to_tensor_map(lua_State* L, int idx, const std::string& what);

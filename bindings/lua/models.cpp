@@ -1,9 +1,11 @@
 // require "runner.models": the built-in models (batch in, {loss, logits} out), HF GPT-2
 // checkpoints, TorchScript modules exported from Python, and weight files.
 #include "bindings/lua/lua_module.h"
+#include "runtime/core/did_you_mean.h"
 #include "runtime/core/errors.h"
 #include "runtime/io/safetensors.h"
 #include "runtime/models/builtin.h"
+#include "runtime/models/llama_config.h"
 #include "runtime/models/pretrained.h"
 #include "runtime/models/torchscript.h"
 
@@ -68,6 +70,27 @@ int m_gpt(lua_State* L) {
   return ret(L, models::make_gpt(c));
 }
 
+// models.llama{...}: the keys and defaults of HF's LlamaConfig / Qwen2Config / MistralConfig
+// (model_type picks which), read by the same code as a config.json.
+int m_llama(lua_State* L) {
+  static const std::vector<std::string> kKeys = {
+      "model_type", "vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads",
+      "num_key_value_heads", "head_dim", "max_position_embeddings", "rms_norm_eps", "attention_dropout", "initializer_range",
+      "rope_theta", "rope_scaling", "rope_parameters", "attention_bias", "mlp_bias", "tie_word_embeddings", "sliding_window",
+      "use_sliding_window", "max_window_layers", "layer_types", "hidden_act", "bos_token_id", "eos_token_id", "pad_token_id"};
+  nlohmann::json config = lua_isnoneornil(L, 1) ? nlohmann::json::object() : to_json(L, 1, "models.llama");
+  if (!config.is_object()) throw RecipeError("models.llama: expected a table of options");
+  for (const auto& [key, value] : config.items())
+    if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end())
+      throw RecipeError("models.llama: unknown option '" + key + "'" + did_you_mean(key, kKeys));
+  if (!config.contains("model_type")) config["model_type"] = "llama";
+  try {
+    return ret(L, models::make_llama(models::llama_config_from_hf(config, "models.llama")));
+  } catch (const CheckpointError& e) {
+    throw RecipeError("models.llama: " + e.message());
+  }
+}
+
 int m_encoder_classifier(lua_State* L) {
   Options o(L, 1, "models.encoder_classifier");
   models::EncoderConfig c;
@@ -115,6 +138,7 @@ void push_models_module(lua_State* L) {
                     {"mlp", guarded<m_mlp>},
                     {"cnn", guarded<m_cnn>},
                     {"gpt", guarded<m_gpt>},
+                    {"llama", guarded<m_llama>},
                     {"encoder_classifier", guarded<m_encoder_classifier>},
                     {"from_pretrained", guarded<m_from_pretrained>},
                     {"torchscript", guarded<m_torchscript>},

@@ -440,7 +440,8 @@ void register_module_type(lua_State* L) {
                     {"double", guarded<module_double>},
                     {"num_parameters", guarded<module_num_parameters>},
                     {"type", guarded<module_type>},
-                    {"append", guarded<module_append>}});
+                    {"append", guarded<module_append>},
+                    {"generate", guarded<module_generate>}});
   lua_pushcclosure(L, guarded<module_index>, 1);
   lua_setfield(L, -2, "__index");
   lua_pop(L, 1);

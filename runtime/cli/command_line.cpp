@@ -15,6 +15,10 @@ const char* usage() {
          "       runner launch -n N RECIPE.lua [--<argument> VALUE ...]   run on N ranks (execs mpiexec -n N runner ...)\n"
          "       runner launch RECIPE.lua --accelerate_config FILE ...   as many ranks as the file's num_processes\n"
          "       runner consolidate CHECKPOINT OUT.safetensors   full fp32 weights of a checkpoint (any mode, any world size)\n"
+         "       runner generate MODEL_DIR|RECIPE.lua --prompt TEXT [--max_new_tokens N --do_sample --temperature T\n"
+         "                       --top_k K --top_p P --num_beams N --seed S --tokenizer tokenizer.json]   continue prompts\n"
+         "       runner prepare-data --tokenizer tokenizer.json --input FILE... --output train.bin   tokenize a corpus\n"
+         "                       into a nanoGPT-style token file (+ train.bin.json header) for data.token_bin\n"
          "       runner args [--markdown]   list every training argument with its default\n"
          "       runner --help | --version\n"
          "\n"
@@ -76,6 +80,19 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
     cl.command = "consolidate";
     cl.recipe = a[1];
     cl.output = a[2];
+    return cl;
+  }
+  if (first == "generate") {
+    if (a.size() < 2 || a[1].rfind("--", 0) == 0)
+      throw ArgumentError("usage: runner generate MODEL_DIR|RECIPE.lua --prompt TEXT [options] (runner --help)", "command line");
+    cl.command = "generate";
+    cl.recipe = a[1];
+    cl.command_args.assign(a.begin() + 2, a.end());
+    return cl;
+  }
+  if (first == "prepare-data") {
+    cl.command = "prepare-data";
+    cl.command_args.assign(a.begin() + 1, a.end());
     return cl;
   }
   if (first == "launch") {

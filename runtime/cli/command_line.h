@@ -10,7 +10,7 @@
 namespace runner::cli {
 
 struct CommandLine {
-  std::string command;  // run, check, search, launch, consolidate, args, help, version
+  std::string command;  // run, check, search, launch, consolidate, generate, prepare-data, args, help, version
   std::string recipe;
   // Training arguments in the order given: (name, text, argv position).
   std::vector<std::pair<std::string, std::string>> arg_overrides;
@@ -31,6 +31,9 @@ struct CommandLine {
   std::vector<std::string> launch_args;
   // runner consolidate CHECKPOINT OUT.safetensors (recipe holds CHECKPOINT).
   std::string output;
+  // runner generate MODEL_DIR|RECIPE --prompt ... (recipe holds the target) and runner
+  // prepare-data --...: the tokens after the command's target, read by the command itself.
+  std::vector<std::string> command_args;
 };
 
 // Throws ArgumentError located at "command line" for malformed input.

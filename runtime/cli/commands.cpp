@@ -21,6 +21,7 @@
 #include "runtime/cli/interrupt.h"
 #include "runtime/cli/prepare_run.h"
 #include "runtime/cli/process_setup.h"
+#include "runtime/cli/stdout_to_stderr.h"
 #include "runtime/core/errors.h"
 #include "runtime/core/stop_request.h"
 #include "runtime/io/atomic_file.h"
@@ -59,34 +60,6 @@ void agree_on_setup(const dist::World& world, const std::function<void()>& setup
   throw SetupFailed(world.rank == lowest ? message : "", code ? code : 2, lowest != 0);
 }
 
-namespace {
-// `runner check` prints the arguments as JSON on stdout, for tools to parse: while it
-// loads the recipe, everything else written to stdout (log lines, the recipe's print) goes
-// to stderr instead.
-class StdoutToStderr {
- public:
-  explicit StdoutToStderr(bool on) {
-    if (!on) return;
-    std::fflush(stdout);
-    saved_ = ::dup(1);
-    if (saved_ >= 0) ::dup2(2, 1);
-  }
-  ~StdoutToStderr() { restore(); }
-  void restore() {
-    if (saved_ < 0) return;
-    std::cout.flush();
-    std::fflush(stdout);
-    ::dup2(saved_, 1);
-    ::close(saved_);
-    saved_ = -1;
-  }
-  StdoutToStderr(const StdoutToStderr&) = delete;
-  StdoutToStderr& operator=(const StdoutToStderr&) = delete;
-
- private:
-  int saved_ = -1;
-};
-}  // namespace
 
 int run_recipe(const CommandLine& cl) {
   const dist::World& world = dist::world();

@@ -31,4 +31,12 @@ int launch(const CommandLine& cl);
 // DeepSpeed's zero_to_fp32.py produces; our checkpoints already hold whole weights).
 int consolidate(const CommandLine& cl);
 
+// runner generate MODEL_DIR|RECIPE.lua --prompt TEXT ...: continues each prompt with the model
+// (a Hugging Face folder, or a recipe's model with its output_dir's trained weights) and prints
+// prompt + continuation (generate_command.cpp).
+int generate(const CommandLine& cl);
+
+// runner prepare-data --tokenizer T --input F... --output train.bin (prepare_data_command.cpp).
+int prepare_data(const CommandLine& cl);
+
 }  // namespace runner::cli

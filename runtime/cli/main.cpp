@@ -51,6 +51,11 @@ int main(int argc, char** argv) {
       return rc;
     }
     if (cl.command == "launch") return cli::launch(cl);  // MPI is not initialised here: no launcher
+    if (cl.command == "generate" || cl.command == "prepare-data") {
+      const int rc = cl.command == "generate" ? cli::generate(cl) : cli::prepare_data(cl);
+      dist::finalize_world();
+      return rc;
+    }
     if (cl.command == "consolidate") {
       const int rc = cli::consolidate(cl);
       dist::finalize_world();

@@ -28,6 +28,7 @@ void write_checkpoint(const std::string& dir, const CheckpointContents& c) {
   if (!c.scaler.is_null()) write_json_atomic(p + "/scaler.json", c.scaler);
   write_json_atomic(p + "/trainer_state.json", c.trainer_state);
   write_json_atomic(p + "/training_args.json", c.training_args);
+  if (!c.model_config.is_null()) write_json_atomic(p + "/config.json", c.model_config);
   for (const auto& [src, name] : c.copy_files) {
     std::ifstream in(src, std::ios::binary);
     if (!in) continue;  // the recipe copy is a convenience, never a reason to fail a save

@@ -22,6 +22,7 @@ struct CheckpointContents {
   nlohmann::json scaler;           // scaler.json: fp16 loss scale and counters (skipped when null)
   nlohmann::json trainer_state;    // trainer_state.json
   nlohmann::json training_args;    // training_args.json
+  nlohmann::json model_config;     // config.json: the HF model config, so transformers loads the folder (skipped when null)
   std::vector<std::pair<std::string, std::string>> copy_files;  // (source path, name in the folder)
   // Files other processes wrote (per-rank optimizer shards): renamed into the folder
   // under their own names before it is committed. A missing one is a CheckpointError.

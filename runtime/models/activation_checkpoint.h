@@ -22,7 +22,7 @@ using CheckpointBody = std::function<at::Tensor(const std::vector<at::Tensor>&)>
 at::Tensor checkpointed(const CheckpointBody& body, const std::vector<at::Tensor>& inputs);
 
 // Turns checkpointing on for the model's repeated blocks (the types no_split_modules()
-// names: GPT2Block, BertLayer) and for every child of an nn.Sequential anywhere in the tree.
+// names: GPT2Block, BertLayer, LlamaDecoderLayer) and for every child of an nn.Sequential anywhere in the tree.
 // Returns how many modules now checkpoint; 0 means the model has nothing to checkpoint.
 int enable_gradient_checkpointing(Module& model);
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "runtime/models/module.h"
+#include "runtime/models/rope.h"
 
 namespace runner::models {
 
@@ -68,6 +69,30 @@ struct GPTConfig {
   double layer_norm_epsilon = 1e-5;
 };
 ModulePtr make_gpt(const GPTConfig& config);
+
+// Llama-family decoder (Llama 2/3, Qwen 2, Mistral, SmolLM, TinyLlama) with Hugging Face
+// LlamaForCausalLM's names (see llama.cpp): RMSNorm, rotary embeddings, SwiGLU MLP,
+// grouped-query attention. Reads input_ids (B, T), and optionally attention_mask (B, T) (0 =
+// padding, e.g. left-padded prompts), position_ids (B, T) (packed sequences: where the
+// positions restart, attention stops at the boundary, as in HF) and labels (B, T).
+struct LlamaConfig {
+  std::string model_type = "llama";  // llama | qwen2 | mistral: config.json's model_type and the layer type names
+  int64_t vocab_size = 32000, hidden_size = 4096, intermediate_size = 11008, num_hidden_layers = 32,
+          num_attention_heads = 32;
+  int64_t num_key_value_heads = 0;  // 0: num_attention_heads (no grouping)
+  int64_t head_dim = 0;             // 0: hidden_size / num_attention_heads
+  int64_t max_position_embeddings = 2048;
+  double rms_norm_eps = 1e-6, attention_dropout = 0.0, initializer_range = 0.02;
+  RopeConfig rope;
+  bool qkv_bias = false, o_bias = false, mlp_bias = false;  // HF attention_bias sets q/k/v/o; Qwen 2 has q/k/v only
+  bool tie_word_embeddings = false;
+  // Keys a query may see: the last sliding_window positions (Mistral, Qwen 2's sliding
+  // layers); 0 = all. sliding_layers: which layers use the window (empty = all, when set).
+  int64_t sliding_window = 0;
+  std::vector<bool> sliding_layers;
+  std::vector<int64_t> bos_token_id, eos_token_id, pad_token_id;  // for config.json and generation defaults
+};
+ModulePtr make_llama(const LlamaConfig& config);
 
 // BERT-like sequence classifier with HF BertForSequenceClassification's names (see
 // encoder_classifier.cpp). Reads input_ids, attention_mask, token_type_ids, labels.

@@ -62,6 +62,14 @@ LayerNorm::LayerNorm(std::vector<int64_t> shape, double eps_, bool affine, bool 
 
 at::Tensor LayerNorm::forward_impl(const at::Tensor& x) { return at::layer_norm(x, normalized_shape, weight, bias, eps); }
 
+RMSNorm::RMSNorm(int64_t dim, double eps_) : Module("RMSNorm"), eps(eps_) { weight = register_parameter("weight", at::ones({dim})); }
+
+at::Tensor RMSNorm::forward_impl(const at::Tensor& x) {
+  const at::Tensor h = x.to(at::kFloat);
+  const at::Tensor normed = h * at::rsqrt(h.pow(2).mean(-1, /*keepdim=*/true) + eps);
+  return weight * normed.to(x.scalar_type());
+}
+
 Dropout::Dropout(double p_) : Module("Dropout"), p(p_) {
   if (p < 0 || p > 1) throw RecipeError("nn.Dropout: p must be in [0, 1], got " + std::to_string(p));
 }

@@ -32,6 +32,16 @@ class LayerNorm : public Module {
   at::Tensor weight, bias;
 };
 
+// Root-mean-square norm (PyTorch nn.RMSNorm, HF LlamaRMSNorm): x / sqrt(mean(x²) + eps) · weight,
+// computed in fp32 whatever the input dtype (as HF does, so bf16 training normalises exactly).
+class RMSNorm : public Module {
+ public:
+  RMSNorm(int64_t dim, double eps = 1e-6);
+  at::Tensor forward_impl(const at::Tensor& x) override;  // (*, dim)
+  double eps;
+  at::Tensor weight;  // (dim), ones at init
+};
+
 class Dropout : public Module {
  public:
   explicit Dropout(double p = 0.5);

@@ -18,6 +18,10 @@ std::string shape_str(at::IntArrayRef s) {
 }
 }  // namespace
 
+at::Tensor Module::forward_cached(const at::Tensor&, const at::Tensor&, KVCache&) {
+  throw RecipeError(type_name_ + " cannot generate (generation needs a causal language model: models.llama, models.from_pretrained)");
+}
+
 at::Tensor Module::forward_impl(const at::Tensor&) {
   throw RecipeError(type_name_ + " takes a batch table, not a tensor");
 }

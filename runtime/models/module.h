@@ -14,6 +14,7 @@
 namespace runner::models {
 
 using TensorMap = std::map<std::string, at::Tensor>;  // a batch, or a model's outputs
+struct KVCache;  // kv_cache.h
 using NamedTensorList = std::vector<std::pair<std::string, at::Tensor>>;
 
 class Module : public std::enable_shared_from_this<Module> {
@@ -56,6 +57,15 @@ class Module : public std::enable_shared_from_this<Module> {
   // Causal language models compare logits at t with labels at t+1 (the label smoother
   // must shift like the model does).
   virtual bool shifts_labels() const { return false; }
+  // Causal LMs that generate (generation.h) decode incrementally: forward_cached returns the
+  // logits (B, T, V) of `ids` (B, T) placed after the cache's positions, and appends their
+  // keys and values to the cache. `attention_mask` (B, T_past + T) marks padding (left-padded
+  // prompts) or is undefined.
+  virtual bool can_generate() const { return false; }
+  virtual at::Tensor forward_cached(const at::Tensor& ids, const at::Tensor& attention_mask, KVCache& cache);
+  // The Hugging Face config.json of this model ("" when it has none): written next to
+  // model.safetensors so transformers' from_pretrained loads runner's output.
+  virtual std::string hf_config_json() const { return ""; }
 
   // Parameters in registration order, children after own; a tensor shared by two names
   // (tied weights) is listed once under its first name, as PyTorch does.

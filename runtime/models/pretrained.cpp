@@ -11,6 +11,7 @@
 #include "runtime/io/safetensors.h"
 #include "runtime/models/batch_inputs.h"
 #include "runtime/models/builtin.h"
+#include "runtime/models/llama_config.h"
 
 namespace runner::models {
 
@@ -84,8 +85,8 @@ int64_t config_int(const json& config, const std::string& key, const std::string
 GPTConfig gpt_config(const json& c, const std::string& where) {
   const std::string type = c.value("model_type", std::string());
   if (type != "gpt2")
-    throw CheckpointError(type.empty() ? "config.json has no model_type; only GPT-2 checkpoints (model_type \"gpt2\") can be loaded"
-                                       : "model_type \"" + type + "\" is not supported; only GPT-2 checkpoints (model_type \"gpt2\") can be loaded",
+    throw CheckpointError(type.empty() ? "config.json has no model_type (supported: gpt2, llama, qwen2, mistral)"
+                                       : "model_type \"" + type + "\" is not supported (supported: gpt2, llama, qwen2, mistral)",
                           where);
   GPTConfig g;
   g.n_embd = config_int(c, "n_embd", where);
@@ -156,14 +157,31 @@ io::NamedTensors hf_gpt2_names(io::NamedTensors tensors, const std::string& wher
   return out;
 }
 
+// Llama-family hub files hold LlamaForCausalLM's names already; tied models often omit
+// lm_head.weight (it then loads as embed_tokens'), and older exports carry rotary
+// inv_freq buffers, which runner derives from the config.
+io::NamedTensors hf_llama_names(io::NamedTensors tensors) {
+  io::NamedTensors out;
+  for (auto& [name, t] : tensors)
+    if (!ends_with(name, ".rotary_emb.inv_freq")) out.emplace_back(name, std::move(t));
+  return out;
+}
+
 }  // namespace
 
 ModulePtr from_pretrained(const std::string& dir) {
   const fs::path folder(dir);
   if (!fs::is_directory(folder)) throw CheckpointError("not a folder (from_pretrained needs a Hugging Face model folder)", dir);
-  const GPTConfig config = gpt_config(read_config(folder), (folder / "config.json").string());
-  ModulePtr model = make_gpt(config);
-  load_named(*model, hf_gpt2_names(read_weights(folder), dir), dir, /*strict=*/true);
+  const json config = read_config(folder);
+  const std::string where = (folder / "config.json").string();
+  ModulePtr model;
+  if (is_llama_family(config.value("model_type", std::string()))) {
+    model = make_llama(llama_config_from_hf(config, where));
+    load_named(*model, hf_llama_names(read_weights(folder)), dir, /*strict=*/true);
+  } else {
+    model = make_gpt(gpt_config(config, where));
+    load_named(*model, hf_gpt2_names(read_weights(folder), dir), dir, /*strict=*/true);
+  }
   model->eval();  // as HF's from_pretrained; the Trainer switches to train mode itself
   return model;
 }

@@ -1,5 +1,5 @@
-// Loading weights from disk: Hugging Face GPT-2 folders, and safetensors files into any
-// Module.
+// Loading weights from disk: Hugging Face GPT-2 and Llama-family (llama, qwen2, mistral)
+// folders, and safetensors files into any Module.
 #pragma once
 #include <string>
 
@@ -12,6 +12,7 @@ namespace runner::models {
 // resid_pdrop as the dropout) and model.safetensors, or a sharded
 // model.safetensors.index.json. Hub-style names without the "transformer." prefix, a
 // missing (tied) lm_head.weight and the attn.bias / attn.masked_bias buffers are accepted.
+// model_type llama / qwen2 / mistral: a make_llama model (llama_config.h reads the config).
 // Anything else is a CheckpointError naming the folder.
 ModulePtr from_pretrained(const std::string& dir);
 

@@ -92,6 +92,7 @@ void Trainer::save_checkpoint() {
   if (should_write()) {  // only the writer copies what it writes (gathering is collective)
     c.model = model_->state_dict();
     for (auto& [name, t] : c.model) t = t.clone();
+    if (const std::string config = model_->hf_config_json(); !config.empty()) c.model_config = nlohmann::json::parse(config);
   }
   dp_->release_params(/*write_back=*/false);
   // Sharded state is saved shard by shard (optimizer_shards.h) into a side folder every rank

@@ -13,6 +13,9 @@ void Trainer::save_model(const std::string& dir) {
   io::make_dirs(out);
   io::save_safetensors(out + "/model.safetensors", model_->state_dict(), {{"format", "pt"}});
   io::write_json_atomic(out + "/training_args.json", args_.to_json());
+  // HF save_pretrained writes config.json beside the weights: transformers then loads the folder.
+  if (const std::string config = model_->hf_config_json(); !config.empty())
+    io::write_json_atomic(out + "/config.json", nlohmann::json::parse(config));
 }
 
 void Trainer::save_state() {

@@ -44,6 +44,19 @@ return {
 }
 """
 
+LLAMA = """local data = require "runner.data"
+local models = require "runner.models"
+torch.manual_seed(1)
+local ids = torch.randint(0, 32, {50, 8})
+return {
+  args = { max_steps = 6, per_device_train_batch_size = 4, learning_rate = 0.01, weight_decay = 0.1,
+           warmup_steps = 2, logging_steps = 1, save_strategy = "no", report_to = "none" },
+  datasets = { train = data.tensors{ input_ids = ids, labels = ids } },
+  model = models.llama{vocab_size = 32, hidden_size = 16, intermediate_size = 24, num_hidden_layers = 2,
+                       num_attention_heads = 4, num_key_value_heads = 2, max_position_embeddings = 16},
+}
+"""
+
 MODES = {
     "ddp": [],
     "zero1": ["--deepspeed", '{"zero_optimization": {"stage": 1}}'],
@@ -88,7 +101,8 @@ class Distributed(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = TempDir().__enter__()
-        cls.recipes = {"mlp": write(os.path.join(cls.tmp, "mlp.lua"), MLP), "gpt": write(os.path.join(cls.tmp, "gpt.lua"), GPT)}
+        cls.recipes = {"mlp": write(os.path.join(cls.tmp, "mlp.lua"), MLP), "gpt": write(os.path.join(cls.tmp, "gpt.lua"), GPT),
+                       "llama": write(os.path.join(cls.tmp, "llama.lua"), LLAMA)}
         cls.single = {}
 
     @classmethod
@@ -135,6 +149,17 @@ class Distributed(unittest.TestCase):
                 out, stdout = self.train(2, "gpt", f"gpt_ckpt_{mode}", 4, 1, extra)
                 self.assertIn("Gradient checkpointing: 2 modules", stdout)
                 self.assert_same_weights(out, self.reference("gpt", 8, 1))
+
+    def test_llama_matches_single_process_in_every_sharding_family(self):
+        # The Llama decoder's units are its LlamaDecoderLayers (grouped-query attention, rotary
+        # embeddings); the embedding, final norm and head stay in the root unit.
+        for mode in ("ddp", "zero2", "zero3", "fsdp_full_shard"):
+            with self.subTest(mode=mode):
+                out, _ = self.train(2, "llama", f"llama_{mode}", 4, 1, MODES[mode])
+                self.assert_same_weights(out, self.reference("llama", 8, 1))
+        out, stdout = self.train(2, "llama", "llama_zero3_ckpt", 4, 1, MODES["zero3"] + ["--gradient_checkpointing", "true"])
+        self.assertIn("Gradient checkpointing: 2 modules", stdout)
+        self.assert_same_weights(out, self.reference("llama", 8, 1))
 
     def test_logged_loss_is_the_global_loss(self):
         single = self.reference("mlp", 8, 1)

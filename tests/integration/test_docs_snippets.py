@@ -80,6 +80,26 @@ def make_fixtures(folder):
             f.write(json.dumps({"input_ids": [rng.randrange(50257) for _ in range(rng.randrange(5, 40))]}) + "\n")
 
 
+# `runner generate` lines: recipe.lua (a tiny Llama over the fixture tokenizer's 257 ids) and
+# out/, the folder one training step of it writes, with the tokenizer beside the weights.
+GENERATE_RECIPE = """local data, models = require "runner.data", require "runner.models"
+local ids = torch.randint(0, 257, { 8, 12 })
+return {
+  args = { output_dir = "out", max_steps = 1, report_to = "none" },
+  datasets = { train = data.tensors{ input_ids = ids, labels = ids } },
+  model = models.llama{ vocab_size = 257, hidden_size = 16, intermediate_size = 32, num_hidden_layers = 1,
+                        num_attention_heads = 2, max_position_embeddings = 128 },
+}
+"""
+
+
+def make_generate_fixtures(folder):
+    write(os.path.join(folder, "recipe.lua"), GENERATE_RECIPE)
+    code, _, err = run(os.path.join(folder, "recipe.lua"), cwd=folder)
+    assert code == 0, err[-2000:]
+    shutil.copy(os.path.join(folder, "tokenizer.json"), os.path.join(folder, "out", "tokenizer.json"))
+
+
 def byte_level_tokenizer():
     """A minimal byte-level BPE tokenizer.json (GPT-2's byte alphabet, no merges)."""
     printable = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAD)) + list(range(0xAE, 0x100))
@@ -154,12 +174,14 @@ class DocsSnippets(unittest.TestCase):
                     if argv and argv[0] == "launch":
                         self.assertEqual(argv[1], "-n", at)
                         argv = argv[3:]
-                    if argv and not argv[0].startswith("-") and argv[0] not in ("args", "check", "consolidate"):
+                    if argv and not argv[0].startswith("-") and argv[0] not in ("args", "check", "consolidate", "generate", "prepare-data"):
                         argv = ["check"] + argv
                     # recipes/... paths are the repository's; anything else is a fixture file
                     argv = [os.path.join(SOURCE, a) if a.startswith("recipes/") else a for a in argv]
                     with TempDir() as tmp:
                         make_fixtures(tmp)
+                        if argv[:1] == ["generate"]:
+                            make_generate_fixtures(tmp)
                         argv += ["--output_dir", os.path.join(tmp, "out")] if argv[:1] == ["check"] else []
                         code, _, err = run(*argv, cwd=tmp)
                     self.assertEqual(code, 0, f"{at}\n{err[-2000:]}")

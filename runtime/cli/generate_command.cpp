@@ -1,0 +1,211 @@
+// runner generate MODEL_DIR|RECIPE.lua --prompt TEXT [...]: text from a causal language model
+// on the command line, as transformers' text-generation pipeline gives it (prompt followed by
+// the continuation). A Hugging Face folder brings its tokenizer.json and generation_config.json
+// (the defaults the flags override); a recipe brings its model, with the trained weights of
+// its output_dir when there are some, and needs --tokenizer unless tokenizer.json sits next
+// to it.
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "bindings/lua/lua_state.h"
+#include "bindings/lua/recipe.h"
+#include "runtime/cli/commands.h"
+#include "runtime/cli/stdout_to_stderr.h"
+#include "runtime/core/did_you_mean.h"
+#include "runtime/core/errors.h"
+#include "runtime/data/tokenizers/hf_tokenizer.h"
+#include "runtime/io/safetensors.h"
+#include "runtime/log/log.h"
+#include "runtime/models/generation.h"
+#include "runtime/models/pretrained.h"
+
+namespace runner::cli {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+std::vector<int64_t> json_ids(const json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return {};
+  if (it->is_number_integer()) return {it->get<int64_t>()};
+  if (it->is_array()) {
+    std::vector<int64_t> ids;
+    for (const auto& v : *it)
+      if (v.is_number_integer()) ids.push_back(v.get<int64_t>());
+    return ids;
+  }
+  return {};
+}
+
+// Defaults from the model's config.json, then its generation_config.json (what HF uses).
+void apply_model_defaults(const std::string& model_json, const fs::path& generation_config, models::GenerationConfig& g) {
+  if (!model_json.empty()) {
+    const json c = json::parse(model_json);
+    g.eos_token_id = json_ids(c, "eos_token_id");
+    if (auto pad = json_ids(c, "pad_token_id"); !pad.empty()) g.pad_token_id = pad[0];
+  }
+  if (generation_config.empty() || !fs::exists(generation_config)) return;
+  std::ifstream in(generation_config);
+  const json c = json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (c.is_discarded() || !c.is_object()) throw CheckpointError("not a JSON object", generation_config.string());
+  if (auto eos = json_ids(c, "eos_token_id"); !eos.empty()) g.eos_token_id = eos;
+  if (auto pad = json_ids(c, "pad_token_id"); !pad.empty()) g.pad_token_id = pad[0];
+  g.do_sample = c.value("do_sample", g.do_sample);
+  g.temperature = c.value("temperature", g.temperature);
+  g.top_k = c.value("top_k", g.top_k);
+  g.top_p = c.value("top_p", g.top_p);
+  g.num_beams = c.value("num_beams", g.num_beams);
+  if (c.contains("max_new_tokens") && c["max_new_tokens"].is_number_integer()) g.max_new_tokens = c["max_new_tokens"];
+}
+
+double number_arg(const std::string& name, const std::string& text) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !std::isfinite(v)) throw ArgumentError("--" + name + " takes a number, got \"" + text + "\"", "command line");
+  return v;
+}
+
+int64_t int_arg(const std::string& name, const std::string& text) {
+  const double v = number_arg(name, text);
+  if (v != std::floor(v) || std::fabs(v) > 1e15) throw ArgumentError("--" + name + " takes an integer, got \"" + text + "\"", "command line");
+  return static_cast<int64_t>(v);
+}
+
+struct GenerateArgs {
+  std::vector<std::string> prompts;
+  std::string tokenizer;
+  int64_t seed = 42;
+  std::vector<std::pair<std::string, std::string>> overrides;  // applied after the model's defaults
+  bool do_sample_given = false;
+};
+
+GenerateArgs parse(const std::vector<std::string>& a) {
+  static const std::vector<std::string> kValued = {"prompt", "tokenizer", "seed", "max_new_tokens", "temperature", "top_k",
+                                                   "top_p", "num_beams", "length_penalty", "do_sample"};
+  GenerateArgs g;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const std::string position = "command line:" + std::to_string(i + 3);
+    if (a[i].rfind("--", 0) != 0) throw ArgumentError("expected --name value, got \"" + a[i] + "\"", position);
+    const std::string name = a[i].substr(2);
+    if (std::find(kValued.begin(), kValued.end(), name) == kValued.end())
+      throw ArgumentError("unknown argument --" + name + " for runner generate" + did_you_mean(name, kValued), position);
+    const bool has_value = i + 1 < a.size() && a[i + 1].rfind("--", 0) != 0;
+    if (name == "do_sample" && !has_value) {
+      g.overrides.emplace_back("do_sample", "true");
+      continue;
+    }
+    if (!has_value) throw ArgumentError("--" + name + " needs a value", position);
+    const std::string value = a[++i];
+    if (name == "prompt") g.prompts.push_back(value);
+    else if (name == "tokenizer") g.tokenizer = value;
+    else if (name == "seed") g.seed = int_arg(name, value);
+    else g.overrides.emplace_back(name, value);
+  }
+  if (g.prompts.empty()) throw ArgumentError("runner generate needs at least one --prompt TEXT", "command line");
+  return g;
+}
+
+void apply_overrides(const GenerateArgs& a, models::GenerationConfig& g) {
+  for (const auto& [name, value] : a.overrides) {
+    if (name == "do_sample") {
+      if (value != "true" && value != "false") throw ArgumentError("--do_sample takes true or false, got \"" + value + "\"", "command line");
+      g.do_sample = value == "true";
+    } else if (name == "max_new_tokens") g.max_new_tokens = int_arg(name, value);
+    else if (name == "temperature") g.temperature = number_arg(name, value);
+    else if (name == "top_k") g.top_k = int_arg(name, value);
+    else if (name == "top_p") g.top_p = number_arg(name, value);
+    else if (name == "num_beams") g.num_beams = int_arg(name, value);
+    else if (name == "length_penalty") g.length_penalty = number_arg(name, value);
+  }
+}
+
+}  // namespace
+
+int generate(const CommandLine& cl) {
+  const GenerateArgs a = parse(cl.command_args);
+  StdoutToStderr quiet_stdout(true);  // stdout carries the generated text only
+  const fs::path target(cl.recipe);
+  models::ModulePtr model;
+  fs::path tokenizer_path = a.tokenizer, generation_config;
+  std::unique_ptr<lua::LuaState> lua;  // keeps a recipe's Lua modules alive while generating
+  if (fs::is_directory(target)) {
+    model = models::from_pretrained(target.string());
+    if (tokenizer_path.empty()) tokenizer_path = target / "tokenizer.json";
+    generation_config = target / "generation_config.json";
+  } else if (target.extension() == ".lua") {
+    lua = std::make_unique<lua::LuaState>(std::map<std::string, std::string>{}, lua::default_lib_dirs());
+    lua::Recipe recipe = lua::load_recipe(*lua, target.string());
+    model = recipe.model;
+    const std::string trained = recipe.args.output_dir + "/model.safetensors";
+    if (fs::exists(trained)) {
+      models::load_weights(*model, trained, /*strict=*/true);
+      log::info("generate: the trained weights of " + trained);
+    } else {
+      log::info("generate: " + recipe.args.output_dir + " has no model.safetensors yet: the recipe's model as built");
+    }
+    if (tokenizer_path.empty()) tokenizer_path = target.parent_path() / "tokenizer.json";
+  } else {
+    throw ArgumentError("runner generate: \"" + cl.recipe + "\" is neither a model folder nor a .lua recipe", "command line");
+  }
+  if (!fs::exists(tokenizer_path))
+    throw ArgumentError("runner generate: no tokenizer at " + tokenizer_path.string() + " (give --tokenizer tokenizer.json)", "command line");
+  const auto tokenizer = data::HfTokenizer::load(tokenizer_path.string());
+
+  models::GenerationConfig g;
+  apply_model_defaults(model->hf_config_json(), generation_config, g);
+  apply_overrides(a, g);
+  at::manual_seed(static_cast<uint64_t>(a.seed));
+
+  // Prompts of different lengths: left padding with a mask, as HF's pipeline batches them.
+  std::vector<std::vector<int64_t>> encoded;
+  int64_t longest = 0;
+  for (const auto& p : a.prompts) {
+    encoded.push_back(tokenizer->encode(p));
+    if (encoded.back().empty()) throw ArgumentError("runner generate: a prompt encodes to no tokens", "command line");
+    longest = std::max<int64_t>(longest, static_cast<int64_t>(encoded.back().size()));
+  }
+  const int64_t pad = g.pad_token_id >= 0 ? g.pad_token_id : (g.eos_token_id.empty() ? 0 : g.eos_token_id[0]);
+  const int64_t b = static_cast<int64_t>(encoded.size());
+  at::Tensor ids = at::full({b, longest}, pad, at::kLong), mask = at::zeros({b, longest}, at::kLong);
+  for (int64_t r = 0; r < b; ++r) {
+    const auto& e = encoded[static_cast<size_t>(r)];
+    const int64_t n = static_cast<int64_t>(e.size());
+    ids[r].narrow(0, longest - n, n).copy_(at::tensor(e, at::kLong));
+    mask[r].narrow(0, longest - n, n).fill_(1);
+  }
+  const at::Tensor out = models::generate(*model, ids, mask, g);
+  quiet_stdout.restore();
+  for (int64_t r = 0; r < b; ++r) {
+    const at::Tensor fresh = out[r].narrow(0, longest, out.size(1) - longest).contiguous();
+    std::vector<int64_t> new_ids(fresh.data_ptr<int64_t>(), fresh.data_ptr<int64_t>() + fresh.numel());
+    // Tokens after a row's end token are padding.
+    for (size_t k = 0; k < new_ids.size(); ++k)
+      if (std::find(g.eos_token_id.begin(), g.eos_token_id.end(), new_ids[k]) != g.eos_token_id.end()) {
+        new_ids.resize(k + 1);
+        break;
+      }
+    // As HF's pipeline: decode prompt + continuation together (SentencePiece decoders treat a
+    // sequence's first token specially) and keep what follows the decoded prompt.
+    const auto& prompt_ids = encoded[static_cast<size_t>(r)];
+    std::vector<int64_t> all = prompt_ids;
+    all.insert(all.end(), new_ids.begin(), new_ids.end());
+    const std::string full = tokenizer->decode(all, /*skip_special_tokens=*/true);
+    const size_t prompt_chars = tokenizer->decode(prompt_ids, /*skip_special_tokens=*/true).size();
+    std::cout << a.prompts[static_cast<size_t>(r)] << full.substr(std::min(prompt_chars, full.size())) << "\n";
+    if (r + 1 < b) std::cout << "\n";
+  }
+  std::cout.flush();
+  return 0;
+}
+
+}  // namespace runner::cli

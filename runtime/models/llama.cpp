@@ -1,0 +1,303 @@
+// make_llama: the Llama-family decoder, with Hugging Face LlamaForCausalLM's state dict
+// (Qwen2ForCausalLM and MistralForCausalLM use the same names), so `from_pretrained` loads
+// hub folders and transformers loads what runner writes:
+//
+//   model.embed_tokens.weight (V, C)
+//   model.layers.{i}.input_layernorm.weight (C)            RMSNorm
+//   model.layers.{i}.self_attn.q_proj.weight (H·D, C)      [.bias with qkv_bias]
+//   model.layers.{i}.self_attn.k_proj.weight (Hkv·D, C)    [.bias]
+//   model.layers.{i}.self_attn.v_proj.weight (Hkv·D, C)    [.bias]
+//   model.layers.{i}.self_attn.o_proj.weight (C, H·D)      [.bias with o_bias]
+//   model.layers.{i}.post_attention_layernorm.weight (C)
+//   model.layers.{i}.mlp.gate_proj.weight (I, C), up_proj (I, C), down_proj (C, I)  [.bias with mlp_bias]
+//   model.norm.weight (C)
+//   lm_head.weight (V, C): its own tensor, or embed_tokens' with tie_word_embeddings
+//
+// Blocks are pre-norm: x += attn(rms(x)); x += down(silu(gate(rms(x))) · up(rms(x))).
+// Attention: rotary embeddings on q and k, each group of H/Hkv query heads shares one key/value
+// head (grouped-query attention), causal, optionally a sliding window.
+#include <c10/core/GradMode.h>
+
+#include "runtime/core/errors.h"
+#include "runtime/models/attention.h"
+#include "runtime/models/batch_inputs.h"
+#include "runtime/models/builtin.h"
+#include "runtime/models/kv_cache.h"
+#include "runtime/models/layers.h"
+#include "runtime/models/llama_config.h"
+#include "runtime/models/losses.h"
+#include "runtime/models/rope.h"
+
+namespace runner::models {
+
+namespace {
+
+// The keys each query may not see, shared by every layer of one forward: `full` for
+// full-attention layers, `window` for sliding-window layers. Undefined with `causal` set
+// means plain causal attention (ATen's fused kernels handle it without a mask).
+struct AttentionMasks {
+  at::Tensor full, window;
+  bool causal = false;
+};
+
+std::shared_ptr<Linear> projection(int64_t in, int64_t out, bool bias, double std) {
+  auto l = std::make_shared<Linear>(in, out, bias);
+  c10::NoGradGuard no_grad;
+  l->weight.normal_(0.0, std);  // HF _init_weights: normal(0, initializer_range), zero bias
+  if (bias) l->bias.zero_();
+  return l;
+}
+
+class LlamaAttention : public Module {
+ public:
+  LlamaAttention(const LlamaConfig& c, const std::string& prefix)
+      : Module(prefix + "Attention"), heads_(c.num_attention_heads), kv_heads_(c.num_key_value_heads), head_dim_(c.head_dim),
+        dropout_(c.attention_dropout) {
+    const double std = c.initializer_range;
+    q_ = projection(c.hidden_size, heads_ * head_dim_, c.qkv_bias, std);
+    k_ = projection(c.hidden_size, kv_heads_ * head_dim_, c.qkv_bias, std);
+    v_ = projection(c.hidden_size, kv_heads_ * head_dim_, c.qkv_bias, std);
+    o_ = projection(heads_ * head_dim_, c.hidden_size, c.o_bias, std);
+    register_module("q_proj", q_);
+    register_module("k_proj", k_);
+    register_module("v_proj", v_);
+    register_module("o_proj", o_);
+  }
+
+  // x (B, T, C), cos/sin (B, T, D); `hide` (broadcastable to (B, H, T, T_past + T)) or undefined
+  // with `causal`. With a cache, this layer's keys/values are appended to (*past_k, *past_v).
+  at::Tensor attend_to(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin, const at::Tensor& hide, bool causal,
+                       at::Tensor* past_k, at::Tensor* past_v) {
+    const int64_t b = x.size(0), t = x.size(1);
+    at::Tensor q = q_->forward(x).view({b, t, heads_, head_dim_}).transpose(1, 2);  // (B, H, T, D)
+    at::Tensor k = k_->forward(x).view({b, t, kv_heads_, head_dim_}).transpose(1, 2);
+    at::Tensor v = v_->forward(x).view({b, t, kv_heads_, head_dim_}).transpose(1, 2);
+    q = apply_rope(q, cos, sin);
+    k = apply_rope(k, cos, sin);
+    if (past_k) {
+      if (past_k->defined()) {
+        k = at::cat({*past_k, k}, 2);
+        v = at::cat({*past_v, v}, 2);
+      }
+      *past_k = k;
+      *past_v = v;
+    }
+    const at::Tensor y = attend(q, repeat_kv(k), repeat_kv(v), hide, causal, dropout_, is_training());  // (B, H, T, D)
+    return o_->forward(y.transpose(1, 2).reshape({b, t, heads_ * head_dim_}));
+  }
+
+ private:
+  // (B, Hkv, T, D) -> (B, H, T, D): key/value head j serves query heads j·n .. j·n + n - 1.
+  at::Tensor repeat_kv(const at::Tensor& x) const {
+    const int64_t n = heads_ / kv_heads_;
+    if (n == 1) return x;
+    const int64_t b = x.size(0), t = x.size(2);
+    return x.unsqueeze(2).expand({b, kv_heads_, n, t, head_dim_}).reshape({b, heads_, t, head_dim_});
+  }
+
+  int64_t heads_, kv_heads_, head_dim_;
+  double dropout_;
+  std::shared_ptr<Linear> q_, k_, v_, o_;
+};
+
+class LlamaMLP : public Module {
+ public:
+  LlamaMLP(const LlamaConfig& c, const std::string& prefix) : Module(prefix + "MLP") {
+    gate_ = projection(c.hidden_size, c.intermediate_size, c.mlp_bias, c.initializer_range);
+    up_ = projection(c.hidden_size, c.intermediate_size, c.mlp_bias, c.initializer_range);
+    down_ = projection(c.intermediate_size, c.hidden_size, c.mlp_bias, c.initializer_range);
+    register_module("gate_proj", gate_);
+    register_module("up_proj", up_);
+    register_module("down_proj", down_);
+  }
+  at::Tensor forward_impl(const at::Tensor& x) override { return down_->forward(at::silu(gate_->forward(x)) * up_->forward(x)); }
+
+ private:
+  std::shared_ptr<Linear> gate_, up_, down_;
+};
+
+class DecoderLayer : public Module {
+ public:
+  DecoderLayer(const LlamaConfig& c, const std::string& prefix, bool sliding) : Module(prefix + "DecoderLayer"), sliding_(sliding) {
+    input_norm_ = std::make_shared<RMSNorm>(c.hidden_size, c.rms_norm_eps);
+    attn_ = std::make_shared<LlamaAttention>(c, prefix);
+    post_norm_ = std::make_shared<RMSNorm>(c.hidden_size, c.rms_norm_eps);
+    mlp_ = std::make_shared<LlamaMLP>(c, prefix);
+    register_module("self_attn", attn_);
+    register_module("mlp", mlp_);
+    register_module("input_layernorm", input_norm_);
+    register_module("post_attention_layernorm", post_norm_);
+  }
+
+  // Inside hooked(): a sharding engine gathers this layer's parameters around it, and with
+  // gradient checkpointing backward recomputes body from its inputs.
+  at::Tensor forward_layer(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin, const AttentionMasks& masks,
+                           at::Tensor* past_k, at::Tensor* past_v) {
+    const at::Tensor& hide = sliding_ ? masks.window : masks.full;
+    const bool causal = masks.causal;
+    // The checkpoint function takes defined tensors only: the mask joins the inputs when there is one.
+    std::vector<at::Tensor> inputs{x, cos, sin};
+    if (hide.defined()) inputs.push_back(hide);
+    return hooked([&] {
+      // By value: backward's recompute runs after this function has returned.
+      return maybe_checkpointed(inputs, [this, causal, past_k, past_v](const std::vector<at::Tensor>& in) {
+        const at::Tensor mask = in.size() > 3 ? in[3] : at::Tensor();
+        at::Tensor h = in[0] + attn_->attend_to(input_norm_->forward(in[0]), in[1], in[2], mask, causal, past_k, past_v);
+        return h + mlp_->forward(post_norm_->forward(h));
+      });
+    });
+  }
+
+ private:
+  bool sliding_;
+  std::shared_ptr<RMSNorm> input_norm_, post_norm_;
+  std::shared_ptr<LlamaAttention> attn_;
+  std::shared_ptr<LlamaMLP> mlp_;
+};
+
+// HF's class-name prefix per model_type (LlamaDecoderLayer, Qwen2DecoderLayer, ...): the
+// type names no_split_modules and fsdp_transformer_layer_cls_to_wrap refer to.
+std::string class_prefix(const std::string& model_type) {
+  if (model_type == "qwen2") return "Qwen2";
+  if (model_type == "mistral") return "Mistral";
+  return "Llama";
+}
+
+class Llama : public Module {
+ public:
+  explicit Llama(LlamaConfig c) : Module(class_prefix(c.model_type) + "ForCausalLM"), config_(validated(std::move(c))) {
+    const LlamaConfig& k = config_;
+    const std::string prefix = class_prefix(k.model_type);
+    auto body = std::make_shared<Module>(prefix + "Model");
+    embed_ = std::make_shared<Embedding>(k.vocab_size, k.hidden_size);
+    {
+      c10::NoGradGuard no_grad;
+      embed_->weight.normal_(0.0, k.initializer_range);
+    }
+    body->register_module("embed_tokens", embed_);
+    auto layers = std::make_shared<ModuleList>();
+    for (int64_t i = 0; i < k.num_hidden_layers; ++i) {
+      const bool sliding = k.sliding_window > 0 && (k.sliding_layers.empty() || k.sliding_layers[static_cast<size_t>(i)]);
+      layers_.push_back(std::make_shared<DecoderLayer>(k, prefix, sliding));
+      layers->append(layers_.back());
+    }
+    body->register_module("layers", layers);
+    norm_ = std::make_shared<RMSNorm>(k.hidden_size, k.rms_norm_eps);
+    body->register_module("norm", norm_);
+    register_module("model", body);
+    auto head = std::make_shared<Module>("Linear");
+    if (k.tie_word_embeddings) {
+      lm_head_ = embed_->weight;
+      head->register_parameter("weight", lm_head_);
+    } else {
+      c10::NoGradGuard no_grad;
+      lm_head_ = head->register_parameter("weight", at::empty({k.vocab_size, k.hidden_size}).normal_(0.0, k.initializer_range));
+    }
+    register_module("lm_head", head);
+    inv_freq_ = rope_inv_freq(k.rope, k.head_dim);  // fp32, not a parameter (HF: a non-persistent buffer)
+  }
+
+  bool takes_batch() const override { return true; }
+  bool shifts_labels() const override { return true; }
+  bool can_generate() const override { return true; }
+  std::vector<std::string> input_names() const override { return {"input_ids", "attention_mask", "position_ids", "labels"}; }
+  std::vector<std::string> no_split_modules() const override { return {class_prefix(config_.model_type) + "DecoderLayer"}; }
+  std::string hf_config_json() const override { return llama_config_json(config_); }
+
+  TensorMap forward_batch_impl(const TensorMap& batch) override {
+    const char* kName = "models.llama";
+    at::Tensor ids = token_ids(require_field(batch, "input_ids", kName), "input_ids", kName);  // (B, T)
+    if (ids.size(1) == 0) throw RecipeError("models.llama: input_ids has no tokens");
+    at::Tensor mask = optional_field(batch, "attention_mask");
+    at::Tensor positions = optional_field(batch, "position_ids");
+    if (mask.defined() && !mask.sizes().equals(ids.sizes()))
+      throw RecipeError("models.llama: attention_mask must have input_ids' shape " + shape_string(ids.sizes()));
+    if (positions.defined() && !positions.sizes().equals(ids.sizes()))
+      throw RecipeError("models.llama: position_ids must have input_ids' shape " + shape_string(ids.sizes()));
+    // A mask of all ones hides nothing: drop it so the fused causal kernel runs.
+    if (mask.defined() && mask.ne(0).all().item<bool>()) mask = at::Tensor();
+    at::Tensor packed;  // packed sequences: where positions do not continue, a new sequence starts
+    if (positions.defined() && !mask.defined()) {
+      at::Tensor first = positions.narrow(1, 0, 1) - 1;
+      at::Tensor starts = at::diff(positions, 1, -1, first).ne(1);
+      if (starts.narrow(1, 1, ids.size(1) - 1).any().item<bool>()) packed = starts.cumsum(-1);  // (B, T) sequence index
+    }
+    if (!positions.defined()) positions = at::arange(ids.size(1), ids.options()).unsqueeze(0).expand_as(ids);
+    at::Tensor logits = run(ids, positions, masks(ids.size(1), 0, mask, packed, ids.device()), nullptr);
+    TensorMap out{{"logits", logits}};
+    at::Tensor labels = optional_field(batch, "labels");
+    if (labels.defined()) out["loss"] = shifted_lm_loss(logits, labels, kName);
+    return out;
+  }
+
+  at::Tensor forward_cached(const at::Tensor& ids, const at::Tensor& attention_mask, KVCache& cache) override {
+    const int64_t past = cache.length(), t = ids.size(1);
+    at::Tensor mask = attention_mask;
+    if (mask.defined() && mask.size(1) != past + t)
+      throw RecipeError("generation: attention_mask covers " + std::to_string(mask.size(1)) + " positions, cache and input " +
+                        std::to_string(past + t));
+    at::Tensor positions;
+    if (mask.defined()) {
+      // Left padding: a row's positions count its real tokens only (as HF generate does).
+      positions = (mask.to(at::kLong).cumsum(-1) - 1).clamp_min(0).narrow(1, past, t);
+      if (mask.ne(0).all().item<bool>()) mask = at::Tensor();
+    } else {
+      positions = at::arange(past, past + t, ids.options().dtype(at::kLong)).unsqueeze(0).expand({ids.size(0), t});
+    }
+    if (cache.keys.empty()) cache.keys.resize(layers_.size()), cache.values.resize(layers_.size());
+    return run(ids, positions, masks(t, past, mask, at::Tensor(), ids.device()), &cache);
+  }
+
+  // HF: 6 · (parameters outside embedding layers) · tokens, forward and backward together.
+  double floating_point_ops(const TensorMap& batch) const override {
+    auto it = batch.find("input_ids");
+    if (it == batch.end() || !it->second.defined()) return 0.0;
+    const int64_t non_embedding = num_parameters() - embed_->weight.numel();
+    return 6.0 * static_cast<double>(non_embedding) * static_cast<double>(it->second.numel());
+  }
+
+ private:
+  static LlamaConfig validated(LlamaConfig c) {
+    complete_llama_config(c, "models.llama");
+    return c;
+  }
+
+  // The keys hidden from T queries following `past` cached positions.
+  AttentionMasks masks(int64_t t, int64_t past, const at::Tensor& padding, const at::Tensor& packed, at::Device device) const {
+    AttentionMasks m;
+    const int64_t total = past + t, window = config_.sliding_window;
+    const bool windowed = window > 0 && total > window;
+    if (!padding.defined() && !packed.defined() && !windowed) {
+      m.causal = past == 0;  // with a cache, T == 1 queries see every key; T > 1 needs the offset mask
+      if (m.causal || t == 1) return m;
+    }
+    const at::Tensor q_pos = at::arange(past, total, at::TensorOptions().dtype(at::kLong).device(device)).unsqueeze(1);  // (T, 1)
+    const at::Tensor k_pos = at::arange(total, at::TensorOptions().dtype(at::kLong).device(device)).unsqueeze(0);       // (1, T_k)
+    at::Tensor hide = k_pos.gt(q_pos).view({1, 1, t, total});
+    if (padding.defined()) hide = hide.logical_or(padding.eq(0).view({padding.size(0), 1, 1, total}));
+    if (packed.defined()) hide = hide.logical_or(packed.unsqueeze(2).ne(packed.unsqueeze(1)).unsqueeze(1));
+    m.full = hide;
+    if (window > 0) m.window = hide.logical_or(k_pos.le(q_pos - window).view({1, 1, t, total}));
+    return m;
+  }
+
+  at::Tensor run(const at::Tensor& ids, const at::Tensor& positions, const AttentionMasks& masks, KVCache* cache) {
+    at::Tensor x = embed_->forward(ids);  // (B, T, C)
+    auto [cos, sin] = rope_cos_sin(inv_freq_, positions, x.scalar_type());
+    for (size_t i = 0; i < layers_.size(); ++i)
+      x = layers_[i]->forward_layer(x, cos, sin, masks, cache ? &cache->keys[i] : nullptr, cache ? &cache->values[i] : nullptr);
+    return at::linear(norm_->forward(x), lm_head_);  // (B, T, V)
+  }
+
+  LlamaConfig config_;
+  std::shared_ptr<Embedding> embed_;
+  std::vector<std::shared_ptr<DecoderLayer>> layers_;
+  std::shared_ptr<RMSNorm> norm_;
+  at::Tensor lm_head_, inv_freq_;
+};
+
+}  // namespace
+
+ModulePtr make_llama(const LlamaConfig& config) { return std::make_shared<Llama>(config); }
+
+}  // namespace runner::models

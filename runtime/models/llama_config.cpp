@@ -1,0 +1,219 @@
+#include "runtime/models/llama_config.h"
+
+#include <cmath>
+
+#include "runtime/core/errors.h"
+
+namespace runner::models {
+
+using nlohmann::json;
+
+namespace {
+
+const char* architecture(const std::string& model_type) {
+  if (model_type == "qwen2") return "Qwen2ForCausalLM";
+  if (model_type == "mistral") return "MistralForCausalLM";
+  return "LlamaForCausalLM";
+}
+
+int64_t get_int(const json& c, const std::string& key, int64_t fallback, const std::string& where) {
+  auto it = c.find(key);
+  if (it == c.end() || it->is_null()) return fallback;
+  if (!it->is_number_integer()) throw CheckpointError("\"" + key + "\" must be an integer", where);
+  return it->get<int64_t>();
+}
+
+double get_number(const json& c, const std::string& key, double fallback, const std::string& where) {
+  auto it = c.find(key);
+  if (it == c.end() || it->is_null()) return fallback;
+  if (!it->is_number()) throw CheckpointError("\"" + key + "\" must be a number", where);
+  return it->get<double>();
+}
+
+bool get_bool(const json& c, const std::string& key, bool fallback, const std::string& where) {
+  auto it = c.find(key);
+  if (it == c.end() || it->is_null()) return fallback;
+  if (!it->is_boolean()) throw CheckpointError("\"" + key + "\" must be true or false", where);
+  return it->get<bool>();
+}
+
+// bos/eos/pad ids: null, one integer, or a list (Llama 3's several end-of-turn tokens).
+std::vector<int64_t> get_ids(const json& c, const std::string& key, const std::string& where) {
+  auto it = c.find(key);
+  if (it == c.end() || it->is_null()) return {};
+  if (it->is_number_integer()) return {it->get<int64_t>()};
+  std::vector<int64_t> ids;
+  if (it->is_array())
+    for (const auto& v : *it) {
+      if (!v.is_number_integer()) throw CheckpointError("\"" + key + "\" must hold integers", where);
+      ids.push_back(v.get<int64_t>());
+    }
+  else
+    throw CheckpointError("\"" + key + "\" must be an integer or a list of integers", where);
+  return ids;
+}
+
+json ids_json(const std::vector<int64_t>& ids) {
+  if (ids.empty()) return nullptr;
+  if (ids.size() == 1) return ids[0];
+  return ids;
+}
+
+RopeConfig rope_from_hf(const json& c, const std::string& where) {
+  RopeConfig r;
+  // v5: rope_parameters {rope_type, rope_theta, ...}; v4: rope_theta, rope_scaling {type|rope_type, ...}.
+  json params = c.contains("rope_parameters") && c["rope_parameters"].is_object() ? c["rope_parameters"]
+                : c.contains("rope_scaling") && c["rope_scaling"].is_object() ? c["rope_scaling"]
+                                                                                : json::object();
+  r.theta = get_number(params, "rope_theta", get_number(c, "rope_theta", r.theta, where), where);
+  std::string type = params.value("rope_type", params.value("type", std::string("default")));
+  if (type != "default" && type != "linear" && type != "llama3")
+    throw CheckpointError("rope type \"" + type + "\" is not supported (default, linear and llama3 are)", where);
+  r.type = type;
+  r.factor = get_number(params, "factor", r.factor, where);
+  r.low_freq_factor = get_number(params, "low_freq_factor", r.low_freq_factor, where);
+  r.high_freq_factor = get_number(params, "high_freq_factor", r.high_freq_factor, where);
+  r.original_max_position_embeddings =
+      get_int(params, "original_max_position_embeddings", r.original_max_position_embeddings, where);
+  return r;
+}
+
+}  // namespace
+
+bool is_llama_family(const std::string& t) { return t == "llama" || t == "qwen2" || t == "mistral"; }
+
+void complete_llama_config(LlamaConfig& c, const std::string& where) {
+  if (!is_llama_family(c.model_type))
+    throw RecipeError(where + ": model_type \"" + c.model_type + "\" is not a Llama-family type (llama, qwen2, mistral)");
+  if (c.vocab_size <= 0 || c.hidden_size <= 0 || c.intermediate_size <= 0 || c.num_hidden_layers <= 0 || c.num_attention_heads <= 0)
+    throw RecipeError(where + ": vocab_size, hidden_size, intermediate_size, num_hidden_layers and num_attention_heads must be > 0");
+  if (c.num_key_value_heads == 0) c.num_key_value_heads = c.num_attention_heads;
+  if (c.num_key_value_heads < 0 || c.num_attention_heads % c.num_key_value_heads != 0)
+    throw RecipeError(where + ": num_attention_heads (" + std::to_string(c.num_attention_heads) +
+                      ") must be a multiple of num_key_value_heads (" + std::to_string(c.num_key_value_heads) + ")");
+  if (c.head_dim == 0) {
+    if (c.hidden_size % c.num_attention_heads != 0)
+      throw RecipeError(where + ": hidden_size must be divisible by num_attention_heads (or give head_dim)");
+    c.head_dim = c.hidden_size / c.num_attention_heads;
+  }
+  if (c.head_dim < 0 || c.head_dim % 2 != 0) throw RecipeError(where + ": head_dim must be even (rotary embeddings pair dimensions)");
+  if (!(c.rms_norm_eps > 0) || !std::isfinite(c.rms_norm_eps)) throw RecipeError(where + ": rms_norm_eps must be > 0");
+  if (!(c.attention_dropout >= 0 && c.attention_dropout < 1)) throw RecipeError(where + ": attention_dropout must be in [0, 1)");
+  if (c.sliding_window < 0) throw RecipeError(where + ": sliding_window must be >= 0 (0: none)");
+  if (!c.sliding_layers.empty() && static_cast<int64_t>(c.sliding_layers.size()) != c.num_hidden_layers)
+    throw RecipeError(where + ": layer_types must list num_hidden_layers entries");
+  const double C = static_cast<double>(c.hidden_size), I = static_cast<double>(c.intermediate_size);
+  const double attn = C * static_cast<double>(c.head_dim) * static_cast<double>(2 * c.num_attention_heads + 2 * c.num_key_value_heads);
+  check_model_scale(where, c.num_hidden_layers,
+                    2 * static_cast<double>(c.vocab_size) * C + static_cast<double>(c.num_hidden_layers) * (attn + 3 * C * I + 2 * C));
+}
+
+LlamaConfig llama_config_from_hf(const json& j, const std::string& where) {
+  LlamaConfig c;
+  c.model_type = j.value("model_type", std::string());
+  c.vocab_size = get_int(j, "vocab_size", c.vocab_size, where);
+  c.hidden_size = get_int(j, "hidden_size", c.hidden_size, where);
+  c.intermediate_size = get_int(j, "intermediate_size", c.intermediate_size, where);
+  c.num_hidden_layers = get_int(j, "num_hidden_layers", c.num_hidden_layers, where);
+  c.num_attention_heads = get_int(j, "num_attention_heads", c.num_attention_heads, where);
+  c.num_key_value_heads = get_int(j, "num_key_value_heads", 0, where);
+  c.head_dim = get_int(j, "head_dim", 0, where);
+  c.max_position_embeddings = get_int(j, "max_position_embeddings", c.max_position_embeddings, where);
+  c.rms_norm_eps = get_number(j, "rms_norm_eps", c.rms_norm_eps, where);
+  c.attention_dropout = get_number(j, "attention_dropout", 0.0, where);
+  c.initializer_range = get_number(j, "initializer_range", 0.02, where);
+  c.rope = rope_from_hf(j, where);
+  c.tie_word_embeddings = get_bool(j, "tie_word_embeddings", false, where);
+  if (c.model_type == "qwen2") {
+    c.qkv_bias = true;  // Qwen 2 always has q/k/v biases and no o_proj bias
+    if (get_bool(j, "use_sliding_window", false, where)) {
+      c.sliding_window = get_int(j, "sliding_window", 0, where);
+      const int64_t full_layers = get_int(j, "max_window_layers", c.num_hidden_layers, where);
+      for (int64_t i = 0; i < c.num_hidden_layers; ++i) c.sliding_layers.push_back(i >= full_layers);
+    }
+  } else {
+    c.qkv_bias = c.o_bias = get_bool(j, "attention_bias", false, where);
+    c.mlp_bias = get_bool(j, "mlp_bias", false, where);
+    if (c.model_type == "mistral") c.sliding_window = get_int(j, "sliding_window", 0, where);
+  }
+  // v5 lists each layer's attention kind; it overrides the window rules above.
+  if (j.contains("layer_types") && j["layer_types"].is_array()) {
+    c.sliding_layers.clear();
+    bool any = false;
+    for (const auto& t : j["layer_types"]) {
+      const std::string kind = t.is_string() ? t.get<std::string>() : "";
+      if (kind != "full_attention" && kind != "sliding_attention")
+        throw CheckpointError("layer_types entries must be \"full_attention\" or \"sliding_attention\"", where);
+      c.sliding_layers.push_back(kind == "sliding_attention");
+      any = any || kind == "sliding_attention";
+    }
+    if (any) c.sliding_window = get_int(j, "sliding_window", 0, where);
+    else c.sliding_layers.clear(), c.sliding_window = 0;
+  }
+  const std::string act = j.value("hidden_act", std::string("silu"));
+  if (act != "silu") throw CheckpointError("hidden_act \"" + act + "\" is not supported (the Llama family uses silu)", where);
+  if (get_int(j, "pretraining_tp", 1, where) != 1) throw CheckpointError("pretraining_tp other than 1 is not supported", where);
+  c.bos_token_id = get_ids(j, "bos_token_id", where);
+  c.eos_token_id = get_ids(j, "eos_token_id", where);
+  c.pad_token_id = get_ids(j, "pad_token_id", where);
+  try {
+    complete_llama_config(c, "config.json");
+  } catch (const RecipeError& e) {
+    throw CheckpointError(e.message(), where);
+  }
+  return c;
+}
+
+std::string llama_config_json(const LlamaConfig& c) {
+  json rope = {{"rope_type", c.rope.type}, {"rope_theta", c.rope.theta}};
+  if (c.rope.type != "default") rope["factor"] = c.rope.factor;
+  if (c.rope.type == "llama3") {
+    rope["low_freq_factor"] = c.rope.low_freq_factor;
+    rope["high_freq_factor"] = c.rope.high_freq_factor;
+    rope["original_max_position_embeddings"] = c.rope.original_max_position_embeddings;
+  }
+  json j = {{"architectures", {architecture(c.model_type)}},
+            {"model_type", c.model_type},
+            {"vocab_size", c.vocab_size},
+            {"hidden_size", c.hidden_size},
+            {"intermediate_size", c.intermediate_size},
+            {"num_hidden_layers", c.num_hidden_layers},
+            {"num_attention_heads", c.num_attention_heads},
+            {"num_key_value_heads", c.num_key_value_heads},
+            {"head_dim", c.head_dim},
+            {"max_position_embeddings", c.max_position_embeddings},
+            {"rms_norm_eps", c.rms_norm_eps},
+            {"attention_dropout", c.attention_dropout},
+            {"initializer_range", c.initializer_range},
+            {"hidden_act", "silu"},
+            {"rope_parameters", rope},
+            {"tie_word_embeddings", c.tie_word_embeddings},
+            {"bos_token_id", ids_json(c.bos_token_id)},
+            {"eos_token_id", ids_json(c.eos_token_id)},
+            {"pad_token_id", ids_json(c.pad_token_id)},
+            {"dtype", "float32"}};
+  if (c.model_type == "qwen2") {
+    if (!c.qkv_bias || c.o_bias || c.mlp_bias) throw RecipeError("models.llama: qwen2 has q/k/v biases only (qkv_bias = true, o_bias = mlp_bias = false)");
+  } else {
+    if (c.qkv_bias != c.o_bias)
+      throw RecipeError("models.llama: " + c.model_type + " has biases on all of q/k/v/o or none (attention_bias); model_type qwen2 has q/k/v only");
+    j["attention_bias"] = c.qkv_bias;
+    if (c.model_type == "llama") j["mlp_bias"] = c.mlp_bias;
+    else if (c.mlp_bias) throw RecipeError("models.llama: mistral has no mlp_bias");
+  }
+  const bool sliding = c.sliding_window > 0;
+  if (c.model_type == "mistral") j["sliding_window"] = sliding ? json(c.sliding_window) : json(nullptr);
+  else if (sliding || !c.sliding_layers.empty()) {
+    if (c.model_type != "qwen2") throw RecipeError("models.llama: sliding_window needs model_type mistral or qwen2");
+    j["use_sliding_window"] = true;
+    j["sliding_window"] = c.sliding_window;
+  }
+  if (!c.sliding_layers.empty()) {
+    json types = json::array();
+    for (bool s : c.sliding_layers) types.push_back(s ? "sliding_attention" : "full_attention");
+    j["layer_types"] = types;
+  }
+  return j.dump(2);
+}
+
+}  // namespace runner::models

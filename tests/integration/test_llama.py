@@ -1,0 +1,145 @@
+"""Llama-family models from a recipe, as a user meets them: models.llama trains (the loss
+falls), the output folder (model.safetensors + config.json) loads in transformers with the
+same logits, models.from_pretrained reads it back, and model:generate in Lua gives
+transformers' generate() ids (greedy and beam search). Exit 77 (skipped) without transformers."""
+import json
+import os
+import re
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(__file__))
+from runner_test_util import TempDir, read_safetensors, run, write  # noqa: E402
+
+try:
+    import torch
+    import transformers
+    from transformers import AutoModelForCausalLM
+except ImportError as e:
+    print(f"SKIP: transformers not installed ({e}); scripts/setup installs it")
+    sys.exit(77)
+
+transformers.logging.set_verbosity_error()
+
+TRAIN = """
+local data, models = require "runner.data", require "runner.models"
+torch.manual_seed(0)
+local text = string.rep("to be or not to be, that is the question. ", 40)
+local ids = {}
+for i = 1, #text do ids[i] = text:byte(i) % 64 end
+local n, block = 64, 16
+local rows = {}
+for r = 1, n do
+  local row, start = {}, (r * 7) % (#ids - block)
+  for j = 1, block do row[j] = ids[start + j] end
+  rows[r] = row
+end
+local t = torch.tensor(rows)
+return {
+  args = { output_dir = "out", max_steps = 30, learning_rate = 3e-3, per_device_train_batch_size = 8,
+           logging_steps = 5, save_strategy = "steps", save_steps = 30, report_to = "none" },
+  datasets = { train = data.tensors{ input_ids = t, labels = t } },
+  model = models.llama{ vocab_size = 64, hidden_size = 32, intermediate_size = 64, num_hidden_layers = 2,
+                        num_attention_heads = 4, num_key_value_heads = 2, max_position_embeddings = 64,
+                        tie_word_embeddings = true, eos_token_id = 63, bos_token_id = 1 },
+}
+"""
+
+# Loads the trained folder and prints what model:generate gives, one JSON line per call.
+GENERATE = """
+local models = require "runner.models"
+local model = models.from_pretrained("out")
+local prompts = torch.tensor{ { 0, 0, 20, 15, 0, 2 }, { 52, 47, 32, 2, 15, 32 } }
+local mask = torch.tensor{ { 0, 0, 1, 1, 1, 1 }, { 1, 1, 1, 1, 1, 1 } }
+for _, beams in ipairs{ 1, 3 } do
+  local out = model:generate(prompts, { attention_mask = mask, max_new_tokens = 10, num_beams = beams, pad_token_id = 0 })
+  local rows = {}
+  for b = 0, out:size(0) - 1 do
+    local row = {}
+    for j = 0, out:size(1) - 1 do row[#row + 1] = out:select(0, b):select(0, j):item() end
+    rows[#rows + 1] = "[" .. table.concat(row, ",") .. "]"
+  end
+  print("GENERATED " .. beams .. " [" .. table.concat(rows, ",") .. "]")
+end
+return { datasets = { train = (require "runner.data").tensors{ x = torch.zeros(2, 1) } }, model = nn.Linear(1, 1) }
+"""
+
+
+class LlamaRecipe(unittest.TestCase):
+    def test_train_save_load_in_transformers_and_generate(self):
+        with TempDir() as d:
+            write(os.path.join(d, "train.lua"), TRAIN)
+            code, out, err = run(os.path.join(d, "train.lua"), cwd=d, timeout=600)
+            self.assertEqual(code, 0, err[-3000:])
+            with open(os.path.join(d, "out", "trainer_state.json")) as f:
+                state = json.load(f)
+            losses = [e["loss"] for e in state["log_history"] if "loss" in e]
+            self.assertLess(losses[-1], 0.7 * losses[0], losses)
+            for folder in ("out", "out/checkpoint-30"):
+                with open(os.path.join(d, folder, "config.json")) as f:
+                    config = json.load(f)
+                self.assertEqual(config["architectures"], ["LlamaForCausalLM"])
+                self.assertEqual(config["num_key_value_heads"], 2)
+
+            # transformers loads runner's folder and computes runner's logits.
+            model = AutoModelForCausalLM.from_pretrained(os.path.join(d, "out"), attn_implementation="eager").eval()
+            weights = read_safetensors(os.path.join(d, "out", "model.safetensors"))
+            self.assertIn("model.layers.1.self_attn.k_proj.weight", weights)
+            prompts = torch.tensor([[0, 0, 20, 15, 0, 2], [52, 47, 32, 2, 15, 32]])
+            mask = torch.tensor([[0, 0, 1, 1, 1, 1], [1, 1, 1, 1, 1, 1]])
+
+            write(os.path.join(d, "generate.lua"), GENERATE)
+            code, out, err = run("check", os.path.join(d, "generate.lua"), cwd=d)
+            self.assertEqual(code, 0, err[-3000:])
+            # print() lines reach stderr with a time stamp: "[hh:mm:ss] GENERATED <beams> <ids>"
+            got = {int(m.group(1)): json.loads(m.group(2))
+                   for m in re.finditer(r"GENERATED (\d+) (.*)$", err, re.M)}
+            for beams in (1, 3):
+                with torch.no_grad():
+                    expected = model.generate(input_ids=prompts, attention_mask=mask, max_new_tokens=10, do_sample=False,
+                                              num_beams=beams, pad_token_id=0)
+                self.assertEqual(got[beams], expected.tolist(), f"num_beams={beams}")
+
+    def test_runner_generate_command(self):
+        """`runner generate` on the trained folder (its tokenizer.json) and on the recipe (its
+        output_dir's weights): the text transformers' generate() gives, decoded."""
+        from tokenizers import Tokenizer, decoders
+        from tokenizers.models import BPE
+        with TempDir() as d:
+            write(os.path.join(d, "train.lua"), TRAIN.replace("max_steps = 30", "max_steps = 10"))
+            code, out, err = run(os.path.join(d, "train.lua"), cwd=d, timeout=600)
+            self.assertEqual(code, 0, err[-3000:])
+            # 64 one-character tokens (printable ASCII from the space), no merges.
+            tok = Tokenizer(BPE(vocab={chr(32 + i): i for i in range(64)}, merges=[]))
+            tok.decoder = decoders.Fuse()
+            tok.save(os.path.join(d, "out", "tokenizer.json"))
+            model = AutoModelForCausalLM.from_pretrained(os.path.join(d, "out"), attn_implementation="eager").eval()
+            prompts = ["TO BE OR", "WHAT IS"]
+            expected = []
+            for p in prompts:
+                ids = torch.tensor([tok.encode(p).ids])
+                with torch.no_grad():
+                    gen = model.generate(input_ids=ids, max_new_tokens=12, do_sample=False, num_beams=2)
+                expected.append(p + tok.decode(gen[0, ids.shape[1]:].tolist()))
+            for target in ("out", "train.lua"):
+                code, out, err = run("generate", target, "--prompt", prompts[0], "--prompt", prompts[1], "--max_new_tokens", "12",
+                                     "--num_beams", "2", "--tokenizer", os.path.join(d, "out", "tokenizer.json"), cwd=d)
+                self.assertEqual(code, 0, err[-3000:])
+                self.assertEqual(out, expected[0] + "\n\n" + expected[1] + "\n", target)
+            code, out, err = run("generate", "out", "--prompt", "X", "--max_new_tokns", "3", cwd=d)
+            self.assertEqual(code, 2)
+            self.assertIn("did you mean 'max_new_tokens'", err)
+
+    def test_bad_config_is_one_clear_line(self):
+        with TempDir() as d:
+            write(os.path.join(d, "r.lua"), 'local models = require "runner.models"\n'
+                  'return { datasets = { train = (require "runner.data").tensors{ x = torch.zeros(2, 1) } },\n'
+                  '  model = models.llama{ vocab_size = 8, hidden_size = 30, num_attention_heads = 4, num_hiden_layers = 1 } }\n')
+            code, out, err = run("check", os.path.join(d, "r.lua"), cwd=d)
+            self.assertEqual(code, 2, err)
+            self.assertIn("unknown option 'num_hiden_layers'", err)
+            self.assertIn("did you mean 'num_hidden_layers'", err)
+
+
+if __name__ == "__main__":
+    unittest.main()
