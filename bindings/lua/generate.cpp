@@ -1,8 +1,6 @@
 // model:generate(input_ids, {...}): text generation from Lua (runtime/models/generation.h).
 // Options are transformers' generate() keywords; eos_token_id and pad_token_id default to the
 // model's config (config.json's ids for from_pretrained / models.llama).
-#include <nlohmann/json.hpp>
-
 #include "bindings/lua/lua_module.h"
 #include "runtime/core/errors.h"
 #include "runtime/models/generation.h"
@@ -11,22 +9,9 @@ namespace runner::lua {
 
 namespace {
 
-std::vector<int64_t> config_ids(const nlohmann::json& config, const char* key) {
-  auto it = config.find(key);
-  if (it == config.end() || it->is_null()) return {};
-  if (it->is_number_integer()) return {it->get<int64_t>()};
-  return it->get<std::vector<int64_t>>();
-}
-
 // Reads the options table at idx; its attention_mask (if any) goes to *mask.
 models::GenerationConfig generation_options(lua_State* L, int idx, const models::Module& model, at::Tensor* mask) {
-  models::GenerationConfig g;
-  if (const std::string text = model.hf_config_json(); !text.empty()) {
-    const nlohmann::json config = nlohmann::json::parse(text);
-    g.eos_token_id = config_ids(config, "eos_token_id");
-    const std::vector<int64_t> pad = config_ids(config, "pad_token_id");
-    if (!pad.empty()) g.pad_token_id = pad[0];
-  }
+  models::GenerationConfig g = models::generation_defaults(model);
   Options o(L, idx, "generate");
   *mask = o.tensor("attention_mask");
   g.max_new_tokens = o.integer("max_new_tokens", g.max_new_tokens);

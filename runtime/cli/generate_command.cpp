@@ -47,13 +47,8 @@ std::vector<int64_t> json_ids(const json& j, const char* key) {
   return {};
 }
 
-// Defaults from the model's config.json, then its generation_config.json (what HF uses).
-void apply_model_defaults(const std::string& model_json, const fs::path& generation_config, models::GenerationConfig& g) {
-  if (!model_json.empty()) {
-    const json c = json::parse(model_json);
-    g.eos_token_id = json_ids(c, "eos_token_id");
-    if (auto pad = json_ids(c, "pad_token_id"); !pad.empty()) g.pad_token_id = pad[0];
-  }
+// generation_config.json's settings (what HF uses) over the model's defaults.
+void apply_generation_config(const fs::path& generation_config, models::GenerationConfig& g) {
   if (generation_config.empty() || !fs::exists(generation_config)) return;
   std::ifstream in(generation_config);
   const json c = json::parse(in, nullptr, /*allow_exceptions=*/false);
@@ -161,8 +156,8 @@ int generate(const CommandLine& cl) {
     throw ArgumentError("runner generate: no tokenizer at " + tokenizer_path.string() + " (give --tokenizer tokenizer.json)", "command line");
   const auto tokenizer = data::HfTokenizer::load(tokenizer_path.string());
 
-  models::GenerationConfig g;
-  apply_model_defaults(model->hf_config_json(), generation_config, g);
+  models::GenerationConfig g = models::generation_defaults(*model);
+  apply_generation_config(generation_config, g);
   apply_overrides(a, g);
   at::manual_seed(static_cast<uint64_t>(a.seed));
 

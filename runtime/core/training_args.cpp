@@ -362,6 +362,10 @@ std::vector<std::string> TrainingArguments::finalize() {
   }
   if (eval_accumulation_steps && *eval_accumulation_steps < 1)
     fail("args.eval_accumulation_steps: must be >= 1, got " + std::to_string(*eval_accumulation_steps));
+  if (generation_max_length && *generation_max_length < 1)
+    fail("args.generation_max_length: must be >= 1, got " + std::to_string(*generation_max_length));
+  if (generation_num_beams && *generation_num_beams < 1)
+    fail("args.generation_num_beams: must be >= 1, got " + std::to_string(*generation_num_beams));
   if (group_by_length) {
     warnings.push_back("group_by_length is deprecated; use train_sampling_strategy=\"group_by_length\"");
     train_sampling_strategy = "group_by_length";

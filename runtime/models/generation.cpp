@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include <nlohmann/json.hpp>
+
 #include "runtime/core/errors.h"
 #include "runtime/models/kv_cache.h"
 
@@ -76,7 +78,28 @@ at::Tensor greedy_or_sample(Module& model, const at::Tensor& ids, const at::Tens
   return sequences;
 }
 
+std::vector<int64_t> config_ids(const nlohmann::json& config, const char* key) {
+  auto it = config.find(key);
+  if (it == config.end() || it->is_null()) return {};
+  if (it->is_number_integer()) return {it->get<int64_t>()};
+  std::vector<int64_t> ids;
+  if (it->is_array())
+    for (const auto& v : *it)
+      if (v.is_number_integer()) ids.push_back(v.get<int64_t>());
+  return ids;
+}
+
 }  // namespace
+
+GenerationConfig generation_defaults(const Module& model) {
+  GenerationConfig g;
+  const std::string text = model.hf_config_json();
+  if (text.empty()) return g;
+  const nlohmann::json config = nlohmann::json::parse(text);
+  g.eos_token_id = config_ids(config, "eos_token_id");
+  if (const auto pad = config_ids(config, "pad_token_id"); !pad.empty()) g.pad_token_id = pad[0];
+  return g;
+}
 
 at::Tensor generate(Module& model, const at::Tensor& input_ids, const at::Tensor& attention_mask, const GenerationConfig& c) {
   check(c);

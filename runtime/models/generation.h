@@ -27,6 +27,10 @@ struct GenerationConfig {
   int64_t pad_token_id = -1;          // -1: the first eos id, else 0
 };
 
+// The defaults a model brings (HF: its generation_config from config.json): eos_token_id and
+// pad_token_id of hf_config_json(), when it has one.
+GenerationConfig generation_defaults(const Module& model);
+
 // input_ids (B, T) int64; attention_mask (B, T) with 0 at left padding, or undefined.
 // Returns (B, T + n) int64, n <= max_new_tokens (fewer when every row finished early). The
 // model runs in eval mode without gradients; its mode is restored afterwards.

@@ -41,6 +41,10 @@ PredictionResult Trainer::prediction_step(const Batch& batch, bool prediction_lo
     outputs = call_model(*model_, batch, call_);
   }
   if (prediction_loss_only) return {r.loss, {}, {}};
+  if (args_.predict_with_generate) {
+    r.logits = generate_predictions(batch);  // generated ids are the predictions
+    return r;
+  }
   r.logits = logits_of(outputs);
   if (r.logits.defined()) r.logits = r.logits.detach();
   // Autocast (or a bf16/fp16 model) gives low-precision logits; metrics get fp32.

@@ -65,6 +65,8 @@ Trainer::Trainer(TrainingArguments args, models::ModulePtr model, Datasets datas
                           ") has no blocks to checkpoint (built-in transformer blocks or nn.Sequential children)");
     log::info("Gradient checkpointing: " + std::to_string(n) + " modules recompute their activations in backward");
   }
+  if (model_ && args_.predict_with_generate && !model_->can_generate())
+    throw ArgumentError("args.predict_with_generate: this model (" + model_->type_name() + ") cannot generate (models.llama, models.from_pretrained)");
   if (args_.fp16) scaler_ = std::make_unique<LossScaler>(resolve_loss_scaler(args_, dp_->world()));
   if (args_.torch_empty_cache_steps && !device_.is_cuda())
     log::warn("torch_empty_cache_steps has no effect on the CPU (there is no device cache to empty)");

@@ -128,6 +128,7 @@ class Trainer {
   // evaluation (evaluate.cpp)
   PredictionOutput evaluation_loop(const data::DatasetPtr& ds, const std::string& prefix, bool prediction_loss_only);
   PredictionResult prediction_step(const Batch& batch, bool prediction_loss_only);
+  at::Tensor generate_predictions(const Batch& batch);  // predict_with_generate (generate_eval.cpp)
   nlohmann::json run_evaluation(bool from_training);
   void update_best_metric(const nlohmann::json& metrics, bool& is_new_best);
 
@@ -175,6 +176,7 @@ class Trainer {
   int64_t last_logged_step_ = 0;
   std::chrono::steady_clock::time_point train_start_;
   bool in_training_ = false;
+  bool warned_generation_length_ = false;  // predict_with_generate: prompts at generation_max_length
   bool preempted_ = false;  // a stop signal (stop_request.h) ended training with a checkpoint
   double data_wait_seconds_ = 0;  // time the training loop waited for batches
   bool lockstep_dummy_ = false;   // ZeRO-3: this micro-step's batch is a zero-weight stand-in

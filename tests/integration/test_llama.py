@@ -130,6 +130,37 @@ class LlamaRecipe(unittest.TestCase):
             self.assertEqual(code, 2)
             self.assertIn("did you mean 'max_new_tokens'", err)
 
+    def test_predict_with_generate(self):
+        """predict_with_generate: predictions are transformers' generate() ids (prompt + new
+        tokens, padded with the pad id to generation_max_length), compute_metrics gets them,
+        and the loss still comes from the labels."""
+        recipe = TRAIN.replace("max_steps = 30", "max_steps = 8").replace(
+            "eos_token_id = 63, bos_token_id = 1 }", "eos_token_id = 63, bos_token_id = 1, pad_token_id = 0 }").replace(
+            "datasets = { train = data.tensors{ input_ids = t, labels = t } },",
+            """datasets = { train = data.tensors{ input_ids = t, labels = t },
+                test = data.tensors{ input_ids = torch.tensor{ { 0, 0, 20, 15, 0, 2 }, { 52, 47, 32, 2, 15, 32 } },
+                                     attention_mask = torch.tensor{ { 0, 0, 1, 1, 1, 1 }, { 1, 1, 1, 1, 1, 1 } },
+                                     labels = torch.tensor{ { -100, -100, 20, 15, 0, 2 }, { 52, 47, 32, 2, 15, 32 } } } },
+  compute_metrics = function(p) return { gen_len = p.predictions:size(1) } end,""").replace(
+            'report_to = "none" },', 'report_to = "none", do_predict = true, predict_with_generate = true,\n'
+            '           generation_max_length = 14, generation_num_beams = 2, save_strategy = "no" },')
+        with TempDir() as d:
+            write(os.path.join(d, "train.lua"), recipe)
+            code, out, err = run(os.path.join(d, "train.lua"), cwd=d, timeout=600)
+            self.assertEqual(code, 0, err[-3000:])
+            with open(os.path.join(d, "out", "test_results.json")) as f:
+                results = json.load(f)
+            self.assertEqual(results["test_gen_len"], 14)
+            self.assertIn("test_loss", results)
+            preds = read_safetensors(os.path.join(d, "out", "predictions.safetensors"))["predictions"]
+            model = AutoModelForCausalLM.from_pretrained(os.path.join(d, "out"), attn_implementation="eager").eval()
+            prompts = torch.tensor([[0, 0, 20, 15, 0, 2], [52, 47, 32, 2, 15, 32]])
+            mask = torch.tensor([[0, 0, 1, 1, 1, 1], [1, 1, 1, 1, 1, 1]])
+            with torch.no_grad():
+                expected = model.generate(input_ids=prompts, attention_mask=mask, max_length=14, num_beams=2, do_sample=False)
+            expected = torch.nn.functional.pad(expected, (0, 14 - expected.shape[1]), value=0)
+            self.assertEqual(preds.tolist(), expected.tolist())
+
     def test_bad_config_is_one_clear_line(self):
         with TempDir() as d:
             write(os.path.join(d, "r.lua"), 'local models = require "runner.models"\n'

@@ -1,0 +1,42 @@
+// predict_with_generate (HF Seq2SeqTrainer.prediction_step): in evaluation and prediction the
+// predictions handed to compute_metrics are generated ids, not logits. As HF does for
+// decoder-only models, generation starts from the batch's whole input_ids (with its
+// attention_mask: left-padded prompts), the result holds prompt and new tokens, and a batch
+// shorter than generation_max_length is padded to it with the pad id (the batches are then
+// concatenated, padded with -100 like any predictions).
+#include <c10/core/GradMode.h>
+
+#include "runtime/core/errors.h"
+#include "runtime/log/log.h"
+#include "runtime/models/generation.h"
+#include "runtime/train/trainer.h"
+
+namespace runner::train {
+
+at::Tensor Trainer::generate_predictions(const Batch& batch) {
+  auto ids_it = batch.find("input_ids");
+  if (ids_it == batch.end() || !ids_it->second.defined())
+    throw DataError("args.predict_with_generate: the evaluation batch has no input_ids to generate from");
+  const at::Tensor ids = ids_it->second;
+  auto mask_it = batch.find("attention_mask");
+  const at::Tensor mask = mask_it == batch.end() ? at::Tensor() : mask_it->second;
+  models::GenerationConfig g = models::generation_defaults(*model_);
+  const int64_t max_length = args_.generation_max_length.value_or(20);  // HF GenerationConfig.max_length
+  const int64_t prompt = ids.size(1);
+  if (prompt >= max_length && !warned_generation_length_) {
+    // HF warns too and still generates one token.
+    log::warn("predict_with_generate: inputs of " + std::to_string(prompt) + " tokens reach generation_max_length " +
+              std::to_string(max_length) + " (it counts the prompt): one new token each");
+    warned_generation_length_ = true;
+  }
+  g.max_new_tokens = std::max<int64_t>(1, max_length - prompt);
+  g.num_beams = args_.generation_num_beams.value_or(1);
+  at::Tensor out = models::generate(*model_, ids, mask, g);
+  if (out.size(1) < max_length) {
+    const int64_t pad = g.pad_token_id >= 0 ? g.pad_token_id : (g.eos_token_id.empty() ? 0 : g.eos_token_id[0]);
+    out = at::cat({out, at::full({out.size(0), max_length - out.size(1)}, pad, out.options())}, 1);
+  }
+  return out;
+}
+
+}  // namespace runner::train
