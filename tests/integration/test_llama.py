@@ -5,11 +5,12 @@ transformers' generate() ids (greedy and beam search). Exit 77 (skipped) without
 import json
 import os
 import re
+import subprocess
 import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from runner_test_util import TempDir, read_safetensors, run, write  # noqa: E402
+from runner_test_util import BINARY, TempDir, read_safetensors, run, write  # noqa: E402
 
 try:
     import torch
@@ -160,6 +161,23 @@ class LlamaRecipe(unittest.TestCase):
                 expected = model.generate(input_ids=prompts, attention_mask=mask, max_length=14, num_beams=2, do_sample=False)
             expected = torch.nn.functional.pad(expected, (0, 14 - expected.shape[1]), value=0)
             self.assertEqual(preds.tolist(), expected.tolist())
+
+    def test_predict_with_generate_refusals(self):
+        with TempDir() as d:
+            write(os.path.join(d, "train.lua"), TRAIN)
+            # ZeRO-3 over two ranks: refused before training, one line.
+            p = subprocess.run(["mpiexec", "-n", "2", BINARY, os.path.join(d, "train.lua"), "--predict_with_generate", "true",
+                                "--deepspeed", '{"zero_optimization": {"stage": 3}}'], cwd=d, capture_output=True, text=True,
+                               timeout=300)
+            self.assertEqual(p.returncode, 2, p.stderr[-2000:])
+            self.assertIn("predict_with_generate: not available with ZeRO-3", p.stderr)
+            self.assertFalse(os.path.exists(os.path.join(d, "out", "trainer_state.json")))
+            # A model that cannot generate.
+            write(os.path.join(d, "mlp.lua"), 'return { datasets = { train = (require "runner.data").tensors{ x = torch.zeros(4, 1), '
+                  'labels = torch.zeros(4, 1) } }, model = nn.Linear(1, 1), args = { output_dir = "mlp_out" } }\n')
+            code, out, err = run(os.path.join(d, "mlp.lua"), "--predict_with_generate", "true", cwd=d)
+            self.assertEqual(code, 2, err)
+            self.assertIn("cannot generate", err)
 
     def test_bad_config_is_one_clear_line(self):
         with TempDir() as d:
