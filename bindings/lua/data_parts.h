@@ -10,6 +10,7 @@
 #include "bindings/lua/lua_call.h"
 #include "bindings/lua/lua_common.h"
 #include "runtime/data/dataset.h"
+#include "runtime/data/tokenizers/hf_tokenizer.h"
 
 namespace runner::lua {
 
@@ -20,6 +21,9 @@ void add_dataset_methods(lua_State* L);     // into the dataset __index table on
 void register_collator_type(lua_State* L);
 void add_collator_functions(lua_State* L);  // into the module table on top of the stack
 void add_tokenizer_functions(lua_State* L);  // data.tokenizer (data_tokenizer.cpp)
+// The tokenizer userdata at idx (data.tokenizer), or nullptr when it is something else.
+std::shared_ptr<data::HfTokenizer> tokenizer_at(lua_State* L, int idx);
+int d_sft(lua_State* L);  // data.sft (data_sft.cpp)
 
 // A recipe's Lua function used by a dataset (data.lua, ds:map, ds:filter). It runs on the
 // thread that owns the Lua state, so datasets using it report thread_safe() == false.

@@ -154,7 +154,8 @@ int d_lua(lua_State* L) {
 }  // namespace
 
 void add_source_functions(lua_State* L) {
-  set_functions(L, {{"idx", guarded<d_idx>}, {"text", guarded<d_text>}, {"token_bin", guarded<d_token_bin>}, {"lua", guarded<d_lua>}});
+  set_functions(L, {{"idx", guarded<d_idx>}, {"text", guarded<d_text>}, {"token_bin", guarded<d_token_bin>}, {"lua", guarded<d_lua>},
+                    {"sft", guarded<d_sft>}});
   lua_newtable(L);
   set_functions(L, {{"regression", guarded<d_regression>}, {"classification", guarded<d_classification>}});
   lua_setfield(L, -2, "synthetic");

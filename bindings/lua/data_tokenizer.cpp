@@ -105,6 +105,11 @@ int d_tokenizer(lua_State* L) {
 
 }  // namespace
 
+std::shared_ptr<data::HfTokenizer> tokenizer_at(lua_State* L, int idx) {
+  auto* box = static_cast<TokenizerBox*>(luaL_testudata(L, idx, kTokenizerMeta));
+  return box ? box->tok : nullptr;
+}
+
 void add_tokenizer_functions(lua_State* L) { set_functions(L, {{"tokenizer", guarded<d_tokenizer>}}); }
 
 }  // namespace runner::lua

@@ -66,15 +66,7 @@ PrepareArgs parse(const std::vector<std::string>& a) {
 // tokenizer (HF's convention), else none.
 std::string eos_token_text(const PrepareArgs& p) {
   if (!p.eos_token.empty() || p.no_eos) return p.eos_token;
-  const fs::path config = fs::path(p.tokenizer).parent_path() / "tokenizer_config.json";
-  std::ifstream in(config);
-  if (!in) return "";
-  const json c = json::parse(in, nullptr, false);
-  if (c.is_discarded() || !c.contains("eos_token")) return "";
-  const json& e = c["eos_token"];
-  if (e.is_string()) return e.get<std::string>();
-  if (e.is_object() && e.contains("content") && e["content"].is_string()) return e["content"].get<std::string>();  // AddedToken form
-  return "";
+  return data::tokenizer_config_eos(p.tokenizer);
 }
 
 class TokenWriter {

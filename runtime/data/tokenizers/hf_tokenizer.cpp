@@ -239,3 +239,19 @@ std::string HfTokenizer::id_to_token(int64_t id) const {
 }
 
 }  // namespace runner::data
+
+namespace runner::data {
+
+std::string tokenizer_config_eos(const std::string& tokenizer_json) {
+  const std::string dir = tokenizer_json.find('/') == std::string::npos ? "." : tokenizer_json.substr(0, tokenizer_json.rfind('/'));
+  std::ifstream in(dir + "/tokenizer_config.json");
+  if (!in) return "";
+  const nlohmann::json c = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (c.is_discarded() || !c.is_object() || !c.contains("eos_token")) return "";
+  const nlohmann::json& e = c["eos_token"];
+  if (e.is_string()) return e.get<std::string>();
+  if (e.is_object() && e.contains("content") && e["content"].is_string()) return e["content"].get<std::string>();
+  return "";
+}
+
+}  // namespace runner::data

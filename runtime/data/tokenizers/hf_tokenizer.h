@@ -34,4 +34,8 @@ class HfTokenizer {
   std::unique_ptr<Impl> impl_;
 };
 
+// The end-of-text token a model folder declares: eos_token of the tokenizer_config.json next to
+// `tokenizer_json` (a string, or the {"content": ...} form), "" when there is none.
+std::string tokenizer_config_eos(const std::string& tokenizer_json);
+
 }  // namespace runner::data

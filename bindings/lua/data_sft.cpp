@@ -1,0 +1,43 @@
+// data.sft{path = "train.jsonl", tokenizer = "tokenizer.json" | data.tokenizer(...), max_length = 1024,
+//          chat_template = "simple" | "chatml" | "plain", packing = false, eos_token, add_bos = true,
+//          prompt_field = "prompt", response_field = "response", messages_field = "messages",
+//          pad_token_id = 0}: supervised fine-tuning examples (runtime/data/sources/sft.h).
+#include "bindings/lua/data_binding.h"
+#include "bindings/lua/data_parts.h"
+#include "runtime/core/errors.h"
+#include "runtime/data/sources/sft.h"
+
+namespace runner::lua {
+
+int d_sft(lua_State* L) {
+  Options o(L, 1, "data.sft");
+  data::SftOptions s;
+  if (!o.has("path")) throw RecipeError("data.sft: needs path = \"train.jsonl\"");
+  s.path = checked_path(o.string("path", ""), "data.sft");
+  if (!o.has("tokenizer")) throw RecipeError("data.sft: needs tokenizer = \"tokenizer.json\" (or a data.tokenizer)");
+  lua_getfield(L, 1, "tokenizer");
+  std::shared_ptr<data::HfTokenizer> tok = tokenizer_at(L, -1);
+  lua_pop(L, 1);
+  if (!tok) {
+    s.tokenizer_path = checked_path(o.string("tokenizer", ""), "data.sft");
+    tok = data::HfTokenizer::load(s.tokenizer_path);
+  }
+  s.tokenizer = tok;
+  s.max_length = o.integer("max_length", s.max_length);
+  s.chat_template = o.string("chat_template", s.chat_template);
+  s.packing = o.boolean("packing", s.packing);
+  // TRL appends the end-of-text token to every completion: the model folder's, when it says.
+  s.eos_token = o.string("eos_token", s.tokenizer_path.empty() ? "" : data::tokenizer_config_eos(s.tokenizer_path));
+  if (!s.eos_token.empty() && tok->token_to_id(s.eos_token) < 0)
+    throw RecipeError("data.sft: eos_token \"" + s.eos_token + "\" is not a token of the tokenizer");
+  s.add_bos = o.boolean("add_bos", s.add_bos);
+  s.prompt_field = o.string("prompt_field", s.prompt_field);
+  s.response_field = o.string("response_field", s.response_field);
+  s.messages_field = o.string("messages_field", s.messages_field);
+  s.pad_token_id = o.integer("pad_token_id", s.pad_token_id);
+  o.finish();
+  push_dataset(L, data::load_sft(s));
+  return 1;
+}
+
+}  // namespace runner::lua

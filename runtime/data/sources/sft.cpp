@@ -1,0 +1,131 @@
+#include "runtime/data/sources/sft.h"
+
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "runtime/core/errors.h"
+
+namespace runner::data {
+
+using nlohmann::json;
+
+namespace {
+
+struct Segment {
+  std::string text;
+  bool trained;  // a response / assistant turn: its tokens are labels
+};
+
+// The templates, for one example. simple (Alpaca's layout):
+//   "### System:\n{system}\n\n" "### Instruction:\n{user}\n\n" "### Response:\n" + {assistant}{eos}
+// chatml (Qwen, many chat models): "<|im_start|>{role}\n{content}<|im_end|>\n" per turn; an
+// assistant turn's content, "<|im_end|>" and "\n" are trained, its header is not.
+// plain: the prompt and the response as they are (prompt/response lines only).
+std::vector<Segment> lay_out(const std::vector<std::pair<std::string, std::string>>& turns, const std::string& tmpl,
+                             const std::string& eos) {
+  std::vector<Segment> out;
+  for (const auto& [role, content] : turns) {
+    const bool assistant = role == "assistant";
+    if (tmpl == "chatml") {
+      out.push_back({"<|im_start|>" + role + "\n", false});
+      out.push_back({content + "<|im_end|>\n", assistant});
+      if (assistant && !eos.empty() && eos != "<|im_end|>") out.push_back({eos, true});
+    } else if (tmpl == "plain") {
+      out.push_back({content + (assistant ? eos : ""), assistant});
+    } else {  // simple
+      if (role == "system") out.push_back({"### System:\n" + content + "\n\n", false});
+      else if (role == "user") out.push_back({"### Instruction:\n" + content + "\n\n### Response:\n", false});
+      else out.push_back({content + eos + "\n\n", true});
+    }
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> turns_of(const json& j, const SftOptions& o, const std::string& where) {
+  std::vector<std::pair<std::string, std::string>> turns;
+  if (j.contains(o.messages_field)) {
+    const json& m = j[o.messages_field];
+    if (!m.is_array()) throw DataError("\"" + o.messages_field + "\" must be a list of {role, content}", where);
+    for (const auto& turn : m) {
+      if (!turn.is_object() || !turn.contains("role") || !turn["role"].is_string() || !turn.contains("content") ||
+          !turn["content"].is_string())
+        throw DataError("each message needs string \"role\" and \"content\"", where);
+      const std::string role = turn["role"];
+      if (role != "system" && role != "user" && role != "assistant")
+        throw DataError("unknown role \"" + role + "\" (system, user or assistant)", where);
+      turns.emplace_back(role, turn["content"].get<std::string>());
+    }
+    if (o.chat_template == "plain") throw DataError("chat_template \"plain\" takes prompt/response lines, not messages", where);
+    return turns;
+  }
+  for (const auto* field : {&o.prompt_field, &o.response_field})
+    if (!j.contains(*field) || !j[*field].is_string())
+      throw DataError("needs string \"" + o.prompt_field + "\" and \"" + o.response_field + "\" fields, or \"" + o.messages_field +
+                          "\"",
+                      where);
+  turns.emplace_back("user", j[o.prompt_field].get<std::string>());
+  turns.emplace_back("assistant", j[o.response_field].get<std::string>());
+  return turns;
+}
+
+Example make_example(const std::vector<int64_t>& ids, const std::vector<int64_t>& labels, const std::vector<int64_t>& positions) {
+  Example e{{"input_ids", at::tensor(ids, at::kLong)}, {"labels", at::tensor(labels, at::kLong)}};
+  if (!positions.empty()) e["position_ids"] = at::tensor(positions, at::kLong);
+  return e;
+}
+
+}  // namespace
+
+DatasetPtr load_sft(const SftOptions& o) {
+  if (!o.tokenizer) throw RecipeError("data.sft: needs a tokenizer (a tokenizer.json path or data.tokenizer(...))");
+  if (o.max_length < 2) throw RecipeError("data.sft: max_length must be >= 2");
+  if (o.chat_template != "simple" && o.chat_template != "chatml" && o.chat_template != "plain")
+    throw RecipeError("data.sft: chat_template must be \"simple\", \"chatml\" or \"plain\", got \"" + o.chat_template + "\"");
+  std::ifstream in(o.path);
+  if (!in) throw DataError("cannot read (missing?)", o.path);
+  const std::vector<int64_t> bos = o.add_bos ? o.tokenizer->encode("", /*add_special_tokens=*/true) : std::vector<int64_t>{};
+  std::vector<Example> examples;
+  std::vector<int64_t> row_ids, row_labels, row_pos;
+  auto flush_row = [&](bool pad) {
+    if (row_ids.empty()) return;
+    int64_t next = 0;
+    while (pad && static_cast<int64_t>(row_ids.size()) < o.max_length) {  // the tail: padding, not trained
+      row_ids.push_back(o.pad_token_id);
+      row_labels.push_back(-100);
+      row_pos.push_back(next++);
+    }
+    examples.push_back(make_example(row_ids, row_labels, row_pos));
+    row_ids.clear(), row_labels.clear(), row_pos.clear();
+  };
+  std::string line;
+  for (int64_t n = 1; std::getline(in, line); ++n) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    const std::string where = o.path + ":" + std::to_string(n);
+    const json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded() || !j.is_object()) throw DataError("not a JSON object", where);
+    std::vector<int64_t> ids = bos, labels(bos.size(), -100);
+    for (const Segment& s : lay_out(turns_of(j, o, where), o.chat_template, o.eos_token)) {
+      const std::vector<int64_t> piece = o.tokenizer->encode(s.text, /*add_special_tokens=*/false);
+      ids.insert(ids.end(), piece.begin(), piece.end());
+      if (s.trained) labels.insert(labels.end(), piece.begin(), piece.end());
+      else labels.insert(labels.end(), piece.size(), -100);
+    }
+    if (static_cast<int64_t>(ids.size()) > o.max_length) ids.resize(o.max_length), labels.resize(o.max_length);
+    if (!o.packing) {
+      examples.push_back(make_example(ids, labels, {}));
+      continue;
+    }
+    if (static_cast<int64_t>(row_ids.size() + ids.size()) > o.max_length) flush_row(/*pad=*/true);
+    for (size_t k = 0; k < ids.size(); ++k) {
+      row_ids.push_back(ids[k]);
+      row_labels.push_back(labels[k]);
+      row_pos.push_back(static_cast<int64_t>(k));
+    }
+  }
+  flush_row(/*pad=*/true);
+  if (examples.empty()) throw DataError("no examples", o.path);
+  return std::make_shared<ExampleListDataset>(std::move(examples), "data.sft(" + o.path + ")");
+}
+
+}  // namespace runner::data
