@@ -10,6 +10,9 @@
 #include <string>
 
 #include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include "runtime/models/module.h"
 
 namespace runner::models::test {
 
@@ -44,6 +47,37 @@ inline double rel_error(const at::Tensor& a, const at::Tensor& b) {
   const double scale = b.abs().max().item<double>();
   const double diff = (a.to(at::kDouble) - b.to(at::kDouble)).abs().max().item<double>();
   return scale > 0 ? diff / scale : diff;
+}
+
+// The tensor called `name` in a reference's output, undefined when absent.
+inline at::Tensor find_named(const std::vector<std::pair<std::string, at::Tensor>>& tensors, const std::string& name) {
+  for (const auto& [n, t] : tensors)
+    if (n == name) return t;
+  return {};
+}
+
+// Every parameter's .grad against the reference's "grad.<name>", within `tolerance`
+// (rel_error); a failure names the parameter. Returns the worst error and how many matched.
+struct GradientReport {
+  double worst = 0;
+  std::string worst_name;
+  size_t compared = 0;
+};
+inline GradientReport expect_gradients_match(const Module& model, const std::vector<std::pair<std::string, at::Tensor>>& reference,
+                                             double tolerance) {
+  GradientReport r;
+  for (const auto& [name, p] : model.named_parameters()) {
+    const at::Tensor expected = find_named(reference, "grad." + name);
+    if (!expected.defined() || !p.grad().defined() || !p.grad().sizes().equals(expected.sizes())) {
+      ADD_FAILURE() << name << ": " << (!expected.defined() ? "the reference has no gradient" : !p.grad().defined() ? "no gradient here" : "shape differs");
+      continue;
+    }
+    const double err = rel_error(p.grad(), expected);
+    EXPECT_LT(err, tolerance) << name;
+    if (err > r.worst) r.worst = err, r.worst_name = name;
+    ++r.compared;
+  }
+  return r;
 }
 
 }  // namespace runner::models::test

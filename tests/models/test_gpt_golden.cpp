@@ -65,11 +65,7 @@ io::NamedTensors run_reference(const std::string& dir, const std::string& weight
   return status == 0 ? io::load_safetensors(out) : io::NamedTensors{};
 }
 
-at::Tensor find(const io::NamedTensors& ts, const std::string& name) {
-  for (const auto& [n, t] : ts)
-    if (n == name) return t;
-  return {};
-}
+at::Tensor find(const io::NamedTensors& ts, const std::string& name) { return test::find_named(ts, name); }
 
 }  // namespace
 
@@ -92,19 +88,10 @@ TEST(GPTGolden, LogitsLossAndGradientsMatchPyTorch) {
   const double loss_err = rel_error(out.at("loss"), find(ref, "loss"));
   EXPECT_LT(logits_err, kTolerance);
   EXPECT_LT(loss_err, kTolerance);
-  double worst_grad = 0;
-  std::string worst_name;
-  size_t compared = 0;
-  for (const auto& [name, p] : model->named_parameters()) {
-    const at::Tensor expected = find(ref, "grad." + name);
-    ASSERT_TRUE(expected.defined()) << "the reference has no gradient for " << name;
-    ASSERT_TRUE(p.grad().defined()) << name;
-    ASSERT_EQ(p.grad().sizes(), expected.sizes()) << name;
-    const double err = rel_error(p.grad(), expected);
-    EXPECT_LT(err, kTolerance) << name;
-    if (err > worst_grad) worst_grad = err, worst_name = name;
-    ++compared;
-  }
+  const test::GradientReport grads = test::expect_gradients_match(*model, ref, kTolerance);
+  const double worst_grad = grads.worst;
+  const std::string& worst_name = grads.worst_name;
+  const size_t compared = grads.compared;
   EXPECT_EQ(compared, 4u + 12u * 2u);  // wte, wpe, ln_f ×2 + 12 per block
   std::cout << "[golden] loss " << out.at("loss").item<double>() << " | max rel err: logits " << logits_err << ", loss " << loss_err
             << ", gradients " << worst_grad << " (" << worst_name << ")\n";

@@ -24,11 +24,7 @@ namespace {
 
 constexpr double kTolerance = 1e-5;
 
-at::Tensor find(const io::NamedTensors& ts, const std::string& name) {
-  for (const auto& [n, t] : ts)
-    if (n == name) return t;
-  return {};
-}
+at::Tensor find(const io::NamedTensors& ts, const std::string& name) { return test::find_named(ts, name); }
 
 // 0 ok, 3 transformers missing (skip), else failure.
 int make_reference_model(const std::string& dir, const std::string& model_type, const std::string& config_json) {
@@ -133,19 +129,10 @@ TEST_P(LlamaGolden, LogitsLossAndGradientsMatchTransformers) {
   const double loss_err = rel_error(out.at("loss"), find(ref, "loss"));
   EXPECT_LT(logits_err, kTolerance);
   EXPECT_LT(loss_err, kTolerance);
-  double worst_grad = 0;
-  std::string worst_name;
-  size_t compared = 0;
-  for (const auto& [name, p] : model->named_parameters()) {
-    const at::Tensor expected = find(ref, "grad." + name);
-    ASSERT_TRUE(expected.defined()) << "the reference has no gradient for " << name;
-    ASSERT_TRUE(p.grad().defined()) << name;
-    ASSERT_EQ(p.grad().sizes(), expected.sizes()) << name;
-    const double err = rel_error(p.grad(), expected);
-    EXPECT_LT(err, kTolerance) << name;
-    if (err > worst_grad) worst_grad = err, worst_name = name;
-    ++compared;
-  }
+  const test::GradientReport grads = test::expect_gradients_match(*model, ref, kTolerance);
+  const double worst_grad = grads.worst;
+  const std::string& worst_name = grads.worst_name;
+  const size_t compared = grads.compared;
   size_t reference_grads = 0;
   for (const auto& [n, t] : ref) reference_grads += n.rfind("grad.", 0) == 0;
   EXPECT_EQ(compared, reference_grads);
