@@ -34,27 +34,14 @@ using nlohmann::json;
 
 namespace {
 
-std::vector<int64_t> json_ids(const json& j, const char* key) {
-  auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return {};
-  if (it->is_number_integer()) return {it->get<int64_t>()};
-  if (it->is_array()) {
-    std::vector<int64_t> ids;
-    for (const auto& v : *it)
-      if (v.is_number_integer()) ids.push_back(v.get<int64_t>());
-    return ids;
-  }
-  return {};
-}
-
 // generation_config.json's settings (what HF uses) over the model's defaults.
 void apply_generation_config(const fs::path& generation_config, models::GenerationConfig& g) {
   if (generation_config.empty() || !fs::exists(generation_config)) return;
   std::ifstream in(generation_config);
   const json c = json::parse(in, nullptr, /*allow_exceptions=*/false);
   if (c.is_discarded() || !c.is_object()) throw CheckpointError("not a JSON object", generation_config.string());
-  if (auto eos = json_ids(c, "eos_token_id"); !eos.empty()) g.eos_token_id = eos;
-  if (auto pad = json_ids(c, "pad_token_id"); !pad.empty()) g.pad_token_id = pad[0];
+  if (auto eos = models::config_token_ids(c, "eos_token_id"); !eos.empty()) g.eos_token_id = eos;
+  if (auto pad = models::config_token_ids(c, "pad_token_id"); !pad.empty()) g.pad_token_id = pad[0];
   g.do_sample = c.value("do_sample", g.do_sample);
   g.temperature = c.value("temperature", g.temperature);
   g.top_k = c.value("top_k", g.top_k);

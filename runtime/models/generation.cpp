@@ -78,7 +78,9 @@ at::Tensor greedy_or_sample(Module& model, const at::Tensor& ids, const at::Tens
   return sequences;
 }
 
-std::vector<int64_t> config_ids(const nlohmann::json& config, const char* key) {
+}  // namespace
+
+std::vector<int64_t> config_token_ids(const nlohmann::json& config, const char* key) {
   auto it = config.find(key);
   if (it == config.end() || it->is_null()) return {};
   if (it->is_number_integer()) return {it->get<int64_t>()};
@@ -89,15 +91,13 @@ std::vector<int64_t> config_ids(const nlohmann::json& config, const char* key) {
   return ids;
 }
 
-}  // namespace
-
 GenerationConfig generation_defaults(const Module& model) {
   GenerationConfig g;
   const std::string text = model.hf_config_json();
   if (text.empty()) return g;
   const nlohmann::json config = nlohmann::json::parse(text);
-  g.eos_token_id = config_ids(config, "eos_token_id");
-  if (const auto pad = config_ids(config, "pad_token_id"); !pad.empty()) g.pad_token_id = pad[0];
+  g.eos_token_id = config_token_ids(config, "eos_token_id");
+  if (const auto pad = config_token_ids(config, "pad_token_id"); !pad.empty()) g.pad_token_id = pad[0];
   return g;
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <ATen/ATen.h>
+#include <nlohmann/json.hpp>
 
 #include "runtime/models/module.h"
 
@@ -30,6 +31,9 @@ struct GenerationConfig {
 // The defaults a model brings (HF: its generation_config from config.json): eos_token_id and
 // pad_token_id of hf_config_json(), when it has one.
 GenerationConfig generation_defaults(const Module& model);
+
+// A config's token-id entry (eos_token_id, pad_token_id): null/absent → {}, one id, or a list.
+std::vector<int64_t> config_token_ids(const nlohmann::json& config, const char* key);
 
 // input_ids (B, T) int64; attention_mask (B, T) with 0 at left padding, or undefined.
 // Returns (B, T + n) int64, n <= max_new_tokens (fewer when every row finished early). The
