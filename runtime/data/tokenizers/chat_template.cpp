@@ -1,0 +1,94 @@
+#include "runtime/data/tokenizers/chat_template.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "runtime/core/errors.h"
+#include "runtime/data/tokenizers/jinja/evaluate.h"
+#include "runtime/data/tokenizers/jinja/parser.h"
+
+namespace runner::data {
+
+namespace {
+
+std::string folder_of(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+DataError located(const jinja::TemplateError& e, const std::string& origin) {
+  return DataError(e.what(), e.line > 0 ? origin + ":" + std::to_string(e.line) : origin);
+}
+
+// tokenizer_config.json beside `tokenizer_json`, or null when there is none.
+nlohmann::json read_config(const std::string& tokenizer_json, std::string* path_out = nullptr) {
+  const std::string path = folder_of(tokenizer_json) + "/tokenizer_config.json";
+  if (path_out) *path_out = path;
+  std::ifstream in(path);
+  if (!in) return nullptr;
+  nlohmann::json c = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (c.is_discarded() || !c.is_object()) throw DataError("not a JSON object", path);
+  return c;
+}
+
+}  // namespace
+
+ChatTemplate::ChatTemplate(const std::string& source, std::string origin) : origin_(std::move(origin)) {
+  try {
+    program_ = std::make_shared<const jinja::Program>(jinja::parse(source));
+  } catch (const jinja::TemplateError& e) {
+    throw located(e, origin_);
+  }
+}
+
+ChatTemplate::Rendered ChatTemplate::render(const nlohmann::ordered_json& context) const {
+  try {
+    jinja::Rendered r = jinja::render(*program_, jinja::Value::from_json(context));
+    return {std::move(r.text), std::move(r.generation)};
+  } catch (const jinja::TemplateError& e) {
+    throw located(e, origin_);
+  }
+}
+
+std::string ChatTemplate::render_text(const nlohmann::json& context) const {
+  return render(nlohmann::ordered_json::parse(context.dump())).text;
+}
+
+bool ChatTemplate::has_generation_markers() const { return program_->has_generation; }
+
+std::optional<ChatTemplateSource> find_chat_template(const std::string& tokenizer_json) {
+  const std::string jinja_path = folder_of(tokenizer_json) + "/chat_template.jinja";
+  if (std::ifstream in(jinja_path); in) {
+    std::stringstream text;
+    text << in.rdbuf();
+    return ChatTemplateSource{text.str(), jinja_path};
+  }
+  std::string config_path;
+  const nlohmann::json config = read_config(tokenizer_json, &config_path);
+  if (config.is_null() || !config.contains("chat_template") || config["chat_template"].is_null()) return std::nullopt;
+  const nlohmann::json& t = config["chat_template"];
+  const std::string origin = config_path + " (chat_template)";
+  if (t.is_string()) return ChatTemplateSource{t.get<std::string>(), origin};
+  if (t.is_array()) {
+    for (const auto& named : t)
+      if (named.is_object() && named.value("name", "") == "default" && named.contains("template") && named["template"].is_string())
+        return ChatTemplateSource{named["template"].get<std::string>(), config_path + " (chat_template \"default\")"};
+    throw DataError("chat_template is a list without a {\"name\": \"default\", \"template\": ...} entry", config_path);
+  }
+  throw DataError("chat_template must be a string or a list of {name, template}", config_path);
+}
+
+std::vector<std::pair<std::string, std::string>> tokenizer_config_special_tokens(const std::string& tokenizer_json) {
+  std::vector<std::pair<std::string, std::string>> out;
+  const nlohmann::json config = read_config(tokenizer_json);
+  if (config.is_null()) return out;
+  for (const char* key : {"bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token"}) {
+    if (!config.contains(key)) continue;
+    const nlohmann::json& v = config[key];
+    if (v.is_string()) out.emplace_back(key, v.get<std::string>());
+    else if (v.is_object() && v.contains("content") && v["content"].is_string()) out.emplace_back(key, v["content"].get<std::string>());
+  }
+  return out;
+}
+
+}  // namespace runner::data

@@ -1,0 +1,64 @@
+// Hugging Face chat templates: the Jinja program a model folder ships (chat_template.jinja, or
+// tokenizer_config.json's "chat_template") that lays a conversation out as the text the model
+// was trained on. Parsed once, rendered per conversation by runtime/data/tokenizers/jinja/, a
+// from-scratch interpreter of the Jinja subset chat templates use, with transformers' settings
+// (trim_blocks, lstrip_blocks, loopcontrols, {% generation %}, tojson without HTML escaping,
+// raise_exception, strftime_now). Its output equals transformers' apply_chat_template(...,
+// tokenize=False) byte for byte (tests/data/test_chat_template.cpp checks real templates).
+#pragma once
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace runner::data {
+
+namespace jinja {
+struct Program;
+}
+
+class ChatTemplate {
+ public:
+  // `origin` names the template in errors ("tok/chat_template.jinja"). DataError located at
+  // "<origin>:<line>" for a syntax error or an unsupported tag.
+  ChatTemplate(const std::string& source, std::string origin);
+
+  struct Rendered {
+    std::string text;
+    std::vector<std::pair<size_t, size_t>> generation;  // byte ranges inside {% generation %}
+  };
+  // `context`: the template's variables (messages, add_generation_prompt, bos_token, ...). Key
+  // order is kept: templates see it through tojson and items(). DataError at "<origin>:<line>"
+  // when rendering fails, with raise_exception's message when the template raised.
+  Rendered render(const nlohmann::ordered_json& context) const;
+  std::string render_text(const nlohmann::json& context) const;  // the same with a plain json (keys sorted)
+
+  bool has_generation_markers() const;
+  const std::string& origin() const { return origin_; }
+
+ private:
+  std::shared_ptr<const jinja::Program> program_;
+  std::string origin_;
+};
+
+struct ChatTemplateSource {
+  std::string text;
+  std::string origin;  // the file it came from, for errors
+};
+
+// The template of the model folder holding `tokenizer_json`: chat_template.jinja there (what
+// transformers >= 4.43 saves, and it wins), else tokenizer_config.json's "chat_template" (a
+// string, or a list of {"name", "template"} of which the one named "default" is used).
+// nullopt when the folder has none. DataError for a malformed file.
+std::optional<ChatTemplateSource> find_chat_template(const std::string& tokenizer_json);
+
+// The named special tokens of the tokenizer_config.json beside `tokenizer_json` (bos_token,
+// eos_token, unk_token, sep_token, pad_token, cls_token, mask_token; strings or {"content":
+// ...}), which transformers passes to every chat template. Empty when there is no file.
+std::vector<std::pair<std::string, std::string>> tokenizer_config_special_tokens(const std::string& tokenizer_json);
+
+}  // namespace runner::data

@@ -1,0 +1,16 @@
+// Jinja's filters (`value | name(args)`) that chat templates use, with Jinja's defaults and
+// transformers' own tojson (json.dumps with ensure_ascii=False, indent, separators,
+// sort_keys; no HTML escaping): abs, attr, capitalize, count, default/d, dictsort, first,
+// float, format, indent, int, items, join, last, length, list, lower, map, max, min, reject,
+// rejectattr, replace, reverse, round, safe, select, selectattr, sort, string, sum, title,
+// tojson, trim, unique, upper, wordcount. Others are refused by name.
+#pragma once
+#include <string>
+
+#include "runtime/data/tokenizers/jinja/value.h"
+
+namespace runner::data::jinja {
+
+Value apply_filter(const std::string& name, const Value& input, const Args& args);
+
+}  // namespace runner::data::jinja
