@@ -1,5 +1,6 @@
 // data.sft{path = "train.jsonl", tokenizer = "tokenizer.json" | data.tokenizer(...), max_length = 1024,
-//          chat_template = "simple" | "chatml" | "plain", packing = false, eos_token, add_bos = true,
+//          chat_template = "auto" | "tokenizer" | "simple" | "chatml" | "plain" | "<Jinja template>",
+//          packing = false, eos_token, add_bos = true,
 //          prompt_field = "prompt", response_field = "response", messages_field = "messages",
 //          pad_token_id = 0}: supervised fine-tuning examples (runtime/data/sources/sft.h).
 #include "bindings/lua/data_binding.h"
@@ -18,16 +19,14 @@ int d_sft(lua_State* L) {
   lua_getfield(L, 1, "tokenizer");
   std::shared_ptr<data::HfTokenizer> tok = tokenizer_at(L, -1);
   lua_pop(L, 1);
-  if (!tok) {
-    s.tokenizer_path = checked_path(o.string("tokenizer", ""), "data.sft");
-    tok = data::HfTokenizer::load(s.tokenizer_path);
-  }
+  if (!tok) tok = data::HfTokenizer::load(checked_path(o.string("tokenizer", ""), "data.sft"));
   s.tokenizer = tok;
+  s.tokenizer_path = tok->path();  // the model folder: its chat template and tokenizer_config.json
   s.max_length = o.integer("max_length", s.max_length);
   s.chat_template = o.string("chat_template", s.chat_template);
   s.packing = o.boolean("packing", s.packing);
   // TRL appends the end-of-text token to every completion: the model folder's, when it says.
-  s.eos_token = o.string("eos_token", s.tokenizer_path.empty() ? "" : data::tokenizer_config_eos(s.tokenizer_path));
+  s.eos_token = o.string("eos_token", data::tokenizer_config_eos(s.tokenizer_path));
   if (!s.eos_token.empty() && tok->token_to_id(s.eos_token) < 0)
     throw RecipeError("data.sft: eos_token \"" + s.eos_token + "\" is not a token of the tokenizer");
   s.add_bos = o.boolean("add_bos", s.add_bos);

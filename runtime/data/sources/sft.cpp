@@ -1,30 +1,27 @@
 #include "runtime/data/sources/sft.h"
 
+#include <algorithm>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
 
 #include "runtime/core/errors.h"
+#include "runtime/data/sources/sft_template.h"
 
 namespace runner::data {
 
-using nlohmann::json;
+using json = nlohmann::ordered_json;  // key order reaches Jinja templates (tojson, items())
 
 namespace {
 
-struct Segment {
-  std::string text;
-  bool trained;  // a response / assistant turn: its tokens are labels
-};
-
-// The templates, for one example. simple (Alpaca's layout):
+// The built-in layouts, for one example. simple (Alpaca's layout):
 //   "### System:\n{system}\n\n" "### Instruction:\n{user}\n\n" "### Response:\n" + {assistant}{eos}
 // chatml (Qwen, many chat models): "<|im_start|>{role}\n{content}<|im_end|>\n" per turn; an
 // assistant turn's content, "<|im_end|>" and "\n" are trained, its header is not.
 // plain: the prompt and the response as they are (prompt/response lines only).
-std::vector<Segment> lay_out(const std::vector<std::pair<std::string, std::string>>& turns, const std::string& tmpl,
-                             const std::string& eos) {
-  std::vector<Segment> out;
+std::vector<SftSegment> lay_out(const std::vector<std::pair<std::string, std::string>>& turns, const std::string& tmpl,
+                                const std::string& eos) {
+  std::vector<SftSegment> out;
   for (const auto& [role, content] : turns) {
     const bool assistant = role == "assistant";
     if (tmpl == "chatml") {
@@ -42,7 +39,8 @@ std::vector<Segment> lay_out(const std::vector<std::pair<std::string, std::strin
   return out;
 }
 
-std::vector<std::pair<std::string, std::string>> turns_of(const json& j, const SftOptions& o, const std::string& where) {
+std::vector<std::pair<std::string, std::string>> turns_of(const json& j, const SftOptions& o, const std::string& tmpl,
+                                                          const std::string& where) {
   std::vector<std::pair<std::string, std::string>> turns;
   if (j.contains(o.messages_field)) {
     const json& m = j[o.messages_field];
@@ -56,7 +54,7 @@ std::vector<std::pair<std::string, std::string>> turns_of(const json& j, const S
         throw DataError("unknown role \"" + role + "\" (system, user or assistant)", where);
       turns.emplace_back(role, turn["content"].get<std::string>());
     }
-    if (o.chat_template == "plain") throw DataError("chat_template \"plain\" takes prompt/response lines, not messages", where);
+    if (tmpl == "plain") throw DataError("chat_template \"plain\" takes prompt/response lines, not messages", where);
     return turns;
   }
   for (const auto* field : {&o.prompt_field, &o.response_field})
@@ -67,6 +65,60 @@ std::vector<std::pair<std::string, std::string>> turns_of(const json& j, const S
   turns.emplace_back("user", j[o.prompt_field].get<std::string>());
   turns.emplace_back("assistant", j[o.response_field].get<std::string>());
   return turns;
+}
+
+// A line as chat messages for a Jinja template: its messages as written (any role; keys with
+// null values dropped, as apply_chat_template drops them), or prompt/response as [user, assistant].
+json messages_of(const json& j, const SftOptions& o, const std::string& where) {
+  json out = json::array();
+  if (j.contains(o.messages_field)) {
+    const json& m = j[o.messages_field];
+    if (!m.is_array()) throw DataError("\"" + o.messages_field + "\" must be a list of {role, content}", where);
+    for (const auto& turn : m) {
+      if (!turn.is_object() || !turn.contains("role") || !turn["role"].is_string())
+        throw DataError("each message needs a string \"role\"", where);
+      json kept = json::object();
+      for (const auto& [k, v] : turn.items())
+        if (!v.is_null()) kept[k] = v;
+      out.push_back(std::move(kept));
+    }
+    return out;
+  }
+  for (const auto* field : {&o.prompt_field, &o.response_field})
+    if (!j.contains(*field) || !j[*field].is_string())
+      throw DataError("needs string \"" + o.prompt_field + "\" and \"" + o.response_field + "\" fields, or \"" + o.messages_field +
+                          "\"",
+                      where);
+  out.push_back({{"role", "user"}, {"content", j[o.prompt_field]}});
+  out.push_back({{"role", "assistant"}, {"content", j[o.response_field]}});
+  return out;
+}
+
+// The Jinja layout chat_template asks for, or null for a built-in one.
+std::unique_ptr<SftTemplateLayout> template_layout(const SftOptions& o) {
+  const std::string& t = o.chat_template;
+  std::optional<ChatTemplateSource> source;
+  if (t.find("{%") != std::string::npos || t.find("{{") != std::string::npos) {
+    source = ChatTemplateSource{t, "data.sft chat_template"};
+  } else if (t == "auto" || t == "tokenizer") {
+    if (!o.tokenizer_path.empty()) source = find_chat_template(o.tokenizer_path);
+    if (!source && t == "tokenizer") {
+      const std::string folder = o.tokenizer_path.find('/') == std::string::npos ? "." : o.tokenizer_path.substr(0, o.tokenizer_path.rfind('/'));
+      throw RecipeError("data.sft: chat_template = \"tokenizer\", but " + folder +
+                        " has no chat_template.jinja and no \"chat_template\" in tokenizer_config.json");
+    }
+    if (!source) return nullptr;  // auto without a template: "simple"
+  } else if (t == "simple" || t == "chatml" || t == "plain") {
+    return nullptr;
+  } else {
+    throw RecipeError("data.sft: chat_template must be \"auto\", \"tokenizer\", \"simple\", \"chatml\", \"plain\" or a Jinja "
+                      "template (text with {% or {{), got \"" + t + "\"");
+  }
+  json variables = json::object();  // what transformers passes besides the messages: the special tokens
+  if (!o.tokenizer_path.empty())
+    for (const auto& [k, v] : tokenizer_config_special_tokens(o.tokenizer_path)) variables[k] = v;
+  if (!o.eos_token.empty()) variables["eos_token"] = o.eos_token;
+  return std::make_unique<SftTemplateLayout>(ChatTemplate(source->text, source->origin), std::move(variables));
 }
 
 Example make_example(const std::vector<int64_t>& ids, const std::vector<int64_t>& labels, const std::vector<int64_t>& positions) {
@@ -80,8 +132,8 @@ Example make_example(const std::vector<int64_t>& ids, const std::vector<int64_t>
 DatasetPtr load_sft(const SftOptions& o) {
   if (!o.tokenizer) throw RecipeError("data.sft: needs a tokenizer (a tokenizer.json path or data.tokenizer(...))");
   if (o.max_length < 2) throw RecipeError("data.sft: max_length must be >= 2");
-  if (o.chat_template != "simple" && o.chat_template != "chatml" && o.chat_template != "plain")
-    throw RecipeError("data.sft: chat_template must be \"simple\", \"chatml\" or \"plain\", got \"" + o.chat_template + "\"");
+  const std::unique_ptr<SftTemplateLayout> jinja = template_layout(o);
+  const std::string builtin = o.chat_template == "auto" ? "simple" : o.chat_template;
   std::ifstream in(o.path);
   if (!in) throw DataError("cannot read (missing?)", o.path);
   const std::vector<int64_t> bos = o.add_bos ? o.tokenizer->encode("", /*add_special_tokens=*/true) : std::vector<int64_t>{};
@@ -104,12 +156,20 @@ DatasetPtr load_sft(const SftOptions& o) {
     const std::string where = o.path + ":" + std::to_string(n);
     const json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded() || !j.is_object()) throw DataError("not a JSON object", where);
-    std::vector<int64_t> ids = bos, labels(bos.size(), -100);
-    for (const Segment& s : lay_out(turns_of(j, o, where), o.chat_template, o.eos_token)) {
+    const std::vector<SftSegment> segments =
+        jinja ? jinja->segments(messages_of(j, o, where), j.contains("tools") ? j["tools"] : json(), where)
+              : lay_out(turns_of(j, o, builtin, where), builtin, o.eos_token);
+    std::vector<int64_t> ids, labels;
+    for (const SftSegment& s : segments) {
       const std::vector<int64_t> piece = o.tokenizer->encode(s.text, /*add_special_tokens=*/false);
       ids.insert(ids.end(), piece.begin(), piece.end());
       if (s.trained) labels.insert(labels.end(), piece.begin(), piece.end());
       else labels.insert(labels.end(), piece.size(), -100);
+    }
+    // The start tokens, unless the template wrote them (Llama 3's "<|begin_of_text|>").
+    if (!bos.empty() && !(ids.size() >= bos.size() && std::equal(bos.begin(), bos.end(), ids.begin()))) {
+      ids.insert(ids.begin(), bos.begin(), bos.end());
+      labels.insert(labels.begin(), bos.size(), -100);
     }
     if (static_cast<int64_t>(ids.size()) > o.max_length) ids.resize(o.max_length), labels.resize(o.max_length);
     if (!o.packing) {

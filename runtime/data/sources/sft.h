@@ -1,11 +1,12 @@
 // data.sft: supervised fine-tuning examples from JSONL, as TRL's SFTTrainer prepares them for
 // a causal LM. Each line is either {"prompt": ..., "response": ...} or {"messages": [{"role":
-// "system"|"user"|"assistant", "content": ...}, ...]}; the text is laid out by a documented
-// template, tokenized with an HF tokenizer.json segment by segment (so the boundary between
-// what the model reads and what it learns to write is exact), and labels are the input ids
-// with everything but the responses (assistant turns) set to -100. With packing, examples are
-// concatenated into rows of exactly max_length whose position_ids restart at each example:
-// the Llama family then keeps attention inside each example, as transformers does.
+// "system"|"user"|"assistant", "content": ...}, ...]}; the text is laid out by the model's own
+// Jinja chat template (sft_template.h) or a built-in layout, tokenized with an HF
+// tokenizer.json segment by segment (so the boundary between what the model reads and what it
+// learns to write is exact), and labels are the input ids with everything but the responses
+// (assistant turns) set to -100. With packing, examples are concatenated into rows of exactly
+// max_length whose position_ids restart at each example: the Llama family then keeps attention
+// inside each example, as transformers does.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -19,17 +20,27 @@ namespace runner::data {
 struct SftOptions {
   std::string path;
   std::shared_ptr<const HfTokenizer> tokenizer;
-  std::string tokenizer_path;     // for error messages
+  std::string tokenizer_path;     // its folder's chat template and tokenizer_config.json are the model's
   int64_t max_length = 1024;      // longer examples are cut from the right (HF's truncation_side)
-  std::string chat_template = "simple";  // simple | chatml | plain (sft.cpp lays them out)
+  // "auto": the Jinja template of the tokenizer's folder (chat_template.jinja, else
+  // tokenizer_config.json's) when there is one, else "simple"; "tokenizer": that template,
+  // required; a Jinja template itself (text containing "{%" or "{{"); or a built-in layout:
+  // "simple", "chatml", "plain" (sft.cpp).
+  std::string chat_template = "auto";
   std::string prompt_field = "prompt", response_field = "response", messages_field = "messages";
-  std::string eos_token;          // appended to each response (trained); "" = none
-  bool add_bos = true;            // the tokenizer's template tokens (e.g. <s>) at each example's start
+  // Built-in layouts: appended to each response (trained), "" = none. Jinja templates end turns
+  // themselves (TRL appends nothing to conversations either); there it is the template's
+  // eos_token, "" = tokenizer_config.json's.
+  std::string eos_token;
+  // The tokenizer's template tokens (e.g. <s>) at each example's start, unless its text
+  // already begins with them (templates that write bos_token).
+  bool add_bos = true;
   bool packing = false;
   int64_t pad_token_id = 0;       // fills the end of the last packed row
 };
 
-// DataError naming the file and line for a malformed line, a missing field or an unknown role.
+// DataError naming the file and line for a malformed line, a missing field, an unknown role
+// (built-in layouts) or a conversation the chat template refuses.
 DatasetPtr load_sft(const SftOptions& options);
 
 }  // namespace runner::data

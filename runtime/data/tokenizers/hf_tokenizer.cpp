@@ -233,6 +233,8 @@ int64_t HfTokenizer::token_to_id(const std::string& token) const {
   return it == impl_->model->vocab().end() ? -1 : it->second;
 }
 
+const std::string& HfTokenizer::path() const { return impl_->path; }
+
 std::string HfTokenizer::id_to_token(int64_t id) const {
   auto it = impl_->id_to_token.find(id);
   return it == impl_->id_to_token.end() ? "" : it->second;

@@ -1,0 +1,74 @@
+#include "runtime/data/sources/sft_template.h"
+
+#include <algorithm>
+
+#include "runtime/core/errors.h"
+
+namespace runner::data {
+
+using nlohmann::ordered_json;
+
+namespace {
+
+bool starts_with(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
+
+void add(std::vector<SftSegment>& out, const std::string& text, size_t from, size_t to, bool trained) {
+  if (to > from) out.push_back({text.substr(from, to - from), trained});
+}
+
+}  // namespace
+
+SftTemplateLayout::SftTemplateLayout(ChatTemplate tmpl, ordered_json variables)
+    : tmpl_(std::move(tmpl)), variables_(std::move(variables)) {}
+
+ChatTemplate::Rendered SftTemplateLayout::render(const ordered_json& messages, size_t count, const ordered_json& tools,
+                                                 bool add_generation_prompt, const std::string& where) const {
+  ordered_json context = {{"messages", ordered_json::array()}, {"tools", tools}, {"documents", nullptr},
+                          {"add_generation_prompt", add_generation_prompt}};
+  for (size_t k = 0; k < count; ++k) context["messages"].push_back(messages[k]);
+  for (const auto& [k, v] : variables_.items()) context[k] = v;
+  try {
+    return tmpl_.render(context);
+  } catch (const DataError& e) {
+    throw DataError("chat template " + e.where() + ": " + e.message(), where);
+  }
+}
+
+std::vector<SftSegment> SftTemplateLayout::segments(const ordered_json& messages, const ordered_json& tools,
+                                                    const std::string& where) const {
+  std::vector<SftSegment> out;
+  const ChatTemplate::Rendered full = render(messages, messages.size(), tools, false, where);
+  if (tmpl_.has_generation_markers()) {  // transformers' return_assistant_tokens_mask
+    auto spans = full.generation;
+    std::sort(spans.begin(), spans.end());
+    size_t pos = 0;
+    for (const auto& [from, to] : spans) {
+      if (to <= pos) continue;
+      add(out, full.text, pos, std::max(from, pos), false);
+      add(out, full.text, std::max(from, pos), to, true);
+      pos = to;
+    }
+    add(out, full.text, pos, full.text.size(), false);
+    return out;
+  }
+  size_t pos = 0;
+  for (size_t i = 0; i < messages.size(); ++i) {
+    if (messages[i].value("role", "") != "assistant") continue;
+    const std::string before = render(messages, i, tools, true, where).text;
+    const std::string through = render(messages, i + 1, tools, false, where).text;
+    if (!starts_with(full.text, before) || !starts_with(full.text, through) || through.size() < before.size() ||
+        before.size() < pos)
+      throw DataError("chat template " + tmpl_.origin() + " is not prefix-stable: the messages up to message " +
+                          std::to_string(i + 1) + " (assistant) do not render as the start of the whole conversation "
+                          "(the template changes earlier text as turns are added), so the assistant text cannot be cut "
+                          "out; give the template {% generation %} markers, or use chat_template = \"simple\" or \"chatml\"",
+                      where);
+    add(out, full.text, pos, before.size(), false);
+    add(out, full.text, before.size(), through.size(), true);
+    pos = through.size();
+  }
+  add(out, full.text, pos, full.text.size(), false);
+  return out;
+}
+
+}  // namespace runner::data

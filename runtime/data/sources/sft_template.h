@@ -1,0 +1,44 @@
+// How data.sft cuts a conversation rendered by a Jinja chat template into what the model reads
+// (labels -100) and what it learns to write (the assistant turns), as TRL and transformers do:
+// with {% generation %} markers, the marked text is trained (return_assistant_tokens_mask);
+// without them, by rendering prefixes: for each assistant message i, the text through it
+// (messages[:i+1]) minus the text before it with the generation prompt (messages[:i],
+// add_generation_prompt=true) is trained, everything else is not. That needs a template whose
+// rendering of a shorter conversation begins the rendering of a longer one ("prefix-stable");
+// one that is not (it moves the system prompt to the last user turn, or puts an end token only
+// after the last turn) is a DataError naming the line, as guessing the boundary would train on
+// the wrong text.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "runtime/data/tokenizers/chat_template.h"
+
+namespace runner::data {
+
+struct SftSegment {
+  std::string text;
+  bool trained;  // assistant text: its tokens are labels
+};
+
+class SftTemplateLayout {
+ public:
+  // `variables`: what the template sees besides messages, tools and add_generation_prompt
+  // (bos_token, eos_token and the other special tokens of tokenizer_config.json).
+  SftTemplateLayout(ChatTemplate tmpl, nlohmann::ordered_json variables);
+
+  // `messages`: the line's [{role, content, ...}] (keys with null values dropped, as
+  // transformers drops them); `tools`: its "tools" or null. DataError located at `where`.
+  std::vector<SftSegment> segments(const nlohmann::ordered_json& messages, const nlohmann::ordered_json& tools,
+                                   const std::string& where) const;
+
+ private:
+  ChatTemplate::Rendered render(const nlohmann::ordered_json& messages, size_t count, const nlohmann::ordered_json& tools,
+                                bool add_generation_prompt, const std::string& where) const;
+  ChatTemplate tmpl_;
+  nlohmann::ordered_json variables_;
+};
+
+}  // namespace runner::data
