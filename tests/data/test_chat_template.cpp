@@ -172,7 +172,7 @@ TEST_F(ChatTemplateFolder, FindsTheFolderTemplate) {
             (std::vector<std::pair<std::string, std::string>>{{"bos_token", "<s>"}, {"eos_token", "</s>"}}));
   write("tokenizer_config.json", R"({"chat_template": [{"name": "tool_use", "template": "T"}, {"name": "default", "template": "D"}]})");
   EXPECT_EQ(data::find_chat_template(tokenizer())->text, "D");
-  write("chat_template.jinja", "J\n");  // transformers >= 4.43 saves it beside tokenizer_config.json; it wins
+  write("chat_template.jinja", "J\n");  // newer transformers save it beside tokenizer_config.json; it wins
   EXPECT_EQ(data::find_chat_template(tokenizer())->text, "J\n");
   EXPECT_THAT(data::find_chat_template(tokenizer())->origin, ::testing::HasSubstr("chat_template.jinja"));
   std::filesystem::remove(dir_ / "chat_template.jinja");

@@ -51,7 +51,7 @@ struct ChatTemplateSource {
 };
 
 // The template of the model folder holding `tokenizer_json`: chat_template.jinja there (what
-// transformers >= 4.43 saves, and it wins), else tokenizer_config.json's "chat_template" (a
+// newer transformers versions save, and it wins), else tokenizer_config.json's "chat_template" (a
 // string, or a list of {"name", "template"} of which the one named "default" is used).
 // nullopt when the folder has none. DataError for a malformed file.
 std::optional<ChatTemplateSource> find_chat_template(const std::string& tokenizer_json);
