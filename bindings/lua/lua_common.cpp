@@ -290,6 +290,26 @@ std::vector<int64_t> Options::int_list(const char* key, std::vector<int64_t> def
   return v;
 }
 
+std::vector<std::string> Options::string_list(const char* key, std::vector<std::string> def) {
+  push(key);
+  if (lua_isnil(L_, -1)) {
+    lua_pop(L_, 1);
+    return def;
+  }
+  const std::string what = fn_ + ": option '" + key + "'";
+  if (!lua_istable(L_, -1)) throw RecipeError(what + " must be a list of strings");
+  std::vector<std::string> out;
+  const int n = static_cast<int>(lua_objlen(L_, -1));
+  for (int i = 1; i <= n; ++i) {
+    lua_rawgeti(L_, -1, i);
+    if (lua_type(L_, -1) != LUA_TSTRING) throw RecipeError(what + " must be a list of strings (item " + std::to_string(i) + " is not)");
+    out.emplace_back(lua_tostring(L_, -1));
+    lua_pop(L_, 1);
+  }
+  lua_pop(L_, 1);
+  return out;
+}
+
 void Options::finish() {
   if (lua_type(L_, idx_) != LUA_TTABLE) return;
   lua_pushnil(L_);

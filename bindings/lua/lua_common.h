@@ -80,6 +80,7 @@ class Options {
   std::string string(const char* key, const std::string& def);
   at::Tensor tensor(const char* key);  // undefined if absent
   std::vector<int64_t> int_list(const char* key, std::vector<int64_t> def);
+  std::vector<std::string> string_list(const char* key, std::vector<std::string> def);  // a list of strings
   void finish();  // errors on keys never asked for, with a did-you-mean
 
  private:

@@ -6,6 +6,7 @@
 #include "runtime/io/safetensors.h"
 #include "runtime/models/builtin.h"
 #include "runtime/models/llama_config.h"
+#include "runtime/models/lora.h"
 #include "runtime/models/pretrained.h"
 #include "runtime/models/torchscript.h"
 
@@ -108,6 +109,38 @@ int m_encoder_classifier(lua_State* L) {
   return ret(L, models::make_encoder_classifier(c));
 }
 
+// models.lora(model, {r = 8, alpha = 8, dropout = 0, target_modules = {"q_proj", "v_proj"} | "regex" |
+// "all-linear", use_rslora = false, init_lora_weights = true, task_type = "CAUSAL_LM",
+// base_model_name_or_path}): adapts the model in place (peft's get_peft_model) and returns it.
+int m_lora(lua_State* L) {
+  auto m = check_module(L, 1);
+  Options o(L, 2, "models.lora");
+  models::LoraConfig c;
+  c.r = o.integer("r", c.r);
+  c.alpha = o.number("alpha", c.alpha);
+  c.dropout = o.number("dropout", c.dropout);
+  if (o.has("target_modules")) {
+    lua_getfield(L, 2, "target_modules");
+    const bool is_string = lua_type(L, -1) == LUA_TSTRING;
+    lua_pop(L, 1);
+    if (is_string) {
+      const std::string t = o.string("target_modules", "");
+      if (t == "all-linear") c.target_modules = {t};
+      else c.target_regex = t;
+    } else {
+      c.target_modules = o.string_list("target_modules", {});
+    }
+  }
+  c.use_rslora = o.boolean("use_rslora", c.use_rslora);
+  c.init_lora_weights = o.boolean("init_lora_weights", c.init_lora_weights);
+  c.task_type = o.string("task_type", c.task_type);
+  c.base_model_name_or_path = o.string("base_model_name_or_path", "");
+  o.finish();
+  models::apply_lora(*m, c);
+  push_module(L, m);
+  return 1;
+}
+
 int m_from_pretrained(lua_State* L) { return ret(L, models::from_pretrained(checked_path(luaL_checkstring(L, 1), "models.from_pretrained"))); }
 int m_torchscript(lua_State* L) { return ret(L, models::load_torchscript(checked_path(luaL_checkstring(L, 1), "models.torchscript"))); }
 
@@ -141,6 +174,7 @@ void push_models_module(lua_State* L) {
                     {"llama", guarded<m_llama>},
                     {"encoder_classifier", guarded<m_encoder_classifier>},
                     {"from_pretrained", guarded<m_from_pretrained>},
+                    {"lora", guarded<m_lora>},
                     {"torchscript", guarded<m_torchscript>},
                     {"load_weights", guarded<m_load_weights>},
                     {"save_weights", guarded<m_save_weights>}});

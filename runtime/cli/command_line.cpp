@@ -17,6 +17,8 @@ const char* usage() {
          "       runner consolidate CHECKPOINT OUT.safetensors   full fp32 weights of a checkpoint (any mode, any world size)\n"
          "       runner generate MODEL_DIR|RECIPE.lua --prompt TEXT [--max_new_tokens N --do_sample --temperature T\n"
          "                       --top_k K --top_p P --num_beams N --seed S --tokenizer tokenizer.json]   continue prompts\n"
+         "       runner merge-adapters ADAPTER_DIR OUT_DIR [--base_model DIR]   LoRA adapters merged into their\n"
+         "                       base model, written as a model folder (model.safetensors + config.json)\n"
          "       runner prepare-data --tokenizer tokenizer.json --input FILE... --output train.bin   tokenize a corpus\n"
          "                       into a nanoGPT-style token file (+ train.bin.json header) for data.token_bin\n"
          "       runner args [--markdown]   list every training argument with its default\n"
@@ -88,6 +90,15 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
     cl.command = "generate";
     cl.recipe = a[1];
     cl.command_args.assign(a.begin() + 2, a.end());
+    return cl;
+  }
+  if (first == "merge-adapters") {
+    if (a.size() < 3 || a[1].rfind("--", 0) == 0 || a[2].rfind("--", 0) == 0)
+      throw ArgumentError("usage: runner merge-adapters ADAPTER_DIR OUT_DIR [--base_model DIR]", "command line");
+    cl.command = "merge-adapters";
+    cl.recipe = a[1];
+    cl.output = a[2];
+    cl.command_args.assign(a.begin() + 3, a.end());
     return cl;
   }
   if (first == "prepare-data") {

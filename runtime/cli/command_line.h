@@ -10,7 +10,7 @@
 namespace runner::cli {
 
 struct CommandLine {
-  std::string command;  // run, check, search, launch, consolidate, generate, prepare-data, args, help, version
+  std::string command;  // run, check, search, launch, consolidate, generate, merge-adapters, prepare-data, args, help, version
   std::string recipe;
   // Training arguments in the order given: (name, text, argv position).
   std::vector<std::pair<std::string, std::string>> arg_overrides;

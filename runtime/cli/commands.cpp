@@ -128,6 +128,8 @@ int consolidate(const CommandLine& cl) {
   const std::string file = cl.recipe + "/model.safetensors", meta_file = cl.recipe + "/optimizer.json";
   const nlohmann::json meta = io::path_exists(meta_file) ? io::read_json_file(meta_file) : nlohmann::json::object();
   const bool sharded = meta.contains("shards") && meta["shards"].is_number_integer();
+  if (!io::path_exists(file) && io::path_exists(cl.recipe + "/adapter_model.safetensors"))
+    throw CheckpointError("holds LoRA adapters, not a model: runner merge-adapters " + cl.recipe + " OUT_DIR writes the merged model", cl.recipe);
   if (!io::path_exists(file) && !sharded) throw CheckpointError("no model.safetensors in this folder (is it a checkpoint-N folder?)", cl.recipe);
   // Buffers and frozen weights come from model.safetensors; trainable weights, when the
   // checkpoint holds per-rank optimizer shards, from their fp32 master values (what

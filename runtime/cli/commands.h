@@ -36,6 +36,10 @@ int consolidate(const CommandLine& cl);
 // prompt + continuation (generate_command.cpp).
 int generate(const CommandLine& cl);
 
+// runner merge-adapters ADAPTER_DIR OUT_DIR [--base_model DIR]: LoRA adapters merged into
+// their base model, written as a plain model folder (merge_adapters_command.cpp).
+int merge_adapters(const CommandLine& cl);
+
 // runner prepare-data --tokenizer T --input F... --output train.bin (prepare_data_command.cpp).
 int prepare_data(const CommandLine& cl);
 

@@ -25,7 +25,9 @@
 #include "runtime/io/safetensors.h"
 #include "runtime/log/log.h"
 #include "runtime/models/generation.h"
+#include "runtime/models/lora.h"
 #include "runtime/models/pretrained.h"
+#include "runtime/models/saved_model.h"
 
 namespace runner::cli {
 
@@ -122,18 +124,23 @@ int generate(const CommandLine& cl) {
   std::unique_ptr<lua::LuaState> lua;  // keeps a recipe's Lua modules alive while generating
   if (fs::is_directory(target)) {
     model = models::from_pretrained(target.string());
-    if (tokenizer_path.empty()) tokenizer_path = target / "tokenizer.json";
-    generation_config = target / "generation_config.json";
+    // A peft adapter folder often holds no tokenizer: its base model's then.
+    fs::path files = target;
+    if (model->lora() && !fs::exists(target / "tokenizer.json")) files = model->lora()->base_model_name_or_path;
+    if (tokenizer_path.empty()) tokenizer_path = files / "tokenizer.json";
+    generation_config = files / "generation_config.json";
   } else if (target.extension() == ".lua") {
     lua = std::make_unique<lua::LuaState>(std::map<std::string, std::string>{}, lua::default_lib_dirs());
     lua::Recipe recipe = lua::load_recipe(*lua, target.string());
     model = recipe.model;
-    const std::string trained = recipe.args.output_dir + "/model.safetensors";
+    const std::string weights = models::weights_file_name(*model), trained = recipe.args.output_dir + "/" + weights;
     if (fs::exists(trained)) {
-      models::load_weights(*model, trained, /*strict=*/true);
+      const auto report = models::load_saved_weights(*model, recipe.args.output_dir);
+      if (!report.missing.empty() || !report.unexpected.empty())
+        throw CheckpointError("does not fit the recipe's model (" + (report.missing.empty() ? "unexpected " + report.unexpected.front() : "missing " + report.missing.front()) + ")", trained);
       log::info("generate: the trained weights of " + trained);
     } else {
-      log::info("generate: " + recipe.args.output_dir + " has no model.safetensors yet: the recipe's model as built");
+      log::info("generate: " + recipe.args.output_dir + " has no " + weights + " yet: the recipe's model as built");
     }
     if (tokenizer_path.empty()) tokenizer_path = target.parent_path() / "tokenizer.json";
   } else {

@@ -51,8 +51,8 @@ int main(int argc, char** argv) {
       return rc;
     }
     if (cl.command == "launch") return cli::launch(cl);  // MPI is not initialised here: no launcher
-    if (cl.command == "generate" || cl.command == "prepare-data") {
-      const int rc = cl.command == "generate" ? cli::generate(cl) : cli::prepare_data(cl);
+    if (cl.command == "generate" || cl.command == "prepare-data" || cl.command == "merge-adapters") {
+      const int rc = cl.command == "generate" ? cli::generate(cl) : cl.command == "merge-adapters" ? cli::merge_adapters(cl) : cli::prepare_data(cl);
       dist::finalize_world();
       return rc;
     }

@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 void write_checkpoint(const std::string& dir, const CheckpointContents& c) {
   StagedDir staged(dir);
   const std::string& p = staged.path();
-  save_safetensors(p + "/model.safetensors", c.model, {{"format", "pt"}});
+  save_safetensors(p + "/" + c.model_file, c.model, {{"format", "pt"}});
   // Also without state tensors (SGD without momentum), as HF always writes optimizer.pt.
   if (!c.optimizer.empty() || (!c.optimizer_meta.is_null() && !c.optimizer_meta.contains("shards")))
     save_safetensors(p + "/optimizer.safetensors", c.optimizer, {{"format", "pt"}});
@@ -28,7 +28,7 @@ void write_checkpoint(const std::string& dir, const CheckpointContents& c) {
   if (!c.scaler.is_null()) write_json_atomic(p + "/scaler.json", c.scaler);
   write_json_atomic(p + "/trainer_state.json", c.trainer_state);
   write_json_atomic(p + "/training_args.json", c.training_args);
-  if (!c.model_config.is_null()) write_json_atomic(p + "/config.json", c.model_config);
+  if (!c.model_config.is_null()) write_json_atomic(p + "/" + c.model_config_file, c.model_config);
   for (const auto& [src, name] : c.copy_files) {
     std::ifstream in(src, std::ios::binary);
     if (!in) continue;  // the recipe copy is a convenience, never a reason to fail a save

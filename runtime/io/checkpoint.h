@@ -13,7 +13,9 @@
 namespace runner::io {
 
 struct CheckpointContents {
-  NamedTensors model;              // model.safetensors (PyTorch names)
+  NamedTensors model;              // model.safetensors (PyTorch names), or a LoRA model's adapters
+  std::string model_file = "model.safetensors";  // adapter_model.safetensors for adapters
+  std::string model_config_file = "config.json";  // adapter_config.json for adapters
   NamedTensors optimizer;          // optimizer.safetensors: "<state>.<param name>" (skipped when empty)
   nlohmann::json optimizer_meta;   // optimizer.json: type, step, hyper-parameters (skipped when null)
   nlohmann::json scheduler;        // scheduler.json (skipped when null)
@@ -22,7 +24,7 @@ struct CheckpointContents {
   nlohmann::json scaler;           // scaler.json: fp16 loss scale and counters (skipped when null)
   nlohmann::json trainer_state;    // trainer_state.json
   nlohmann::json training_args;    // training_args.json
-  nlohmann::json model_config;     // config.json: the HF model config, so transformers loads the folder (skipped when null)
+  nlohmann::json model_config;     // model_config_file: the HF model config, so transformers (or peft) loads the folder (skipped when null)
   std::vector<std::pair<std::string, std::string>> copy_files;  // (source path, name in the folder)
   // Files other processes wrote (per-rank optimizer shards): renamed into the folder
   // under their own names before it is committed. A missing one is a CheckpointError.

@@ -19,6 +19,8 @@ namespace {
 // forward started from. Held by the autograd graph through a capsule.
 struct CheckpointState : torch::CustomClassHolder {
   CheckpointBody body;
+  // The last input is a stand-in that only makes autograd track the output (see checkpointed).
+  bool stand_in = false;
   std::optional<at::Generator> generator;  // the device generator dropout draws from
   at::Tensor generator_state;
 };
@@ -31,7 +33,9 @@ class Checkpoint : public torch::autograd::Function<Checkpoint> {
     // inputs come as a TensorList: autograd tracks those, not a std::vector argument.)
     ctx->save_for_backward(inputs.vec());
     ctx->saved_data["state"] = at::IValue::make_capsule(state);
-    return {state->body(inputs.vec())};
+    std::vector<at::Tensor> in = inputs.vec();
+    if (state->stand_in) in.pop_back();
+    return {state->body(in)};
   }
 
   static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx, torch::autograd::variable_list grads) {
@@ -50,7 +54,7 @@ class Checkpoint : public torch::autograd::Function<Checkpoint> {
         state->generator->set_state(state->generator_state);
       }
       at::AutoGradMode grad(true);
-      out = state->body(inputs);
+      out = state->body(state->stand_in ? std::vector<at::Tensor>(inputs.begin(), inputs.end() - 1) : inputs);
       if (state->generator) {
         std::lock_guard<std::mutex> lock(state->generator->mutex());
         state->generator->set_state(now);
@@ -76,7 +80,16 @@ at::Tensor checkpointed(const CheckpointBody& body, const std::vector<at::Tensor
     std::lock_guard<std::mutex> lock(state->generator->mutex());
     state->generator_state = state->generator->get_state();
   }
-  return Checkpoint::apply(state, at::TensorList(inputs))[0];
+  // Autograd tracks a Function's output only when an input requires grad. Inputs from frozen
+  // weights (a LoRA model's embeddings) do not, yet the body's own parameters (its adapters)
+  // still need gradients: a stand-in input that requires grad keeps the output tracked (what
+  // HF's enable_input_require_grads achieves for reentrant checkpointing).
+  std::vector<at::Tensor> args = inputs;
+  if (std::none_of(inputs.begin(), inputs.end(), [](const at::Tensor& t) { return t.defined() && t.requires_grad(); })) {
+    state->stand_in = true;
+    args.push_back(at::zeros({1}, at::TensorOptions(device).dtype(at::kFloat)).requires_grad_(true));
+  }
+  return Checkpoint::apply(state, at::TensorList(args))[0];
 }
 
 namespace {

@@ -40,24 +40,6 @@ at::Tensor maybe_dropout(const at::Tensor& x, double p, bool training) {
   return p > 0 && training ? at::dropout(x, p, true) : x;
 }
 
-// HF's Conv1D: a linear layer stored transposed, weight (in, out).
-class Conv1D : public Module {
- public:
-  Conv1D(int64_t in, int64_t out, bool has_bias, double std) : Module("Conv1D") {
-    c10::NoGradGuard no_grad;
-    weight = register_parameter("weight", at::empty({in, out}).normal_(0.0, std));
-    if (has_bias) bias = register_parameter("bias", at::zeros({out}));
-  }
-  at::Tensor forward_impl(const at::Tensor& x) override {  // (*, in) -> (*, out)
-    std::vector<int64_t> shape = x.sizes().vec();
-    shape.back() = weight.size(1);
-    at::Tensor flat = x.reshape({-1, x.size(-1)});
-    at::Tensor y = bias.defined() ? at::addmm(bias, flat, weight) : at::mm(flat, weight);
-    return y.view(shape);
-  }
-  at::Tensor weight, bias;
-};
-
 class CausalSelfAttention : public Module {
  public:
   CausalSelfAttention(const GPTConfig& c, double proj_std) : Module("GPT2Attention"), n_head_(c.n_head), dropout_(c.dropout) {

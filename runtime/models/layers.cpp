@@ -35,6 +35,20 @@ Linear::Linear(int64_t in, int64_t out, bool has_bias) : Module("Linear") {
 
 at::Tensor Linear::forward_impl(const at::Tensor& x) { return at::linear(x, weight, bias); }
 
+Conv1D::Conv1D(int64_t in, int64_t out, bool has_bias, double std) : Module("Conv1D") {
+  c10::NoGradGuard no_grad;
+  weight = register_parameter("weight", at::empty({in, out}).normal_(0.0, std));
+  if (has_bias) bias = register_parameter("bias", at::zeros({out}));
+}
+
+at::Tensor Conv1D::forward_impl(const at::Tensor& x) {
+  std::vector<int64_t> shape = x.sizes().vec();
+  shape.back() = weight.size(1);
+  at::Tensor flat = x.reshape({-1, x.size(-1)});
+  at::Tensor y = bias.defined() ? at::addmm(bias, flat, weight) : at::mm(flat, weight);
+  return y.view(shape);
+}
+
 Embedding::Embedding(int64_t num, int64_t dim, std::optional<int64_t> pad) : Module("Embedding"), padding_idx(pad) {
   check_positive("nn.Embedding", "num_embeddings", num);
   check_positive("nn.Embedding", "embedding_dim", dim);

@@ -15,6 +15,14 @@ class Linear : public Module {
   at::Tensor weight, bias;                          // (out, in), (out)
 };
 
+// HF's Conv1D (GPT-2): a linear layer stored transposed, weight (in, out), y = x·W + b.
+class Conv1D : public Module {
+ public:
+  Conv1D(int64_t in_features, int64_t out_features, bool bias, double init_std);  // weight ~ N(0, init_std)
+  at::Tensor forward_impl(const at::Tensor& x) override;  // (*, in) -> (*, out)
+  at::Tensor weight, bias;                          // (in, out), (out)
+};
+
 class Embedding : public Module {
  public:
   Embedding(int64_t num_embeddings, int64_t embedding_dim, std::optional<int64_t> padding_idx = std::nullopt);

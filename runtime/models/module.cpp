@@ -31,9 +31,10 @@ TensorMap Module::forward_batch_impl(const TensorMap&) {
 }
 
 at::Tensor Module::forward(const at::Tensor& x) {
+  auto body = [this](const at::Tensor& in) { return adapter_ ? forward_impl(in) + adapter_(in) : forward_impl(in); };
   return hooked([&] {
-    if (!checkpointing_) return forward_impl(x);
-    return maybe_checkpointed({x}, [this](const std::vector<at::Tensor>& in) { return forward_impl(in[0]); });
+    if (!checkpointing_) return body(x);
+    return maybe_checkpointed({x}, [body](const std::vector<at::Tensor>& in) { return body(in[0]); });  // runs again in backward
   });
 }
 

@@ -14,7 +14,8 @@
 namespace runner::models {
 
 using TensorMap = std::map<std::string, at::Tensor>;  // a batch, or a model's outputs
-struct KVCache;  // kv_cache.h
+struct KVCache;     // kv_cache.h
+struct LoraConfig;  // lora.h
 using NamedTensorList = std::vector<std::pair<std::string, at::Tensor>>;
 
 class Module : public std::enable_shared_from_this<Module> {
@@ -66,6 +67,19 @@ class Module : public std::enable_shared_from_this<Module> {
   // The Hugging Face config.json of this model ("" when it has none): written next to
   // model.safetensors so transformers' from_pretrained loads runner's output.
   virtual std::string hf_config_json() const { return ""; }
+
+  // An additive branch beside this layer (a LoRA adapter, lora.h): forward returns
+  // forward_impl(x) + adapter(x), inside the forward hooks and the checkpointed region.
+  void set_adapter(std::function<at::Tensor(const at::Tensor&)> adapter) { adapter_ = std::move(adapter); }
+  bool has_adapter() const { return static_cast<bool>(adapter_); }
+  // The LoRA configuration of a model that apply_lora adapted (set on its root, else null):
+  // saving then writes only the adapters (saved_model.h).
+  const std::shared_ptr<const LoraConfig>& lora() const { return lora_; }
+  void set_lora(std::shared_ptr<const LoraConfig> config) { lora_ = std::move(config); }
+  // HF config._name_or_path: the folder from_pretrained read this model from ("" otherwise),
+  // written as an adapter's base_model_name_or_path.
+  const std::string& name_or_path() const { return name_or_path_; }
+  void set_name_or_path(std::string path) { name_or_path_ = std::move(path); }
 
   // Parameters in registration order, children after own; a tensor shared by two names
   // (tied weights) is listed once under its first name, as PyTorch does.
@@ -138,6 +152,9 @@ class Module : public std::enable_shared_from_this<Module> {
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
   std::shared_ptr<ForwardHooks> hooks_;
   bool checkpointing_ = false;
+  std::function<at::Tensor(const at::Tensor&)> adapter_;
+  std::shared_ptr<const LoraConfig> lora_;
+  std::string name_or_path_;
 };
 
 using ModulePtr = std::shared_ptr<Module>;

@@ -12,6 +12,8 @@
 #include "runtime/models/batch_inputs.h"
 #include "runtime/models/builtin.h"
 #include "runtime/models/llama_config.h"
+#include "runtime/models/lora.h"
+#include "runtime/models/saved_model.h"
 
 namespace runner::models {
 
@@ -172,6 +174,8 @@ io::NamedTensors hf_llama_names(io::NamedTensors tensors) {
 ModulePtr from_pretrained(const std::string& dir) {
   const fs::path folder(dir);
   if (!fs::is_directory(folder)) throw CheckpointError("not a folder (from_pretrained needs a Hugging Face model folder)", dir);
+  // A peft adapter folder: its base model with the adapters (peft's AutoPeftModel).
+  if (!fs::exists(folder / "config.json") && fs::exists(folder / "adapter_config.json")) return load_adapter_folder(dir);
   const json config = read_config(folder);
   const std::string where = (folder / "config.json").string();
   ModulePtr model;
@@ -183,11 +187,23 @@ ModulePtr from_pretrained(const std::string& dir) {
     load_named(*model, hf_gpt2_names(read_weights(folder), dir), dir, /*strict=*/true);
   }
   model->eval();  // as HF's from_pretrained; the Trainer switches to train mode itself
+  model->set_name_or_path(dir);
   return model;
 }
 
 Module::LoadReport load_weights(Module& model, const std::string& file, bool strict) {
-  return load_named(model, io::load_safetensors(file), file, strict);
+  const io::NamedTensors tensors = io::load_safetensors(file);
+  // peft's adapter_model.safetensors onto a LoRA model: the adapters, by their saved names.
+  if (model.lora() && !tensors.empty() && tensors.front().first.rfind("base_model.model.", 0) == 0) {
+    Module::LoadReport report = load_adapter_state_dict(model, tensors);
+    if (strict && (!report.missing.empty() || !report.unexpected.empty()))
+      throw CheckpointError((report.missing.empty() ? "" : "missing adapter keys: " + key_list(report.missing) + " ") +
+                                (report.unexpected.empty() ? "" : "unexpected keys: " + key_list(report.unexpected) + " ") +
+                                "(strict loading; pass strict = false to load the rest)",
+                            file);
+    return report;
+  }
+  return load_named(model, tensors, file, strict);
 }
 
 }  // namespace runner::models

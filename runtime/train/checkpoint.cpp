@@ -17,6 +17,7 @@
 #include "runtime/io/checkpoint.h"
 #include "runtime/io/manifest.h"
 #include "runtime/log/log.h"
+#include "runtime/models/saved_model.h"
 #include "runtime/train/optimizer_shards.h"
 #include "runtime/train/trainer.h"
 
@@ -90,9 +91,12 @@ void Trainer::save_checkpoint() {
   io::CheckpointContents c;
   dp_->gather_params();  // ZeRO-3: whole parameters for the consolidated model.safetensors
   if (should_write()) {  // only the writer copies what it writes (gathering is collective)
-    c.model = model_->state_dict();
+    models::SavedModel saved = models::saved_model(*model_);  // a LoRA model: only its adapters
+    c.model = std::move(saved.weights);
     for (auto& [name, t] : c.model) t = t.clone();
-    if (const std::string config = model_->hf_config_json(); !config.empty()) c.model_config = nlohmann::json::parse(config);
+    c.model_file = saved.weights_file;
+    c.model_config_file = saved.config_file;
+    c.model_config = std::move(saved.config);
   }
   dp_->release_params(/*write_back=*/false);
   // Sharded state is saved shard by shard (optimizer_shards.h) into a side folder every rank
@@ -188,14 +192,14 @@ void Trainer::delete_all_but_best_checkpoint() {
 }
 
 void Trainer::load_best_model() {
-  const std::string file = *state_.best_model_checkpoint + "/model.safetensors";
+  const std::string file = *state_.best_model_checkpoint + "/" + models::weights_file_name(*model_);
   if (!io::path_exists(file)) {
     log::warn("Could not locate the best model at " + file + "; with several nodes and no shared filesystem set save_on_each_node");
     return;
   }
   log::info("Loading best model from " + *state_.best_model_checkpoint + " (score: " +
             log::format_number(state_.best_metric.value_or(0)) + ")");
-  auto report = model_->load_state_dict(io::load_safetensors(file), /*strict=*/false);
+  auto report = models::load_saved_weights(*model_, *state_.best_model_checkpoint);
   if (!report.missing.empty()) log::warn("There were missing keys in the checkpoint model loaded: " + json(report.missing).dump());
   if (!report.unexpected.empty()) log::warn("There were unexpected keys in the checkpoint model loaded: " + json(report.unexpected).dump());
 }
@@ -259,8 +263,9 @@ std::string Trainer::resume_checkpoint_path() const {
                           (newest_problem.empty() ? "" : "; the newest is damaged: " + newest_problem));
   }
   const std::string path = r.get<std::string>();
-  if (!io::is_directory(path) || !io::path_exists(path + "/model.safetensors"))
-    throw CheckpointError("can't find a valid checkpoint at " + path + " (a checkpoint-N folder with model.safetensors)");
+  if (!io::is_directory(path)) throw CheckpointError("can't find a valid checkpoint at " + path + " (a checkpoint-N folder)");
+  if (const std::string problem = models::missing_weights(*model_, path); !problem.empty())
+    throw CheckpointError("can't find a valid checkpoint at " + path + ": " + problem);
   const std::string problem = io::checkpoint_problem(path);
   if (!problem.empty()) throw CheckpointError("the checkpoint is damaged: " + problem, path);
   return path;
@@ -270,7 +275,7 @@ void Trainer::load_checkpoint(const std::string& dir) {
   // Weights (HF loads them with strict=False and warns); under ZeRO-3 into whole
   // parameters, then back into this rank's shards.
   dp_->gather_params();
-  auto report = model_->load_state_dict(io::load_safetensors(dir + "/model.safetensors"), /*strict=*/false);
+  auto report = models::load_saved_weights(*model_, dir);
   dp_->release_params(/*write_back=*/true);
   if (!report.missing.empty()) log::warn("There were missing keys in the checkpoint model loaded: " + json(report.missing).dump());
   if (!report.unexpected.empty()) log::warn("There were unexpected keys in the checkpoint model loaded: " + json(report.unexpected).dump());

@@ -1,6 +1,7 @@
 // Trainer output: the final weights and trainer_state.json in output_dir.
 #include "runtime/io/atomic_file.h"
 #include "runtime/io/safetensors.h"
+#include "runtime/models/saved_model.h"
 #include "runtime/train/trainer.h"
 
 namespace runner::train {
@@ -11,11 +12,12 @@ void Trainer::save_model(const std::string& dir) {
   if (!should_write()) return;
   const std::string out = dir.empty() ? args_.output_dir : dir;
   io::make_dirs(out);
-  io::save_safetensors(out + "/model.safetensors", model_->state_dict(), {{"format", "pt"}});
+  // HF save_pretrained writes the config beside the weights: transformers (or peft, for
+  // LoRA adapters) then loads the folder.
+  const models::SavedModel saved = models::saved_model(*model_);
+  io::save_safetensors(out + "/" + saved.weights_file, saved.weights, {{"format", "pt"}});
   io::write_json_atomic(out + "/training_args.json", args_.to_json());
-  // HF save_pretrained writes config.json beside the weights: transformers then loads the folder.
-  if (const std::string config = model_->hf_config_json(); !config.empty())
-    io::write_json_atomic(out + "/config.json", nlohmann::json::parse(config));
+  if (!saved.config.is_null()) io::write_json_atomic(out + "/" + saved.config_file, saved.config);
 }
 
 void Trainer::save_state() {

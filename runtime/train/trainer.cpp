@@ -403,10 +403,12 @@ TrainOutput Trainer::train() {
         dp_->zero_grad();
         if (state_bytes < 0) {
           state_bytes = dp_->model_state_bytes(*optimizer_);
-          log::info("Model states on this rank (parameters, gradients, optimizer) = " + std::to_string(state_bytes) + " bytes" +
-                    (dp_->world() > 1 || dp_->config().zero_stage > 0
-                         ? " (" + dp_->config().description + ", " + std::to_string(dp_->world()) + " ranks)"
-                         : ""));
+          int64_t optimizer_bytes = 0;
+          for (const auto& [name, t] : optimizer_->state_tensors()) optimizer_bytes += t.defined() ? static_cast<int64_t>(t.nbytes()) : 0;
+          log_model_states(*model_, state_bytes, optimizer_bytes,
+                           dp_->world() > 1 || dp_->config().zero_stage > 0
+                               ? " (" + dp_->config().description + ", " + std::to_string(dp_->world()) + " ranks)"
+                               : "");
         }
         state_.global_step += 1;
         if (args_.torch_empty_cache_steps && state_.global_step % *args_.torch_empty_cache_steps == 0) empty_gpu_cache();

@@ -1,6 +1,7 @@
 #include "runtime/train/training_plan.h"
 
 #include <cmath>
+#include <cstdio>
 
 #include "runtime/core/errors.h"
 #include "runtime/log/log.h"
@@ -36,10 +37,26 @@ void log_plan(const TrainingPlan& p, const models::Module& model, const Training
   log::info("  Batch size per device = " + std::to_string(args.per_device_train_batch_size) +
             ", gradient accumulation steps = " + std::to_string(args.gradient_accumulation_steps) +
             ", total batch size = " + std::to_string(p.total_train_batch_size));
-  int64_t trainable = 0;
-  for (const auto& [name, t] : model.named_parameters())
+  int64_t trainable = 0, all = 0;
+  for (const auto& [name, t] : model.named_parameters()) {
+    all += t.numel();
     if (t.requires_grad()) trainable += t.numel();
+  }
   log::info("  Number of trainable parameters = " + std::to_string(trainable));
+  if (trainable < all) {  // frozen weights (LoRA): peft's print_trainable_parameters
+    char pct[32];
+    std::snprintf(pct, sizeof pct, "%.4f", 100.0 * static_cast<double>(trainable) / static_cast<double>(all));
+    log::info("  trainable params: " + std::to_string(trainable) + " || all params: " + std::to_string(all) + " || trainable%: " + pct);
+  }
+}
+
+void log_model_states(const models::Module& model, int64_t state_bytes, int64_t optimizer_bytes, const std::string& layout) {
+  int64_t frozen = 0;
+  for (const auto& [name, t] : model.named_parameters())
+    if (!t.requires_grad()) frozen += static_cast<int64_t>(t.nbytes());
+  log::info("Model states on this rank (parameters, gradients, optimizer) = " + std::to_string(state_bytes) + " bytes" + layout +
+            "; optimizer state = " + std::to_string(optimizer_bytes) + " bytes" +
+            (frozen > 0 ? "; frozen parameters = " + std::to_string(frozen) + " bytes" : ""));
 }
 
 }  // namespace runner::train

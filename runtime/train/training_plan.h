@@ -2,6 +2,7 @@
 // run has, from the dataset size, batch size, accumulation, epochs and max_steps.
 #pragma once
 #include <cstdint>
+#include <string>
 
 #include "runtime/core/training_args.h"
 #include "runtime/models/module.h"
@@ -23,5 +24,10 @@ TrainingPlan plan_training(const TrainingArguments& args, int64_t batches_per_ep
 
 // The "***** Running training *****" banner (info level).
 void log_plan(const TrainingPlan& plan, const models::Module& model, const TrainingArguments& args);
+
+// After the first optimizer step: what this rank holds for training (`state_bytes`: the
+// trainable parameters, gradients and optimizer state), the optimizer state on its own
+// (`optimizer_bytes`; with LoRA it covers the adapters only) and the frozen weights.
+void log_model_states(const models::Module& model, int64_t state_bytes, int64_t optimizer_bytes, const std::string& layout);
 
 }  // namespace runner::train

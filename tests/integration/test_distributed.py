@@ -57,6 +57,10 @@ return {
 }
 """
 
+# LoRA: frozen base weights beside trainable adapters (units then mix both).
+LORA = LLAMA.replace("model = models.llama{", "model = models.lora(models.llama{").replace(
+    "max_position_embeddings = 16},", "max_position_embeddings = 16}, {r = 4, alpha = 8, target_modules = \"all-linear\"}),")
+
 MODES = {
     "ddp": [],
     "zero1": ["--deepspeed", '{"zero_optimization": {"stage": 1}}'],
@@ -102,7 +106,7 @@ class Distributed(unittest.TestCase):
     def setUpClass(cls):
         cls.tmp = TempDir().__enter__()
         cls.recipes = {"mlp": write(os.path.join(cls.tmp, "mlp.lua"), MLP), "gpt": write(os.path.join(cls.tmp, "gpt.lua"), GPT),
-                       "llama": write(os.path.join(cls.tmp, "llama.lua"), LLAMA)}
+                       "llama": write(os.path.join(cls.tmp, "llama.lua"), LLAMA), "lora": write(os.path.join(cls.tmp, "lora.lua"), LORA)}
         cls.single = {}
 
     @classmethod
@@ -122,9 +126,9 @@ class Distributed(unittest.TestCase):
             self.single[key] = self.train(1, model, f"single_{model}_{global_batch}_{ga}", global_batch, ga)[0]
         return self.single[key]
 
-    def assert_same_weights(self, a_dir, b_dir, rtol=1e-5, atol=1e-6):
-        a = read_safetensors(os.path.join(a_dir, "model.safetensors"))
-        b = read_safetensors(os.path.join(b_dir, "model.safetensors"))
+    def assert_same_weights(self, a_dir, b_dir, rtol=1e-5, atol=1e-6, file="model.safetensors"):
+        a = read_safetensors(os.path.join(a_dir, file))
+        b = read_safetensors(os.path.join(b_dir, file))
         self.assertEqual(sorted(a), sorted(b))
         for k in a:
             np.testing.assert_allclose(a[k], b[k], rtol=rtol, atol=atol, err_msg=k)
@@ -160,6 +164,19 @@ class Distributed(unittest.TestCase):
         out, stdout = self.train(2, "llama", "llama_zero3_ckpt", 4, 1, MODES["zero3"] + ["--gradient_checkpointing", "true"])
         self.assertIn("Gradient checkpointing: 2 modules", stdout)
         self.assert_same_weights(out, self.reference("llama", 8, 1))
+
+    def test_lora_matches_single_process_in_every_sharding_family(self):
+        # Only the adapters train (and are saved); under ZeRO-3 they are sharded, the frozen
+        # base weights stay whole on every rank.
+        reference = self.reference("lora", 8, 1)
+        self.assertEqual(len(read_safetensors(os.path.join(reference, "adapter_model.safetensors"))), 2 * 2 * 7)
+        for mode in ("ddp", "zero2", "zero3"):
+            with self.subTest(mode=mode):
+                out, _ = self.train(2, "lora", f"lora_{mode}", 4, 1, MODES[mode])
+                self.assertFalse(os.path.exists(os.path.join(out, "model.safetensors")))
+                self.assert_same_weights(out, reference, file="adapter_model.safetensors")
+        out, _ = self.train(2, "lora", "lora_zero3_ckpt", 4, 1, MODES["zero3"] + ["--gradient_checkpointing", "true"])
+        self.assert_same_weights(out, reference, file="adapter_model.safetensors")
 
     def test_logged_loss_is_the_global_loss(self):
         single = self.reference("mlp", 8, 1)

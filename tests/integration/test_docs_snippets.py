@@ -95,11 +95,28 @@ return {
 """
 
 
+# LoRA lines: adapters/, the adapters one step of LoRA training on out/ writes.
+ADAPTER_RECIPE = """local data, models = require "runner.data", require "runner.models"
+local ids = torch.randint(0, 257, { 8, 12 })
+return {
+  args = { output_dir = "adapters", max_steps = 1, report_to = "none" },
+  datasets = { train = data.tensors{ input_ids = ids, labels = ids } },
+  model = models.lora(models.from_pretrained("out"), { r = 2 }),
+}
+"""
+
+
 def make_generate_fixtures(folder):
+    """out/ (a model folder), SmolLM2-135M-Instruct/ (the same, under the name the docs use for a
+    real model) and adapters/ (LoRA adapters for out/)."""
     write(os.path.join(folder, "recipe.lua"), GENERATE_RECIPE)
     code, _, err = run(os.path.join(folder, "recipe.lua"), cwd=folder)
     assert code == 0, err[-2000:]
     shutil.copy(os.path.join(folder, "tokenizer.json"), os.path.join(folder, "out", "tokenizer.json"))
+    shutil.copytree(os.path.join(folder, "out"), os.path.join(folder, "SmolLM2-135M-Instruct"))
+    write(os.path.join(folder, "adapter.lua"), ADAPTER_RECIPE)
+    code, _, err = run(os.path.join(folder, "adapter.lua"), cwd=folder)
+    assert code == 0, err[-2000:]
 
 
 def byte_level_tokenizer():
@@ -176,13 +193,14 @@ class DocsSnippets(unittest.TestCase):
                     if argv and argv[0] == "launch":
                         self.assertEqual(argv[1], "-n", at)
                         argv = argv[3:]
-                    if argv and not argv[0].startswith("-") and argv[0] not in ("args", "check", "consolidate", "generate", "prepare-data"):
+                    if argv and not argv[0].startswith("-") and argv[0] not in ("args", "check", "consolidate", "generate", "prepare-data",
+                                                                                "merge-adapters"):
                         argv = ["check"] + argv
                     # recipes/... paths are the repository's; anything else is a fixture file
                     argv = [os.path.join(SOURCE, a) if a.startswith("recipes/") else a for a in argv]
                     with TempDir() as tmp:
                         make_fixtures(tmp)
-                        if argv[:1] == ["generate"]:
+                        if argv[:1] in (["generate"], ["merge-adapters"]) or any(a.startswith("SmolLM2") for a in argv):
                             make_generate_fixtures(tmp)
                         argv += ["--output_dir", os.path.join(tmp, "out")] if argv[:1] == ["check"] else []
                         code, _, err = run(*argv, cwd=tmp)

@@ -30,7 +30,9 @@ class RecipesRun(unittest.TestCase):
                         extra = extra + ["--module", module]
                     code, stdout, stderr = run(os.path.join(SOURCE, "recipes", name + ".lua"), "--output_dir", out, *extra, timeout=600)
                     self.assertEqual(code, 0, stderr)
-                    weights = read_safetensors(os.path.join(out, "model.safetensors"))
+                    # a LoRA recipe saves its adapters (peft's file), the others the model
+                    saved = "adapter_model.safetensors" if os.path.exists(os.path.join(out, "adapter_model.safetensors")) else "model.safetensors"
+                    weights = read_safetensors(os.path.join(out, saved))
                     self.assertTrue(weights)
                     with open(os.path.join(out, "trainer_state.json")) as f:
                         losses = [e["loss"] for e in json.load(f)["log_history"] if "loss" in e]

@@ -1,0 +1,228 @@
+#include "runtime/models/lora.h"
+
+#include <algorithm>
+#include <cmath>
+#include <regex>
+
+#include <c10/core/GradMode.h>
+
+#include "runtime/core/errors.h"
+#include "runtime/models/layers.h"
+
+namespace runner::models {
+
+namespace {
+
+const std::string kPrefix = "base_model.model.";
+
+void named_modules(const std::string& prefix, const ModulePtr& m, std::vector<std::pair<std::string, ModulePtr>>& out) {
+  for (const auto& [name, child] : m->children()) {
+    const std::string full = prefix.empty() ? name : prefix + "." + name;
+    out.emplace_back(full, child);
+    named_modules(full, child, out);
+  }
+}
+
+std::vector<std::pair<std::string, ModulePtr>> named_modules(const Module& root) {
+  std::vector<std::pair<std::string, ModulePtr>> out;
+  for (const auto& [name, child] : root.children()) {
+    out.emplace_back(name, child);
+    named_modules(name, child, out);
+  }
+  return out;
+}
+
+bool is_linear(const Module& m) { return dynamic_cast<const Linear*>(&m) || dynamic_cast<const Conv1D*>(&m); }
+
+// peft's check_target_module_exists.
+bool targeted(const std::string& name, const LoraConfig& c) {
+  if (!c.target_regex.empty()) return std::regex_match(name, std::regex(c.target_regex));
+  for (const auto& t : c.target_modules) {
+    if (t == "all-linear") return true;  // the linear check and the head exclusion come after
+    if (name == t || (name.size() > t.size() && name.compare(name.size() - t.size() - 1, t.size() + 1, "." + t) == 0)) return true;
+  }
+  return false;
+}
+
+// peft's TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING for the models runner has.
+std::vector<std::string> default_targets(const Module& model) {
+  std::string type;
+  if (const std::string config = model.hf_config_json(); !config.empty()) type = nlohmann::json::parse(config).value("model_type", "");
+  if (type == "llama" || type == "qwen2" || type == "mistral") return {"q_proj", "v_proj"};
+  if (type == "gpt2" || model.type_name() == "GPT2LMHeadModel") return {"c_attn"};
+  throw RecipeError("models.lora: give target_modules (a list of layer names, a regular expression or \"all-linear\"): " +
+                    model.type_name() + " has no default");
+}
+
+// The adapted layer's weight, and whether it is stored (in, out) like GPT-2's Conv1D.
+std::pair<at::Tensor, bool> base_weight(const Module& m) {
+  if (const auto* l = dynamic_cast<const Linear*>(&m)) return {l->weight, false};
+  return {dynamic_cast<const Conv1D&>(m).weight, true};
+}
+
+ModulePtr find_module(const Module& root, const std::string& name) {
+  for (const auto& [n, m] : named_modules(root))
+    if (n == name) return m;
+  return nullptr;
+}
+
+}  // namespace
+
+double LoraConfig::scaling() const { return use_rslora ? alpha / std::sqrt(static_cast<double>(r)) : alpha / static_cast<double>(r); }
+
+void apply_lora(Module& model, LoraConfig c) {
+  if (model.lora()) throw RecipeError("models.lora: the model already has LoRA adapters");
+  if (c.r < 1) throw RecipeError("models.lora: r must be >= 1, got " + std::to_string(c.r));
+  if (!(c.dropout >= 0.0 && c.dropout < 1.0)) throw RecipeError("models.lora: dropout must be in [0, 1)");
+  if (!std::isfinite(c.alpha)) throw RecipeError("models.lora: alpha must be a finite number");
+  if (c.target_modules.empty() && c.target_regex.empty()) c.target_modules = default_targets(model);
+  const bool all_linear = std::find(c.target_modules.begin(), c.target_modules.end(), "all-linear") != c.target_modules.end();
+  if (all_linear && c.target_modules.size() > 1) throw RecipeError("models.lora: \"all-linear\" stands alone in target_modules");
+  try {
+    if (!c.target_regex.empty()) std::regex check(c.target_regex);
+  } catch (const std::regex_error& e) {
+    throw RecipeError("models.lora: target_modules is not a valid regular expression: " + std::string(e.what()));
+  }
+  std::vector<std::pair<std::string, ModulePtr>> chosen;
+  for (const auto& [name, m] : named_modules(model)) {
+    if (!targeted(name, c)) continue;
+    const bool head = name == "lm_head" || (name.size() > 8 && name.compare(name.size() - 8, 8, ".lm_head") == 0);
+    if (all_linear && (!is_linear(*m) || head)) continue;
+    if (!is_linear(*m))
+      throw RecipeError("models.lora: target module '" + name + "' (" + m->type_name() + ") cannot be adapted: " +
+                        (m->type_name() == "Linear" ? "its model applies the weight itself (an output head)" : "it is not a linear layer") +
+                        "; LoRA adapts Linear and GPT-2's Conv1D layers");
+    chosen.emplace_back(name, m);
+  }
+  if (chosen.empty())
+    throw RecipeError("models.lora: target modules " + nlohmann::json(c.target_regex.empty() ? c.target_modules : std::vector{c.target_regex}).dump() +
+                      " not found in the base model");
+  if (c.base_model_name_or_path.empty()) c.base_model_name_or_path = model.name_or_path();
+  {
+    c10::NoGradGuard no_grad;
+    for (auto& [name, p] : model.named_parameters()) p.requires_grad_(false);
+  }
+  const double scaling = c.scaling();
+  for (auto& [name, m] : chosen) {
+    const auto [w, transposed] = base_weight(*m);
+    const int64_t in = transposed ? w.size(0) : w.size(1), out = transposed ? w.size(1) : w.size(0);
+    auto a = std::make_shared<Linear>(in, c.r, /*bias=*/false);  // PyTorch's default init: kaiming_uniform(a=√5)
+    auto b = std::make_shared<Linear>(c.r, out, /*bias=*/false);
+    if (c.init_lora_weights) {
+      c10::NoGradGuard no_grad;
+      b->weight.zero_();
+    }
+    a->to(w.scalar_type()), b->to(w.scalar_type());
+    a->to(w.device()), b->to(w.device());
+    m->register_module("lora_A", a);
+    m->register_module("lora_B", b);
+    const Module* owner = m.get();  // owns the branch, so outlives it
+    const double p = c.dropout;
+    m->set_adapter([a, b, owner, p, scaling](const at::Tensor& x) {
+      const at::Tensor h = p > 0.0 && owner->is_training() ? at::dropout(x, p, true) : x;
+      return b->forward(a->forward(h)) * scaling;
+    });
+    if (transposed) c.fan_in_fan_out = true;  // peft switches it on for Conv1D and warns
+    c.adapted.push_back(name);
+  }
+  model.set_lora(std::make_shared<const LoraConfig>(std::move(c)));
+}
+
+NamedTensorList adapter_state_dict(const Module& model) {
+  if (!model.lora()) throw RecipeError("the model has no LoRA adapters");
+  NamedTensorList out;
+  for (const auto& [name, t] : model.state_dict())
+    if (name.find(".lora_A.") != std::string::npos || name.find(".lora_B.") != std::string::npos) out.emplace_back(kPrefix + name, t);
+  return out;
+}
+
+Module::LoadReport load_adapter_state_dict(Module& model, const NamedTensorList& tensors) {
+  NamedTensorList own = adapter_state_dict(model), matched;
+  Module::LoadReport report;
+  for (const auto& [name, t] : tensors) {
+    const bool known = std::any_of(own.begin(), own.end(), [&](const auto& o) { return o.first == name; });
+    if (known) matched.emplace_back(name.substr(kPrefix.size()), t);
+    else report.unexpected.push_back(name);
+  }
+  for (const auto& [name, t] : own)
+    if (std::none_of(tensors.begin(), tensors.end(), [&](const auto& g) { return g.first == name; })) report.missing.push_back(name);
+  model.load_state_dict(matched, /*strict=*/false);  // shapes are still checked
+  return report;
+}
+
+NamedTensorList merged_state_dict(const Module& model) {
+  const auto& c = model.lora();
+  if (!c) throw RecipeError("the model has no LoRA adapters");
+  c10::NoGradGuard no_grad;
+  std::map<std::string, at::Tensor> merged;  // "<layer>.weight" -> merged value
+  for (const auto& name : c->adapted) {
+    const ModulePtr m = find_module(model, name);
+    const auto [w, transposed] = base_weight(*m);
+    const at::Tensor a = m->child("lora_A")->parameter("weight").to(at::kFloat), b = m->child("lora_B")->parameter("weight").to(at::kFloat);
+    const at::Tensor delta = at::mm(b, a) * c->scaling();  // (out, in)
+    merged[name + ".weight"] = (w.to(at::kFloat) + (transposed ? delta.t() : delta)).to(w.scalar_type());
+  }
+  NamedTensorList out;
+  for (const auto& [name, t] : model.state_dict()) {
+    if (name.find(".lora_A.") != std::string::npos || name.find(".lora_B.") != std::string::npos) continue;
+    const auto it = merged.find(name);
+    out.emplace_back(name, it == merged.end() ? t : it->second);
+  }
+  return out;
+}
+
+nlohmann::json adapter_config_json(const LoraConfig& c) {
+  nlohmann::json targets = c.target_regex.empty() ? nlohmann::json(c.target_modules) : nlohmann::json(c.target_regex);
+  return {{"peft_type", "LORA"},
+          {"task_type", c.task_type.empty() ? nlohmann::json() : nlohmann::json(c.task_type)},
+          {"base_model_name_or_path", c.base_model_name_or_path.empty() ? nlohmann::json() : nlohmann::json(c.base_model_name_or_path)},
+          {"r", c.r},
+          {"lora_alpha", c.alpha},
+          {"lora_dropout", c.dropout},
+          {"target_modules", targets},
+          {"bias", "none"},
+          {"fan_in_fan_out", c.fan_in_fan_out},
+          {"use_rslora", c.use_rslora},
+          {"use_dora", false},
+          {"init_lora_weights", c.init_lora_weights},
+          {"modules_to_save", nullptr},
+          {"layers_to_transform", nullptr},
+          {"layers_pattern", nullptr},
+          {"rank_pattern", nlohmann::json::object()},
+          {"alpha_pattern", nlohmann::json::object()},
+          {"inference_mode", true},
+          {"revision", nullptr}};
+}
+
+LoraConfig lora_config_from_json(const nlohmann::json& j, const std::string& file) {
+  if (!j.is_object()) throw CheckpointError("not a JSON object", file);
+  auto fail = [&](const std::string& key, const std::string& why) { throw CheckpointError("\"" + key + "\": " + why, file); };
+  if (j.value("peft_type", std::string()) != "LORA") fail("peft_type", "runner loads LORA adapters, got " + j.value("peft_type", nlohmann::json()).dump());
+  LoraConfig c;
+  try {
+    c.r = j.value("r", c.r);
+    c.alpha = j.value("lora_alpha", c.alpha);
+    c.dropout = j.value("lora_dropout", c.dropout);
+    c.use_rslora = j.value("use_rslora", false);
+    c.fan_in_fan_out = j.value("fan_in_fan_out", false);
+    if (j.contains("init_lora_weights") && j["init_lora_weights"].is_boolean()) c.init_lora_weights = j["init_lora_weights"];
+    if (j.contains("task_type") && j["task_type"].is_string()) c.task_type = j["task_type"];
+    if (j.contains("base_model_name_or_path") && j["base_model_name_or_path"].is_string()) c.base_model_name_or_path = j["base_model_name_or_path"];
+    const nlohmann::json& t = j.value("target_modules", nlohmann::json());
+    if (t.is_string()) c.target_regex = t.get<std::string>();
+    else if (t.is_array()) c.target_modules = t.get<std::vector<std::string>>();
+    else fail("target_modules", "expected a list of names or a regular expression");
+  } catch (const nlohmann::json::exception& e) {
+    throw CheckpointError("a key has the wrong type (" + std::string(e.what()) + ")", file);
+  }
+  if (c.r < 1) fail("r", "must be >= 1");
+  if (j.value("bias", std::string("none")) != "none") fail("bias", "only \"none\" is implemented");
+  if (j.value("use_dora", false)) fail("use_dora", "DoRA is not implemented");
+  for (const char* key : {"modules_to_save", "layers_to_transform", "layers_pattern"})
+    if (j.contains(key) && !j[key].is_null()) fail(key, "not implemented (runner reads null)");
+  for (const char* key : {"rank_pattern", "alpha_pattern"})
+    if (j.contains(key) && !j[key].is_null() && !j[key].empty()) fail(key, "per-layer ranks are not implemented");
+  return c;
+}
+
+}  // namespace runner::models

@@ -1,0 +1,57 @@
+// LoRA (Hu et al. 2021), as the peft package does it: chosen linear layers get a trainable
+// low-rank branch y = W·x + b + (α/r)·B·A·dropout(x) (A: r×in, kaiming-uniform; B: out×r,
+// zeros, so training starts from the base model) and every other parameter is frozen. The
+// branch's parameters are children of the adapted layer, so their names are peft's saved
+// names without the "base_model.model." prefix: "model.layers.0.self_attn.q_proj.lora_A.weight".
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "runtime/models/module.h"
+
+namespace runner::models {
+
+struct LoraConfig {
+  int64_t r = 8;
+  double alpha = 8.0;    // peft lora_alpha
+  double dropout = 0.0;  // peft lora_dropout, on the branch's input
+  // peft semantics: a list matches a module whose name is an entry or ends with "." + entry;
+  // a single string is a regular expression the whole name must match; "all-linear" is every
+  // linear layer but the output head. Empty: the model type's peft default (q_proj, v_proj
+  // for the Llama family, c_attn for GPT-2).
+  std::vector<std::string> target_modules;
+  std::string target_regex;
+  bool use_rslora = false;         // scaling α/√r instead of α/r
+  bool init_lora_weights = true;   // false: B random too (the branch is not a no-op at start)
+  std::string task_type = "CAUSAL_LM";
+  std::string base_model_name_or_path;
+  bool fan_in_fan_out = false;     // written as peft computes it: true for GPT-2's Conv1D layers
+  std::vector<std::string> adapted;  // the adapted layers' names, filled by apply_lora
+
+  double scaling() const;
+};
+
+// Adapts `model` in place and freezes its other parameters; records the config on the root
+// (Module::lora). RecipeError naming the problem: no layer matched, a matched layer that is not
+// linear, an adapted model, r < 1.
+void apply_lora(Module& model, LoraConfig config);
+
+// The adapter weights under peft's saved names ("base_model.model.<name>"), for
+// adapter_model.safetensors; and loading them back (strict about the adapters: every
+// adapter key must be present; a key that is not an adapter of this model is unexpected).
+NamedTensorList adapter_state_dict(const Module& model);
+Module::LoadReport load_adapter_state_dict(Module& model, const NamedTensorList& tensors);
+
+// The base model's state dict with each adapter merged into its layer's weight
+// (W + (α/r)·B·A) and the adapter keys left out: what peft's merge_and_unload saves.
+NamedTensorList merged_state_dict(const Module& model);
+
+// adapter_config.json, as peft writes it; and read back (CheckpointError naming `file` and
+// the key for settings runner does not implement: DoRA, modules_to_save, rank patterns...).
+nlohmann::json adapter_config_json(const LoraConfig& config);
+LoraConfig lora_config_from_json(const nlohmann::json& j, const std::string& file);
+
+}  // namespace runner::models

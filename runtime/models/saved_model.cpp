@@ -1,0 +1,89 @@
+#include "runtime/models/saved_model.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include "runtime/core/errors.h"
+#include "runtime/io/safetensors.h"
+#include "runtime/models/lora.h"
+#include "runtime/models/pretrained.h"
+
+namespace runner::models {
+
+namespace fs = std::filesystem;
+
+SavedModel saved_model(const Module& model) {
+  SavedModel s;
+  if (const auto& lora = model.lora()) {
+    s.weights_file = "adapter_model.safetensors";
+    s.weights = adapter_state_dict(model);
+    s.config_file = "adapter_config.json";
+    s.config = adapter_config_json(*lora);
+    return s;
+  }
+  s.weights_file = "model.safetensors";
+  s.weights = model.state_dict();
+  s.config_file = "config.json";
+  if (const std::string config = model.hf_config_json(); !config.empty()) s.config = nlohmann::json::parse(config);
+  return s;
+}
+
+std::string weights_file_name(const Module& model) { return model.lora() ? "adapter_model.safetensors" : "model.safetensors"; }
+
+std::string missing_weights(const Module& model, const std::string& dir) {
+  if (fs::exists(dir + "/" + weights_file_name(model))) return "";
+  if (model.lora() && fs::exists(dir + "/model.safetensors"))
+    return "it holds full model weights (model.safetensors), not LoRA adapters: a run without models.lora saved it";
+  if (!model.lora() && fs::exists(dir + "/adapter_model.safetensors"))
+    return "it holds LoRA adapters (adapter_model.safetensors): apply the same models.lora to the model to load it";
+  return "no " + weights_file_name(model);
+}
+
+Module::LoadReport load_saved_weights(Module& model, const std::string& dir) {
+  const std::string file = dir + "/" + weights_file_name(model);
+  if (const std::string problem = missing_weights(model, dir); !problem.empty()) throw CheckpointError(problem, dir);
+  const io::NamedTensors tensors = io::load_safetensors(file);
+  if (model.lora()) return load_adapter_state_dict(model, tensors);
+  return model.load_state_dict(tensors, /*strict=*/false);
+}
+
+ModulePtr load_adapter_folder(const std::string& dir, const std::string& base_dir) {
+  const std::string config_file = dir + "/adapter_config.json";
+  std::ifstream in(config_file);
+  if (!in) throw CheckpointError("cannot read (a peft adapter folder needs adapter_config.json)", config_file);
+  const nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) throw CheckpointError("not valid JSON", config_file);
+  LoraConfig config = lora_config_from_json(j, config_file);
+  std::string base = base_dir;
+  if (base.empty()) {
+    if (config.base_model_name_or_path.empty())
+      throw CheckpointError("\"base_model_name_or_path\" is empty: name the base model folder (--base_model)", config_file);
+    base = config.base_model_name_or_path;
+    if (!fs::is_directory(base) && fs::path(base).is_relative() && fs::is_directory(fs::path(dir) / base)) base = (fs::path(dir) / base).string();
+    if (!fs::is_directory(base))
+      throw CheckpointError("the base model \"" + config.base_model_name_or_path +
+                                "\" (base_model_name_or_path) is not a folder here; runner does not download: name a local copy (--base_model)",
+                            config_file);
+  }
+  ModulePtr model = from_pretrained(base);
+  const bool regex = !config.target_regex.empty();
+  config.base_model_name_or_path = base;
+  config.fan_in_fan_out = false;  // recomputed from the layers
+  try {
+    apply_lora(*model, config);
+  } catch (const RecipeError& e) {
+    throw CheckpointError(e.message() + (regex ? "" : " (adapter_config.json's target_modules)"), config_file);
+  }
+  const std::string weights = dir + "/adapter_model.safetensors";
+  if (!fs::exists(weights)) throw CheckpointError("no adapter_model.safetensors", dir);
+  const auto report = load_adapter_state_dict(*model, io::load_safetensors(weights));
+  if (!report.missing.empty() || !report.unexpected.empty())
+    throw CheckpointError("does not fit the base model " + base + " with this adapter_config.json (" +
+                              (report.missing.empty() ? "" : "missing " + report.missing.front()) +
+                              (report.unexpected.empty() ? "" : std::string(report.missing.empty() ? "" : ", ") + "unexpected " + report.unexpected.front()) + ")",
+                          weights);
+  model->eval();
+  return model;
+}
+
+}  // namespace runner::models

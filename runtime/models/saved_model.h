@@ -1,0 +1,37 @@
+// What save_pretrained writes for a model, in the Trainer's output and in every checkpoint:
+// model.safetensors + config.json, or, for a LoRA model (lora.h), only the adapters as peft
+// writes them: adapter_model.safetensors + adapter_config.json (the base model stays where
+// it was read from). Loading reads back whichever the model writes.
+#pragma once
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "runtime/models/module.h"
+
+namespace runner::models {
+
+struct SavedModel {
+  std::string weights_file;  // "model.safetensors" | "adapter_model.safetensors"
+  NamedTensorList weights;   // views of the live tensors: clone to keep them
+  std::string config_file;   // "config.json" | "adapter_config.json"
+  nlohmann::json config;     // null: the model has no HF config
+};
+
+SavedModel saved_model(const Module& model);
+std::string weights_file_name(const Module& model);
+
+// Loads the weights file of `dir` that saved_model writes for this model (HF loads a
+// checkpoint with strict=False: the caller reports missing/unexpected keys). CheckpointError
+// when the file is absent, naming it (an adapter checkpoint for a model without LoRA, or
+// the reverse, says so).
+Module::LoadReport load_saved_weights(Module& model, const std::string& dir);
+// Why `dir` holds no weights file for this model ("" when it does).
+std::string missing_weights(const Module& model, const std::string& dir);
+
+// A peft adapter folder (adapter_config.json + adapter_model.safetensors): its base model
+// from `base_dir`, else the config's base_model_name_or_path (as given, else relative to the
+// adapter folder), adapted and loaded strictly. CheckpointError naming the file otherwise.
+ModulePtr load_adapter_folder(const std::string& dir, const std::string& base_dir = "");
+
+}  // namespace runner::models

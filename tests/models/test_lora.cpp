@@ -1,0 +1,255 @@
+// LoRA (lora.h): which layers are adapted and frozen, the branch's arithmetic against plain
+// ATen, the merged weights, peft's names and config, and the errors a recipe author meets.
+// tests/integration/test_lora.py checks the files against the peft package itself.
+#include <gtest/gtest.h>
+
+#include <c10/core/GradMode.h>
+
+#include "runtime/core/errors.h"
+#include "runtime/models/activation_checkpoint.h"
+#include "runtime/models/builtin.h"
+#include "runtime/models/layers.h"
+#include "runtime/models/llama_config.h"
+#include "runtime/models/lora.h"
+#include "runtime/models/saved_model.h"
+
+namespace runner::models {
+namespace {
+
+ModulePtr tiny_llama(uint64_t seed = 3) {
+  LlamaConfig c;
+  c.vocab_size = 50, c.hidden_size = 16, c.intermediate_size = 32, c.num_hidden_layers = 2, c.num_attention_heads = 4;
+  c.num_key_value_heads = 2, c.max_position_embeddings = 32;
+  at::manual_seed(seed);
+  return make_llama(c);
+}
+
+std::vector<std::string> trainable_names(const Module& m) {
+  std::vector<std::string> out;
+  for (const auto& [name, t] : m.named_parameters())
+    if (t.requires_grad()) out.push_back(name);
+  return out;
+}
+
+void randomize_b(Module& m) {  // trained adapters: B is no longer zero
+  c10::NoGradGuard no_grad;
+  for (auto& [name, t] : m.named_parameters())
+    if (name.find(".lora_B.") != std::string::npos) t.normal_(0.0, 0.5);
+}
+
+at::Tensor logits(Module& m, const at::Tensor& ids) { return m.forward_batch({{"input_ids", ids}}).at("logits"); }
+
+TEST(Lora, DefaultTargetsOfTheLlamaFamilyAreQAndVAndOnlyAdaptersTrain) {
+  ModulePtr m = tiny_llama();
+  apply_lora(*m, LoraConfig{});
+  const std::vector<std::string> expected = {
+      "model.layers.0.self_attn.q_proj.lora_A.weight", "model.layers.0.self_attn.q_proj.lora_B.weight",
+      "model.layers.0.self_attn.v_proj.lora_A.weight", "model.layers.0.self_attn.v_proj.lora_B.weight",
+      "model.layers.1.self_attn.q_proj.lora_A.weight", "model.layers.1.self_attn.q_proj.lora_B.weight",
+      "model.layers.1.self_attn.v_proj.lora_A.weight", "model.layers.1.self_attn.v_proj.lora_B.weight"};
+  EXPECT_EQ(trainable_names(*m), expected);
+  ASSERT_TRUE(m->lora());
+  EXPECT_EQ(m->lora()->adapted.size(), 4u);
+  // A is (r, in), B (out, r) and starts at zero, as peft initialises them.
+  const at::Tensor a = m->child("model")->child("layers")->child("0")->child("self_attn")->child("q_proj")->child("lora_A")->parameter("weight");
+  const at::Tensor b = m->child("model")->child("layers")->child("0")->child("self_attn")->child("v_proj")->child("lora_B")->parameter("weight");
+  EXPECT_EQ(a.sizes(), at::IntArrayRef({8, 16}));
+  EXPECT_EQ(b.sizes(), at::IntArrayRef({8, 8}));  // v_proj: 2 kv heads × 4
+  EXPECT_TRUE(at::equal(b, at::zeros_like(b)));
+}
+
+TEST(Lora, StartsAsTheBaseModelAndTheBranchIsScaledLowRank) {
+  ModulePtr base = tiny_llama(), adapted = tiny_llama();
+  base->eval(), adapted->eval();
+  LoraConfig c;
+  c.r = 4, c.alpha = 12, c.target_modules = {"o_proj", "down_proj"};
+  apply_lora(*adapted, c);
+  const at::Tensor ids = at::randint(0, 50, {2, 7}, at::kLong);
+  EXPECT_TRUE(at::equal(logits(*base, ids), logits(*adapted, ids)));  // B = 0: a no-op
+
+  // One adapted Linear against plain ATen: x·Wᵀ + (α/r)·x·Aᵀ·Bᵀ.
+  auto lin = std::make_shared<Linear>(6, 5, true);
+  auto root = std::make_shared<Sequential>(std::vector<ModulePtr>{lin});
+  LoraConfig one;
+  one.r = 3, one.alpha = 6, one.target_modules = {"0"};
+  apply_lora(*root, one);
+  randomize_b(*root);
+  const at::Tensor x = at::randn({4, 6});
+  const at::Tensor a = lin->child("lora_A")->parameter("weight"), b = lin->child("lora_B")->parameter("weight");
+  const at::Tensor expected = at::linear(x, lin->weight, lin->bias) + at::mm(at::mm(x, a.t()), b.t()) * 2.0;
+  EXPECT_TRUE(at::allclose(root->forward(x), expected, 1e-5, 1e-6));
+
+  one.use_rslora = true;
+  EXPECT_DOUBLE_EQ(one.scaling(), 6.0 / std::sqrt(3.0));
+}
+
+TEST(Lora, OnlyAdaptersGetGradients) {
+  ModulePtr m = tiny_llama();
+  apply_lora(*m, LoraConfig{});
+  randomize_b(*m);
+  m->train();
+  const at::Tensor ids = at::randint(0, 50, {2, 6}, at::kLong);
+  m->forward_batch({{"input_ids", ids}, {"labels", ids}}).at("loss").backward();
+  for (const auto& [name, t] : m->named_parameters()) {
+    const bool adapter = name.find(".lora_") != std::string::npos;
+    EXPECT_EQ(t.grad().defined(), adapter) << name;
+  }
+}
+
+// The blocks' inputs come from the frozen embedding and need no gradient; the adapters inside
+// a checkpointed block still get theirs, equal to the gradients without checkpointing.
+TEST(Lora, GradientCheckpointingKeepsTheAdaptersGradients) {
+  ModulePtr plain = tiny_llama(), ckpt = tiny_llama();
+  for (const ModulePtr& m : {plain, ckpt}) {
+    at::manual_seed(8);
+    apply_lora(*m, LoraConfig{});
+    randomize_b(*m);
+    m->train();
+  }
+  EXPECT_EQ(enable_gradient_checkpointing(*ckpt), 2);
+  const at::Tensor ids = at::randint(0, 50, {2, 6}, at::kLong);
+  for (const ModulePtr& m : {plain, ckpt}) m->forward_batch({{"input_ids", ids}, {"labels", ids}}).at("loss").backward();
+  const NamedTensorList a = plain->named_parameters(), b = ckpt->named_parameters();
+  for (size_t i = 0; i < a.size(); ++i) {
+    ASSERT_EQ(a[i].second.grad().defined(), b[i].second.grad().defined()) << a[i].first;
+    if (a[i].second.grad().defined()) EXPECT_TRUE(at::allclose(a[i].second.grad(), b[i].second.grad(), 1e-5, 1e-7)) << a[i].first;
+  }
+}
+
+TEST(Lora, MergedWeightsGiveTheAdaptedModelsLogits) {
+  ModulePtr m = tiny_llama();
+  LoraConfig c;
+  c.r = 2, c.alpha = 5, c.target_modules = {"all-linear"};
+  apply_lora(*m, c);
+  EXPECT_EQ(m->lora()->adapted.size(), 14u);  // 7 linear layers per block, not the head
+  randomize_b(*m);
+  m->eval();
+  ModulePtr plain = tiny_llama(99);
+  plain->load_state_dict(merged_state_dict(*m));  // strict: exactly the base model's keys
+  plain->eval();
+  const at::Tensor ids = at::randint(0, 50, {2, 9}, at::kLong);
+  EXPECT_TRUE(at::allclose(logits(*plain, ids), logits(*m, ids), 1e-4, 1e-5));
+}
+
+TEST(Lora, GPT2Conv1DIsAdaptedTransposed) {
+  GPTConfig g;
+  g.vocab_size = 40, g.block_size = 16, g.n_layer = 1, g.n_head = 2, g.n_embd = 8, g.dropout = 0.0;
+  at::manual_seed(5);
+  ModulePtr m = make_gpt(g);
+  apply_lora(*m, LoraConfig{});  // peft's default for gpt2: c_attn
+  EXPECT_EQ(m->lora()->adapted, std::vector<std::string>{"transformer.h.0.attn.c_attn"});
+  EXPECT_TRUE(m->lora()->fan_in_fan_out);
+  randomize_b(*m);
+  m->eval();
+  at::manual_seed(5);
+  ModulePtr plain = make_gpt(g);
+  plain->load_state_dict(merged_state_dict(*m));
+  plain->eval();
+  const at::Tensor ids = at::randint(0, 40, {1, 10}, at::kLong);
+  EXPECT_TRUE(at::allclose(logits(*plain, ids), logits(*m, ids), 1e-4, 1e-5));
+}
+
+TEST(Lora, AdapterStateDictUsesPeftNamesAndLoadsBack) {
+  ModulePtr m = tiny_llama(), other = tiny_llama();
+  apply_lora(*m, LoraConfig{});
+  apply_lora(*other, LoraConfig{});
+  randomize_b(*m);
+  const NamedTensorList saved = adapter_state_dict(*m);
+  ASSERT_EQ(saved.size(), 8u);
+  EXPECT_EQ(saved.front().first, "base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight");
+  const auto report = load_adapter_state_dict(*other, saved);
+  EXPECT_TRUE(report.missing.empty());
+  EXPECT_TRUE(report.unexpected.empty());
+  const NamedTensorList back = adapter_state_dict(*other);
+  for (size_t i = 0; i < saved.size(); ++i) EXPECT_TRUE(at::equal(saved[i].second, back[i].second)) << saved[i].first;
+
+  NamedTensorList partial(saved.begin() + 1, saved.end());
+  partial.emplace_back("base_model.model.lm_head.lora_A.weight", at::zeros({8, 16}));
+  const auto r2 = load_adapter_state_dict(*other, partial);
+  EXPECT_EQ(r2.missing, std::vector<std::string>{saved.front().first});
+  EXPECT_EQ(r2.unexpected, std::vector<std::string>{"base_model.model.lm_head.lora_A.weight"});
+}
+
+TEST(Lora, SavedModelHoldsOnlyTheAdapters) {
+  ModulePtr m = tiny_llama();
+  EXPECT_EQ(saved_model(*m).weights_file, "model.safetensors");
+  EXPECT_EQ(saved_model(*m).config.value("model_type", ""), "llama");
+  LoraConfig c;
+  c.r = 4, c.alpha = 16, c.dropout = 0.05, c.target_modules = {"q_proj", "k_proj"};
+  apply_lora(*m, c);
+  const SavedModel s = saved_model(*m);
+  EXPECT_EQ(s.weights_file, "adapter_model.safetensors");
+  EXPECT_EQ(s.config_file, "adapter_config.json");
+  EXPECT_EQ(s.weights.size(), 8u);
+  EXPECT_EQ(s.config["peft_type"], "LORA");
+  EXPECT_EQ(s.config["r"], 4);
+  EXPECT_EQ(s.config["lora_alpha"], 16.0);
+  EXPECT_EQ(s.config["target_modules"], nlohmann::json({"q_proj", "k_proj"}));
+  EXPECT_EQ(s.config["task_type"], "CAUSAL_LM");
+  const LoraConfig back = lora_config_from_json(s.config, "adapter_config.json");
+  EXPECT_EQ(back.r, 4);
+  EXPECT_DOUBLE_EQ(back.alpha, 16.0);
+  EXPECT_DOUBLE_EQ(back.dropout, 0.05);
+  EXPECT_EQ(back.target_modules, c.target_modules);
+}
+
+TEST(Lora, RegexTargetsMatchWholeNames) {
+  ModulePtr m = tiny_llama();
+  LoraConfig c;
+  c.target_regex = R"(model\.layers\.1\.mlp\.(up|gate)_proj)";
+  apply_lora(*m, c);
+  EXPECT_EQ(m->lora()->adapted, (std::vector<std::string>{"model.layers.1.mlp.gate_proj", "model.layers.1.mlp.up_proj"}));
+  EXPECT_EQ(saved_model(*m).config["target_modules"], c.target_regex);
+}
+
+TEST(Lora, MistakesAreClearRecipeErrors) {
+  auto message = [](const std::function<void()>& f) {
+    try {
+      f();
+    } catch (const RecipeError& e) {
+      return e.message();
+    }
+    return std::string("no error");
+  };
+  LoraConfig missing;
+  missing.target_modules = {"qkv_proj"};
+  EXPECT_NE(message([&] { apply_lora(*tiny_llama(), missing); }).find("target modules [\"qkv_proj\"] not found"), std::string::npos);
+  LoraConfig embed;
+  embed.target_modules = {"embed_tokens"};
+  EXPECT_NE(message([&] { apply_lora(*tiny_llama(), embed); }).find("'model.embed_tokens' (Embedding) cannot be adapted"), std::string::npos);
+  LoraConfig zero;
+  zero.r = 0;
+  EXPECT_NE(message([&] { apply_lora(*tiny_llama(), zero); }).find("r must be >= 1"), std::string::npos);
+  ModulePtr twice = tiny_llama();
+  apply_lora(*twice, LoraConfig{});
+  EXPECT_NE(message([&] { apply_lora(*twice, LoraConfig{}); }).find("already has LoRA adapters"), std::string::npos);
+  auto mlp = std::make_shared<Sequential>(std::vector<ModulePtr>{std::make_shared<Linear>(2, 2)});
+  EXPECT_NE(message([&] { apply_lora(*mlp, LoraConfig{}); }).find("give target_modules"), std::string::npos);
+  LoraConfig bad_regex;
+  bad_regex.target_regex = "(";
+  EXPECT_NE(message([&] { apply_lora(*tiny_llama(), bad_regex); }).find("not a valid regular expression"), std::string::npos);
+}
+
+TEST(Lora, AdapterConfigsWithUnimplementedSettingsAreRefusedByKey) {
+  nlohmann::json j = adapter_config_json(LoraConfig{});
+  j["use_dora"] = true;
+  EXPECT_THROW(
+      {
+        try {
+          lora_config_from_json(j, "a/adapter_config.json");
+        } catch (const CheckpointError& e) {
+          EXPECT_NE(e.message().find("use_dora"), std::string::npos);
+          throw;
+        }
+      },
+      CheckpointError);
+  j["use_dora"] = false;
+  j["modules_to_save"] = {"lm_head"};
+  EXPECT_THROW(lora_config_from_json(j, "a/adapter_config.json"), CheckpointError);
+  j["modules_to_save"] = nullptr;
+  j["peft_type"] = "IA3";
+  EXPECT_THROW(lora_config_from_json(j, "a/adapter_config.json"), CheckpointError);
+}
+
+}  // namespace
+}  // namespace runner::models
