@@ -65,6 +65,9 @@ data::PadOptions pad_options(lua_State* L, const char* fn) {
   p.pad_token_id = o.integer("pad_token_id", 0);
   p.label_pad_id = o.integer("label_pad_id", -100);
   p.attention_mask = o.boolean("attention_mask", true);
+  const std::string side = o.string("padding_side", "right");
+  if (side != "right" && side != "left") throw RecipeError(std::string(fn) + ": padding_side must be \"right\" or \"left\", got \"" + side + "\"");
+  p.pad_left = side == "left";
   if (o.has("fields")) {
     lua_getfield(L, 1, "fields");
     std::vector<std::string> fields;

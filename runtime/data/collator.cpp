@@ -35,8 +35,10 @@ at::Tensor stack_same_shape(const std::vector<at::Tensor>& parts, const std::str
   return at::stack(parts, 0);
 }
 
-// Right-pads every part along dim 0 to the longest; the other dims must agree.
-at::Tensor pad_stack(const std::vector<at::Tensor>& parts, const std::string& name, int64_t value, std::vector<int64_t>& lengths) {
+// Pads every part along dim 0 to the longest, after it (before it when `left`); the other
+// dims must agree.
+at::Tensor pad_stack(const std::vector<at::Tensor>& parts, const std::string& name, int64_t value, std::vector<int64_t>& lengths,
+                     bool left) {
   int64_t longest = 0;
   for (const auto& t : parts) {
     if (t.dim() == 0) throw DataError("field '" + name + "' is a scalar in some example; only fields with a length can be padded");
@@ -52,16 +54,18 @@ at::Tensor pad_stack(const std::vector<at::Tensor>& parts, const std::string& na
   at::Tensor out = at::full(shape, value, parts.front().options());
   lengths.clear();
   for (size_t i = 0; i < parts.size(); ++i) {
-    out.select(0, static_cast<int64_t>(i)).narrow(0, 0, parts[i].size(0)).copy_(parts[i]);
+    out.select(0, static_cast<int64_t>(i)).narrow(0, left ? longest - parts[i].size(0) : 0, parts[i].size(0)).copy_(parts[i]);
     lengths.push_back(parts[i].size(0));
   }
   return out;
 }
 
-// 1 for the first lengths[i] positions of row i, 0 after: (batch, width) int64.
-at::Tensor length_mask(const std::vector<int64_t>& lengths, int64_t width) {
+// 1 for the first lengths[i] positions of row i, 0 after (the last ones with left padding):
+// (batch, width) int64.
+at::Tensor length_mask(const std::vector<int64_t>& lengths, int64_t width, bool left) {
   at::Tensor len = at::tensor(lengths, at::kLong).unsqueeze(1);
-  return at::arange(width, at::kLong).unsqueeze(0).lt(len).to(at::kLong);
+  const at::Tensor pos = at::arange(width, at::kLong).unsqueeze(0);
+  return (left ? pos.ge(width - len) : pos.lt(len)).to(at::kLong);
 }
 
 struct Padded {
@@ -100,7 +104,7 @@ Padded pad_examples(const std::vector<Example>& examples, const PadOptions& o) {
       continue;
     }
     const int64_t value = out_name == "labels" ? o.label_pad_id : name == "attention_mask" ? 0 : o.pad_token_id;
-    p.batch[out_name] = pad_stack(parts, name, value, lengths[out_name]);
+    p.batch[out_name] = pad_stack(parts, name, value, lengths[out_name], o.pad_left);
   }
   // The mask follows input_ids; without it, the first field the recipe asked to pad. Fields
   // padded by default (every 1-D one, like a feature vector) do not earn a mask by themselves.
@@ -109,7 +113,7 @@ Padded pad_examples(const std::vector<Example>& examples, const PadOptions& o) {
   else if (o.fields && !o.fields->empty()) follow = renamed(o.fields->front());
   if (!follow.empty()) {
     p.mask_field = follow;
-    p.mask = length_mask(lengths[follow], p.batch[follow].size(1));
+    p.mask = length_mask(lengths[follow], p.batch[follow].size(1), o.pad_left);
   }
   if (o.attention_mask && !p.mask_field.empty() && !p.batch.count("attention_mask")) p.batch["attention_mask"] = p.mask;
   return p;

@@ -28,9 +28,12 @@ struct PadOptions {
   // 1-D in every example. Other fields are stacked as by default_collate.
   std::optional<std::vector<std::string>> fields;
   bool attention_mask = true;  // add "attention_mask" when the examples have none
+  // HF tokenizers' padding_side = "left": pad before the tokens, as generation from a batch of
+  // prompts needs (every padded field, labels included).
+  bool pad_left = false;
 };
 
-// HF DataCollatorWithPadding, right padding: `labels` (and `label`, `label_ids`, renamed
+// HF DataCollatorWithPadding, right padding (left with pad_left): `labels` (and `label`, `label_ids`, renamed
 // to `labels`) pad with label_pad_id, an example's own `attention_mask` with 0, everything
 // else with pad_token_id. The added attention_mask (int64, 1 = real, 0 = padding) follows
 // `input_ids` when it is padded, else the first of `fields` when they are given; otherwise

@@ -31,6 +31,20 @@ TEST(PadCollate, RightPadsOneDimFieldsAndAddsAMask) {
   EXPECT_EQ(b.at("score").sizes(), at::IntArrayRef({2}));  // scalars are stacked
 }
 
+TEST(PadCollate, LeftPaddingForGenerationPutsPadsFirst) {
+  std::vector<Example> examples{
+      {{"input_ids", L({5, 6, 7})}, {"labels", L({1, 2, 3})}},
+      {{"input_ids", L({8})}, {"labels", L({4})}},
+  };
+  PadOptions o;
+  o.pad_left = true;
+  o.pad_token_id = 9;
+  const Batch b = pad_collate(o)(examples);
+  EXPECT_TRUE(b.at("input_ids").equal(rows({{5, 6, 7}, {9, 9, 8}})));
+  EXPECT_TRUE(b.at("labels").equal(rows({{1, 2, 3}, {-100, -100, 4}})));
+  EXPECT_TRUE(b.at("attention_mask").equal(rows({{1, 1, 1}, {0, 0, 1}})));
+}
+
 TEST(PadCollate, OptionsAndExistingMask) {
   std::vector<Example> examples{
       {{"input_ids", L({5, 6})}, {"attention_mask", L({1, 1})}, {"label", at::scalar_tensor(1, at::kLong)}},
