@@ -116,8 +116,8 @@ TEST(ChatTemplate, ScopesUndefinedAndPythonValues) {
   EXPECT_EQ(render("{% set ns = namespace(n=0) %}{% for i in range(4) %}{% set ns.n = ns.n + i %}{% endfor %}{{ ns.n }}"), "6");
   EXPECT_EQ(render("[{{ missing }}]{{ missing is defined }}{{ missing|length }}{{ m.a is defined }}", {{"m", ordered_json::object()}}),
             "[]False0False");
-  EXPECT_EQ(render("{{ [1, 'a', none, true, 1.0] }} {{ {'k': 'v'} }} {{ 7 // 2 }} {{ 1 / 4 }} {{ 1e16 }}"),
-            "[1, 'a', None, True, 1.0] {'k': 'v'} 3 0.25 1e+16");
+  EXPECT_EQ(render("{{ [1, 'a', none, true, 1.0] }} {{ {'k': 'v'} }} {{ 7 // 2 }} {{ -7 // 2 }} {{ -7 % 3 }} {{ 3 ** 4 }} {{ 1 / 4 }} {{ 1e16 }}"),
+            "[1, 'a', None, True, 1.0] {'k': 'v'} 3 -4 2 81 0.25 1e+16");
   EXPECT_EQ(render("{{ 'héllo'[1] }}{{ 'héllo'|length }}{{ 'abc'[::-1] }}{{ m[1:] }}", {{"m", {1, 2, 3}}}), "é5cba[2, 3]");
   EXPECT_EQ(render("{{ x|tojson }}|{{ x|tojson(indent=2) }}", {{"x", {{"b", {1, 2.5, "é\n"}}, {"a", nullptr}}}}),
             "{\"b\": [1, 2.5, \"é\\n\"], \"a\": null}|{\n  \"b\": [\n    1,\n    2.5,\n    \"é\\n\"\n  ],\n  \"a\": null\n}");
@@ -146,6 +146,10 @@ TEST(ChatTemplate, ErrorsNameTheTemplateAndLine) {
   EXPECT_EQ(error_of("{{ 'a' + 1 }}").second, "can only concatenate str (not \"int\") to str");
   EXPECT_EQ(error_of("{{ messages[0]['role'] }}", {{"messages", ordered_json::array()}}).second, "list object has no element 0");
   EXPECT_EQ(error_of("{{ 'unterminated }}").second, "unterminated string");
+  // unknown filters and tests are refused when the template is read, as Jinja's compiler does
+  EXPECT_EQ(error_of("{% if false %}\n{{ x|nofilter }}{% endif %}"), std::make_pair(std::string("t.jinja:2"), std::string("no filter named 'nofilter'")));
+  EXPECT_EQ(error_of("{{ x is nothing }}").second, "no test named 'nothing'");
+  EXPECT_EQ(error_of("{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}").second, "maximum macro recursion depth exceeded in 'f'");
 }
 
 class ChatTemplateFolder : public ::testing::Test {

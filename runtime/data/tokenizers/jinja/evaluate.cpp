@@ -15,6 +15,7 @@ using EK = Expr::Kind;
 using SK = Stmt::Kind;
 
 constexpr int64_t kMaxRange = 100000;  // Jinja's sandbox refuses larger ranges too
+constexpr int kMaxMacroDepth = 256;    // a runaway recursive macro fails instead of overflowing the stack
 
 struct Scope {
   std::vector<std::pair<std::string, Value>> vars;
@@ -213,6 +214,11 @@ class Interpreter {
 
   Value macro(const Stmt& s) {
     return Value::function(s.text, [this, &s](const Args& args) {
+      if (depth_ >= kMaxMacroDepth) throw TemplateError("maximum macro recursion depth exceeded in '" + s.text + "'");
+      struct Depth {
+        int& d;
+        ~Depth() { --d; }
+      } guard{++depth_};
       Scope local{{}, &root_};
       for (size_t k = 0; k < s.names.size(); ++k) {
         if (args.has(k, s.names[k])) local.set(s.names[k], args.get(k, s.names[k]));
@@ -318,6 +324,7 @@ class Interpreter {
   Scope root_;
   Rendered result_;
   std::string* out_ = nullptr;
+  int depth_ = 0;  // macro calls in progress
 };
 
 }  // namespace

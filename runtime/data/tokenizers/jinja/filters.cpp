@@ -140,6 +140,14 @@ Value aggregate(const Value& input, const Args& args, bool max) {
 
 }  // namespace
 
+bool is_filter(const std::string& name) {
+  static const char* const kNames[] = {"abs", "attr", "capitalize", "count", "d", "default", "dictsort", "first", "float",
+                                       "format", "indent", "int", "items", "join", "last", "length", "list", "lower", "map",
+                                       "max", "min", "reject", "rejectattr", "replace", "reverse", "round", "safe", "select",
+                                       "selectattr", "sort", "string", "sum", "title", "tojson", "trim", "unique", "upper"};
+  return std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
+}
+
 Value apply_filter(const std::string& name, const Value& input, const Args& args) {
   const Value& in = input;
   if (name == "default" || name == "d") {

@@ -1,8 +1,20 @@
 #include "runtime/data/tokenizers/jinja/is_tests.h"
 
+#include <algorithm>
+#include <iterator>
+
 #include "runtime/data/tokenizers/jinja/text.h"
 
 namespace runner::data::jinja {
+
+bool is_test(const std::string& name) {
+  static const char* const kNames[] = {"defined", "undefined", "none", "boolean", "true", "false", "integer",
+                                       "float", "number", "string", "mapping", "iterable", "sequence", "callable",
+                                       "sameas", "odd", "even", "divisibleby", "eq", "equalto", "==", "ne", "!=",
+                                       "lt", "lessthan", "<", "le", "<=", "gt", "greaterthan", ">", "ge", ">=", "in",
+                                       "lower", "upper", "escaped"};
+  return std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
+}
 
 bool apply_test(const std::string& name, const Value& v, const Args& args) {
   using K = Value::Kind;

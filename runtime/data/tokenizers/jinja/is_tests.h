@@ -11,5 +11,6 @@ namespace runner::data::jinja {
 
 // TemplateError naming an unknown test.
 bool apply_test(const std::string& name, const Value& value, const Args& args);
+bool is_test(const std::string& name);  // the parser refuses unknown tests, as Jinja does when compiling
 
 }  // namespace runner::data::jinja

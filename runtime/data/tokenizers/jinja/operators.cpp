@@ -120,10 +120,11 @@ Value binary_op(const std::string& op, const Value& a, const Value& b) {
     return Value(m != 0 && ((m < 0) != (b.as_float() < 0)) ? m + b.as_float() : m);
   }
   if (op == "**") {
-    if (ints && b.as_int() >= 0) {
-      int64_t r = 1;
-      for (int64_t k = 0; k < b.as_int(); ++k) r *= a.as_int();
-      return Value(r);
+    if (ints && b.as_int() >= 0) {  // by squaring (Python's ints do not overflow; these wrap)
+      uint64_t r = 1, base = static_cast<uint64_t>(a.as_int());
+      for (int64_t e = b.as_int(); e > 0; e >>= 1, base *= base)
+        if (e & 1) r *= base;
+      return Value(static_cast<int64_t>(r));
     }
     return Value(std::pow(a.as_float(), b.as_float()));
   }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "runtime/data/tokenizers/jinja/filters.h"
+#include "runtime/data/tokenizers/jinja/is_tests.h"
 #include "runtime/data/tokenizers/jinja/lexer.h"
 
 namespace runner::data::jinja {
@@ -477,6 +479,7 @@ class Parser {
       if (skip_op("|")) {
         auto f = node(EK::kFilter, cur().line);
         f->name = expect_name();
+        if (!is_filter(f->name)) fail("no filter named '" + f->name + "'");
         f->args.push_back(std::move(e));
         if (is_op("(")) call_args(*f);
         e = std::move(f);
@@ -485,6 +488,7 @@ class Parser {
         ++i_;
         t->flag = skip_name("not");
         t->name = expect_name();
+        if (!is_test(t->name)) fail("no test named '" + t->name + "'");
         t->args.push_back(std::move(e));
         if (is_op("(")) {
           call_args(*t);
