@@ -161,6 +161,10 @@ void DataParallel::consolidate() {
   if (zero3_) zero3_->consolidate();
 }
 
+void DataParallel::hold_whole_params(bool on) {
+  if (zero3_) zero3_->hold_whole(on);
+}
+
 at::Tensor DataParallel::clip_grad_norm(double max_norm, double unscale) {
   c10::NoGradGuard no_grad;
   at::Tensor norm;  // () fp64, on the gradients' device

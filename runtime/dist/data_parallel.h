@@ -110,6 +110,10 @@ class DataParallel {
   void gather_params();
   void release_params(bool write_back);
   void consolidate();
+  // ZeRO-3: every parameter whole on this rank and the sharding hooks paused while `on`, so
+  // the model can run forwards in any order without collectives (generation); collective at
+  // both ends. No-op for the other stages.
+  void hold_whole_params(bool on);
 
   // Checkpoints are world-size independent: the full flat state is gathered for saving and
   // sliced when loading. Both are collective.

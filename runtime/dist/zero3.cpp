@@ -218,8 +218,20 @@ void Zero3::release_all(bool write_back) {
   }
 }
 
+void Zero3::hold_whole(bool on) {
+  if (consolidated_) return;  // whole for good already
+  if (on) {
+    gather_all();
+    state_->active = false;
+  } else {
+    state_->active = true;
+    release_all(/*write_back=*/false);
+  }
+}
+
 void Zero3::consolidate() {
   gather_all();
+  consolidated_ = true;
   State& s = *state_;
   s.active = false;
   for (auto& u : s.units) {

@@ -94,6 +94,9 @@ class Zero3 {
   // into this rank's chunks when `write_back` (after load_state_dict).
   void gather_all();
   void release_all(bool write_back);
+  // Whole parameters with the hooks paused (on), for forwards outside the training step's
+  // order (generation: a forward per new token); off releases them again. Collective.
+  void hold_whole(bool on);
   // After training: parameters stay whole and the hooks are removed.
   void consolidate();
 
@@ -111,6 +114,7 @@ class Zero3 {
 
  private:
   std::shared_ptr<State> state_;
+  bool consolidated_ = false;  // consolidate() ran: parameters whole, hooks gone
   std::unique_ptr<optim::FlatParams> shard_;
   at::Tensor shard_data_, shard_grad_;
 };

@@ -97,8 +97,9 @@ nlohmann::json read_json_file(const std::string& path) {
 }
 
 StagedDir::StagedDir(const std::string& final_path) : final_(final_path) {
-  fs::path p(final_path);
-  const std::string parent = parent_of(final_path);
+  while (final_.size() > 1 && final_.back() == '/') final_.pop_back();  // "merged/" names the folder "merged"
+  fs::path p(final_);
+  const std::string parent = parent_of(final_);
   tmp_ = parent + "/.tmp-" + p.filename().string() + "-" + std::to_string(::getpid());
   make_dirs(parent);
   remove_all(tmp_);  // leftovers of a crashed run with the same pid

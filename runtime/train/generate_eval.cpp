@@ -31,7 +31,18 @@ at::Tensor Trainer::generate_predictions(const Batch& batch) {
   }
   g.max_new_tokens = std::max<int64_t>(1, max_length - prompt);
   g.num_beams = args_.generation_num_beams.value_or(1);
-  at::Tensor out = models::generate(*model_, ids, mask, g);
+  // ZeRO-3 / FSDP full sharding: generation runs a forward per new token, a different number
+  // on each rank, so the parameters are gathered whole for it (once per batch, on every rank:
+  // evaluation batches are in lockstep) and the hooks pause.
+  dp_->hold_whole_params(true);
+  at::Tensor out;
+  try {
+    out = models::generate(*model_, ids, mask, g);
+  } catch (...) {
+    dp_->hold_whole_params(false);
+    throw;
+  }
+  dp_->hold_whole_params(false);
   if (out.size(1) < max_length) {
     const int64_t pad = g.pad_token_id >= 0 ? g.pad_token_id : (g.eos_token_id.empty() ? 0 : g.eos_token_id[0]);
     out = at::cat({out, at::full({out.size(0), max_length - out.size(1)}, pad, out.options())}, 1);

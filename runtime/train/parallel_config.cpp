@@ -212,11 +212,6 @@ ParallelPlan resolve_parallel(TrainingArguments& args, int world_size, int num_n
                         (c.ordered_reduction ? "full_determinism" : "ZeRO-2/3 or FSDP sharding") +
                         " over several ranks (backward runs collectives, so the ranks could not agree on an out-of-memory error); "
                         "set per_device_train_batch_size, or use DDP or ZeRO-1");
-  // Generation runs its forwards outside the sharding engine's hooks on the embedding and
-  // head, so ZeRO-3 / FSDP full sharding over several ranks would generate from shards.
-  if (args.predict_with_generate && world_size > 1 && c.zero_stage == 3)
-    throw ArgumentError("args.predict_with_generate: not available with ZeRO-3 or FSDP full sharding over several ranks yet; "
-                        "evaluate with DDP, ZeRO-1/2 or on one process");
   return plan;
 }
 

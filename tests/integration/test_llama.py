@@ -162,16 +162,36 @@ class LlamaRecipe(unittest.TestCase):
             expected = torch.nn.functional.pad(expected, (0, 14 - expected.shape[1]), value=0)
             self.assertEqual(preds.tolist(), expected.tolist())
 
+    def test_predict_with_generate_under_zero3_equals_one_process(self):
+        """ZeRO-3 over two ranks: each rank generates for its slice of every evaluation batch
+        from whole parameters (gathered for it), and the gathered predictions are one
+        process's."""
+        prompts = "{ { 0, 0, 20, 15, 0, 2 }, { 52, 47, 32, 2, 15, 32 }, { 0, 7, 8, 9, 10, 11 }, { 3, 4, 5, 6, 7, 8 }, { 0, 0, 0, 9, 9, 9 }, { 1, 2, 3, 4, 5, 6 } }"
+        masks = "{ { 0, 0, 1, 1, 1, 1 }, { 1, 1, 1, 1, 1, 1 }, { 0, 1, 1, 1, 1, 1 }, { 1, 1, 1, 1, 1, 1 }, { 0, 0, 0, 1, 1, 1 }, { 1, 1, 1, 1, 1, 1 } }"
+        recipe = TRAIN.replace("max_steps = 30", "max_steps = 4").replace(
+            "eos_token_id = 63, bos_token_id = 1 }", "eos_token_id = 63, bos_token_id = 1, pad_token_id = 0 }").replace(
+            "datasets = { train = data.tensors{ input_ids = t, labels = t } },",
+            f"""datasets = {{ train = data.tensors{{ input_ids = t, labels = t }},
+                test = data.tensors{{ input_ids = torch.tensor{prompts}, attention_mask = torch.tensor{masks},
+                                     labels = torch.tensor{prompts} }} }},""").replace(
+            'report_to = "none" },', 'report_to = "none", do_predict = true, predict_with_generate = true,\n'
+            '           generation_max_length = 12, save_strategy = "no", per_device_eval_batch_size = 2 },')
+        with TempDir() as d:
+            write(os.path.join(d, "train.lua"), recipe)
+            code, _, err = run(os.path.join(d, "train.lua"), "--output_dir", "one", cwd=d, timeout=600)
+            self.assertEqual(code, 0, err[-3000:])
+            p = subprocess.run(["mpiexec", "-n", "2", BINARY, os.path.join(d, "train.lua"), "--output_dir", "two",
+                                "--per_device_train_batch_size", "4", "--deepspeed",
+                                '{"zero_optimization": {"stage": 3, "stage3_param_persistence_threshold": 0}}'],
+                               cwd=d, capture_output=True, text=True, timeout=600)
+            self.assertEqual(p.returncode, 0, p.stderr[-3000:])
+            one = read_safetensors(os.path.join(d, "one", "predictions.safetensors"))["predictions"]
+            two = read_safetensors(os.path.join(d, "two", "predictions.safetensors"))["predictions"]
+            self.assertEqual(one.shape, (6, 12))
+            self.assertEqual(two.tolist(), one.tolist())
+
     def test_predict_with_generate_refusals(self):
         with TempDir() as d:
-            write(os.path.join(d, "train.lua"), TRAIN)
-            # ZeRO-3 over two ranks: refused before training, one line.
-            p = subprocess.run(["mpiexec", "-n", "2", BINARY, os.path.join(d, "train.lua"), "--predict_with_generate", "true",
-                                "--deepspeed", '{"zero_optimization": {"stage": 3}}'], cwd=d, capture_output=True, text=True,
-                               timeout=300)
-            self.assertEqual(p.returncode, 2, p.stderr[-2000:])
-            self.assertIn("predict_with_generate: not available with ZeRO-3", p.stderr)
-            self.assertFalse(os.path.exists(os.path.join(d, "out", "trainer_state.json")))
             # A model that cannot generate.
             write(os.path.join(d, "mlp.lua"), 'return { datasets = { train = (require "runner.data").tensors{ x = torch.zeros(4, 1), '
                   'labels = torch.zeros(4, 1) } }, model = nn.Linear(1, 1), args = { output_dir = "mlp_out" } }\n')

@@ -47,6 +47,14 @@ TEST(AtomicFile, StagedDirIsInvisibleUntilCommit) {
   EXPECT_EQ(read(fs::path(final_path) / "x.txt"), "new");
 }
 
+TEST(AtomicFile, StagedDirTakesATrailingSlash) {
+  auto dir = temp_dir("slash");
+  io::StagedDir staged((dir / "merged").string() + "/");
+  std::ofstream(staged.path() + "/x.txt") << "new";
+  staged.commit();
+  EXPECT_EQ(read(dir / "merged" / "x.txt"), "new");
+}
+
 TEST(AtomicFile, CommitReplacesAnExistingFolder) {
   auto dir = temp_dir("replace");
   const std::string final_path = (dir / "out").string();
