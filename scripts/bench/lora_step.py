@@ -2,8 +2,10 @@
 same LoRA configuration, data, batch, optimizer and precision, in one run (issue #15's table in
 docs/performance.md).
 
-The base model is a random LlamaForCausalLM saved by transformers (hidden 256, 4 layers, 8
-heads, 4 key/value heads, MLP 688, vocabulary 4096), batch 8 × 128 tokens, LoRA r 16 / alpha 32
+The base model is a random LlamaForCausalLM saved by transformers, `--size small` (hidden 256,
+4 layers, 8 heads, 4 key/value heads, MLP 688, vocabulary 4096, batch 8 × 128 tokens) or
+`--size tiny` (hidden 64, 2 layers, 4 heads, 2 key/value heads, MLP 128, vocabulary 512, batch
+8 × 64: the shape of recipes/sft_lora.lua's CI model), LoRA r 16 / alpha 32
 / dropout 0.05 on q_proj, k_proj, v_proj and o_proj, AdamW (PyTorch's, fused where the peer has
 it), gradient clipping 1.0, fp32 on the CPU. Each measurement is one process; ms/step is the
 difference of a short and a long run's wall time divided by the extra steps, so start-up
@@ -12,6 +14,7 @@ gives the median and the min-max.
 
 Usage (after scripts/build; needs transformers and peft in .venv, which scripts/setup installs):
   .venv/bin/python3 scripts/bench/lora_step.py --reps 5 --steps 30
+  .venv/bin/python3 scripts/bench/lora_step.py --reps 5 --steps 200 --size tiny
 """
 import argparse
 import json
@@ -25,9 +28,16 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 RUNNER = os.path.join(ROOT, "build", "runner")
-MODEL = dict(vocab_size=4096, hidden_size=256, intermediate_size=688, num_hidden_layers=4, num_attention_heads=8,
-             num_key_value_heads=4, max_position_embeddings=256, tie_word_embeddings=False)
-BATCH, SEQ, ROWS = 8, 128, 256
+# small: matmuls dominate the step; tiny (the CI recipe's shape): the framework's own work does.
+SIZES = {
+    "small": (dict(vocab_size=4096, hidden_size=256, intermediate_size=688, num_hidden_layers=4, num_attention_heads=8,
+                   num_key_value_heads=4, max_position_embeddings=256, tie_word_embeddings=False), 128),
+    "tiny": (dict(vocab_size=512, hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
+                  num_key_value_heads=2, max_position_embeddings=256, tie_word_embeddings=False), 64),
+}
+SIZE = os.environ.get("LORA_BENCH_SIZE", "small")
+MODEL, SEQ = SIZES[SIZE]
+BATCH, ROWS = 8, 256
 LORA = dict(r=16, alpha=32, dropout=0.05, targets=["q_proj", "k_proj", "v_proj", "o_proj"])
 
 RECIPE = """local data, models = require "runner.data", require "runner.models"
@@ -102,8 +112,12 @@ def main():
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--steps", type=int, default=30, help="extra steps of the long run")
     ap.add_argument("--short", type=int, default=3, help="steps of the short run")
+    ap.add_argument("--size", choices=sorted(SIZES), default=SIZE)
     ap.add_argument("--hf-worker", nargs=3, metavar=("BASE", "STEPS", "OUT"), help=argparse.SUPPRESS)
     a = ap.parse_args()
+    if a.size != SIZE:  # the module-level shape follows the environment, which the HF workers inherit
+        os.environ["LORA_BENCH_SIZE"] = a.size
+        return subprocess.run([sys.executable, __file__, *sys.argv[1:]]).returncode
     if a.hf_worker:
         return hf_worker(a.hf_worker[0], int(a.hf_worker[1]), a.hf_worker[2])
     peers = ["runner", "hf"]
@@ -118,6 +132,7 @@ def main():
                 ms[p].append(1000 * (long - short) / a.steps)
                 print(f"rep {rep + 1}: {p} {ms[p][-1]:.1f} ms/step (short run {short:.1f} s)", file=sys.stderr)
     tokens = BATCH * SEQ
+    print(f"size {SIZE}: {MODEL}, batch {BATCH} x {SEQ}\n")
     print(f"| peer | ms/step | min-max | tokens/s |\n|---|---|---|---|")
     for p in peers:
         med = statistics.median(ms[p])
@@ -128,4 +143,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
