@@ -3,9 +3,10 @@
 // the evaluation accumulator). User code is reached only through Hooks and Callbacks.
 //
 // trainer.cpp     construction, the training loop, one training step, logging
+// trainer_optimizer.cpp  the optimizer over the trainable parameters, the schedule
 // evaluate.cpp    evaluation and prediction loops, metrics
 // checkpoint.cpp  checkpoint-N folders, best-model tracking, rotation, resuming
-// save.cpp        final outputs (model.safetensors, trainer_state.json)
+// save.cpp        final outputs (model.safetensors or LoRA adapters, trainer_state.json)
 // batch_size_finder.cpp  auto_find_batch_size
 #pragma once
 #include <chrono>
