@@ -33,15 +33,10 @@ at::Tensor Trainer::generate_predictions(const Batch& batch) {
   g.num_beams = args_.generation_num_beams.value_or(1);
   // ZeRO-3 / FSDP full sharding: generation runs a forward per new token, a different number
   // on each rank, so the parameters are gathered whole for it (once per batch, on every rank:
-  // evaluation batches are in lockstep) and the hooks pause.
+  // evaluation batches are in lockstep) and the hooks pause. An error here ends the run on
+  // every rank, so no release (a collective) is attempted on the way out.
   dp_->hold_whole_params(true);
-  at::Tensor out;
-  try {
-    out = models::generate(*model_, ids, mask, g);
-  } catch (...) {
-    dp_->hold_whole_params(false);
-    throw;
-  }
+  at::Tensor out = models::generate(*model_, ids, mask, g);
   dp_->hold_whole_params(false);
   if (out.size(1) < max_length) {
     const int64_t pad = g.pad_token_id >= 0 ? g.pad_token_id : (g.eos_token_id.empty() ? 0 : g.eos_token_id[0]);

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "runtime/data/tokenizers/byte_level.h"
 #include "runtime/data/tokenizers/jinja/text.h"
 #include "runtime/data/tokenizers/jinja/value.h"
 
@@ -212,7 +213,7 @@ class Lexer {
         if (pos_ + n > src_.size()) fail("truncated \\x, \\u or \\U escape", pos_);
         const char32_t cp = static_cast<char32_t>(std::stoul(src_.substr(pos_, n), nullptr, 16));
         pos_ += n;
-        text::append_utf8(out, cp);
+        data::append_utf8(out, cp);
       };
       switch (e) {
         case 'n': out += '\n'; break;
@@ -233,7 +234,7 @@ class Lexer {
           if (e >= '0' && e <= '7') {
             int value = e - '0';
             for (int k = 0; k < 2 && pos_ < src_.size() && src_[pos_] >= '0' && src_[pos_] <= '7'; ++k) value = value * 8 + (src_[pos_++] - '0');
-            text::append_utf8(out, static_cast<char32_t>(value));
+            data::append_utf8(out, static_cast<char32_t>(value));
           } else {
             out += '\\', out += e;  // unknown escapes stay as written, as in Python
           }

@@ -10,47 +10,19 @@
 #include <unicode/uchar.h>
 #include <unicode/unistr.h>
 
+#include "runtime/data/tokenizers/byte_level.h"
+
 namespace runner::data::jinja::text {
 
 std::u32string decode(std::string_view s) {
   std::u32string out;
   out.reserve(s.size());
   for (size_t i = 0; i < s.size();) {
-    const auto b = static_cast<unsigned char>(s[i]);
-    int n = b < 0x80 ? 1 : (b >> 5) == 6 ? 2 : (b >> 4) == 14 ? 3 : (b >> 3) == 30 ? 4 : 0;
-    if (n == 0 || i + n > s.size()) {
-      out.push_back(0xFFFD), ++i;
-      continue;
-    }
-    char32_t c = n == 1 ? b : b & (0x7F >> n);
-    bool ok = true;
-    for (int k = 1; k < n; ++k) {
-      const auto t = static_cast<unsigned char>(s[i + k]);
-      ok = ok && (t >> 6) == 2;
-      c = (c << 6) | (t & 0x3F);
-    }
-    out.push_back(ok ? c : 0xFFFD);
-    i += ok ? n : 1;
+    const size_t n = utf8_length(s, i);  // the tokenizers' UTF-8 helpers (byte_level.h)
+    out.push_back(static_cast<char32_t>(utf8_code_point(s, i, n)));
+    i += n;
   }
   return out;
-}
-
-void append_utf8(std::string& out, char32_t c) {
-  if (c < 0x80) {
-    out += static_cast<char>(c);
-  } else if (c < 0x800) {
-    out += static_cast<char>(0xC0 | (c >> 6));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  } else if (c < 0x10000) {
-    out += static_cast<char>(0xE0 | (c >> 12));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (c >> 18));
-    out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  }
 }
 
 std::string encode(std::u32string_view cps) {

@@ -12,7 +12,6 @@ namespace runner::data::jinja::text {
 
 std::u32string decode(std::string_view s);  // invalid bytes become U+FFFD
 std::string encode(std::u32string_view cps);
-void append_utf8(std::string& out, char32_t c);
 int64_t length(std::string_view s);  // in code points
 
 bool is_space(char32_t c);  // str.isspace()
