@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <regex>
+#include <set>
 
 #include <c10/core/GradMode.h>
 
@@ -15,20 +16,18 @@ namespace {
 
 const std::string kPrefix = "base_model.model.";
 
-void named_modules(const std::string& prefix, const ModulePtr& m, std::vector<std::pair<std::string, ModulePtr>>& out) {
-  for (const auto& [name, child] : m->children()) {
+// Every descendant with its dotted name ("model.layers.0.self_attn.q_proj"), parents first.
+void collect_modules(const std::string& prefix, const Module& m, std::vector<std::pair<std::string, ModulePtr>>& out) {
+  for (const auto& [name, child] : m.children()) {
     const std::string full = prefix.empty() ? name : prefix + "." + name;
     out.emplace_back(full, child);
-    named_modules(full, child, out);
+    collect_modules(full, *child, out);
   }
 }
 
 std::vector<std::pair<std::string, ModulePtr>> named_modules(const Module& root) {
   std::vector<std::pair<std::string, ModulePtr>> out;
-  for (const auto& [name, child] : root.children()) {
-    out.emplace_back(name, child);
-    named_modules(name, child, out);
-  }
+  collect_modules("", root, out);
   return out;
 }
 
@@ -137,15 +136,18 @@ NamedTensorList adapter_state_dict(const Module& model) {
 }
 
 Module::LoadReport load_adapter_state_dict(Module& model, const NamedTensorList& tensors) {
-  NamedTensorList own = adapter_state_dict(model), matched;
+  const NamedTensorList mine = adapter_state_dict(model);
+  std::set<std::string> own, given;
+  for (const auto& [name, t] : mine) own.insert(name);
+  NamedTensorList matched;
   Module::LoadReport report;
   for (const auto& [name, t] : tensors) {
-    const bool known = std::any_of(own.begin(), own.end(), [&](const auto& o) { return o.first == name; });
-    if (known) matched.emplace_back(name.substr(kPrefix.size()), t);
+    given.insert(name);
+    if (own.count(name)) matched.emplace_back(name.substr(kPrefix.size()), t);
     else report.unexpected.push_back(name);
   }
-  for (const auto& [name, t] : own)
-    if (std::none_of(tensors.begin(), tensors.end(), [&](const auto& g) { return g.first == name; })) report.missing.push_back(name);
+  for (const auto& [name, t] : mine)
+    if (!given.count(name)) report.missing.push_back(name);
   model.load_state_dict(matched, /*strict=*/false);  // shapes are still checked
   return report;
 }
