@@ -113,7 +113,7 @@ int m_encoder_classifier(lua_State* L) {
 // "all-linear", use_rslora = false, init_lora_weights = true, task_type = "CAUSAL_LM",
 // base_model_name_or_path}): adapts the model in place (peft's get_peft_model) and returns it.
 int m_lora(lua_State* L) {
-  auto m = check_module(L, 1);
+  auto m = peek_module(L, 1);
   Options o(L, 2, "models.lora");
   models::LoraConfig c;
   c.r = o.integer("r", c.r);
@@ -141,7 +141,11 @@ int m_lora(lua_State* L) {
   return 1;
 }
 
-int m_from_pretrained(lua_State* L) { return ret(L, models::from_pretrained(checked_path(luaL_checkstring(L, 1), "models.from_pretrained"))); }
+// The weights stay in their files until the Trainer (or recipe code using the model) needs
+// them: under ZeRO-3 each rank then reads only its shards (deferred_weights.h).
+int m_from_pretrained(lua_State* L) {
+  return ret(L, models::from_pretrained(checked_path(luaL_checkstring(L, 1), "models.from_pretrained"), /*deferred=*/true));
+}
 int m_torchscript(lua_State* L) { return ret(L, models::load_torchscript(checked_path(luaL_checkstring(L, 1), "models.torchscript"))); }
 
 // models.load_weights(model, "file.safetensors"[, {strict = true}]) → {missing_keys, unexpected_keys}

@@ -5,6 +5,7 @@
 
 #include "bindings/lua/lua_module.h"
 #include "runtime/core/errors.h"
+#include "runtime/models/deferred_weights.h"
 #include "runtime/models/layers.h"
 
 namespace runner::lua {
@@ -412,9 +413,17 @@ ModulePtr test_module(lua_State* L, int idx) {
   return same ? static_cast<ModuleBox*>(p)->m : nullptr;
 }
 
-ModulePtr check_module(lua_State* L, int idx) {
+ModulePtr peek_module(lua_State* L, int idx) {
   ModulePtr m = test_module(L, idx);
   if (!m) throw RecipeError(std::string("expected a module, got ") + luaL_typename(L, idx));
+  return m;
+}
+
+ModulePtr check_module(lua_State* L, int idx) {
+  ModulePtr m = peek_module(L, idx);
+  // Recipe code that touches a model whose weights are still in their files gets them all
+  // (only the Trainer can load ZeRO-3 shards); no-op once loaded.
+  models::materialize(*m);
   return m;
 }
 

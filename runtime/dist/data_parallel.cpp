@@ -29,7 +29,9 @@ void DataParallel::broadcast_model(models::Module& model) {
   const bool flat = full_->data().defined();
   if (flat) comm_->broadcast(full_->data(), 0);
   // Frozen parameters and buffers are not in the flat buffer (under ZeRO-3 nothing is).
+  // Parameters still in their files (meta) are read from the same files on every rank.
   for (auto& [name, t] : model.state_dict()) {
+    if (t.is_meta()) continue;
     if (flat && t.is_contiguous() && t.data_ptr() >= full_->data().data_ptr() &&
         static_cast<char*>(t.data_ptr()) < static_cast<char*>(full_->data().data_ptr()) + full_->data().nbytes())
       continue;

@@ -7,6 +7,7 @@
 #include <torch/csrc/autograd/variable.h>
 
 #include "runtime/dist/zero3_state.h"
+#include "runtime/models/deferred_weights.h"
 #include <c10/core/GradMode.h>
 
 namespace runner::dist {
@@ -94,7 +95,16 @@ Zero3::Zero3(std::shared_ptr<Communicator> comm, optim::FlatParams& full, models
     }
     ranges.push_back({begin, shard_total});
   }
-  const auto opts = full.slots().front().param.options().requires_grad(false);
+  // A model from_pretrained left in its files (deferred_weights.h) has meta parameters: each
+  // rank reads its own chunks from the files below, on the device the model was moved to.
+  const auto records = models::deferred_in(model);
+  auto source_of = [&](const at::Tensor& p) -> const models::DeferredWeights& {
+    for (const auto& r : records)
+      if (r->covers(p)) return *r;
+    throw DistError("a parameter still on the meta device has no file to load it from");
+  };
+  auto opts = full.slots().front().param.options().requires_grad(false);
+  if (opts.device().is_meta()) opts = opts.device(records.empty() ? at::Device(at::kCPU) : records.front()->device());
   // Offloaded shards sit in host memory, page-locked when they are copied to and from a GPU.
   const auto shard_opts = options.offload ? opts.device(at::kCPU).pinned_memory(!opts.device().is_cpu()) : opts;
   shard_data_ = at::zeros({shard_total}, shard_opts);
@@ -103,26 +113,38 @@ Zero3::Zero3(std::shared_ptr<Communicator> comm, optim::FlatParams& full, models
   s.shard_grad = shard_grad_;
   s.unit_options = opts;
   // Unit by unit: move the parameters into the unit buffer (their old storage is freed as
-  // they leave it), keep this rank's chunk, free the buffer. Peak: the model plus one unit.
+  // they leave it), keep this rank's chunk, free the buffer. Peak: the model plus one unit;
+  // for a model still in its files, one unit (whole values are read only for units that
+  // stay gathered, which are small; the others contribute this rank's chunk alone).
   c10::NoGradGuard no_grad;
   for (auto& u : s.units) {
+    for (const auto& g : u.groups) u.numel += g.numel;
+    u.persistent = u.numel <= options.persistence_threshold;
     for (auto& g : u.groups) {
       g.in_unit = u.chunk_total;
       u.chunk_total += g.chunk;
-      u.numel += g.numel;
       g.full = at::empty({g.numel}, opts);
+      const int64_t begin = static_cast<int64_t>(s.rank) * g.chunk, end = begin + std::clamp<int64_t>(g.numel - begin, 0, g.chunk);
       for (auto& p : g.pieces) {
         at::Tensor view = g.full.narrow(0, p.local, p.numel).view(p.param.sizes());
-        view.copy_(p.param);
-        p.param.set_data(view);  // the parameter now lives in the unit buffer
+        const bool from_file = p.param.is_meta() && !u.persistent;
+        if (p.param.is_meta() && u.persistent) view.view({-1}).copy_(source_of(p.param).read(p.param, 0, p.numel));
+        else if (!p.param.is_meta()) view.copy_(p.param);
+        // This rank's part of the piece goes into its shard.
+        const int64_t b = std::max(begin, p.local), e = std::min(end, p.local + p.numel);
+        if (b < e) {
+          at::Tensor dst = shard_data_.narrow(0, g.shard_offset + (b - begin), e - b);
+          dst.copy_(from_file ? source_of(p.param).read(p.param, b - p.local, e - b) : g.full.narrow(0, b, e - b));
+        }
+        models::assign_data(p.param, view);  // the parameter now lives in the unit buffer
       }
-      const int64_t begin = static_cast<int64_t>(s.rank) * g.chunk, len = std::clamp<int64_t>(g.numel - begin, 0, g.chunk);
-      if (len > 0) shard_data_.narrow(0, g.shard_offset, len).copy_(g.full.narrow(0, begin, len));
     }
-    u.persistent = u.numel <= options.persistence_threshold;
     u.gathered = true;
     s.release(u);
   }
+  // Frozen parameters (a LoRA model's base) are not sharded: those still in their files load
+  // whole, and the records go (the model is no longer waiting for its files).
+  models::materialize(model);
   shard_ = optim::FlatParams::over(shard_data_, shard_grad_, ranges);
 
   // Hooks: forward pre/post per unit module, gradient-ready per parameter.

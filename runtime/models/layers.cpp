@@ -5,6 +5,7 @@
 
 #include "runtime/core/errors.h"
 #include "runtime/models/builtin.h"
+#include "runtime/models/deferred_weights.h"
 #include "runtime/kernels/gelu.h"
 #include <c10/core/GradMode.h>
 
@@ -16,7 +17,7 @@ namespace {
 // works out to U(-1/sqrt(fan_in), 1/sqrt(fan_in)), and the same bound for the bias.
 at::Tensor uniform_init(at::IntArrayRef shape, int64_t fan_in) {
   const double bound = fan_in > 0 ? 1.0 / std::sqrt(static_cast<double>(fan_in)) : 0.0;
-  return at::empty(shape).uniform_(-bound, bound);
+  return at::empty(shape, param_options()).uniform_(-bound, bound);
 }
 
 void check_positive(const char* layer, const char* what, int64_t v) {
@@ -37,8 +38,8 @@ at::Tensor Linear::forward_impl(const at::Tensor& x) { return at::linear(x, weig
 
 Conv1D::Conv1D(int64_t in, int64_t out, bool has_bias, double std) : Module("Conv1D") {
   c10::NoGradGuard no_grad;
-  weight = register_parameter("weight", at::empty({in, out}).normal_(0.0, std));
-  if (has_bias) bias = register_parameter("bias", at::zeros({out}));
+  weight = register_parameter("weight", at::empty({in, out}, param_options()).normal_(0.0, std));
+  if (has_bias) bias = register_parameter("bias", at::zeros({out}, param_options()));
 }
 
 at::Tensor Conv1D::forward_impl(const at::Tensor& x) {
@@ -53,7 +54,7 @@ Embedding::Embedding(int64_t num, int64_t dim, std::optional<int64_t> pad) : Mod
   check_positive("nn.Embedding", "num_embeddings", num);
   check_positive("nn.Embedding", "embedding_dim", dim);
   c10::NoGradGuard no_grad;
-  at::Tensor w = at::randn({num, dim});
+  at::Tensor w = at::randn({num, dim}, param_options());
   if (pad) {
     if (*pad < -num || *pad >= num) throw RecipeError("nn.Embedding: padding_idx must be within num_embeddings");
     if (*pad < 0) padding_idx = *pad + num;
@@ -69,14 +70,14 @@ at::Tensor Embedding::forward_impl(const at::Tensor& ids) {
 LayerNorm::LayerNorm(std::vector<int64_t> shape, double eps_, bool affine, bool has_bias)
     : Module("LayerNorm"), normalized_shape(std::move(shape)), eps(eps_) {
   if (affine) {
-    weight = register_parameter("weight", at::ones(normalized_shape));
-    if (has_bias) bias = register_parameter("bias", at::zeros(normalized_shape));
+    weight = register_parameter("weight", at::ones(normalized_shape, param_options()));
+    if (has_bias) bias = register_parameter("bias", at::zeros(normalized_shape, param_options()));
   }
 }
 
 at::Tensor LayerNorm::forward_impl(const at::Tensor& x) { return at::layer_norm(x, normalized_shape, weight, bias, eps); }
 
-RMSNorm::RMSNorm(int64_t dim, double eps_) : Module("RMSNorm"), eps(eps_) { weight = register_parameter("weight", at::ones({dim})); }
+RMSNorm::RMSNorm(int64_t dim, double eps_) : Module("RMSNorm"), eps(eps_) { weight = register_parameter("weight", at::ones({dim}, param_options())); }
 
 at::Tensor RMSNorm::forward_impl(const at::Tensor& x) {
   const at::Tensor h = x.to(at::kFloat);

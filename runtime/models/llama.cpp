@@ -22,6 +22,7 @@
 #include "runtime/models/attention.h"
 #include "runtime/models/batch_inputs.h"
 #include "runtime/models/builtin.h"
+#include "runtime/models/deferred_weights.h"
 #include "runtime/models/kv_cache.h"
 #include "runtime/models/layers.h"
 #include "runtime/models/llama_config.h"
@@ -191,7 +192,7 @@ class Llama : public Module {
       head->register_parameter("weight", lm_head_);
     } else {
       c10::NoGradGuard no_grad;
-      lm_head_ = head->register_parameter("weight", at::empty({k.vocab_size, k.hidden_size}).normal_(0.0, k.initializer_range));
+      lm_head_ = head->register_parameter("weight", at::empty({k.vocab_size, k.hidden_size}, param_options()).normal_(0.0, k.initializer_range));
     }
     register_module("lm_head", head);
     inv_freq_ = rope_inv_freq(k.rope, k.head_dim);  // fp32, not a parameter (HF: a non-persistent buffer)

@@ -112,7 +112,9 @@ void apply_lora(Module& model, LoraConfig c) {
       b->weight.zero_();
     }
     a->to(w.scalar_type()), b->to(w.scalar_type());
-    a->to(w.device()), b->to(w.device());
+    // The adapters of a base still in its files (meta, deferred_weights.h) are real CPU
+    // tensors; moving the model moves them with everything else.
+    if (!w.is_meta()) a->to(w.device()), b->to(w.device());
     m->register_module("lora_A", a);
     m->register_module("lora_B", b);
     const Module* owner = m.get();  // owns the branch, so outlives it

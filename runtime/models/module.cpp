@@ -7,6 +7,7 @@
 
 #include "runtime/core/errors.h"
 #include "runtime/models/activation_checkpoint.h"
+#include "runtime/models/deferred_weights.h"
 
 namespace runner::models {
 
@@ -161,8 +162,9 @@ void Module::to(at::ScalarType dtype) {
 
 void Module::to(at::Device device) {
   c10::NoGradGuard no_grad;
+  for (const auto& weights : deferred_in(*this)) weights->set_device(device);
   for (auto& [name, t] : named_parameters())
-    if (t.device() != device) t.set_data(t.to(device));
+    if (t.device() != device && !t.is_meta()) t.set_data(t.to(device));
   for (auto& [name, t] : named_buffers())
     if (t.device() != device) t.set_data(t.to(device));
 }

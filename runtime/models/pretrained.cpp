@@ -3,14 +3,17 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 
+#include <c10/core/GradMode.h>
 #include <nlohmann/json.hpp>
 
 #include "runtime/core/errors.h"
 #include "runtime/io/safetensors.h"
 #include "runtime/models/batch_inputs.h"
 #include "runtime/models/builtin.h"
+#include "runtime/models/deferred_weights.h"
 #include "runtime/models/llama_config.h"
 #include "runtime/models/lora.h"
 #include "runtime/models/saved_model.h"
@@ -112,35 +115,48 @@ GPTConfig gpt_config(const json& c, const std::string& where) {
   return g;
 }
 
-// Every tensor of model.safetensors, or of the shards listed by model.safetensors.index.json.
-io::NamedTensors read_weights(const fs::path& dir) {
-  if (fs::exists(dir / "model.safetensors")) return io::load_safetensors((dir / "model.safetensors").string());
-  const fs::path index = dir / "model.safetensors.index.json";
-  if (fs::exists(index)) {
+// A tensor in a model folder's files: which file, and its name there.
+struct FileTensor {
+  std::shared_ptr<const io::SafetensorsFile> file;
+  std::string name;
+};
+using FileTensors = std::vector<std::pair<std::string, FileTensor>>;  // model name → where
+
+// Every tensor of model.safetensors, or of the shards listed by model.safetensors.index.json
+// (headers only: the values stay in the files until they are loaded).
+FileTensors weight_files(const fs::path& dir) {
+  std::vector<std::string> files;
+  if (fs::exists(dir / "model.safetensors")) {
+    files.push_back((dir / "model.safetensors").string());
+  } else if (const fs::path index = dir / "model.safetensors.index.json"; fs::exists(index)) {
     std::ifstream in(index);
     json j = json::parse(in, nullptr, false);
     if (j.is_discarded() || !j.contains("weight_map") || !j["weight_map"].is_object())
       throw CheckpointError("no \"weight_map\" object", index.string());
-    std::set<std::string> files;
+    std::set<std::string> names;
     for (const auto& [name, file] : j["weight_map"].items())
-      if (file.is_string()) files.insert(file.get<std::string>());
-    io::NamedTensors all;
-    for (const auto& f : files)
-      for (auto& nt : io::load_safetensors((dir / f).string())) all.push_back(std::move(nt));
-    return all;
-  }
-  if (fs::exists(dir / "pytorch_model.bin"))
+      if (file.is_string()) names.insert(file.get<std::string>());
+    for (const auto& f : names) files.push_back((dir / f).string());
+  } else if (fs::exists(dir / "pytorch_model.bin")) {
     throw CheckpointError("only safetensors weights can be loaded, this folder has pytorch_model.bin (convert it with "
                           "safetensors.torch.save_file(torch.load(...), \"model.safetensors\"))",
                           dir.string());
-  throw CheckpointError("no model.safetensors", dir.string());
+  } else {
+    throw CheckpointError("no model.safetensors", dir.string());
+  }
+  FileTensors all;
+  for (const auto& f : files) {
+    auto file = std::make_shared<const io::SafetensorsFile>(f);
+    for (const auto& name : file->names()) all.emplace_back(name, FileTensor{file, name});
+  }
+  return all;
 }
 
 // Hub checkpoints name GPT2Model's tensors ("h.0.attn.c_attn.weight"), carry the causal
 // mask buffers, and often omit the tied lm_head: bring them to GPT2LMHeadModel's names.
-io::NamedTensors hf_gpt2_names(io::NamedTensors tensors, const std::string& where) {
-  io::NamedTensors out;
-  at::Tensor head;
+FileTensors hf_gpt2_names(FileTensors tensors, const std::string& where) {
+  FileTensors out;
+  std::optional<FileTensor> head;
   for (auto& [name, t] : tensors) {
     if (ends_with(name, ".attn.bias") || ends_with(name, ".attn.masked_bias")) continue;
     if (name == "lm_head.weight") {
@@ -149,12 +165,14 @@ io::NamedTensors hf_gpt2_names(io::NamedTensors tensors, const std::string& wher
     }
     out.emplace_back(name.rfind("transformer.", 0) == 0 ? name : "transformer." + name, t);
   }
-  if (head.defined()) {
+  if (head) {
     for (const auto& [name, t] : out)
-      if (name == "transformer.wte.weight" && !(t.sizes().equals(head.sizes()) && at::equal(t, head.to(t.scalar_type()))))
-        throw CheckpointError("lm_head.weight differs from transformer.wte.weight; only tied GPT-2 output embeddings are supported",
-                              where);
-    out.emplace_back("lm_head.weight", head);
+      if (name == "transformer.wte.weight") {
+        const at::Tensor wte = t.file->load(t.name), lm = head->file->load(head->name);
+        if (!(wte.sizes().equals(lm.sizes()) && at::equal(wte, lm.to(wte.scalar_type()))))
+          throw CheckpointError("lm_head.weight differs from transformer.wte.weight; only tied GPT-2 output embeddings are supported", where);
+      }
+    out.emplace_back("lm_head.weight", *head);
   }
   return out;
 }
@@ -162,30 +180,74 @@ io::NamedTensors hf_gpt2_names(io::NamedTensors tensors, const std::string& wher
 // Llama-family hub files hold LlamaForCausalLM's names already; tied models often omit
 // lm_head.weight (it then loads as embed_tokens'), and older exports carry rotary
 // inv_freq buffers, which runner derives from the config.
-io::NamedTensors hf_llama_names(io::NamedTensors tensors) {
-  io::NamedTensors out;
+FileTensors hf_llama_names(FileTensors tensors) {
+  FileTensors out;
   for (auto& [name, t] : tensors)
     if (!ends_with(name, ".rotary_emb.inv_freq")) out.emplace_back(name, std::move(t));
   return out;
 }
 
+// load_named's checks for a model built under MetaInit: every parameter is recorded with
+// the file tensor that holds it (DeferredWeights), persistent buffers are read now.
+void defer_named(Module& model, const FileTensors& tensors, const std::string& where) {
+  const NamedTensorList own = model.state_dict();
+  std::map<std::string, at::Tensor> own_by_name(own.begin(), own.end());
+  std::set<const void*> params;
+  for (const auto& [name, p] : model.named_parameters()) params.insert(p.unsafeGetTensorImpl());
+  std::vector<std::string> mismatched, unexpected, missing;
+  std::set<const void*> loaded;
+  auto weights = std::make_shared<DeferredWeights>();
+  c10::NoGradGuard no_grad;
+  for (const auto& [name, t] : tensors) {
+    auto it = own_by_name.find(name);
+    if (it == own_by_name.end()) {
+      unexpected.push_back(name);
+      continue;
+    }
+    const std::vector<int64_t> shape = t.file->shape(t.name);
+    if (!it->second.sizes().equals(shape)) {
+      mismatched.push_back(name + " (file " + shape_string(shape) + ", model " + shape_string(it->second.sizes()) + ")");
+      continue;
+    }
+    loaded.insert(it->second.unsafeGetTensorImpl());
+    if (params.count(it->second.unsafeGetTensorImpl())) weights->add(it->second, t.file, t.name);
+    else it->second.copy_(t.file->load(t.name));
+  }
+  if (!mismatched.empty())
+    throw CheckpointError("shape mismatch for " + std::to_string(mismatched.size()) + " key(s): " + key_list(mismatched), where);
+  for (const auto& [name, t] : own)
+    if (!loaded.count(t.unsafeGetTensorImpl())) missing.push_back(name);
+  if (!missing.empty() || !unexpected.empty()) {
+    std::string msg;
+    if (!missing.empty()) msg += "missing keys: " + key_list(missing);
+    if (!unexpected.empty()) msg += std::string(msg.empty() ? "" : "; ") + "unexpected keys: " + key_list(unexpected);
+    throw CheckpointError(msg + " (strict loading; pass strict = false to load the rest)", where);
+  }
+  model.set_deferred(std::move(weights));
+}
+
 }  // namespace
 
-ModulePtr from_pretrained(const std::string& dir) {
+ModulePtr from_pretrained(const std::string& dir, bool deferred) {
   const fs::path folder(dir);
   if (!fs::is_directory(folder)) throw CheckpointError("not a folder (from_pretrained needs a Hugging Face model folder)", dir);
   // A peft adapter folder: its base model with the adapters (peft's AutoPeftModel).
-  if (!fs::exists(folder / "config.json") && fs::exists(folder / "adapter_config.json")) return load_adapter_folder(dir);
+  if (!fs::exists(folder / "config.json") && fs::exists(folder / "adapter_config.json")) return load_adapter_folder(dir, "", deferred);
   const json config = read_config(folder);
   const std::string where = (folder / "config.json").string();
   ModulePtr model;
-  if (is_llama_family(config.value("model_type", std::string()))) {
-    model = make_llama(llama_config_from_hf(config, where));
-    load_named(*model, hf_llama_names(read_weights(folder)), dir, /*strict=*/true);
-  } else {
-    model = make_gpt(gpt_config(config, where));
-    load_named(*model, hf_gpt2_names(read_weights(folder), dir), dir, /*strict=*/true);
+  {
+    MetaInit meta;  // no memory and no random values for weights the files replace
+    if (is_llama_family(config.value("model_type", std::string()))) {
+      model = make_llama(llama_config_from_hf(config, where));
+      defer_named(*model, hf_llama_names(weight_files(folder)), dir);
+    } else {
+      const GPTConfig g = gpt_config(config, where);
+      model = make_gpt(g);
+      defer_named(*model, hf_gpt2_names(weight_files(folder), dir), dir);
+    }
   }
+  if (!deferred) materialize(*model);
   model->eval();  // as HF's from_pretrained; the Trainer switches to train mode itself
   model->set_name_or_path(dir);
   return model;

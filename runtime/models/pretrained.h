@@ -13,8 +13,11 @@ namespace runner::models {
 // model.safetensors.index.json. Hub-style names without the "transformer." prefix, a
 // missing (tied) lm_head.weight and the attn.bias / attn.masked_bias buffers are accepted.
 // model_type llama / qwen2 / mistral: a make_llama model (llama_config.h reads the config).
-// Anything else is a CheckpointError naming the folder.
-ModulePtr from_pretrained(const std::string& dir);
+// Anything else is a CheckpointError naming the folder. The model is built without memory
+// for its weights and checked against the files' headers (names, shapes); `deferred` leaves
+// the values in the files until the run loads them (deferred_weights.h: ZeRO-3 ranks read
+// their shards only), else they are loaded now.
+ModulePtr from_pretrained(const std::string& dir, bool deferred = false);
 
 // Loads a safetensors file into `model` (values copied in place, converted to the model's
 // dtypes). A key missing from the file whose tensor is tied to a key that is present (GPT-2's

@@ -8,6 +8,7 @@
 
 #include "runtime/core/errors.h"
 #include "runtime/log/log.h"
+#include "runtime/models/deferred_weights.h"
 #include "runtime/optim/scheduler.h"
 #include "runtime/train/autocast.h"
 #include "runtime/train/eval_accumulator.h"
@@ -53,6 +54,7 @@ PredictionResult Trainer::prediction_step(const Batch& batch, bool prediction_lo
 }
 
 PredictionOutput Trainer::evaluation_loop(const data::DatasetPtr& ds, const std::string& prefix, bool prediction_loss_only) {
+  models::materialize(*model_);  // ZeRO-3 without training: weights still in their files load whole
   // Under data parallelism each rank evaluates its slice of every global batch and the
   // results are gathered in dataset order (eval_gather.h). Per-batch metrics
   // (batch_eval_metrics), dataloader_drop_last (a sharded set would drop a partial global

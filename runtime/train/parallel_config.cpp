@@ -31,7 +31,10 @@ const std::vector<KeyPolicy> kFsdpPolicies = {
     {"limit_all_gathers", {true}, false, "ZeRO-3 prefetch is always bounded (stage3_max_live_parameters)"},
     {"use_orig_params", {true}, false, "the optimizer always sees the original parameters"},
     {"sync_module_states", {true}, false, "every rank always starts from rank 0's weights"},
-    {"cpu_ram_efficient_loading", {false}, false, "every rank builds the model; rank 0's weights are broadcast"},
+    // What true asks for (no rank loads the whole pretrained model) runner always does:
+    // models.from_pretrained weights are read shard by shard under full sharding.
+    {"cpu_ram_efficient_loading", {true}, false,
+     "under full sharding every rank reads only its shards of a models.from_pretrained model's files anyway (docs/llm.md)"},
     // The weights trained are the same; only the checkpoint layout differs (runner's is
     // world-size independent already: full weights plus per-rank optimizer shards).
     {"state_dict_type", {"FULL_STATE_DICT"}, false,

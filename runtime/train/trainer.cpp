@@ -55,7 +55,7 @@ Trainer::Trainer(TrainingArguments args, models::ModulePtr model, Datasets datas
   device_ = resolve_device(args_, options_.local_rank);
   memory_.set_device(device_.device);
   memory_.start("init");
-  if (model_) model_->to(device_.device);  // HF moves the model once, in Trainer.__init__
+  if (model_) place_model();  // HF moves the model once, in Trainer.__init__
   if (model_ && args_.gradient_checkpointing) {
     // HF: model.gradient_checkpointing_enable() in Trainer.train.
     const int n = models::enable_gradient_checkpointing(*model_);
@@ -221,7 +221,7 @@ TrainOutput Trainer::train() {
   at::manual_seed(static_cast<uint64_t>(args_.seed));  // HF: seed, then model_init's fresh model
   if (auto fresh = hooks_->model_init()) model_ = fresh;
   if (!model_) throw RecipeError("the recipe has no model (give `model` or `model_init`)");
-  model_->to(device_.device);
+  place_model();
   if (!datasets_.train) throw RecipeError("training needs a train dataset (datasets.train)");
   // The optimizer (and its state) exists before the batch-size search, so a batch that
   // fits fits next to it; the schedule depends on the batch size, so it comes after.

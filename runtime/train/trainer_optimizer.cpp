@@ -1,11 +1,19 @@
-// The Trainer's optimizer and learning-rate schedule (HF create_optimizer /
-// create_scheduler): the trainable parameters only (a LoRA model's adapters), in the flat
-// layout the data-parallel engine shards, and the schedule a hook, a DeepSpeed scheduler
-// block or the arguments ask for.
+// The Trainer's model placement, optimizer and learning-rate schedule (HF create_optimizer /
+// create_scheduler): the model on the run's device (weights still in their files loaded
+// whole, or under ZeRO-3 as each rank's shards), the trainable parameters only (a LoRA
+// model's adapters) in the flat layout the data-parallel engine shards, and the schedule a
+// hook, a DeepSpeed scheduler block or the arguments ask for.
+#include "runtime/log/log.h"
+#include "runtime/models/deferred_weights.h"
 #include "runtime/train/optimizer_factory.h"
 #include "runtime/train/trainer.h"
 
 namespace runner::train {
+
+void Trainer::place_model() {
+  model_->to(device_.device);
+  if (dp_->config().zero_stage != 3) models::materialize(*model_);
+}
 
 void Trainer::create_optimizer() {
   models::NamedTensorList trainable;
@@ -16,7 +24,14 @@ void Trainer::create_optimizer() {
   layout.grad_buffer = dp_->full_grad_buffer();
   layout.data_buffer = dp_->full_data_buffer();
   layout.optimizer_view = [this](optim::FlatParams& full) -> optim::FlatParams& { return dp_->attach(full, *model_); };
+  // Under ZeRO-3 a model still in its files is read here, each rank its own shards.
+  const auto records = models::deferred_in(*model_);
   auto built = build_optimizer(args_, *model_, trainable, spec ? &*spec : nullptr, layout);
+  if (!records.empty()) {
+    int64_t read = 0, total = 0;
+    for (const auto& r : records) read += r->values_read(), total += r->values_total();
+    log::info("Read " + std::to_string(read) + " of the model's " + std::to_string(total) + " parameter values from its files on this rank");
+  }
   flat_ = std::move(built.flat);
   optimizer_ = std::move(built.optimizer);
   dp_->check_optimizer(*optimizer_);

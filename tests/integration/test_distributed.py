@@ -178,6 +178,35 @@ class Distributed(unittest.TestCase):
         out, _ = self.train(2, "lora", "lora_zero3_ckpt", 4, 1, MODES["zero3"] + ["--gradient_checkpointing", "true"])
         self.assert_same_weights(out, reference, file="adapter_model.safetensors")
 
+    def test_from_pretrained_under_zero3_reads_only_each_ranks_shards(self):
+        # A model folder written by a first run; models.from_pretrained leaves the weights in
+        # the files, and under ZeRO-3 each rank reads only its chunks of every unit: the
+        # ranks' reads add up to the model once, and training equals one process's.
+        folder, _ = self.train(1, "llama", "pretrained_source", 4, 1, ["--max_steps", "1"])
+        load = LLAMA[:LLAMA.index("  model = models.llama{")] + f"  model = models.from_pretrained({json.dumps(folder)}),\n}}\n"
+        self.recipes["pretrained"] = write(os.path.join(self.tmp, "pretrained.lua"), load)
+        self.recipes["pretrained_lora"] = write(os.path.join(self.tmp, "pretrained_lora.lua"), load.replace(
+            "models.from_pretrained(", "models.lora(models.from_pretrained(").replace(
+            "),\n}", "), {r = 4, alpha = 8, target_modules = \"all-linear\"}),\n}"))
+        single, stdout = self.train(1, "pretrained", "pretrained_single", 8)
+        self.assertNotIn("parameter values from its files", stdout)  # loaded whole before training
+        out, stdout = self.train(2, "pretrained", "pretrained_zero3", 4, 1, MODES["zero3"] + ["--log_level_replica", "info"])
+        self.assert_same_weights(out, single)
+        reads = {}
+        for line in stdout.splitlines():
+            if "parameter values from its files on this rank" in line:
+                words = line.split("Read ", 1)[1].split()
+                reads[" rank 1]" in line] = (int(words[0]), int(words[4]))
+        self.assertEqual(len(reads), 2, stdout)
+        total = reads[False][1]
+        self.assertEqual(reads[False][0] + reads[True][0], total)
+        for rank_read, _ in reads.values():
+            self.assertLess(rank_read, 0.6 * total)
+        # LoRA: the adapters are sharded, the frozen base is read whole on each rank.
+        lora_single, _ = self.train(1, "pretrained_lora", "pretrained_lora_single", 8)
+        out, _ = self.train(2, "pretrained_lora", "pretrained_lora_zero3", 4, 1, MODES["zero3"])
+        self.assert_same_weights(out, lora_single, file="adapter_model.safetensors")
+
     def test_logged_loss_is_the_global_loss(self):
         single = self.reference("mlp", 8, 1)
         out, _ = self.train(2, "mlp", "mlp_loss_ddp", 4)

@@ -140,7 +140,8 @@ TEST(SettingsHonesty, FsdpConfigKeysWarnOrAreRefused) {
   expect(with_fsdp({{"limit_all_gathers", false}}), Outcome::kWarns, "limit_all_gathers");
   expect(with_fsdp({{"use_orig_params", false}}), Outcome::kWarns, "use_orig_params");
   expect(with_fsdp({{"sync_module_states", false}}), Outcome::kWarns, "sync_module_states");
-  expect(with_fsdp({{"cpu_ram_efficient_loading", true}}), Outcome::kWarns, "cpu_ram_efficient_loading");
+  expect(with_fsdp({{"cpu_ram_efficient_loading", false}}), Outcome::kWarns, "cpu_ram_efficient_loading");
+  expect(with_fsdp({{"cpu_ram_efficient_loading", true}}), Outcome::kAccepted, "");
   expect(with_fsdp({{"state_dict_type", "SHARDED_STATE_DICT"}}), Outcome::kWarns, "state_dict_type");
   for (const char* k : {"xla", "xla_fsdp_v2", "xla_fsdp_grad_ckpt"}) expect(with_fsdp({{k, true}}), Outcome::kRefused, k);
   expect(with_fsdp({{"fsdp_xla_fsdp_settings", json::object()}}), Outcome::kRefused, "xla_fsdp_settings");

@@ -1,0 +1,162 @@
+// Weights left in their files (deferred_weights.h): models built on the meta device, loaded
+// whole by materialize() or in pieces by DeferredWeights::read (what ZeRO-3 ranks do;
+// tests/integration/test_distributed.py checks the sharded reading itself).
+#include <gtest/gtest.h>
+
+#include "runtime/core/errors.h"
+#include "runtime/io/safetensors.h"
+#include "runtime/models/builtin.h"
+#include "runtime/models/deferred_weights.h"
+#include "runtime/models/layers.h"
+#include "runtime/models/lora.h"
+#include "runtime/models/pretrained.h"
+#include "tests/models/model_test_util.h"
+
+using namespace runner;
+using namespace runner::models;
+
+namespace {
+
+LlamaConfig tiny_llama(bool tied) {
+  LlamaConfig c;
+  c.vocab_size = 50, c.hidden_size = 16, c.intermediate_size = 32, c.num_hidden_layers = 2, c.num_attention_heads = 4;
+  c.num_key_value_heads = 2, c.max_position_embeddings = 32, c.tie_word_embeddings = tied;
+  return c;
+}
+
+// A Hugging Face folder (config.json + model.safetensors) of a random tiny Llama.
+std::string llama_folder(const std::string& tag, bool tied) {
+  const std::string dir = test::temp_dir(tag);
+  at::manual_seed(3);
+  auto m = make_llama(tiny_llama(tied));
+  io::save_safetensors(dir + "/model.safetensors", m->state_dict(), {{"format", "pt"}});
+  test::write_text(dir + "/config.json", m->hf_config_json());
+  return dir;
+}
+
+void expect_same_state(const Module& a, const Module& b) {
+  const auto x = a.state_dict(), y = b.state_dict();
+  ASSERT_EQ(x.size(), y.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    EXPECT_EQ(x[i].first, y[i].first);
+    EXPECT_FALSE(x[i].second.is_meta()) << x[i].first;
+    EXPECT_TRUE(x[i].second.to(y[i].second.scalar_type()).equal(y[i].second)) << x[i].first;
+  }
+}
+
+}  // namespace
+
+TEST(DeferredWeights, MetaInitBuildsLayersWithoutMemory) {
+  {
+    MetaInit meta;
+    EXPECT_TRUE(param_options().device().is_meta());
+    Linear l(1000, 1000);
+    EXPECT_TRUE(l.weight.is_meta());
+    EXPECT_TRUE(l.bias.is_meta());
+    auto m = make_llama(tiny_llama(true));
+    for (const auto& [name, p] : m->named_parameters()) EXPECT_TRUE(p.is_meta()) << name;
+  }
+  EXPECT_FALSE(param_options().device().is_meta());
+  Linear l(4, 3);
+  EXPECT_FALSE(l.weight.is_meta());
+}
+
+TEST(DeferredWeights, DeferredLoadEqualsEagerLoadAndReadsEachValueOnce) {
+  for (const bool tied : {true, false}) {
+    const std::string dir = llama_folder(tied ? "deferred_tied" : "deferred_untied", tied);
+    auto eager = from_pretrained(dir);
+    EXPECT_FALSE(is_deferred(*eager));
+    auto lazy = from_pretrained(dir, /*deferred=*/true);
+    ASSERT_TRUE(is_deferred(*lazy));
+    const auto weights = lazy->deferred();
+    EXPECT_EQ(weights->values_read(), 0);
+    EXPECT_EQ(weights->values_total(), lazy->num_parameters());
+    const at::Tensor embed = lazy->named_parameters().front().second;  // held across the load
+    EXPECT_TRUE(embed.is_meta());
+    materialize(*lazy);
+    EXPECT_FALSE(is_deferred(*lazy));
+    EXPECT_FALSE(embed.is_meta());  // the same tensor now holds the values
+    EXPECT_EQ(weights->values_read(), lazy->num_parameters());  // the tied head is read once
+    expect_same_state(*lazy, *eager);
+  }
+}
+
+TEST(DeferredWeights, TiedHeadStaysTiedAndTrains) {
+  const std::string dir = llama_folder("deferred_train", true);
+  auto model = from_pretrained(dir, /*deferred=*/true);
+  materialize(*model);
+  const auto state = model->state_dict();
+  const at::Tensor embed = test::find_named(state, "model.embed_tokens.weight"), head = test::find_named(state, "lm_head.weight");
+  EXPECT_EQ(embed.unsafeGetTensorImpl(), head.unsafeGetTensorImpl());
+  model->train();
+  const at::Tensor ids = at::randint(0, 50, {2, 6});
+  const TensorMap out = model->forward_batch({{"input_ids", ids}, {"labels", ids}});
+  out.at("loss").backward();
+  for (const auto& [name, p] : model->named_parameters()) {
+    ASSERT_TRUE(p.grad().defined()) << name;
+    EXPECT_TRUE(p.grad().isfinite().all().item<bool>()) << name;
+  }
+}
+
+TEST(DeferredWeights, DtypeAndDeviceChosenBeforeLoadingApply) {
+  const std::string dir = llama_folder("deferred_dtype", false);
+  auto eager = from_pretrained(dir);
+  auto lazy = from_pretrained(dir, /*deferred=*/true);
+  lazy->to(at::kDouble);
+  lazy->to(at::Device(at::kCPU));
+  EXPECT_TRUE(lazy->named_parameters().front().second.is_meta());
+  EXPECT_EQ(lazy->deferred()->device(), at::Device(at::kCPU));
+  materialize(*lazy);
+  for (const auto& [name, p] : lazy->named_parameters()) EXPECT_EQ(p.scalar_type(), at::kDouble) << name;
+  eager->to(at::kDouble);
+  expect_same_state(*lazy, *eager);
+}
+
+TEST(DeferredWeights, ReadGivesAnyRangeOfAParameter) {
+  const std::string dir = llama_folder("deferred_read", false);
+  auto eager = from_pretrained(dir);
+  auto lazy = from_pretrained(dir, /*deferred=*/true);
+  const auto weights = lazy->deferred();
+  const auto lazy_params = lazy->named_parameters(), eager_params = eager->named_parameters();
+  for (size_t i = 0; i < lazy_params.size(); ++i) {
+    const at::Tensor& p = lazy_params[i].second;
+    ASSERT_TRUE(weights->covers(p));
+    const int64_t n = p.numel(), b = n / 3, count = n - b - n / 5;
+    EXPECT_TRUE(weights->read(p, b, count).equal(eager_params[i].second.reshape(-1).narrow(0, b, count))) << lazy_params[i].first;
+  }
+  EXPECT_THROW(weights->read(lazy_params[0].second, 0, lazy_params[0].second.numel() + 1), CheckpointError);
+}
+
+TEST(DeferredWeights, LoraAdaptsABaseStillInItsFiles) {
+  const std::string dir = llama_folder("deferred_lora", false);
+  auto lazy = from_pretrained(dir, /*deferred=*/true);
+  LoraConfig c;
+  c.r = 2, c.alpha = 4, c.init_lora_weights = false;
+  apply_lora(*lazy, c);
+  for (const auto& [name, p] : lazy->named_parameters()) {
+    const bool adapter = name.find("lora_") != std::string::npos;
+    EXPECT_EQ(p.is_meta(), !adapter) << name;
+    EXPECT_EQ(p.requires_grad(), adapter) << name;
+  }
+  const at::Tensor a = test::find_named(lazy->state_dict(), "model.layers.0.self_attn.q_proj.lora_A.weight").clone();
+  materialize(*lazy);
+  EXPECT_TRUE(test::find_named(lazy->state_dict(), "model.layers.0.self_attn.q_proj.lora_A.weight").equal(a));
+  auto eager = from_pretrained(dir);
+  for (const auto& [name, t] : eager->state_dict()) EXPECT_TRUE(test::find_named(lazy->state_dict(), name).equal(t)) << name;
+}
+
+TEST(DeferredWeights, FileErrorsComeFromTheHeadersBeforeAnyValueIsRead) {
+  const std::string dir = llama_folder("deferred_errors", false);
+  auto other = make_llama([] {
+    LlamaConfig c = tiny_llama(false);
+    c.hidden_size = 8, c.num_attention_heads = 2, c.num_key_value_heads = 1;
+    return c;
+  }());
+  io::save_safetensors(dir + "/model.safetensors", other->state_dict(), {{"format", "pt"}});
+  try {
+    from_pretrained(dir, /*deferred=*/true);
+    FAIL() << "no error";
+  } catch (const CheckpointError& e) {
+    EXPECT_NE(std::string(e.what()).find("shape mismatch"), std::string::npos) << e.what();
+  }
+}
