@@ -285,6 +285,13 @@ int64_t DataParallel::model_state_bytes(const optim::Optimizer& optimizer) const
   return bytes;
 }
 
+int64_t DataParallel::frozen_param_bytes(const models::Module& model) const {
+  int64_t bytes = zero3_ ? zero3_->frozen_param_bytes() : 0;
+  for (const auto& [name, p] : model.named_parameters())
+    if (!p.requires_grad() && !(zero3_ && zero3_->shards(p))) bytes += static_cast<int64_t>(p.nbytes());
+  return bytes;
+}
+
 void DataParallel::sum(std::vector<double>& values) const {
   if (world() == 1 || values.empty()) return;
   at::Tensor t = at::from_blob(values.data(), {static_cast<int64_t>(values.size())}, at::kDouble);

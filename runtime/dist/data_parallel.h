@@ -125,6 +125,8 @@ class DataParallel {
   std::vector<OwnedRange> owned_ranges() const;
   // Bytes of parameters, gradients and optimizer state this rank holds (ZeRO's model states).
   int64_t model_state_bytes(const optim::Optimizer& optimizer) const;
+  // Bytes of frozen parameters (a LoRA model's base) this rank holds: ZeRO-3 shards them.
+  int64_t frozen_param_bytes(const models::Module& model) const;
 
   // Small collectives for the training loop.
   void sum(std::vector<double>& values) const;

@@ -64,27 +64,45 @@ Zero3::Zero3(std::shared_ptr<Communicator> comm, optim::FlatParams& full, models
   };
   visit(model, "");
 
-  // Parameters → units (longest prefix), grouped; layout per unit and group.
+  // Parameters → units (longest prefix), grouped; layout per unit and group. Frozen
+  // parameters of the trainable ones' dtype (a LoRA model's base) are sharded too, in a last
+  // group the optimizer never sees (DeepSpeed partitions them the same way); others stay
+  // whole on every rank.
   const int num_groups = static_cast<int>(full.groups().size());
+  std::vector<std::pair<std::string, at::Tensor>> frozen;
+  for (const auto& [name, p] : model.named_parameters())
+    if (!p.requires_grad() && p.scalar_type() == full.slots().front().param.scalar_type()) frozen.emplace_back(name, p);
+  const int all_groups = num_groups + (frozen.empty() ? 0 : 1);
   for (auto& u : s.units) {
-    u.groups.resize(static_cast<size_t>(num_groups));
-    for (int g = 0; g < num_groups; ++g) u.groups[static_cast<size_t>(g)].group = g;
+    u.groups.resize(static_cast<size_t>(all_groups));
+    for (int g = 0; g < all_groups; ++g) u.groups[static_cast<size_t>(g)].group = g;
+    if (!frozen.empty()) u.groups.back().frozen = true;
   }
-  std::vector<size_t> unit_of_slot;
-  for (const auto& slot : full.slots()) {
+  auto unit_of = [&](const std::string& name) {
     size_t best = 0;
     for (size_t i = 1; i < prefixes.size(); ++i)
-      if (slot.name.rfind(prefixes[i], 0) == 0 && prefixes[i].size() > prefixes[best].size()) best = i;
+      if (name.rfind(prefixes[i], 0) == 0 && prefixes[i].size() > prefixes[best].size()) best = i;
+    return best;
+  };
+  std::vector<size_t> unit_of_slot;
+  for (const auto& slot : full.slots()) {
+    const size_t best = unit_of(slot.name);
     UnitGroup& g = s.units[best].groups[static_cast<size_t>(slot.group)];
     g.pieces.push_back({slot.param, slot.name, slot.offset, g.numel, slot.numel});
     g.numel += slot.numel;
     s.units[best].n_params += 1;
     unit_of_slot.push_back(best);
   }
-  // Shard buffer: group-major (so each optimizer group is one range), units within.
-  int64_t shard_total = 0;
+  for (const auto& [name, p] : frozen) {
+    UnitGroup& g = s.units[unit_of(name)].groups.back();
+    g.pieces.push_back({p, name, 0, g.numel, p.numel()});
+    g.numel += p.numel();
+  }
+  // Shard buffer: group-major (so each optimizer group is one range), units within; the
+  // frozen group last, outside what the optimizer owns.
+  int64_t shard_total = 0, trainable_total = 0;
   std::vector<optim::GroupRange> ranges;
-  for (int gi = 0; gi < num_groups; ++gi) {
+  for (int gi = 0; gi < all_groups; ++gi) {
     const int64_t begin = shard_total;
     for (auto& u : s.units) {
       UnitGroup& g = u.groups[static_cast<size_t>(gi)];
@@ -93,22 +111,17 @@ Zero3::Zero3(std::shared_ptr<Communicator> comm, optim::FlatParams& full, models
       g.shard_offset = shard_total;
       shard_total += g.chunk;
     }
-    ranges.push_back({begin, shard_total});
+    if (gi < num_groups) ranges.push_back({begin, shard_total}), trainable_total = shard_total;
   }
   // A model from_pretrained left in its files (deferred_weights.h) has meta parameters: each
   // rank reads its own chunks from the files below, on the device the model was moved to.
-  const auto records = models::deferred_in(model);
-  auto source_of = [&](const at::Tensor& p) -> const models::DeferredWeights& {
-    for (const auto& r : records)
-      if (r->covers(p)) return *r;
-    throw DistError("a parameter still on the meta device has no file to load it from");
-  };
+  const models::DeferredRecords records = models::deferred_in(model);
   auto opts = full.slots().front().param.options().requires_grad(false);
   if (opts.device().is_meta()) opts = opts.device(records.empty() ? at::Device(at::kCPU) : records.front()->device());
   // Offloaded shards sit in host memory, page-locked when they are copied to and from a GPU.
   const auto shard_opts = options.offload ? opts.device(at::kCPU).pinned_memory(!opts.device().is_cpu()) : opts;
   shard_data_ = at::zeros({shard_total}, shard_opts);
-  shard_grad_ = at::zeros({shard_total}, shard_opts);
+  shard_grad_ = at::zeros({trainable_total}, shard_opts);
   s.shard_data = shard_data_;
   s.shard_grad = shard_grad_;
   s.unit_options = opts;
@@ -123,29 +136,32 @@ Zero3::Zero3(std::shared_ptr<Communicator> comm, optim::FlatParams& full, models
     for (auto& g : u.groups) {
       g.in_unit = u.chunk_total;
       u.chunk_total += g.chunk;
+      if (!g.frozen) u.grad_total += g.chunk;
       g.full = at::empty({g.numel}, opts);
       const int64_t begin = static_cast<int64_t>(s.rank) * g.chunk, end = begin + std::clamp<int64_t>(g.numel - begin, 0, g.chunk);
       for (auto& p : g.pieces) {
         at::Tensor view = g.full.narrow(0, p.local, p.numel).view(p.param.sizes());
-        const bool from_file = p.param.is_meta() && !u.persistent;
-        if (p.param.is_meta() && u.persistent) view.view({-1}).copy_(source_of(p.param).read(p.param, 0, p.numel));
-        else if (!p.param.is_meta()) view.copy_(p.param);
-        // This rank's part of the piece goes into its shard.
+        // This rank's part of the piece goes into its shard: straight from the files for a
+        // parameter still there, unless its unit stays gathered and needs every value.
         const int64_t b = std::max(begin, p.local), e = std::min(end, p.local + p.numel);
-        if (b < e) {
-          at::Tensor dst = shard_data_.narrow(0, g.shard_offset + (b - begin), e - b);
-          dst.copy_(from_file ? source_of(p.param).read(p.param, b - p.local, e - b) : g.full.narrow(0, b, e - b));
+        if (p.param.is_meta() && !u.persistent) {
+          if (b < e)
+            shard_data_.narrow(0, g.shard_offset + (b - begin), e - b)
+                .copy_(models::record_of(records, p.param, p.name).read(p.param, b - p.local, e - b));
+          models::assign_data(p.param, view);  // the parameter now lives in the unit buffer
+        } else {
+          models::place(records, p.param, view, p.name);
+          if (b < e) shard_data_.narrow(0, g.shard_offset + (b - begin), e - b).copy_(g.full.narrow(0, b, e - b));
         }
-        models::assign_data(p.param, view);  // the parameter now lives in the unit buffer
       }
     }
     u.gathered = true;
     s.release(u);
   }
-  // Frozen parameters (a LoRA model's base) are not sharded: those still in their files load
-  // whole, and the records go (the model is no longer waiting for its files).
+  // Parameters left whole (frozen ones of another dtype) that are still in their files load
+  // now, and the records go (the model is no longer waiting for its files).
   models::materialize(model);
-  shard_ = optim::FlatParams::over(shard_data_, shard_grad_, ranges);
+  shard_ = optim::FlatParams::over(shard_data_.narrow(0, 0, trainable_total), shard_grad_, ranges);
 
   // Hooks: forward pre/post per unit module, gradient-ready per parameter.
   for (size_t i = 1; i < s.units.size(); ++i) s.order.push_back(s.units.size() - i);

@@ -22,6 +22,12 @@
 // before or after a unit's backward (backward_pre / backward_post), within a budget of
 // elements, at most two in flight and under max_live_parameters gathered elements.
 //
+// Frozen parameters of the trainable ones' dtype (a LoRA model's base) are sharded the same
+// way, as a last group of each unit outside the optimizer's buffer: gathered with the unit,
+// never reduced. A unit holding them is freed only once backward has entered an earlier unit
+// (or at the micro-step's end), since autograd may compute a frozen weight's input gradient
+// after the unit's last trainable gradient is ready.
+//
 // Units whose forward is never seen during the first step (a module the parent does not
 // call through forward) and units at or below the persistence threshold stay gathered and
 // are refreshed after each optimizer step instead; until that first step is over, the
@@ -106,7 +112,9 @@ class Zero3 {
 
   // This rank's values per parameter: one range per parameter piece in its chunks.
   std::vector<OwnedRange> owned_ranges() const;
-  int64_t resident_param_bytes() const;  // shard + gathered units right now
+  int64_t resident_param_bytes() const;  // trainable: shard + gathered units right now
+  int64_t frozen_param_bytes() const;    // frozen parameters this rank holds right now
+  bool shards(const at::Tensor& param) const;  // whether `param` is in a unit (else whole)
   std::pair<int64_t, int64_t> gather_counts() const;  // (unit gathers, of which prefetched)
   std::vector<std::string> unit_names() const;
 

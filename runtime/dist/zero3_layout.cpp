@@ -9,16 +9,19 @@ namespace runner::dist {
 std::map<std::string, at::Tensor> Zero3::gather_state(const std::map<std::string, at::Tensor>& shard_state) const {
   const State& s = *state_;
   int64_t total = 0;
-  for (const auto& u : s.units) total += u.numel;
+  for (const auto& u : s.units)
+    for (const auto& g : u.groups)
+      if (!g.frozen) total += g.numel;
   std::map<std::string, at::Tensor> out;
   for (const auto& [name, t] : shard_state) {
-    if (!t.defined() || t.numel() != shard_data_.numel()) {
+    if (!t.defined() || t.numel() != shard_->numel()) {
       out[name] = t;
       continue;
     }
     at::Tensor full = at::zeros({total}, t.options());
     for (const auto& u : s.units)
       for (const auto& g : u.groups) {
+        if (g.frozen) continue;  // the optimizer's state covers trainable parameters only
         at::Tensor in = t.narrow(0, g.shard_offset, g.chunk).contiguous();
         at::Tensor all = in;
         if (s.W > 1) {
@@ -37,9 +40,10 @@ std::map<std::string, at::Tensor> Zero3::slice_state(const std::map<std::string,
   std::map<std::string, at::Tensor> out;
   for (const auto& [name, t] : full_state) {
     at::Tensor flat = t.reshape(-1);
-    at::Tensor shard = at::zeros({shard_data_.numel()}, t.options());
+    at::Tensor shard = at::zeros({shard_->numel()}, t.options());
     for (const auto& u : s.units)
       for (const auto& g : u.groups) {
+        if (g.frozen) continue;
         at::Tensor v = at::zeros({s.W * g.chunk}, t.options());
         for (const auto& p : g.pieces) {
           if (p.flat_offset + p.numel > flat.numel()) throw CheckpointError("optimizer state '" + name + "' is smaller than the model");
@@ -52,13 +56,31 @@ std::map<std::string, at::Tensor> Zero3::slice_state(const std::map<std::string,
   return out;
 }
 
-int64_t Zero3::resident_param_bytes() const {
-  const bool on_device = shard_data_.device() == state_->unit_options.device();  // not offloaded
-  int64_t bytes = on_device ? static_cast<int64_t>(shard_data_.nbytes()) : 0;
-  for (const auto& u : state_->units)
-    if (u.gathered)
-      for (const auto& g : u.groups) bytes += static_cast<int64_t>(g.full.numel() * g.full.element_size());
+namespace {
+// Bytes of the shard buffer's frozen or trainable part on the device, plus those groups of
+// the units gathered now.
+int64_t param_bytes(const Zero3::State& s, const at::Tensor& shard_data, bool frozen) {
+  const bool on_device = shard_data.device() == s.unit_options.device();  // not offloaded
+  int64_t bytes = 0;
+  for (const auto& u : s.units)
+    for (const auto& g : u.groups) {
+      if (g.frozen != frozen) continue;
+      if (on_device) bytes += g.chunk * static_cast<int64_t>(shard_data.element_size());
+      if (u.gathered) bytes += g.numel * static_cast<int64_t>(g.full.element_size());
+    }
   return bytes;
+}
+}  // namespace
+
+int64_t Zero3::resident_param_bytes() const { return param_bytes(*state_, shard_data_, /*frozen=*/false); }
+int64_t Zero3::frozen_param_bytes() const { return param_bytes(*state_, shard_data_, /*frozen=*/true); }
+
+bool Zero3::shards(const at::Tensor& param) const {
+  for (const auto& u : state_->units)
+    for (const auto& g : u.groups)
+      for (const auto& p : g.pieces)
+        if (p.param.is_same(param)) return true;
+  return false;
 }
 
 std::pair<int64_t, int64_t> Zero3::gather_counts() const { return {state_->gathers, state_->prefetched}; }
@@ -68,6 +90,7 @@ std::vector<OwnedRange> Zero3::owned_ranges() const {
   std::vector<OwnedRange> out;
   for (const auto& u : s.units)
     for (const auto& g : u.groups) {
+      if (g.frozen) continue;
       const int64_t lo = static_cast<int64_t>(s.rank) * g.chunk, hi = lo + g.chunk;  // this rank's chunk, unit-local
       for (const auto& p : g.pieces) {
         const int64_t b = std::max(lo, p.local), e = std::min(hi, p.local + p.numel);
@@ -82,7 +105,7 @@ std::vector<Segment> Zero3::grad_segments() const {
   const size_t groups = state_->units.empty() ? 0 : state_->units.front().groups.size();
   for (size_t gi = 0; gi < groups; ++gi)  // the shard buffer's own order: group-major
     for (const auto& u : state_->units)
-      if (u.groups[gi].chunk > 0) out.push_back({u.groups[gi].shard_offset, u.groups[gi].chunk});
+      if (!u.groups[gi].frozen && u.groups[gi].chunk > 0) out.push_back({u.groups[gi].shard_offset, u.groups[gi].chunk});
   return out;
 }
 

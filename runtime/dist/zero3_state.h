@@ -26,6 +26,7 @@ struct Piece {  // one parameter inside a unit-group buffer
 
 struct UnitGroup {
   int group = 0;
+  bool frozen = false;           // parameters without gradients: gathered, never reduced
   std::vector<Piece> pieces;
   int64_t numel = 0, chunk = 0;  // values, and values per rank (padded)
   int64_t shard_offset = 0;      // where this rank's chunk sits in the shard buffer
@@ -36,10 +37,14 @@ struct UnitGroup {
 struct Unit {
   std::string name;
   models::Module* module = nullptr;
-  std::vector<UnitGroup> groups;
+  std::vector<UnitGroup> groups;  // the optimizer's groups, then the frozen group (if any)
   int64_t chunk_total = 0, numel = 0;
-  size_t n_params = 0, ready = 0;
+  int64_t grad_total = 0;  // the trainable groups' chunks, which come first in the unit's block
+  size_t n_params = 0, ready = 0;  // trainable parameters, and those whose gradient is ready
   bool gathered = false, persistent = false, seen = false;
+  // Reduced, but frozen weights may still be read by backward (a LoRA base's input
+  // gradient): freed when backward enters an earlier unit, or at the micro-step's end.
+  bool release_pending = false;
 };
 
 // Frees a buffer's memory while every view of it (parameters, tensors autograd saved)
@@ -165,17 +170,37 @@ struct Zero3::State {
   }
 
   void release(Unit& u) {
+    u.release_pending = false;
     if (!u.gathered || u.persistent) return;
     for (auto& g : u.groups) free_storage(g.full);
     u.gathered = false;
   }
 
-  // Reduce-scatter the unit's gradients (rank-major blocks of every group), keep this rank's
-  // chunk, release the .grad tensors and the unit.
+  // Reduce-scatter the unit's gradients (rank-major blocks of every trainable group), keep
+  // this rank's chunk, release the .grad tensors and the unit. A unit with frozen weights
+  // is released later: its gradients being ready does not mean backward is done with them
+  // (the frozen weight's input gradient is a node of its own in autograd's graph).
   void reduce(Unit& u) {
-    const int64_t C = u.chunk_total;
+    if (u.grad_total > 0) reduce_grads(u);
+    if (u.groups.back().frozen && u.groups.back().numel > 0) u.release_pending = true;
+    else release(u);
+    const size_t idx = static_cast<size_t>(&u - units.data());
+    if (backward_post && trace_pos[idx] >= 0) prefetch(trace_pos[idx] - 1, -1, prefetch_backward);
+  }
+
+  // Backward is entering unit `idx`: it is done with every unit that comes later in the
+  // forward order (autograd runs a later-created node before an earlier one), so the units
+  // whose release waited can go.
+  void release_waiting(size_t idx) {
+    for (size_t i = 0; i < units.size(); ++i)
+      if (units[i].release_pending && i != idx) release(units[i]);
+  }
+
+  void reduce_grads(Unit& u) {
+    const int64_t C = u.grad_total;
     at::Tensor in = at::zeros({W * C}, unit_options);  // the gradients are where the unit ran
     for (auto& g : u.groups) {
+      if (g.frozen) continue;
       at::Tensor v = at::zeros({W * g.chunk}, in.options());
       for (auto& p : g.pieces) {
         at::Tensor& grad = p.param.mutable_grad();
@@ -188,7 +213,8 @@ struct Zero3::State {
       // Every rank's piece of this rank's chunk, added in rank order (ordered_reduce.h).
       const at::Tensor blocks = exchange_blocks(*comm, in).to(shard_grad.device());
       for (auto& g : u.groups)
-        for (int r = 0; r < W; ++r) shard_grad.narrow(0, g.shard_offset, g.chunk).add_(blocks.narrow(0, r * C + g.in_unit, g.chunk));
+        if (!g.frozen)
+          for (int r = 0; r < W; ++r) shard_grad.narrow(0, g.shard_offset, g.chunk).add_(blocks.narrow(0, r * C + g.in_unit, g.chunk));
     } else {
       at::Tensor out = in;
       if (W > 1) {
@@ -196,11 +222,9 @@ struct Zero3::State {
         comm->reduce_scatter(in, out);
       }
       out = out.to(shard_grad.device());  // offload: this rank's chunk goes to the host
-      for (auto& g : u.groups) shard_grad.narrow(0, g.shard_offset, g.chunk).add_(out.narrow(0, g.in_unit, g.chunk));
+      for (auto& g : u.groups)
+        if (!g.frozen) shard_grad.narrow(0, g.shard_offset, g.chunk).add_(out.narrow(0, g.in_unit, g.chunk));
     }
-    release(u);
-    const size_t idx = static_cast<size_t>(&u - units.data());
-    if (backward_post && trace_pos[idx] >= 0) prefetch(trace_pos[idx] - 1, -1, prefetch_backward);
   }
 
   void advance() {
@@ -245,6 +269,7 @@ struct Zero3::State {
           o.register_hook([weak, idx](const at::TensorBase&) {
             if (auto st = weak.lock(); st && st->active) {
               c10::NoGradGuard no_grad;
+              st->release_waiting(idx);
               st->gather(st->units[idx]);  // backward is about to enter the unit
               if (!st->backward_post && st->trace_pos[idx] >= 0) st->prefetch(st->trace_pos[idx] - 1, -1, st->prefetch_backward);
             }

@@ -37,7 +37,7 @@ bool DeferredWeights::covers(const at::Tensor& param) const { return sources_.co
 
 const DeferredWeights::Source& DeferredWeights::source(const at::Tensor& param) const {
   auto it = sources_.find(param.unsafeGetTensorImpl());
-  if (it == sources_.end()) throw CheckpointError("a parameter of shape " + std::to_string(param.numel()) + " values has no file to load it from");
+  if (it == sources_.end()) throw CheckpointError("a parameter of " + std::to_string(param.numel()) + " values is not in the model's files");
   return it->second;
 }
 
@@ -46,6 +46,14 @@ at::Tensor DeferredWeights::read(const at::Tensor& param, int64_t begin, int64_t
   at::Tensor out = s.file->load_elements(s.name, begin, count);
   read_ += count;
   return out;
+}
+
+void DeferredWeights::load(const at::Tensor& param, const at::Tensor& dst) const {
+  at::Tensor flat = dst.view({-1});
+  for (int64_t b = 0; b < flat.numel(); b += kReadPiece) {
+    const int64_t n = std::min(kReadPiece, flat.numel() - b);
+    flat.narrow(0, b, n).copy_(read(param, b, n));  // converts to dst's dtype and device
+  }
 }
 
 int64_t DeferredWeights::values_total() const {
@@ -80,32 +88,32 @@ void clear_records(Module& m) {
 }
 }  // namespace
 
-std::vector<std::shared_ptr<DeferredWeights>> deferred_in(const Module& model) {
-  std::vector<std::shared_ptr<DeferredWeights>> out;
+DeferredRecords deferred_in(const Module& model) {
+  DeferredRecords out;
   if (DeferredWeights::live() > 0) collect_records(model, out);
   return out;
+}
+
+const DeferredWeights& record_of(const DeferredRecords& records, const at::Tensor& param, const std::string& name) {
+  for (const auto& r : records)
+    if (r->covers(param)) return *r;
+  throw CheckpointError("parameter '" + name + "' was never loaded (it is not in the model's files)");
+}
+
+void place(const DeferredRecords& records, const at::Tensor& param, const at::Tensor& slot, const std::string& name) {
+  c10::NoGradGuard no_grad;
+  if (param.is_meta()) record_of(records, param, name).load(param, slot);
+  else slot.copy_(param);
+  assign_data(param, slot);
 }
 
 bool is_deferred(const Module& model) { return !deferred_in(model).empty(); }
 
 void materialize(Module& model) {
-  const auto records = deferred_in(model);
+  const DeferredRecords records = deferred_in(model);
   if (records.empty()) return;
-  c10::NoGradGuard no_grad;
-  for (const auto& [name, p] : model.named_parameters()) {
-    if (!p.is_meta()) continue;
-    const DeferredWeights* weights = nullptr;
-    for (const auto& r : records)
-      if (r->covers(p)) weights = r.get();
-    if (!weights) throw CheckpointError("parameter '" + name + "' was never loaded (it is not in the model's files)");
-    at::Tensor value = at::empty(p.sizes(), p.options().device(weights->device()));
-    at::Tensor flat = value.view({-1});
-    for (int64_t b = 0; b < flat.numel(); b += kReadPiece) {
-      const int64_t n = std::min(kReadPiece, flat.numel() - b);
-      flat.narrow(0, b, n).copy_(weights->read(p, b, n));  // converts to the parameter's dtype
-    }
-    assign_data(p, value);
-  }
+  for (const auto& [name, p] : model.named_parameters())
+    if (p.is_meta()) place(records, p, at::empty(p.sizes(), p.options().device(record_of(records, p, name).device())), name);
   clear_records(model);
 }
 

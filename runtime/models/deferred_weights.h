@@ -52,6 +52,9 @@ class DeferredWeights {
   // Elements [begin, begin + count) of the flattened parameter as stored in the file
   // (its dtype, on the CPU, 1-D): what a rank's shard needs and nothing more.
   at::Tensor read(const at::Tensor& param, int64_t begin, int64_t count) const;
+  // All of the parameter's values into `dst` (as many elements, any dtype and device), read
+  // in pieces so no second full-size copy exists.
+  void load(const at::Tensor& param, const at::Tensor& dst) const;
   // Where the parameters go once loaded: Module::to(device) on a deferred model sets it.
   at::Device device() const { return device_; }
   void set_device(at::Device device) { device_ = device; }
@@ -79,9 +82,16 @@ class DeferredWeights {
 // shallow copy set_data makes is safe; dense → dense goes through set_data itself.
 void assign_data(const at::Tensor& param, const at::Tensor& value);
 
+using DeferredRecords = std::vector<std::shared_ptr<DeferredWeights>>;
 // The records of `model` and its descendants (a recipe may nest a from_pretrained model in
 // its own container), parents first.
-std::vector<std::shared_ptr<DeferredWeights>> deferred_in(const Module& model);
+DeferredRecords deferred_in(const Module& model);
+// The record among `records` that holds `param`; CheckpointError naming `name` if none does.
+const DeferredWeights& record_of(const DeferredRecords& records, const at::Tensor& param, const std::string& name);
+// Fills `slot` (a tensor of the parameter's shape: a view of a flat or unit buffer) with the
+// parameter's values, from its files when it is still there, and makes the parameter `slot`
+// (assign_data). How the flat buffers take a model's parameters without a second copy.
+void place(const DeferredRecords& records, const at::Tensor& param, const at::Tensor& slot, const std::string& name);
 // Whether `model` or a descendant still has parameters waiting in their files.
 bool is_deferred(const Module& model);
 // Loads every waiting parameter of the tree whole, on the device the model was moved to, and

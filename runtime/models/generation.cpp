@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/core/errors.h"
+#include "runtime/models/deferred_weights.h"
 #include "runtime/models/kv_cache.h"
 
 namespace runner::models {
@@ -107,6 +108,7 @@ at::Tensor generate(Module& model, const at::Tensor& input_ids, const at::Tensor
   if (input_ids.dim() != 2 || input_ids.size(1) == 0) throw RecipeError("generate: input_ids must be (batch, length) with length > 0");
   if (attention_mask.defined() && !attention_mask.sizes().equals(input_ids.sizes()))
     throw RecipeError("generate: attention_mask must have input_ids' shape");
+  materialize(model);  // a model whose weights are still in their files (runner generate RECIPE)
   c10::NoGradGuard no_grad;
   EvalMode eval(model);
   const at::Tensor ids = input_ids.to(at::kLong);

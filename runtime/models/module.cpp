@@ -46,6 +46,7 @@ at::Tensor Module::maybe_checkpointed(const std::vector<at::Tensor>& inputs,
 }
 
 TensorMap Module::forward_batch(const TensorMap& batch) {
+  materialize(*this);  // weights still in their files load before a first forward (no-op after)
   if (!hooks_) return forward_batch_impl(batch);
   auto keep = hooks_;  // the hook may be removed while we run
   keep->pre(*this);
@@ -116,6 +117,8 @@ Module::LoadReport Module::load_state_dict(const NamedTensorList& tensors, bool 
     if (!it->second.sizes().equals(dst.sizes()))
       throw CheckpointError("'" + name + "': shape " + shape_str(it->second.sizes()) + " in the file, " + shape_str(dst.sizes()) +
                             " in the model");
+    if (dst.is_meta()) materialize(*this);  // copying into a meta tensor would keep nothing
+    if (dst.is_meta()) throw CheckpointError("'" + name + "' is on the meta device and has no file to load it from");
     dst.copy_(it->second);
     given.erase(it);
   }

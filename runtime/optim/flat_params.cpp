@@ -8,7 +8,7 @@
 namespace runner::optim {
 
 FlatParams::FlatParams(const std::vector<std::pair<std::string, at::Tensor>>& params, const std::vector<int>& group_of,
-                       int num_groups, bool grad_buffer, bool data_buffer) {
+                       int num_groups, bool grad_buffer, bool data_buffer, const Place& place, std::optional<at::Device> device) {
   if (params.empty()) throw RecipeError("the model has no trainable parameters");
   const at::ScalarType dtype = params.front().second.scalar_type();
   int64_t total = 0;
@@ -18,7 +18,8 @@ FlatParams::FlatParams(const std::vector<std::pair<std::string, at::Tensor>>& pa
                         c10::toString(dtype) + "; all trainable parameters must share one dtype");
     total += p.numel();
   }
-  const auto opts = params.front().second.options().requires_grad(false);
+  auto opts = params.front().second.options().requires_grad(false);
+  if (device) opts = opts.device(*device);
   numel_ = total;
   if (!data_buffer) grad_buffer = false;
   if (data_buffer) data_ = at::empty({total}, opts);
@@ -38,8 +39,12 @@ FlatParams::FlatParams(const std::vector<std::pair<std::string, at::Tensor>>& pa
         continue;
       }
       at::Tensor view = data_.narrow(0, offset, s.numel).view(s.shape);
-      view.copy_(p);
-      p.set_data(view);
+      if (place) {
+        place(s.name, p, view);
+      } else {
+        view.copy_(p);
+        p.set_data(view);
+      }
       if (grad_buffer) p.mutable_grad() = grad_.narrow(0, offset, s.numel).view(s.shape);
       else p.mutable_grad() = at::Tensor();
       offset += s.numel;

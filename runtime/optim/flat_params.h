@@ -3,7 +3,9 @@
 // parameter group so each group is one contiguous range. Optimizers then update whole
 // ranges with a handful of vector ops, clipping is one norm, and ZeRO is a slice.
 #pragma once
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,8 +36,13 @@ class FlatParams {
   // .grad, which the data-parallel layer reduces and releases bucket by bucket. Without
   // `data_buffer` (ZeRO-3) only the layout is computed and the parameters stay where they
   // are, so a sharding engine can move them unit by unit without a full extra copy.
+  // `place` puts a parameter's values into its slot (a view of the flat buffer, the
+  // parameter's shape) and re-points the parameter at it; by default a copy and set_data. A
+  // model whose weights are still in their files (on the meta device) reads them straight
+  // into the slots with its own (models::place), on `device`.
+  using Place = std::function<void(const std::string& name, const at::Tensor& param, const at::Tensor& slot)>;
   FlatParams(const std::vector<std::pair<std::string, at::Tensor>>& params, const std::vector<int>& groups, int num_groups,
-             bool grad_buffer = true, bool data_buffer = true);
+             bool grad_buffer = true, bool data_buffer = true, const Place& place = {}, std::optional<at::Device> device = {});
   // The range [begin, end) of `full` for an optimizer that owns only that range (ZeRO):
   // data() aliases full.data(), grad() is `grad` (end − begin values), groups are clipped
   // to the range and shifted to start at 0, and there are no slots.

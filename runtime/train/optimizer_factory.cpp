@@ -162,7 +162,7 @@ BuiltOptimizer build_optimizer(const TrainingArguments& args, const models::Modu
   }
   BuiltOptimizer b;
   b.flat = std::make_unique<optim::FlatParams>(trainable, group_of, static_cast<int>(groups.size()), layout.grad_buffer,
-                                               layout.data_buffer);
+                                               layout.data_buffer, layout.place, layout.device);
   optim::FlatParams& owned = layout.optimizer_view ? layout.optimizer_view(*b.flat) : *b.flat;
   OptionReader reader(spec ? spec->options : parse_optim_args(args.optim_args), type, spec ? "create_optimizer" : "args.optim_args");
   b.optimizer = make(type, owned, groups, reader, args);

@@ -2,6 +2,7 @@
 // parameters grouped as asked and an optimizer over them.
 #pragma once
 #include <functional>
+#include <optional>
 #include <memory>
 #include <vector>
 
@@ -27,6 +28,8 @@ struct BuiltOptimizer {
 struct FlatLayout {
   bool grad_buffer = true;
   bool data_buffer = true;
+  optim::FlatParams::Place place;     // see FlatParams: weights still in their files
+  std::optional<at::Device> device;   // where the flat buffers go when the parameters are meta
   std::function<optim::FlatParams&(optim::FlatParams& full)> optimizer_view;
 };
 BuiltOptimizer build_optimizer(const TrainingArguments& args, const models::Module& model, const models::NamedTensorList& trainable,

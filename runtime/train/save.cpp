@@ -1,6 +1,7 @@
 // Trainer output: the final weights and trainer_state.json in output_dir.
 #include "runtime/io/atomic_file.h"
 #include "runtime/io/safetensors.h"
+#include "runtime/models/deferred_weights.h"
 #include "runtime/models/saved_model.h"
 #include "runtime/train/trainer.h"
 
@@ -10,6 +11,7 @@ void Trainer::save_model(const std::string& dir) {
   // Parameters are whole on every rank (ZeRO-1/2 gather them after each step): the
   // writing process saves the consolidated model.
   if (!should_write()) return;
+  models::materialize(*model_);  // saved without training: weights still in their files load first
   const std::string out = dir.empty() ? args_.output_dir : dir;
   io::make_dirs(out);
   // HF save_pretrained writes the config beside the weights: transformers (or peft, for

@@ -55,7 +55,9 @@ Trainer::Trainer(TrainingArguments args, models::ModulePtr model, Datasets datas
   device_ = resolve_device(args_, options_.local_rank);
   memory_.set_device(device_.device);
   memory_.start("init");
-  if (model_) place_model();  // HF moves the model once, in Trainer.__init__
+  // HF moves the model once, in Trainer.__init__. Weights still in their files (from_pretrained)
+  // stay there until create_optimizer reads them into the training buffers (deferred_weights.h).
+  if (model_) model_->to(device_.device);
   if (model_ && args_.gradient_checkpointing) {
     // HF: model.gradient_checkpointing_enable() in Trainer.train.
     const int n = models::enable_gradient_checkpointing(*model_);
@@ -221,7 +223,7 @@ TrainOutput Trainer::train() {
   at::manual_seed(static_cast<uint64_t>(args_.seed));  // HF: seed, then model_init's fresh model
   if (auto fresh = hooks_->model_init()) model_ = fresh;
   if (!model_) throw RecipeError("the recipe has no model (give `model` or `model_init`)");
-  place_model();
+  model_->to(device_.device);
   if (!datasets_.train) throw RecipeError("training needs a train dataset (datasets.train)");
   // The optimizer (and its state) exists before the batch-size search, so a batch that
   // fits fits next to it; the schedule depends on the batch size, so it comes after.
@@ -373,7 +375,7 @@ TrainOutput Trainer::train() {
           state_bytes = dp_->model_state_bytes(*optimizer_);
           int64_t optimizer_bytes = 0;
           for (const auto& [name, t] : optimizer_->state_tensors()) optimizer_bytes += t.defined() ? static_cast<int64_t>(t.nbytes()) : 0;
-          log_model_states(*model_, state_bytes, optimizer_bytes,
+          log_model_states(state_bytes, optimizer_bytes, dp_->frozen_param_bytes(*model_),
                            dp_->world() > 1 || dp_->config().zero_stage > 0
                                ? " (" + dp_->config().description + ", " + std::to_string(dp_->world()) + " ranks)"
                                : "");

@@ -102,9 +102,6 @@ class Trainer {
 
  private:
   // training (trainer.cpp)
-  // Moves the model to the run's device; weights still in their files load there, except
-  // under ZeRO-3, whose ranks read only their shards when the optimizer is set up.
-  void place_model();
   void create_optimizer();
   void create_scheduler();  // needs state_.max_steps
   // auto_find_batch_size (batch_size_finder.cpp): the largest per-device batch, halving from

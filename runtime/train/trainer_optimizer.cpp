@@ -1,19 +1,13 @@
-// The Trainer's model placement, optimizer and learning-rate schedule (HF create_optimizer /
-// create_scheduler): the model on the run's device (weights still in their files loaded
-// whole, or under ZeRO-3 as each rank's shards), the trainable parameters only (a LoRA
-// model's adapters) in the flat layout the data-parallel engine shards, and the schedule a
-// hook, a DeepSpeed scheduler block or the arguments ask for.
+// The Trainer's optimizer and learning-rate schedule (HF create_optimizer /
+// create_scheduler): the trainable parameters only (a LoRA model's adapters) in the flat
+// layout the data-parallel engine shards (weights still in their files are read into it),
+// and the schedule a hook, a DeepSpeed scheduler block or the arguments ask for.
 #include "runtime/log/log.h"
 #include "runtime/models/deferred_weights.h"
 #include "runtime/train/optimizer_factory.h"
 #include "runtime/train/trainer.h"
 
 namespace runner::train {
-
-void Trainer::place_model() {
-  model_->to(device_.device);
-  if (dp_->config().zero_stage != 3) models::materialize(*model_);
-}
 
 void Trainer::create_optimizer() {
   models::NamedTensorList trainable;
@@ -24,9 +18,15 @@ void Trainer::create_optimizer() {
   layout.grad_buffer = dp_->full_grad_buffer();
   layout.data_buffer = dp_->full_data_buffer();
   layout.optimizer_view = [this](optim::FlatParams& full) -> optim::FlatParams& { return dp_->attach(full, *model_); };
-  // Under ZeRO-3 a model still in its files is read here, each rank its own shards.
-  const auto records = models::deferred_in(*model_);
+  // A model still in its files is read here, straight into the flat buffer (or under ZeRO-3
+  // into each rank's shards): no second copy of the model ever exists.
+  const models::DeferredRecords records = models::deferred_in(*model_);
+  if (!records.empty()) {
+    layout.device = records.front()->device();
+    layout.place = [records](const std::string& name, const at::Tensor& p, const at::Tensor& slot) { models::place(records, p, slot, name); };
+  }
   auto built = build_optimizer(args_, *model_, trainable, spec ? &*spec : nullptr, layout);
+  models::materialize(*model_);  // what no buffer took (frozen weights outside ZeRO-3) loads whole
   if (!records.empty()) {
     int64_t read = 0, total = 0;
     for (const auto& r : records) read += r->values_read(), total += r->values_total();

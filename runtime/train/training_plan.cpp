@@ -50,10 +50,7 @@ void log_plan(const TrainingPlan& p, const models::Module& model, const Training
   }
 }
 
-void log_model_states(const models::Module& model, int64_t state_bytes, int64_t optimizer_bytes, const std::string& layout) {
-  int64_t frozen = 0;
-  for (const auto& [name, t] : model.named_parameters())
-    if (!t.requires_grad()) frozen += static_cast<int64_t>(t.nbytes());
+void log_model_states(int64_t state_bytes, int64_t optimizer_bytes, int64_t frozen, const std::string& layout) {
   log::info("Model states on this rank (parameters, gradients, optimizer) = " + std::to_string(state_bytes) + " bytes" + layout +
             "; optimizer state = " + std::to_string(optimizer_bytes) + " bytes" +
             (frozen > 0 ? "; frozen parameters = " + std::to_string(frozen) + " bytes" : ""));

@@ -27,7 +27,8 @@ void log_plan(const TrainingPlan& plan, const models::Module& model, const Train
 
 // After the first optimizer step: what this rank holds for training (`state_bytes`: the
 // trainable parameters, gradients and optimizer state), the optimizer state on its own
-// (`optimizer_bytes`; with LoRA it covers the adapters only) and the frozen weights.
-void log_model_states(const models::Module& model, int64_t state_bytes, int64_t optimizer_bytes, const std::string& layout);
+// (`optimizer_bytes`; with LoRA it covers the adapters only) and the frozen weights this
+// rank holds (`frozen_bytes`: all of them, or its shards under ZeRO-3).
+void log_model_states(int64_t state_bytes, int64_t optimizer_bytes, int64_t frozen_bytes, const std::string& layout);
 
 }  // namespace runner::train

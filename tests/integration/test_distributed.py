@@ -5,6 +5,7 @@ model-state bytes follow the ZeRO formulas; checkpoints resume on another world 
 failures on one rank stop every rank."""
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -166,15 +167,19 @@ class Distributed(unittest.TestCase):
         self.assert_same_weights(out, self.reference("llama", 8, 1))
 
     def test_lora_matches_single_process_in_every_sharding_family(self):
-        # Only the adapters train (and are saved); under ZeRO-3 they are sharded, the frozen
-        # base weights stay whole on every rank.
+        # Only the adapters train (and are saved); under ZeRO-3 the adapters and the frozen
+        # base weights are both sharded (the base in units of its own that are never reduced).
         reference = self.reference("lora", 8, 1)
         self.assertEqual(len(read_safetensors(os.path.join(reference, "adapter_model.safetensors"))), 2 * 2 * 7)
+        frozen = {}
         for mode in ("ddp", "zero2", "zero3"):
             with self.subTest(mode=mode):
-                out, _ = self.train(2, "lora", f"lora_{mode}", 4, 1, MODES[mode])
+                out, stdout = self.train(2, "lora", f"lora_{mode}", 4, 1, MODES[mode])
                 self.assertFalse(os.path.exists(os.path.join(out, "model.safetensors")))
                 self.assert_same_weights(out, reference, file="adapter_model.safetensors")
+                frozen[mode] = int(re.search(r"frozen parameters = (\d+) bytes", stdout).group(1))
+        self.assertEqual(frozen["ddp"], frozen["zero2"])  # whole on every rank
+        self.assertLessEqual(frozen["zero3"], frozen["ddp"] // 2 + 64)  # rank 0's half (chunks pad to 2)
         out, _ = self.train(2, "lora", "lora_zero3_ckpt", 4, 1, MODES["zero3"] + ["--gradient_checkpointing", "true"])
         self.assert_same_weights(out, reference, file="adapter_model.safetensors")
 
@@ -189,7 +194,9 @@ class Distributed(unittest.TestCase):
             "models.from_pretrained(", "models.lora(models.from_pretrained(").replace(
             "),\n}", "), {r = 4, alpha = 8, target_modules = \"all-linear\"}),\n}"))
         single, stdout = self.train(1, "pretrained", "pretrained_single", 8)
-        self.assertNotIn("parameter values from its files", stdout)  # loaded whole before training
+        whole = re.search(r"Read (\d+) of the model's (\d+) parameter values", stdout)
+        self.assertIsNotNone(whole, stdout)
+        self.assertEqual(whole.group(1), whole.group(2))  # one process: every value, once
         out, stdout = self.train(2, "pretrained", "pretrained_zero3", 4, 1, MODES["zero3"] + ["--log_level_replica", "info"])
         self.assert_same_weights(out, single)
         reads = {}
@@ -202,10 +209,13 @@ class Distributed(unittest.TestCase):
         self.assertEqual(reads[False][0] + reads[True][0], total)
         for rank_read, _ in reads.values():
             self.assertLess(rank_read, 0.6 * total)
-        # LoRA: the adapters are sharded, the frozen base is read whole on each rank.
+        # LoRA: the frozen base is sharded too, and read shard by shard.
         lora_single, _ = self.train(1, "pretrained_lora", "pretrained_lora_single", 8)
-        out, _ = self.train(2, "pretrained_lora", "pretrained_lora_zero3", 4, 1, MODES["zero3"])
+        out, stdout = self.train(2, "pretrained_lora", "pretrained_lora_zero3", 4, 1, MODES["zero3"] + ["--log_level_replica", "info"])
         self.assert_same_weights(out, lora_single, file="adapter_model.safetensors")
+        reads = [int(line.split("Read ", 1)[1].split()[0]) for line in stdout.splitlines() if "parameter values from its files" in line]
+        self.assertEqual(sorted(reads), sorted([reads[0], total - reads[0]]), stdout)
+        self.assertLess(max(reads), 0.6 * total)
 
     def test_logged_loss_is_the_global_loss(self):
         single = self.reference("mlp", 8, 1)

@@ -7,9 +7,11 @@
 #include "runtime/io/safetensors.h"
 #include "runtime/models/builtin.h"
 #include "runtime/models/deferred_weights.h"
+#include "runtime/models/generation.h"
 #include "runtime/models/layers.h"
 #include "runtime/models/lora.h"
 #include "runtime/models/pretrained.h"
+#include "runtime/optim/flat_params.h"
 #include "tests/models/model_test_util.h"
 
 using namespace runner;
@@ -159,4 +161,50 @@ TEST(DeferredWeights, FileErrorsComeFromTheHeadersBeforeAnyValueIsRead) {
   } catch (const CheckpointError& e) {
     EXPECT_NE(std::string(e.what()).find("shape mismatch"), std::string::npos) << e.what();
   }
+}
+
+TEST(DeferredWeights, ForwardGenerateAndLoadStateDictLoadTheFilesFirst) {
+  const std::string dir = llama_folder("deferred_use", false);
+  auto eager = from_pretrained(dir);
+  const at::Tensor ids = at::randint(0, 50, {2, 5});
+  {
+    auto lazy = from_pretrained(dir, /*deferred=*/true);
+    EXPECT_TRUE(lazy->forward_batch({{"input_ids", ids}}).at("logits").equal(eager->forward_batch({{"input_ids", ids}}).at("logits")));
+    EXPECT_FALSE(is_deferred(*lazy));
+  }
+  {
+    auto lazy = from_pretrained(dir, /*deferred=*/true);
+    GenerationConfig g;
+    g.max_new_tokens = 4;
+    EXPECT_TRUE(generate(*lazy, ids, at::Tensor(), g).equal(generate(*eager, ids, at::Tensor(), g)));
+  }
+  {
+    auto lazy = from_pretrained(dir, /*deferred=*/true);
+    const at::Tensor twos = at::full({16}, 2.0);
+    lazy->load_state_dict({{"model.norm.weight", twos}}, /*strict=*/false);
+    EXPECT_FALSE(is_deferred(*lazy));
+    for (const auto& [name, t] : eager->state_dict())
+      EXPECT_TRUE(test::find_named(lazy->state_dict(), name).equal(name == "model.norm.weight" ? twos : t)) << name;
+  }
+}
+
+TEST(DeferredWeights, FlatBufferTakesTheValuesStraightFromTheFiles) {
+  const std::string dir = llama_folder("deferred_flat", false);
+  auto eager = from_pretrained(dir);
+  auto lazy = from_pretrained(dir, /*deferred=*/true);
+  const DeferredRecords records = deferred_in(*lazy);
+  const NamedTensorList params = lazy->named_parameters();
+  optim::FlatParams flat(params, std::vector<int>(params.size(), 0), 1, /*grad_buffer=*/true, /*data_buffer=*/true,
+                         [&](const std::string& name, const at::Tensor& p, const at::Tensor& slot) { place(records, p, slot, name); },
+                         at::Device(at::kCPU));
+  const auto* begin = static_cast<const char*>(flat.data().data_ptr());
+  const auto eager_params = eager->named_parameters();
+  for (size_t i = 0; i < params.size(); ++i) {
+    const at::Tensor& p = params[i].second;
+    ASSERT_FALSE(p.is_meta()) << params[i].first;
+    const auto* at = static_cast<const char*>(p.data_ptr());
+    EXPECT_TRUE(at >= begin && at < begin + flat.data().nbytes()) << params[i].first << " is not a view of the flat buffer";
+    EXPECT_TRUE(p.equal(eager_params[i].second)) << params[i].first;
+  }
+  EXPECT_EQ(records.front()->values_read(), lazy->num_parameters());  // each value read once, into its slot
 }
