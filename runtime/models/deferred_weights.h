@@ -2,10 +2,12 @@
 //
 // from_pretrained builds the model under MetaInit: parameters on PyTorch's meta device
 // (shapes and dtypes, no memory, no random initialisation, as transformers v5 builds a model
-// before loading it) and DeferredWeights records which safetensors tensor holds each. Then
-// either materialize() loads every parameter whole (one process, DDP, ZeRO-1/2, anything
-// that touches the weights before training), or ZeRO-3 reads only this rank's slice of each
-// parameter straight into its shard (dist/zero3.cpp): no rank ever holds the whole model.
+// before loading it) and DeferredWeights records which safetensors tensor holds each. The
+// Trainer then reads each value once, straight into its training buffers: the flat
+// parameter buffer (one process, DDP, ZeRO-1/2: place()), or under ZeRO-3 only this rank's
+// slice of each parameter into its shard (dist/zero3.cpp), so no rank ever holds the whole
+// model. Anything else that touches the weights first (recipe code, generation, an
+// evaluation without training) loads them whole with materialize().
 #pragma once
 #include <atomic>
 #include <map>
