@@ -2,8 +2,10 @@
 every data-parallel mode on CUDA tensors equals single-process CUDA training, with NCCL on
 one rank and with MPI staging through host memory on two ranks sharing one GPU; the HF docs'
 DeepSpeed ZeRO-2 and ZeRO-3 examples train a GPT with fp16 as written; ZeRO-3 with CPU offload
-trains a model whose states exceed a device-memory cap that plain DDP runs into; a CUDA
-out-of-memory error is one line with exit 2; `runner --version` lists the GPU."""
+trains a model whose states exceed a device-memory cap that plain DDP runs into; a
+models.from_pretrained model read from its files onto the GPU (whole, or as ZeRO-3 shards)
+trains like on the CPU; a CUDA out-of-memory error is one line with exit 2; `runner
+--version` lists the GPU."""
 import json
 import os
 import re
@@ -16,7 +18,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
 from runner_test_util import BINARY, TempDir, read_safetensors, write  # noqa: E402
-from test_distributed import GPT, MODES, launch, load_json  # noqa: E402
+from test_distributed import GPT, LLAMA, MODES, launch, load_json  # noqa: E402
 
 
 BIG_GPT = """local data = require "runner.data"
@@ -141,6 +143,27 @@ class Gpu(unittest.TestCase):
         self.assertEqual(z3.returncode, 0, z3.stderr[-3000:])
         results = load_json(os.path.join(self.tmp, "cap_zero3", "train_results.json"))
         self.assertLess(results["model_state_bytes"], 1.6 * 2**30)
+
+    def test_from_pretrained_reads_its_files_onto_the_gpu(self):
+        # The weights go from the files straight into the flat buffer on cuda:0 (one process) or
+        # into each rank's shards there (ZeRO-3, two ranks on one GPU): both equal CPU training.
+        llama = write(os.path.join(self.tmp, "llama.lua"), LLAMA)
+        folder = os.path.join(self.tmp, "llama_src")
+        code, _, err = launch(1, llama, "--output_dir", folder, "--max_steps", "1", "--use_cpu", "true")
+        self.assertEqual(code, 0, err[-2000:])
+        load = write(os.path.join(self.tmp, "pretrained.lua"),
+                     LLAMA[:LLAMA.index("  model = models.llama{")] + f"  model = models.from_pretrained({json.dumps(folder)}),\n}}\n")
+        runs = {}
+        for name, n, extra in (("cpu", 1, ["--use_cpu", "true", "--per_device_train_batch_size", "8"]),
+                               ("cuda", 1, ["--per_device_train_batch_size", "8"]),
+                               ("cuda_zero3", 2, ["--per_device_train_batch_size", "4", "--ddp_backend", "mpi", *MODES["zero3"]])):
+            out = os.path.join(self.tmp, f"pretrained_{name}")
+            code, stdout, err = launch(n, load, "--output_dir", out, *extra)
+            self.assertEqual(code, 0, f"{name}: {err[-3000:]}")
+            self.assertIn("parameter values from its files on this rank", stdout)
+            runs[name] = out
+        self.assert_close(runs["cuda"], runs["cpu"], 1e-4)
+        self.assert_close(runs["cuda_zero3"], runs["cpu"], 1e-4)
 
     def test_version_lists_the_gpu(self):
         p = subprocess.run([BINARY, "--version"], capture_output=True, text=True, timeout=120)
