@@ -22,6 +22,8 @@
 #include <cmath>
 #include <limits>
 
+#include <nlohmann/json.hpp>
+
 #include "runtime/core/errors.h"
 #include "runtime/models/attention.h"
 #include "runtime/models/batch_inputs.h"
@@ -152,6 +154,19 @@ class GPT : public Module {
   bool shifts_labels() const override { return true; }
   std::vector<std::string> input_names() const override { return {"input_ids", "labels"}; }
   std::vector<std::string> no_split_modules() const override { return {"GPT2Block"}; }
+  // GPT2Config's config.json, so transformers and models.from_pretrained load the folders the
+  // Trainer writes. Without biases the model is not GPT-2's architecture: no config then.
+  std::string hf_config_json() const override {
+    if (!config_.bias) return "";
+    const GPTConfig& c = config_;
+    return nlohmann::json{{"architectures", {"GPT2LMHeadModel"}}, {"model_type", "gpt2"}, {"vocab_size", c.vocab_size},
+                          {"n_positions", c.block_size}, {"n_ctx", c.block_size}, {"n_embd", c.n_embd}, {"n_layer", c.n_layer},
+                          {"n_head", c.n_head}, {"n_inner", nullptr}, {"activation_function", "gelu_new"},
+                          {"resid_pdrop", c.dropout}, {"embd_pdrop", c.dropout}, {"attn_pdrop", c.dropout},
+                          {"layer_norm_epsilon", c.layer_norm_epsilon}, {"initializer_range", kInitStd},
+                          {"tie_word_embeddings", true}, {"dtype", "float32"}}
+        .dump(2);
+  }
 
   TensorMap forward_batch_impl(const TensorMap& batch) override {
     at::Tensor ids = token_ids(require_field(batch, "input_ids", "models.gpt"), "input_ids", "models.gpt");  // (B, T)
