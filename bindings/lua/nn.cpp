@@ -94,13 +94,15 @@ int module_load_state_dict(lua_State* L) {
   push_load_report(L, report);
   return 1;
 }
+// Methods that read no weights use peek_module: a model whose weights are still in their
+// files stays so (check_module would load them whole, undoing ZeRO-3's sharded loading).
 int module_train(lua_State* L) {
-  check_module(L, 1)->train(lua_isnoneornil(L, 2) ? true : lua_toboolean(L, 2) != 0);
+  peek_module(L, 1)->train(lua_isnoneornil(L, 2) ? true : lua_toboolean(L, 2) != 0);
   lua_settop(L, 1);
   return 1;
 }
 int module_eval(lua_State* L) {
-  check_module(L, 1)->eval();
+  peek_module(L, 1)->eval();
   lua_settop(L, 1);
   return 1;
 }
@@ -123,20 +125,20 @@ int module_double(lua_State* L) {
   return 1;
 }
 int module_training(lua_State* L) {
-  lua_pushboolean(L, check_module(L, 1)->is_training());
+  lua_pushboolean(L, peek_module(L, 1)->is_training());
   return 1;
 }
 int module_num_parameters(lua_State* L) {
-  lua_pushnumber(L, static_cast<double>(check_module(L, 1)->num_parameters()));
+  lua_pushnumber(L, static_cast<double>(peek_module(L, 1)->num_parameters()));
   return 1;
 }
 int module_type(lua_State* L) {
-  lua_pushstring(L, check_module(L, 1)->type_name().c_str());
+  lua_pushstring(L, peek_module(L, 1)->type_name().c_str());
   return 1;
 }
 int module_append(lua_State* L) {
-  ModulePtr m = check_module(L, 1);
-  ModulePtr item = check_module(L, 2);
+  ModulePtr m = peek_module(L, 1);
+  ModulePtr item = peek_module(L, 2);
   if (auto* s = dynamic_cast<models::Sequential*>(m.get())) s->append(item);
   else if (auto* l = dynamic_cast<models::ModuleList*>(m.get())) l->append(item);
   else throw RecipeError(m->type_name() + " has no append (only Sequential and ModuleList)");
@@ -163,22 +165,25 @@ void repr(const Module& m, std::string& out, int indent) {
 }
 int module_tostring(lua_State* L) {
   std::string s;
-  repr(*check_module(L, 1), s, 0);
+  repr(*peek_module(L, 1), s, 0);
   lua_pushstring(L, s.c_str());
   return 1;
 }
 int module_len(lua_State* L) {
-  lua_pushnumber(L, static_cast<double>(check_module(L, 1)->children().size()));
+  lua_pushnumber(L, static_cast<double>(peek_module(L, 1)->children().size()));
   return 1;
 }
 
 // m.name: methods, then children, parameters, buffers, Lua attributes; seq[i] → child "i".
 int module_index(lua_State* L) {
-  ModulePtr m = check_module(L, 1);
+  ModulePtr m = peek_module(L, 1);
   lua_pushvalue(L, 2);
-  lua_rawget(L, lua_upvalueindex(1));  // methods
+  lua_rawget(L, lua_upvalueindex(1));  // methods (each decides whether it needs the weights)
   if (!lua_isnil(L, -1)) return 1;
   lua_pop(L, 1);
+  // A child, parameter or attribute hands out part of the model: its weights load now (a
+  // child holds no record of its root's files).
+  models::materialize(*m);
   std::string key;
   if (lua_type(L, 2) == LUA_TNUMBER) key = std::to_string(check_int(L, 2, "module index"));
   else if (lua_type(L, 2) == LUA_TSTRING) key = lua_tostring(L, 2);
@@ -305,7 +310,7 @@ std::vector<ModulePtr> module_args(lua_State* L, const char* fn) {
     }
     return out;
   }
-  for (int i = 1; i <= lua_gettop(L); ++i) out.push_back(check_module(L, i));
+  for (int i = 1; i <= lua_gettop(L); ++i) out.push_back(peek_module(L, i));  // containers read no weights
   return out;
 }
 int nn_sequential(lua_State* L) { return ret(L, std::make_shared<models::Sequential>(module_args(L, "nn.Sequential"))); }

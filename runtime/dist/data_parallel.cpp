@@ -29,9 +29,18 @@ void DataParallel::broadcast_model(models::Module& model) {
   const bool flat = full_->data().defined();
   if (flat) comm_->broadcast(full_->data(), 0);
   // Frozen parameters and buffers are not in the flat buffer (under ZeRO-3 nothing is).
-  // Parameters still in their files (meta) are read from the same files on every rank.
-  for (auto& [name, t] : model.state_dict()) {
-    if (t.is_meta()) continue;
+  // Parameters still in their files (meta) are read from the same files on every rank, so
+  // they need no broadcast; recipe code may have loaded them on some ranks only, so the
+  // ranks first agree on which those are (else they would pair different broadcasts).
+  const models::NamedTensorList state = model.state_dict();
+  at::Tensor in_files = at::zeros({static_cast<int64_t>(state.size())}, at::kFloat);
+  for (size_t i = 0; i < state.size(); ++i)
+    if (state[i].second.is_meta()) in_files[static_cast<int64_t>(i)] = 1.0;
+  comm_->all_reduce(in_files, ReduceOp::kSum);
+  const auto skip = in_files.accessor<float, 1>();
+  for (size_t i = 0; i < state.size(); ++i) {
+    const at::Tensor& t = state[i].second;
+    if (skip[static_cast<int64_t>(i)] > 0) continue;
     if (flat && t.is_contiguous() && t.data_ptr() >= full_->data().data_ptr() &&
         static_cast<char*>(t.data_ptr()) < static_cast<char*>(full_->data().data_ptr()) + full_->data().nbytes())
       continue;

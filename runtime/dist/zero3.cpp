@@ -205,7 +205,7 @@ void Zero3::begin_micro_step() {
   s.next = 0;
   s.discard = false;
   std::fill(s.param_seen.begin(), s.param_seen.end(), 0);
-  for (auto& u : s.units) u.ready = 0;
+  for (auto& u : s.units) u.ready = 0, u.release_pending = false;
 }
 
 void Zero3::discard_micro_step() { state_->discard = true; }

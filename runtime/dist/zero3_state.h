@@ -170,10 +170,10 @@ struct Zero3::State {
   }
 
   void release(Unit& u) {
-    u.release_pending = false;
     if (!u.gathered || u.persistent) return;
     for (auto& g : u.groups) free_storage(g.full);
     u.gathered = false;
+    u.release_pending = false;
   }
 
   // Reduce-scatter the unit's gradients (rank-major blocks of every trainable group), keep
@@ -188,12 +188,15 @@ struct Zero3::State {
     if (backward_post && trace_pos[idx] >= 0) prefetch(trace_pos[idx] - 1, -1, prefetch_backward);
   }
 
-  // Backward is entering unit `idx`: it is done with every unit that comes later in the
-  // forward order (autograd runs a later-created node before an earlier one), so the units
-  // whose release waited can go.
+  // Backward is entering unit `idx`: it is done with every unit that ran later in forward
+  // (autograd runs a later-created node before an earlier one, parallel branches included),
+  // so those whose release waited can go. A waiting unit backward has not reached yet keeps
+  // waiting: it is gathered when backward enters it and released after.
   void release_waiting(size_t idx) {
+    const int here = trace_pos[idx];
+    if (here < 0) return;
     for (size_t i = 0; i < units.size(); ++i)
-      if (units[i].release_pending && i != idx) release(units[i]);
+      if (units[i].release_pending && trace_pos[i] > here) release(units[i]);
   }
 
   void reduce_grads(Unit& u) {

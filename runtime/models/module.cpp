@@ -118,7 +118,8 @@ Module::LoadReport Module::load_state_dict(const NamedTensorList& tensors, bool 
       throw CheckpointError("'" + name + "': shape " + shape_str(it->second.sizes()) + " in the file, " + shape_str(dst.sizes()) +
                             " in the model");
     if (dst.is_meta()) materialize(*this);  // copying into a meta tensor would keep nothing
-    if (dst.is_meta()) throw CheckpointError("'" + name + "' is on the meta device and has no file to load it from");
+    if (dst.is_meta())
+      throw CheckpointError("'" + name + "' is still in its model's files: load the whole model (the module from_pretrained returned) first");
     dst.copy_(it->second);
     given.erase(it);
   }

@@ -178,5 +178,49 @@ TEST(Zero3, ParametersAreFreedBetweenStepsAndGatheredForForward) {
   EXPECT_EQ(z.unit_names(), (std::vector<std::string>{"(root)", "0", "2"}));
 }
 
+// Five Linear units, the middle three frozen (a LoRA model's base between trainable layers).
+models::ModulePtr partly_frozen_net() {
+  at::manual_seed(5);
+  std::vector<models::ModulePtr> layers;
+  for (int i = 0; i < 5; ++i) {
+    if (i) layers.push_back(std::make_shared<models::Activation>("Tanh"));
+    layers.push_back(std::make_shared<models::Linear>(8, 8));
+  }
+  auto net = std::make_shared<models::Sequential>(layers);
+  for (const auto& [name, p] : net->named_parameters())
+    if (name[0] != '0' && name[0] != '8') p.requires_grad_(false);
+  return net;
+}
+
+TEST(Zero3, FrozenWeightsAreShardedGatheredForBackwardAndFreedBehindIt) {
+  auto reference = partly_frozen_net();
+  auto model = partly_frozen_net();
+  const at::Tensor x = at::randn({3, 8});
+  reference->forward(x).pow(2).sum().backward();
+  models::NamedTensorList trainable;
+  for (const auto& [name, p] : model->named_parameters())
+    if (p.requires_grad()) trainable.emplace_back(name, p);
+  optim::FlatParams flat(trainable, std::vector<int>(trainable.size(), 0), 1, false, false);
+  Zero3 z(make_local_communicator(), flat, *model, Zero3Options{{"Linear"}, 0, 0});
+  std::vector<at::Tensor> weights;  // each unit's weight, frozen ones included
+  for (const auto& [name, p] : model->named_parameters())
+    if (name.find("weight") != std::string::npos) weights.push_back(p);
+  for (const auto& w : weights) EXPECT_EQ(w.storage().nbytes(), 0u) << "frozen units are sharded too";
+  EXPECT_GT(z.frozen_param_bytes(), 0);
+  z.begin_micro_step();
+  model->forward(x).pow(2).sum().backward();
+  // Backward has left every unit: each was freed behind it (a frozen one once backward
+  // entered the unit before it), not only at the micro-step's end.
+  for (size_t i = 0; i < weights.size(); ++i) EXPECT_EQ(weights[i].storage().nbytes(), 0u) << "unit " << i << " still gathered";
+  z.end_micro_step();
+  z.gather_all();
+  const auto want = reference->named_parameters(), got = model->named_parameters();
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_TRUE(at::equal(got[i].second, want[i].second)) << got[i].first;
+  // The trainable layers' reduced gradients are plain autograd's (shard = whole at W = 1).
+  const at::Tensor expected = at::cat({want[0].second.grad().reshape(-1), want[1].second.grad().reshape(-1),
+                                       want[8].second.grad().reshape(-1), want[9].second.grad().reshape(-1)});
+  EXPECT_TRUE(at::allclose(z.shard_grad().narrow(0, 0, expected.numel()), expected, 1e-6, 1e-7));
+}
+
 }  // namespace
 }  // namespace runner::dist

@@ -209,6 +209,21 @@ class Distributed(unittest.TestCase):
         self.assertEqual(reads[False][0] + reads[True][0], total)
         for rank_read, _ in reads.values():
             self.assertLess(rank_read, 0.6 * total)
+        # Recipe code that uses the model on one rank only (rank 0 reads its state dict) loads
+        # it there whole: the ranks still agree on what to broadcast and train alike.
+        early = (LLAMA[:LLAMA.index("return {")] + f"local m = models.from_pretrained({json.dumps(folder)})\n"
+                 "if require(\"runner.dist\").is_main_process then m:state_dict() end\n"
+                 + LLAMA[LLAMA.index("return {"):LLAMA.index("  model = models.llama{")] + "  model = m,\n}\n")
+        self.recipes["pretrained_early"] = write(os.path.join(self.tmp, "pretrained_early.lua"), early)
+        for mode in ("ddp", "zero3"):
+            with self.subTest(mode=mode):
+                out, stdout = self.train(2, "pretrained_early", f"pretrained_early_{mode}", 4, 1, MODES[mode] + ["--log_level_replica", "info"])
+                self.assert_same_weights(out, single)
+                # Both ranks took part in the same collectives (a broadcast rank 1 skipped would
+                # show as bytes only rank 0 moved).
+                moved = re.findall(r"rank (\d)\]\s+train_comm_bytes\s+= ([\d.]+)", stdout)
+                self.assertEqual(len(moved), 2, stdout[-2000:])
+                self.assertEqual(moved[0][1], moved[1][1], moved)
         # LoRA: the frozen base is sharded too, and read shard by shard.
         lora_single, _ = self.train(1, "pretrained_lora", "pretrained_lora_single", 8)
         out, stdout = self.train(2, "pretrained_lora", "pretrained_lora_zero3", 4, 1, MODES["zero3"] + ["--log_level_replica", "info"])

@@ -26,14 +26,20 @@ LlamaConfig tiny_llama(bool tied) {
   return c;
 }
 
-// A Hugging Face folder (config.json + model.safetensors) of a random tiny Llama.
-std::string llama_folder(const std::string& tag, bool tied) {
+// A Hugging Face folder (config.json + model.safetensors) of a random tiny Llama, and the
+// model it was saved from: the reference every load is compared with.
+struct Folder {
+  std::string dir;
+  ModulePtr source;
+};
+Folder llama_folder(const std::string& tag, bool tied) {
   const std::string dir = test::temp_dir(tag);
   at::manual_seed(3);
   auto m = make_llama(tiny_llama(tied));
+  m->eval();
   io::save_safetensors(dir + "/model.safetensors", m->state_dict(), {{"format", "pt"}});
   test::write_text(dir + "/config.json", m->hf_config_json());
-  return dir;
+  return {dir, m};
 }
 
 void expect_same_state(const Module& a, const Module& b) {
@@ -63,11 +69,12 @@ TEST(DeferredWeights, MetaInitBuildsLayersWithoutMemory) {
   EXPECT_FALSE(l.weight.is_meta());
 }
 
-TEST(DeferredWeights, DeferredLoadEqualsEagerLoadAndReadsEachValueOnce) {
+TEST(DeferredWeights, DeferredAndEagerLoadsGiveTheSavedModelAndReadEachValueOnce) {
   for (const bool tied : {true, false}) {
-    const std::string dir = llama_folder(tied ? "deferred_tied" : "deferred_untied", tied);
-    auto eager = from_pretrained(dir);
+    const auto [dir, source] = llama_folder(tied ? "deferred_tied" : "deferred_untied", tied);
+    const ModulePtr eager = from_pretrained(dir);
     EXPECT_FALSE(is_deferred(*eager));
+    expect_same_state(*eager, *source);
     auto lazy = from_pretrained(dir, /*deferred=*/true);
     ASSERT_TRUE(is_deferred(*lazy));
     const auto weights = lazy->deferred();
@@ -79,12 +86,12 @@ TEST(DeferredWeights, DeferredLoadEqualsEagerLoadAndReadsEachValueOnce) {
     EXPECT_FALSE(is_deferred(*lazy));
     EXPECT_FALSE(embed.is_meta());  // the same tensor now holds the values
     EXPECT_EQ(weights->values_read(), lazy->num_parameters());  // the tied head is read once
-    expect_same_state(*lazy, *eager);
+    expect_same_state(*lazy, *source);
   }
 }
 
 TEST(DeferredWeights, TiedHeadStaysTiedAndTrains) {
-  const std::string dir = llama_folder("deferred_train", true);
+  const std::string dir = llama_folder("deferred_train", true).dir;
   auto model = from_pretrained(dir, /*deferred=*/true);
   materialize(*model);
   const auto state = model->state_dict();
@@ -101,8 +108,7 @@ TEST(DeferredWeights, TiedHeadStaysTiedAndTrains) {
 }
 
 TEST(DeferredWeights, DtypeAndDeviceChosenBeforeLoadingApply) {
-  const std::string dir = llama_folder("deferred_dtype", false);
-  auto eager = from_pretrained(dir);
+  const auto [dir, source] = llama_folder("deferred_dtype", false);
   auto lazy = from_pretrained(dir, /*deferred=*/true);
   lazy->to(at::kDouble);
   lazy->to(at::Device(at::kCPU));
@@ -110,27 +116,26 @@ TEST(DeferredWeights, DtypeAndDeviceChosenBeforeLoadingApply) {
   EXPECT_EQ(lazy->deferred()->device(), at::Device(at::kCPU));
   materialize(*lazy);
   for (const auto& [name, p] : lazy->named_parameters()) EXPECT_EQ(p.scalar_type(), at::kDouble) << name;
-  eager->to(at::kDouble);
-  expect_same_state(*lazy, *eager);
+  source->to(at::kDouble);
+  expect_same_state(*lazy, *source);
 }
 
 TEST(DeferredWeights, ReadGivesAnyRangeOfAParameter) {
-  const std::string dir = llama_folder("deferred_read", false);
-  auto eager = from_pretrained(dir);
+  const auto [dir, source] = llama_folder("deferred_read", false);
   auto lazy = from_pretrained(dir, /*deferred=*/true);
   const auto weights = lazy->deferred();
-  const auto lazy_params = lazy->named_parameters(), eager_params = eager->named_parameters();
+  const auto lazy_params = lazy->named_parameters(), source_params = source->named_parameters();
   for (size_t i = 0; i < lazy_params.size(); ++i) {
     const at::Tensor& p = lazy_params[i].second;
     ASSERT_TRUE(weights->covers(p));
     const int64_t n = p.numel(), b = n / 3, count = n - b - n / 5;
-    EXPECT_TRUE(weights->read(p, b, count).equal(eager_params[i].second.reshape(-1).narrow(0, b, count))) << lazy_params[i].first;
+    EXPECT_TRUE(weights->read(p, b, count).equal(source_params[i].second.reshape(-1).narrow(0, b, count))) << lazy_params[i].first;
   }
   EXPECT_THROW(weights->read(lazy_params[0].second, 0, lazy_params[0].second.numel() + 1), CheckpointError);
 }
 
 TEST(DeferredWeights, LoraAdaptsABaseStillInItsFiles) {
-  const std::string dir = llama_folder("deferred_lora", false);
+  const auto [dir, source] = llama_folder("deferred_lora", false);
   auto lazy = from_pretrained(dir, /*deferred=*/true);
   LoraConfig c;
   c.r = 2, c.alpha = 4, c.init_lora_weights = false;
@@ -143,12 +148,11 @@ TEST(DeferredWeights, LoraAdaptsABaseStillInItsFiles) {
   const at::Tensor a = test::find_named(lazy->state_dict(), "model.layers.0.self_attn.q_proj.lora_A.weight").clone();
   materialize(*lazy);
   EXPECT_TRUE(test::find_named(lazy->state_dict(), "model.layers.0.self_attn.q_proj.lora_A.weight").equal(a));
-  auto eager = from_pretrained(dir);
-  for (const auto& [name, t] : eager->state_dict()) EXPECT_TRUE(test::find_named(lazy->state_dict(), name).equal(t)) << name;
+  for (const auto& [name, t] : source->state_dict()) EXPECT_TRUE(test::find_named(lazy->state_dict(), name).equal(t)) << name;
 }
 
-TEST(DeferredWeights, FileErrorsComeFromTheHeadersBeforeAnyValueIsRead) {
-  const std::string dir = llama_folder("deferred_errors", false);
+TEST(DeferredWeights, ShapeMismatchesAreFoundWhenTheFolderIsOpened) {
+  const std::string dir = llama_folder("deferred_errors", false).dir;
   auto other = make_llama([] {
     LlamaConfig c = tiny_llama(false);
     c.hidden_size = 8, c.num_attention_heads = 2, c.num_key_value_heads = 1;
@@ -164,33 +168,31 @@ TEST(DeferredWeights, FileErrorsComeFromTheHeadersBeforeAnyValueIsRead) {
 }
 
 TEST(DeferredWeights, ForwardGenerateAndLoadStateDictLoadTheFilesFirst) {
-  const std::string dir = llama_folder("deferred_use", false);
-  auto eager = from_pretrained(dir);
+  const auto [dir, source] = llama_folder("deferred_use", false);
   const at::Tensor ids = at::randint(0, 50, {2, 5});
   {
     auto lazy = from_pretrained(dir, /*deferred=*/true);
-    EXPECT_TRUE(lazy->forward_batch({{"input_ids", ids}}).at("logits").equal(eager->forward_batch({{"input_ids", ids}}).at("logits")));
+    EXPECT_TRUE(lazy->forward_batch({{"input_ids", ids}}).at("logits").equal(source->forward_batch({{"input_ids", ids}}).at("logits")));
     EXPECT_FALSE(is_deferred(*lazy));
   }
   {
     auto lazy = from_pretrained(dir, /*deferred=*/true);
     GenerationConfig g;
     g.max_new_tokens = 4;
-    EXPECT_TRUE(generate(*lazy, ids, at::Tensor(), g).equal(generate(*eager, ids, at::Tensor(), g)));
+    EXPECT_TRUE(generate(*lazy, ids, at::Tensor(), g).equal(generate(*source, ids, at::Tensor(), g)));
   }
   {
     auto lazy = from_pretrained(dir, /*deferred=*/true);
     const at::Tensor twos = at::full({16}, 2.0);
     lazy->load_state_dict({{"model.norm.weight", twos}}, /*strict=*/false);
     EXPECT_FALSE(is_deferred(*lazy));
-    for (const auto& [name, t] : eager->state_dict())
+    for (const auto& [name, t] : source->state_dict())
       EXPECT_TRUE(test::find_named(lazy->state_dict(), name).equal(name == "model.norm.weight" ? twos : t)) << name;
   }
 }
 
 TEST(DeferredWeights, FlatBufferTakesTheValuesStraightFromTheFiles) {
-  const std::string dir = llama_folder("deferred_flat", false);
-  auto eager = from_pretrained(dir);
+  const auto [dir, source] = llama_folder("deferred_flat", false);
   auto lazy = from_pretrained(dir, /*deferred=*/true);
   const DeferredRecords records = deferred_in(*lazy);
   const NamedTensorList params = lazy->named_parameters();
@@ -198,13 +200,13 @@ TEST(DeferredWeights, FlatBufferTakesTheValuesStraightFromTheFiles) {
                          [&](const std::string& name, const at::Tensor& p, const at::Tensor& slot) { place(records, p, slot, name); },
                          at::Device(at::kCPU));
   const auto* begin = static_cast<const char*>(flat.data().data_ptr());
-  const auto eager_params = eager->named_parameters();
+  const auto source_params = source->named_parameters();
   for (size_t i = 0; i < params.size(); ++i) {
     const at::Tensor& p = params[i].second;
     ASSERT_FALSE(p.is_meta()) << params[i].first;
     const auto* at = static_cast<const char*>(p.data_ptr());
     EXPECT_TRUE(at >= begin && at < begin + flat.data().nbytes()) << params[i].first << " is not a view of the flat buffer";
-    EXPECT_TRUE(p.equal(eager_params[i].second)) << params[i].first;
+    EXPECT_TRUE(p.equal(source_params[i].second)) << params[i].first;
   }
   EXPECT_EQ(records.front()->values_read(), lazy->num_parameters());  // each value read once, into its slot
 }
