@@ -39,6 +39,15 @@ std::string key_list(const std::vector<std::string>& keys) {
   return s;
 }
 
+// The strict-loading error both loaders raise: every missing and unexpected key at once.
+void refuse_key_differences(const std::vector<std::string>& missing, const std::vector<std::string>& unexpected, const std::string& where) {
+  if (missing.empty() && unexpected.empty()) return;
+  std::string msg;
+  if (!missing.empty()) msg += "missing keys: " + key_list(missing);
+  if (!unexpected.empty()) msg += std::string(msg.empty() ? "" : "; ") + "unexpected keys: " + key_list(unexpected);
+  throw CheckpointError(msg + " (strict loading; pass strict = false to load the rest)", where);
+}
+
 // Module::load_state_dict, with every shape mismatch reported at once and tied aliases
 // (a key whose tensor is also under a key the file has) not counted as missing.
 Module::LoadReport load_named(Module& model, const io::NamedTensors& tensors, const std::string& where, bool strict) {
@@ -65,12 +74,7 @@ Module::LoadReport load_named(Module& model, const io::NamedTensors& tensors, co
   for (const auto& name : report.missing)
     if (!loaded.count(own_by_name.at(name).unsafeGetTensorImpl())) missing.push_back(name);
   report.missing = std::move(missing);
-  if (strict && (!report.missing.empty() || !report.unexpected.empty())) {
-    std::string msg;
-    if (!report.missing.empty()) msg += "missing keys: " + key_list(report.missing);
-    if (!report.unexpected.empty()) msg += std::string(msg.empty() ? "" : "; ") + "unexpected keys: " + key_list(report.unexpected);
-    throw CheckpointError(msg + " (strict loading; pass strict = false to load the rest)", where);
-  }
+  if (strict) refuse_key_differences(report.missing, report.unexpected, where);
   return report;
 }
 
@@ -171,8 +175,8 @@ FileTensors hf_gpt2_names(FileTensors tensors, const std::string& where) {
     for (const auto& [name, t] : out)
       if (name == "transformer.wte.weight") {
         // Compared piece by piece: no rank holds two whole embeddings for the check.
-        bool same = t.file->shape(t.name) == head->file->shape(head->name);
         const std::vector<int64_t> shape = t.file->shape(t.name);
+        bool same = shape == head->file->shape(head->name);
         const int64_t n = std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<int64_t>());
         for (int64_t b = 0; same && b < n; b += int64_t{1} << 22) {
           const int64_t k = std::min(int64_t{1} << 22, n - b);
@@ -227,12 +231,7 @@ void defer_named(Module& model, const FileTensors& tensors, const std::string& w
     throw CheckpointError("shape mismatch for " + std::to_string(mismatched.size()) + " key(s): " + key_list(mismatched), where);
   for (const auto& [name, t] : own)
     if (!loaded.count(t.unsafeGetTensorImpl())) missing.push_back(name);
-  if (!missing.empty() || !unexpected.empty()) {
-    std::string msg;
-    if (!missing.empty()) msg += "missing keys: " + key_list(missing);
-    if (!unexpected.empty()) msg += std::string(msg.empty() ? "" : "; ") + "unexpected keys: " + key_list(unexpected);
-    throw CheckpointError(msg + " (strict loading; pass strict = false to load the rest)", where);
-  }
+  refuse_key_differences(missing, unexpected, where);
   model.set_deferred(std::move(weights));
 }
 
@@ -252,8 +251,7 @@ ModulePtr from_pretrained(const std::string& dir, bool deferred) {
       model = make_llama(llama_config_from_hf(config, where));
       defer_named(*model, hf_llama_names(weight_files(folder)), dir);
     } else {
-      const GPTConfig g = gpt_config(config, where);
-      model = make_gpt(g);
+      model = make_gpt(gpt_config(config, where));
       defer_named(*model, hf_gpt2_names(weight_files(folder), dir), dir);
     }
   }
