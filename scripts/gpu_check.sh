@@ -1,30 +1,106 @@
 #!/usr/bin/env bash
-# Everything a GPU machine has to show for the GPU work, in one call (the lent GPU machines
-# stay warm only briefly): build against that machine's CUDA PyTorch, run the `gpu`-labelled
-# tests, then the rest of the suite, then the side-by-side benchmark (runner, plain PyTorch,
-# torch.compile, and the HF Trainer when `transformers` is importable). Logs and tables go
-# to $OUT (or build-gpu/).
-#   On the development machine:  ../shared/device/fetch-debs.sh libxxhash-dev libxxhash0 libprotobuf-dev libprotobuf32 protobuf-compiler libprotoc32 libisal-dev libisal2 libyaml-cpp-dev libyaml-cpp0.7 libpcre2-dev libpcre2-8-0 libpcre2-16-0 libpcre2-32-0 libpcre2-posix3 libicu-dev libicu72   (runner's extra Debian packages)
-#   Through the device tool:     run, carry [".device"], command: bash scripts/gpu_check.sh
-# BENCH=0 skips the benchmark; SUITE=0 skips the non-GPU tests.
+# The GPU check: everything a GPU machine has to show for runner's CUDA paths, in one call of
+# a few minutes, ordered by value so a run cut short still reports what matters most. Runs
+# the binaries scripts/gpu_package.sh built on a CPU machine (.gpu/), against that machine's
+# torch and CUDA libraries; each step runs under `timeout` within an overall deadline, and
+# writes its log to the output folder as it goes (at most 8 files).
+#   Here (CPU machine):  scripts/gpu_package.sh
+#   Device tool:         run, carry [".gpu"], command: bash scripts/gpu_check.sh
+# Fallback when the shipped binaries do not load there (the summary says so): build on the
+# GPU machine instead (../shared/device/fetch-debs.sh here; carry [".device"]; GPU_BUILD=1).
+# Settings: OUT (log folder; default build-gpu-check/), DEADLINE (seconds for all steps,
+# default 480), GPU_CHECK_DRY=1 (go on without a GPU: checks the plumbing on a CPU machine).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-out=${OUT:-$root/build-gpu}
+out=${OUT:-$root/build-gpu-check}
 mkdir -p "$out"
-[ -f .device/gpu-build.sh ] || { echo "gpu_check: no .device/ (run ../shared/device/fetch-debs.sh with the packages listed above, here, first)"; exit 2; }
-nvidia-smi > "$out/nvidia-smi.txt" 2>&1
-bash .device/gpu-build.sh ./runner --version > "$out/version.txt" 2>&1 || { cat "$out/version.txt"; tail -40 "$out/build.log" 2>/dev/null; exit 3; }
-cat "$out/version.txt"
-bash .device/gpu-build.sh ctest -L gpu --output-on-failure -j4 > "$out/ctest_gpu.log" 2>&1
-echo "gpu tests: $(grep -E 'tests passed|tests failed' "$out/ctest_gpu.log")"
-if [ "${SUITE:-1}" != 0 ]; then
-  bash .device/gpu-build.sh ctest -LE gpu -j8 > "$out/ctest_rest.log" 2>&1
-  echo "other tests: $(grep -E 'tests passed|tests failed' "$out/ctest_rest.log")"
+start=$(date +%s)
+deadline=$((start + ${DEADLINE:-480}))
+summary=$out/summary.txt
+: > "$summary"
+note() { echo "$*" | tee -a "$summary"; }
+
+# --- libraries: the shipped Debian packages, this machine's torch and CUDA -------------------
+py=$(command -v python3)
+torch_dir=$($py -c 'import torch, os; print(os.path.dirname(torch.__file__))' 2>/dev/null)
+[ -n "$torch_dir" ] || { note "FAIL: python3 has no torch"; exit 3; }
+nv_libs=$(find "$(dirname "$torch_dir")/nvidia" -maxdepth 3 -type d -name lib 2>/dev/null | tr '\n' ':')
+if [ "${GPU_BUILD:-0}" = 1 ]; then
+  bash .device/gpu-build.sh > "$out/build.log" 2>&1 || { note "FAIL: gpu-build.sh (see build.log)"; exit 3; }
+  bin=$root/build-gpu
+  gtests=("$bin/tests/train/test_gpu_training" "$bin/tests/dist/test_nccl")
+  L=/opt/deps/usr/lib/x86_64-linux-gnu
+  export PATH=/opt/deps/usr/bin:$PATH
+else
+  [ -d .gpu/bin ] || { note "FAIL: no .gpu/ (run scripts/gpu_package.sh on the CPU machine and carry .gpu)"; exit 3; }
+  deps=${RUNNER_GPU_DEPS:-/opt/runner-deps}
+  L=$deps/usr/lib/x86_64-linux-gnu
+  if [ ! -d "$deps/usr" ]; then
+    mkdir -p "$deps"
+    for f in .gpu/debs/*.deb; do dpkg -x "$f" "$deps"; done
+    # Base-system libraries the machine has itself: its own build wins.
+    for so in libudev.so.1 libnuma.so.1; do ldconfig -p | grep -q "$so " && rm -f "$L/$so"*; done
+  fi
+  bin=$root/.gpu/bin
+  gtests=("$bin/test_gpu_training" "$bin/test_nccl")
+  mkdir -p "$out/.path" && ln -sf "$deps/usr/bin/mpiexec.hydra" "$out/.path/mpiexec"
+  export PATH=$out/.path:$deps/usr/bin:$PATH
 fi
-if [ "${BENCH:-1}" != 0 ]; then
-  ln -sfn build-gpu build  # the benchmark drives build/runner
-  # through gpu-build.sh: it sets the library paths runner needs on this machine
-  bash .device/gpu-build.sh python3 "$root/scripts/bench/side_by_side.py" --device cuda --workloads gpt2 char --steps 20 \
-    --reps 5 --out "$out/side_by_side.md" > "$out/bench.log" 2>&1 && cat "$out/side_by_side.md" || tail -20 "$out/bench.log"
+export LD_LIBRARY_PATH=$L:$torch_dir/lib:$nv_libs/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+export RUNNER_BINARY=$bin/runner RUNNER_SOURCE_DIR=$root RUNNER_PYTHON=$py RUNNER_EXPECT_GPU=1 PYTHONUNBUFFERED=1
+[ "${GPU_CHECK_DRY:-0}" = 1 ] && export RUNNER_EXPECT_GPU=0
+
+# step NAME LIMIT LOG COMMAND...: runs under the smaller of LIMIT and the time left; one
+# summary line with the exit code and the seconds it took.
+step() {
+  local name=$1 limit=$2 log=$out/$3
+  shift 3
+  local left=$((deadline - $(date +%s)))
+  if [ "$left" -le 5 ]; then note "SKIP $name: deadline reached"; return 0; fi
+  [ "$limit" -gt "$left" ] && limit=$left
+  echo "===== $name (limit ${limit}s)" >> "$log"
+  local t0=$(date +%s)
+  timeout --kill-after=10 "$limit" "$@" >> "$log" 2>&1
+  local rc=$?
+  local verdict=PASS
+  [ $rc -ne 0 ] && verdict=FAIL
+  [ $rc -eq 124 ] && verdict=TIMEOUT
+  [ $rc -eq 77 ] && verdict=SKIP
+  note "$verdict $name: rc $rc, $(($(date +%s) - t0)) s"
+  return $rc
+}
+
+# 1. The binary loads and sees the GPU.
+{ nvidia-smi; echo; echo "torch: $torch_dir"; "$py" -c 'import torch; print(torch.__version__, torch.cuda.get_device_name(0))'; } > "$out/env.txt" 2>&1
+if ! step "runner --version" 60 env.txt "$bin/runner" --version; then
+  ldd "$bin/runner" | grep "not found" >> "$out/env.txt"
+  note "FAIL: the shipped runner does not load here; rerun with GPU_BUILD=1 (carry .device)"
+  exit 3
 fi
+if ! grep -q "GPU 0:" "$out/env.txt" && [ "${GPU_CHECK_DRY:-0}" != 1 ]; then note "FAIL: runner --version lists no GPU"; exit 3; fi
+
+# 2. The C++ gpu cases: device placement, precision, resume, memory metrics, NCCL, features.
+for t in "${gtests[@]}"; do step "$(basename "$t")" 240 cpp_gpu.log "$t" --gtest_color=no; done
+
+# 3. The Python gpu cases, most valuable first (each its own process and time limit).
+py_tests=(test_every_shipped_recipe_trains_on_cuda test_every_mode_with_nccl_on_one_rank_and_mpi_on_two
+          test_cuda_out_of_memory_is_one_line_with_exit_2 test_hf_deepspeed_examples_train_with_fp16
+          test_full_determinism_and_tf32_from_the_command_line test_zero3_offload_trains_where_ddp_runs_out_of_memory
+          test_peak_memory_agrees_with_pytorch test_more_ranks_than_gpus_fall_back_to_mpi_with_one_warning
+          test_generate_runs_on_the_gpu test_from_pretrained_reads_its_files_onto_the_gpu
+          test_auto_find_batch_size_under_a_memory_cap test_cuda_visible_devices_decides_what_runner_sees
+          test_version_lists_the_gpu)
+for t in "${py_tests[@]}"; do step "$t" 180 py_gpu.log "$py" tests/integration/test_gpu.py -v "Gpu.$t"; done
+
+# 4. The GPU is busy while a GPT trains (nvidia-smi sampled every 200 ms).
+if [ $((deadline - $(date +%s))) -gt 40 ]; then
+  nvidia-smi --query-gpu=timestamp,utilization.gpu,memory.used --format=csv -lms 200 > "$out/smi_busy.log" 2>&1 &
+  smi=$!
+  step "GPT training under nvidia-smi" 60 gpt_busy.log "$bin/runner" recipes/hello_gpt.lua --output_dir "$out/.hello" --steps 300 \
+    --batch_size 64 --eval_strategy no --sample_chars 20
+  kill $smi 2>/dev/null
+  note "nvidia-smi while it trained: $(awk -F', ' '/%/ {n++; if ($2+0 > 0) b++; if ($3+0 > m) m = $3+0} END {printf "%d of %d samples busy, up to %d MiB", b, n, m}' "$out/smi_busy.log")"
+fi
+rm -rf "$out/.hello" "$out/.path"
+note "done in $(($(date +%s) - start)) s: $(grep -c '^PASS' "$summary") passed, $(grep -cE '^(FAIL|TIMEOUT)' "$summary") failed"

@@ -45,7 +45,7 @@ int t_decode(lua_State* L) {
   data::HfTokenizer& t = self(L);
   std::vector<int64_t> ids;
   if (at::Tensor* x = test_tensor(L, 2)) {
-    const at::Tensor flat = x->reshape({-1}).to(at::kLong).contiguous();
+    const at::Tensor flat = x->detach().reshape({-1}).to(at::kCPU, at::kLong).contiguous();  // generated ids may be on the GPU
     ids.assign(flat.data_ptr<int64_t>(), flat.data_ptr<int64_t>() + flat.numel());
   } else if (lua_istable(L, 2)) {
     for (size_t i = 1; i <= lua_objlen(L, 2); ++i) {

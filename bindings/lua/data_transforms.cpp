@@ -165,7 +165,7 @@ int ds_select(lua_State* L) {
   if (at::Tensor* t = test_tensor(L, 2)) {
     if (t->dim() > 1 || t->is_floating_point() || t->scalar_type() == at::kBool)
       throw RecipeError("ds:select: an index tensor must be a 1-D integer tensor");
-    const at::Tensor idx = t->to(at::kLong).contiguous().view({-1});
+    const at::Tensor idx = t->detach().to(at::kCPU, at::kLong).contiguous().view({-1});
     return ret(L, data::select(ds, std::vector<int64_t>(idx.data_ptr<int64_t>(), idx.data_ptr<int64_t>() + idx.numel())));
   }
   if (!lua_istable(L, 2))
@@ -211,7 +211,7 @@ int ds_decode(lua_State* L) {
   std::vector<int64_t> ids;
   if (at::Tensor* t = test_tensor(L, 2)) {
     if (t->dim() > 1 || t->is_floating_point()) throw RecipeError("ds:decode: expected a 1-D integer tensor of ids");
-    const at::Tensor c = t->to(at::kLong).contiguous().view({-1});
+    const at::Tensor c = t->detach().to(at::kCPU, at::kLong).contiguous().view({-1});  // ids may be on the GPU
     ids.assign(c.data_ptr<int64_t>(), c.data_ptr<int64_t>() + c.numel());
   } else {
     ids = check_int_list(L, 2, "ds:decode ids");

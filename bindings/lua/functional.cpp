@@ -13,11 +13,14 @@ int ret(lua_State* L, at::Tensor t) {
   return 1;
 }
 
-// Class weights written as {1, 2, 3} arrive as int64 (Lua has one number type); ATen wants
-// them in the input's dtype.
+// Class weights written as {1, 2, 3} arrive as int64 (Lua has one number type), and a
+// recipe builds them on the host while the model may train on the GPU: ATen wants them in
+// the input's dtype, on its device.
 at::Tensor as_dtype(const at::Tensor& t, const at::Tensor& like) {
-  return t.defined() ? t.to(like.scalar_type()) : t;
+  return t.defined() ? t.to(like.device(), like.scalar_type()) : t;
 }
+// A target made on the host (a recipe's own labels) follows the input to its device.
+at::Tensor on_device_of(const at::Tensor& t, const at::Tensor& like) { return t.device() == like.device() ? t : t.to(like.device()); }
 
 int64_t reduction(const std::string& r, const char* fn) {
   if (r == "mean") return at::Reduction::Mean;
@@ -45,7 +48,7 @@ int f_cross_entropy(lua_State* L) {
   const double smoothing = o.number("label_smoothing", 0.0);
   const int64_t red = reduction(o.string("reduction", "mean"), "F.cross_entropy");
   o.finish();
-  return ret(L, at::cross_entropy_loss(input, target, weight, red, ignore, smoothing));
+  return ret(L, at::cross_entropy_loss(input, on_device_of(target, input), weight, red, ignore, smoothing));
 }
 int f_nll_loss(lua_State* L) {
   const at::Tensor& input = check_tensor(L, 1);
@@ -55,7 +58,7 @@ int f_nll_loss(lua_State* L) {
   const int64_t ignore = o.integer("ignore_index", -100);
   const int64_t red = reduction(o.string("reduction", "mean"), "F.nll_loss");
   o.finish();
-  return ret(L, at::nll_loss_nd(input, target, weight, red, ignore));
+  return ret(L, at::nll_loss_nd(input, on_device_of(target, input), weight, red, ignore));
 }
 int simple_loss(lua_State* L, const char* fn, int which) {
   const at::Tensor& input = check_tensor(L, 1);
@@ -67,7 +70,7 @@ int simple_loss(lua_State* L, const char* fn, int which) {
   if (!input.sizes().equals(target.sizes()))
     throw RecipeError(std::string(fn) + ": input and target shapes differ (" + c10::str(input.sizes()) + " vs " +
                       c10::str(target.sizes()) + "); broadcasting here is almost always a bug");
-  const at::Tensor t = target.to(input.scalar_type());
+  const at::Tensor t = target.to(input.device(), input.scalar_type());
   if (which == 0) return ret(L, at::mse_loss(input, t, red));
   if (which == 1) return ret(L, at::l1_loss(input, t, red));
   return ret(L, at::smooth_l1_loss(input, t, red, beta));
@@ -82,7 +85,7 @@ int f_bce_with_logits(lua_State* L) {
   at::Tensor weight = as_dtype(o.tensor("weight"), input), pos_weight = as_dtype(o.tensor("pos_weight"), input);
   const int64_t red = reduction(o.string("reduction", "mean"), "F.binary_cross_entropy_with_logits");
   o.finish();
-  return ret(L, at::binary_cross_entropy_with_logits(input, target.to(input.scalar_type()), weight, pos_weight, red));
+  return ret(L, at::binary_cross_entropy_with_logits(input, target.to(input.device(), input.scalar_type()), weight, pos_weight, red));
 }
 int f_kl_div(lua_State* L) {
   const at::Tensor& input = check_tensor(L, 1);
@@ -91,8 +94,8 @@ int f_kl_div(lua_State* L) {
   const std::string r = o.string("reduction", "mean");
   const bool log_target = o.boolean("log_target", false);
   o.finish();
-  if (r == "batchmean") return ret(L, at::kl_div(input, target, at::Reduction::Sum, log_target) / input.size(0));
-  return ret(L, at::kl_div(input, target, reduction(r, "F.kl_div"), log_target));
+  if (r == "batchmean") return ret(L, at::kl_div(input, on_device_of(target, input), at::Reduction::Sum, log_target) / input.size(0));
+  return ret(L, at::kl_div(input, on_device_of(target, input), reduction(r, "F.kl_div"), log_target));
 }
 
 int f_relu(lua_State* L) { return ret(L, at::relu(check_tensor(L, 1))); }

@@ -24,15 +24,24 @@ int module_gc(lua_State* L) {
   return 0;
 }
 
+// Host tensors a recipe makes (a prompt, a sample's context) go to the device of the
+// module's weights, as the Trainer moves its batches: the same recipe runs on the CPU and on
+// a GPU. Tensors on another accelerator are left to ATen's device check.
+at::Tensor to_module_device(const at::Tensor& x, const std::optional<at::Device>& device) {
+  return x.defined() && device && x.is_cpu() && !device->is_cpu() ? x.to(*device) : x;
+}
+
 // m(x): a tensor for layers, the batch table for models.
 int module_call(lua_State* L) {
   ModulePtr m = check_module(L, 1);
+  const std::optional<at::Device> device = m->device();
   if (at::Tensor* x = test_tensor(L, 2)) {
-    push_tensor(L, m->forward(*x));
+    push_tensor(L, m->forward(to_module_device(*x, device)));
     return 1;
   }
   if (lua_istable(L, 2)) {
     models::TensorMap batch = to_tensor_map(L, 2, "the batch");
+    for (auto& [name, t] : batch) t = to_module_device(t, device);
     push_tensor_map(L, m->forward_batch(batch));
     return 1;
   }

@@ -3,7 +3,7 @@
 // the continuation). A Hugging Face folder brings its tokenizer.json and generation_config.json
 // (the defaults the flags override); a recipe brings its model, with the trained weights of
 // its output_dir when there are some, and needs --tokenizer unless tokenizer.json sits next
-// to it.
+// to it. The model runs on cuda:0 when a GPU is visible (--device cpu | cuda | cuda:N).
 #include <ATen/ATen.h>
 
 #include <algorithm>
@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -28,6 +29,7 @@
 #include "runtime/models/lora.h"
 #include "runtime/models/pretrained.h"
 #include "runtime/models/saved_model.h"
+#include "runtime/train/device.h"
 
 namespace runner::cli {
 
@@ -68,6 +70,7 @@ int64_t int_arg(const std::string& name, const std::string& text) {
 struct GenerateArgs {
   std::vector<std::string> prompts;
   std::string tokenizer;
+  std::string device;  // "" → cuda:0 when a GPU is visible, else the CPU
   int64_t seed = 42;
   std::vector<std::pair<std::string, std::string>> overrides;  // applied after the model's defaults
   bool do_sample_given = false;
@@ -75,7 +78,7 @@ struct GenerateArgs {
 
 GenerateArgs parse(const std::vector<std::string>& a) {
   static const std::vector<std::string> kValued = {"prompt", "tokenizer", "seed", "max_new_tokens", "temperature", "top_k",
-                                                   "top_p", "num_beams", "length_penalty", "do_sample"};
+                                                   "top_p", "num_beams", "length_penalty", "do_sample", "device"};
   GenerateArgs g;
   for (size_t i = 0; i < a.size(); ++i) {
     const std::string position = "command line:" + std::to_string(i + 3);
@@ -92,11 +95,28 @@ GenerateArgs parse(const std::vector<std::string>& a) {
     const std::string value = a[++i];
     if (name == "prompt") g.prompts.push_back(value);
     else if (name == "tokenizer") g.tokenizer = value;
+    else if (name == "device") g.device = value;
     else if (name == "seed") g.seed = int_arg(name, value);
     else g.overrides.emplace_back(name, value);
   }
   if (g.prompts.empty()) throw ArgumentError("runner generate needs at least one --prompt TEXT", "command line");
   return g;
+}
+
+// --device: as the Trainer places models (cuda:0 when a GPU is visible), or as given.
+at::Device generation_device(const std::string& name) {
+  if (name.empty()) return train::cuda_available() ? at::Device(at::kCUDA, 0) : at::Device(at::kCPU);
+  std::optional<at::Device> d;
+  try {
+    d = at::Device(name);
+  } catch (const c10::Error&) {
+  }
+  if (!d || !(d->is_cpu() || d->is_cuda()))
+    throw ArgumentError("--device takes cpu, cuda or cuda:N, got \"" + name + "\"", "command line");
+  if (d->is_cuda() && !train::cuda_available()) throw ArgumentError("--device " + name + ": no GPU is visible", "command line");
+  if (d->is_cuda() && d->has_index() && d->index() >= train::cuda_device_count())
+    throw ArgumentError("--device " + name + ": only " + std::to_string(train::cuda_device_count()) + " GPU(s) are visible", "command line");
+  return *d;
 }
 
 void apply_overrides(const GenerateArgs& a, models::GenerationConfig& g) {
@@ -150,6 +170,7 @@ int generate(const CommandLine& cl) {
     throw ArgumentError("runner generate: no tokenizer at " + tokenizer_path.string() + " (give --tokenizer tokenizer.json)", "command line");
   const auto tokenizer = data::HfTokenizer::load(tokenizer_path.string());
 
+  model->to(generation_device(a.device));
   models::GenerationConfig g = models::generation_defaults(*model);
   apply_generation_config(generation_config, g);
   apply_overrides(a, g);
@@ -175,7 +196,7 @@ int generate(const CommandLine& cl) {
   const at::Tensor out = models::generate(*model, ids, mask, g);
   quiet_stdout.restore();
   for (int64_t r = 0; r < b; ++r) {
-    const at::Tensor fresh = out[r].narrow(0, longest, out.size(1) - longest).contiguous();
+    const at::Tensor fresh = out[r].narrow(0, longest, out.size(1) - longest).to(at::kCPU).contiguous();
     std::vector<int64_t> new_ids(fresh.data_ptr<int64_t>(), fresh.data_ptr<int64_t>() + fresh.numel());
     // Tokens after a row's end token are padding.
     for (size_t k = 0; k < new_ids.size(); ++k)

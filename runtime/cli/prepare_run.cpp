@@ -40,6 +40,40 @@ static bool recipe_asks_for_sandbox(const std::string& path) {
   return first.rfind("-- runner: sandbox", 0) == 0;
 }
 
+namespace {
+
+// HF's default backend: NCCL for GPUs, MPI (gloo's role) for the CPU and for one process
+// (nothing to communicate). NCCL refuses two ranks on one GPU, so when a node has more ranks
+// than GPUs the default falls back to MPI (collectives staged through host memory).
+std::string choose_backend(const TrainingArguments& args, const train::DevicePlan& device, const dist::World& world) {
+  const int gpus = train::cuda_device_count();
+  if (device.is_cuda() && world.local_rank == 0 && world.local_size < gpus)
+    log::warn("this node has " + std::to_string(gpus) + " GPUs but " + std::to_string(world.local_size) + " process" +
+              (world.local_size == 1 ? " uses" : "es use") + " only " + std::to_string(world.local_size) +
+              " of them (one GPU per process): start one process per GPU to use them all (runner launch -n " + std::to_string(gpus) +
+              " or mpiexec -n " + std::to_string(gpus) + ")");
+  if (args.ddp_backend) {
+    if (*args.ddp_backend == "nccl" && !device.is_cuda())
+      throw ArgumentError("args.ddp_backend: \"nccl\" needs GPU tensors, but this run trains on the CPU (" +
+                          std::string(args.use_cpu ? "use_cpu is set" : "no GPU is visible") + "); use \"mpi\"");
+    if (*args.ddp_backend == "nccl" && world.local_size > gpus)
+      throw ArgumentError("args.ddp_backend: \"nccl\" needs a GPU per process, but " + std::to_string(world.local_size) +
+                          " processes share this node's " + std::to_string(gpus) + " GPU" + (gpus == 1 ? "" : "s") +
+                          " (NCCL refuses two ranks on one GPU); use \"mpi\" or fewer processes per node");
+    return *args.ddp_backend;
+  }
+  if (!device.is_cuda() || world.size == 1) return "mpi";
+  if (world.local_size > gpus) {
+    if (world.rank == 0)
+      log::warn(std::to_string(world.local_size) + " processes share " + std::to_string(gpus) + " GPU" + (gpus == 1 ? "" : "s") +
+                " on a node, which NCCL refuses: collectives use the mpi backend instead (through host memory)");
+    return "mpi";
+  }
+  return "nccl";
+}
+
+}  // namespace
+
 void prepare_run(const CommandLine& cl, PreparedRun& p, const dist::World& world,
                  const std::function<void(PreparedRun&)>& adjust, bool single_process) {
   auto& lua = p.lua;
@@ -131,11 +165,7 @@ void prepare_run(const CommandLine& cl, PreparedRun& p, const dist::World& world
     // HF: cuda:<local_rank> unless use_cpu; fp16 and tf32 are checked against it here, so
     // `runner check` sees the same errors a run would.
     device = train::resolve_device(args, world.local_rank);
-    // HF's default backend: NCCL for GPUs, MPI (gloo's role) for the CPU.
-    backend = args.ddp_backend.value_or(device.is_cuda() ? "nccl" : "mpi");
-    if (backend == "nccl" && !device.is_cuda())
-      throw ArgumentError("args.ddp_backend: \"nccl\" needs GPU tensors, but this run trains on the CPU (" +
-                          std::string(args.use_cpu ? "use_cpu is set" : "no GPU is visible") + "); use \"mpi\"");
+    backend = choose_backend(args, device, world);
   } catch (const ArgumentError& e) {
     if (!e.where().empty()) throw;
     throw e.located(locate_argument_error(e.message(), cl, cl.recipe));
@@ -170,6 +200,7 @@ train::TrainerOptions make_trainer_options(const CommandLine& cl, PreparedRun& p
   if (single_process) return options;  // no communicator: this rank trains alone
   options.comm = dist::world_communicator(static_cast<double>(args.ddp_timeout), backend, world.local_rank);
   if (world.size > 1) log::info("Data parallel over " + std::to_string(world.size) + " ranks: " + backend + " backend, " + train::device_string(device.device));
+  else if (options.comm->backend() == "nccl") log::info("One rank with the nccl backend (ddp_backend = \"nccl\"), " + train::device_string(device.device));
   return options;
 }
 

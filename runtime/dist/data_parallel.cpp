@@ -323,6 +323,8 @@ at::Tensor DataParallel::all_gather_rows(const at::Tensor& values) const {
 void DataParallel::barrier() const {
   if (world() > 1) comm_->barrier();
 }
+std::string DataParallel::backend() const { return comm_->backend(); }
+
 double DataParallel::comm_seconds() const { return comm_->stats().seconds; }
 int64_t DataParallel::comm_bytes() const { return comm_->stats().bytes; }
 std::pair<int64_t, int64_t> DataParallel::gather_counts() const { return zero3_ ? zero3_->gather_counts() : std::pair<int64_t, int64_t>{0, 0}; }

@@ -71,6 +71,7 @@ class DataParallel {
 
   int rank() const;
   int world() const;
+  std::string backend() const;  // "mpi", "nccl" or "local" (a world of one that copies)
   const ParallelConfig& config() const { return config_; }
   // Whether FlatParams should hold a full flat gradient (not under ZeRO-2, which reduces
   // bucket by bucket, unless the ordered reduction exchanges the whole gradient).

@@ -72,8 +72,10 @@ class NcclWork : public Work {
 class NcclCommunicator : public Communicator {
  public:
   NcclCommunicator(MPI_Comm comm, int local_rank, double timeout) : timeout_(timeout) {
-    MPI_Comm_rank(comm, &rank_);
-    MPI_Comm_size(comm, &size_);
+    if (comm != MPI_COMM_NULL) {  // else one process alone, without MPI: rank 0 of 1
+      MPI_Comm_rank(comm, &rank_);
+      MPI_Comm_size(comm, &size_);
+    }
     int devices = 0;
     RUNNER_CUDA_CHECK(cudaGetDeviceCount(&devices));
     if (devices == 0) throw DistError("ddp_backend = \"nccl\" needs a GPU, and CUDA sees none");
@@ -82,7 +84,7 @@ class NcclCommunicator : public Communicator {
     RUNNER_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     ncclUniqueId id;
     if (rank_ == 0) RUNNER_NCCL_CHECK(ncclGetUniqueId(&id));
-    {
+    if (comm != MPI_COMM_NULL) {
       set_blocking_timeout(timeout);
       BlockingCall bootstrap("NCCL's bootstrap broadcast (set-up)");
       MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, comm);

@@ -88,9 +88,11 @@ const World& init_world(int* argc, char*** argv) {
 const World& world() { return g_world; }
 
 std::shared_ptr<Communicator> world_communicator(double timeout_seconds, const std::string& backend, int local_rank) {
-  if (backend == "nccl" && g_world.mpi && g_world.size > 1) {
+  if (backend == "nccl") {
 #ifdef RUNNER_HAVE_NCCL
-    if (!g_nccl) g_nccl = make_nccl_communicator(MPI_COMM_WORLD, local_rank, timeout_seconds);
+    // One process without a launcher gets an NCCL communicator of its own (no MPI to
+    // bootstrap through): `--ddp_backend nccl` on one rank runs NCCL, as asked.
+    if (!g_nccl) g_nccl = make_nccl_communicator(g_world.mpi ? MPI_COMM_WORLD : MPI_COMM_NULL, local_rank, timeout_seconds);
     return g_nccl;
 #else
     throw DistError("ddp_backend = \"nccl\": this runner was built without NCCL (no CUDA toolkit with NCCL at build time); use \"mpi\"");

@@ -26,8 +26,9 @@ struct World {
 const World& init_world(int* argc, char*** argv);
 const World& world();  // the current world (one process before init_world)
 
-// The communicator over all ranks: MPI (or NCCL, `backend` "nccl", bootstrapped through MPI
-// and driving GPU `local_rank`) when MPI is up, else a world-of-one that copies.
+// The communicator over all ranks: with `backend` "nccl", NCCL driving GPU `local_rank`
+// (bootstrapped through MPI when MPI is up, on its own for a single process); else MPI when
+// MPI is up, or a world-of-one that copies.
 // `timeout_seconds` bounds any wait (ddp_timeout): past it the whole job is aborted. One
 // communicator per backend, made on first use.
 std::shared_ptr<Communicator> world_communicator(double timeout_seconds = 1800, const std::string& backend = "mpi", int local_rank = 0);

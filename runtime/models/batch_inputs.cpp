@@ -40,6 +40,22 @@ at::Tensor token_ids(const at::Tensor& t, const std::string& field, const std::s
   return t.to(at::kLong);
 }
 
+void check_id_ranges(const Module& model, const TensorMap& batch) {
+  for (const IdRange& r : model.id_ranges()) {
+    auto it = batch.find(r.field);
+    if (it == batch.end() || !it->second.defined() || it->second.numel() == 0) continue;
+    const at::Tensor& t = it->second;
+    if (!at::isIntegralType(t.scalar_type(), /*includeBool=*/false)) continue;
+    at::Tensor bad = t.lt(0).logical_or(t.ge(r.limit));
+    if (r.ignore_minus_100) bad = bad.logical_and(t.ne(-100));
+    if (!bad.any().item<bool>()) continue;
+    const int64_t value = t.masked_select(bad).flatten()[0].item<int64_t>();
+    throw DataError("the batch field " + r.field + " holds " + std::to_string(value) + ", outside " + model.type_name() + "'s range [0, " +
+                    std::to_string(r.limit) + ")" + (r.ignore_minus_100 ? " (or -100, ignored)" : "") + " set by " + r.limit_name +
+                    ": the data and the model disagree");
+  }
+}
+
 std::vector<std::string> single_input_names(const std::string& configured) {
   if (configured.empty()) return {};
   return {configured, "labels"};

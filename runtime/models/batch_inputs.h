@@ -22,6 +22,11 @@ at::Tensor optional_field(const TensorMap& batch, const std::string& name);
 // A token-id field as int64 (B, T): integer dtype and two dimensions, else a RecipeError.
 at::Tensor token_ids(const at::Tensor& t, const std::string& field, const std::string& model);
 
+// The integer fields of `batch` named by model.id_ranges() hold only allowed values, else a
+// DataError naming the field, the value and the limit. Meant for host batches (on a GPU it
+// would wait for the device); floating-point fields (regression targets) are not ids.
+void check_id_ranges(const Module& model, const TensorMap& batch);
+
 // input_names() of a single-input model: {} when the field is chosen per batch.
 std::vector<std::string> single_input_names(const std::string& configured);
 

@@ -41,6 +41,9 @@ class CNN : public Module {
 
   bool takes_batch() const override { return true; }
   std::vector<std::string> input_names() const override { return single_input_names(options_.input); }
+  std::vector<IdRange> id_ranges() const override {
+    return {{"labels", options_.num_classes, true, "num_classes = " + std::to_string(options_.num_classes)}};
+  }
 
   TensorMap forward_batch_impl(const TensorMap& batch) override {
     at::Tensor h = images(pick_input(batch, options_.input, "models.cnn"));  // (B, C, S, S)

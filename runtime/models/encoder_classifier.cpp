@@ -158,6 +158,13 @@ class EncoderClassifier : public Module {
   bool takes_batch() const override { return true; }
   std::vector<std::string> no_split_modules() const override { return {"BertLayer"}; }
   std::vector<std::string> input_names() const override { return {"input_ids", "attention_mask", "token_type_ids", "labels"}; }
+  std::vector<IdRange> id_ranges() const override {
+    const auto& c = config_;
+    std::vector<IdRange> r{{"input_ids", c.vocab_size, false, "vocab_size = " + std::to_string(c.vocab_size)},
+                           {"token_type_ids", c.type_vocab_size, false, "type_vocab_size = " + std::to_string(c.type_vocab_size)}};
+    if (c.num_labels > 1) r.push_back({"labels", c.num_labels, true, "num_labels = " + std::to_string(c.num_labels)});
+    return r;
+  }
 
   TensorMap forward_batch_impl(const TensorMap& batch) override {
     at::Tensor ids = token_ids(require_field(batch, "input_ids", kName), "input_ids", kName);  // (B, T)

@@ -111,9 +111,12 @@ at::Tensor generate(Module& model, const at::Tensor& input_ids, const at::Tensor
   materialize(model);  // a model whose weights are still in their files (runner generate RECIPE)
   c10::NoGradGuard no_grad;
   EvalMode eval(model);
-  const at::Tensor ids = input_ids.to(at::kLong);
-  if (c.num_beams > 1) return beam_search(model, ids, attention_mask, c);
-  return greedy_or_sample(model, ids, attention_mask, c);
+  // Prompts made on the host go where the weights are (the sequences come back from there).
+  const at::Device device = model.device().value_or(input_ids.device());
+  const at::Tensor ids = input_ids.to(device, at::kLong);
+  const at::Tensor mask = attention_mask.defined() ? attention_mask.to(device) : attention_mask;
+  if (c.num_beams > 1) return beam_search(model, ids, mask, c);
+  return greedy_or_sample(model, ids, mask, c);
 }
 
 }  // namespace runner::models

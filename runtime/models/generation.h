@@ -37,7 +37,8 @@ std::vector<int64_t> config_token_ids(const nlohmann::json& config, const char* 
 
 // input_ids (B, T) int64; attention_mask (B, T) with 0 at left padding, or undefined.
 // Returns (B, T + n) int64, n <= max_new_tokens (fewer when every row finished early). The
-// model runs in eval mode without gradients; its mode is restored afterwards.
+// model runs in eval mode without gradients; its mode is restored afterwards. The prompts
+// move to the device of the model's weights, and the result is on that device.
 at::Tensor generate(Module& model, const at::Tensor& input_ids, const at::Tensor& attention_mask, const GenerationConfig& config);
 
 // Beam search as transformers' _beam_search (num_beams > 1, no sampling): keeps the

@@ -153,6 +153,10 @@ class GPT : public Module {
   bool takes_batch() const override { return true; }
   bool shifts_labels() const override { return true; }
   std::vector<std::string> input_names() const override { return {"input_ids", "labels"}; }
+  std::vector<IdRange> id_ranges() const override {
+    const std::string vocab = "vocab_size = " + std::to_string(config_.vocab_size);
+    return {{"input_ids", config_.vocab_size, false, vocab}, {"labels", config_.vocab_size, true, vocab}};
+  }
   std::vector<std::string> no_split_modules() const override { return {"GPT2Block"}; }
   // GPT2Config's config.json, so transformers and models.from_pretrained load the folders the
   // Trainer writes. Without biases the model is not GPT-2's architecture: no config then.

@@ -23,6 +23,7 @@
 #include "runtime/models/batch_inputs.h"
 #include "runtime/models/builtin.h"
 #include "runtime/models/deferred_weights.h"
+#include "runtime/models/host_facts.h"
 #include "runtime/models/kv_cache.h"
 #include "runtime/models/layers.h"
 #include "runtime/models/llama_config.h"
@@ -185,6 +186,11 @@ class Llama : public Module {
     body->register_module("layers", layers);
     norm_ = std::make_shared<RMSNorm>(k.hidden_size, k.rms_norm_eps);
     body->register_module("norm", norm_);
+    // HF's model.rotary_emb.inv_freq: a non-persistent fp32 buffer, so it moves with the
+    // model instead of being copied to the device at every forward.
+    auto rotary = std::make_shared<Module>(prefix + "RotaryEmbedding");
+    inv_freq_ = rotary->register_buffer("inv_freq", rope_inv_freq(k.rope, k.head_dim), /*persistent=*/false);
+    body->register_module("rotary_emb", rotary);
     register_module("model", body);
     auto head = std::make_shared<Module>("Linear");
     if (k.tie_word_embeddings) {
@@ -195,13 +201,16 @@ class Llama : public Module {
       lm_head_ = head->register_parameter("weight", at::empty({k.vocab_size, k.hidden_size}, param_options()).normal_(0.0, k.initializer_range));
     }
     register_module("lm_head", head);
-    inv_freq_ = rope_inv_freq(k.rope, k.head_dim);  // fp32, not a parameter (HF: a non-persistent buffer)
   }
 
   bool takes_batch() const override { return true; }
   bool shifts_labels() const override { return true; }
   bool can_generate() const override { return true; }
   std::vector<std::string> input_names() const override { return {"input_ids", "attention_mask", "position_ids", "labels"}; }
+  std::vector<IdRange> id_ranges() const override {
+    const std::string vocab = "vocab_size = " + std::to_string(config_.vocab_size);
+    return {{"input_ids", config_.vocab_size, false, vocab}, {"labels", config_.vocab_size, true, vocab}};
+  }
   std::vector<std::string> no_split_modules() const override { return {class_prefix(config_.model_type) + "DecoderLayer"}; }
   std::string hf_config_json() const override { return llama_config_json(config_); }
 
@@ -215,13 +224,14 @@ class Llama : public Module {
       throw RecipeError("models.llama: attention_mask must have input_ids' shape " + shape_string(ids.sizes()));
     if (positions.defined() && !positions.sizes().equals(ids.sizes()))
       throw RecipeError("models.llama: position_ids must have input_ids' shape " + shape_string(ids.sizes()));
-    // A mask of all ones hides nothing: drop it so the fused causal kernel runs.
-    if (mask.defined() && mask.ne(0).all().item<bool>()) mask = at::Tensor();
+    // A mask of all ones hides nothing: drop it so the fused causal kernel runs. Both checks
+    // read the batch: the Trainer answers them from the host copy (host_facts.h), so a step
+    // on the GPU does not wait for it.
+    if (mask.defined() && hides_nothing(mask)) mask = at::Tensor();
     at::Tensor packed;  // packed sequences: where positions do not continue, a new sequence starts
     if (positions.defined() && !mask.defined()) {
-      at::Tensor first = positions.narrow(1, 0, 1) - 1;
-      at::Tensor starts = at::diff(positions, 1, -1, first).ne(1);
-      if (starts.narrow(1, 1, ids.size(1) - 1).any().item<bool>()) packed = starts.cumsum(-1);  // (B, T) sequence index
+      const std::optional<bool> known = known_positions_restart(positions);
+      if (known ? *known : positions_restart(positions)) packed = sequence_starts(positions).cumsum(-1);  // (B, T) sequence index
     }
     if (!positions.defined()) positions = at::arange(ids.size(1), ids.options()).unsqueeze(0).expand_as(ids);
     at::Tensor logits = run(ids, positions, masks(ids.size(1), 0, mask, packed, ids.device()), nullptr);
@@ -241,7 +251,7 @@ class Llama : public Module {
     if (mask.defined()) {
       // Left padding: a row's positions count its real tokens only (as HF generate does).
       positions = (mask.to(at::kLong).cumsum(-1) - 1).clamp_min(0).narrow(1, past, t);
-      if (mask.ne(0).all().item<bool>()) mask = at::Tensor();
+      if (hides_nothing(mask)) mask = at::Tensor();
     } else {
       positions = at::arange(past, past + t, ids.options().dtype(at::kLong)).unsqueeze(0).expand({ids.size(0), t});
     }
@@ -258,6 +268,11 @@ class Llama : public Module {
   }
 
  private:
+  static bool hides_nothing(const at::Tensor& mask) {
+    const std::optional<bool> known = known_mask_hides_nothing(mask);
+    return known ? *known : mask_hides_nothing(mask);
+  }
+
   static LlamaConfig validated(LlamaConfig c) {
     complete_llama_config(c, "models.llama");
     return c;

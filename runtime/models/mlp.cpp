@@ -47,6 +47,11 @@ class MLP : public Module {
 
   bool takes_batch() const override { return true; }
   std::vector<std::string> input_names() const override { return single_input_names(options_.input); }
+  std::vector<IdRange> id_ranges() const override {
+    if (options_.loss != "cross_entropy") return {};
+    const int64_t classes = options_.sizes.back();
+    return {{"labels", classes, true, "sizes[" + std::to_string(options_.sizes.size()) + "] = " + std::to_string(classes) + " classes"}};
+  }
 
   TensorMap forward_batch_impl(const TensorMap& batch) override {
     const at::Tensor& input = pick_input(batch, options_.input, "models.mlp");

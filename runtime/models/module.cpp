@@ -160,7 +160,10 @@ void Module::to(at::ScalarType dtype) {
   c10::NoGradGuard no_grad;
   for (auto& [name, t] : named_parameters())
     if (t.is_floating_point()) t.set_data(t.to(dtype));
-  for (auto& [name, t] : named_buffers())
+  NamedTensorList persistent;
+  std::vector<const void*> seen;
+  collect("", false, true, /*persistent_only=*/true, true, persistent, seen);
+  for (auto& [name, t] : persistent)
     if (t.is_floating_point()) t.set_data(t.to(dtype));
 }
 
@@ -171,6 +174,12 @@ void Module::to(at::Device device) {
     if (t.device() != device && !t.is_meta()) t.set_data(t.to(device));
   for (auto& [name, t] : named_buffers())
     if (t.device() != device) t.set_data(t.to(device));
+}
+
+std::optional<at::Device> Module::device() const {
+  if (const auto params = named_parameters(); !params.empty()) return params.front().second.device();
+  if (const auto buffers = named_buffers(); !buffers.empty()) return buffers.front().second.device();
+  return std::nullopt;
 }
 
 void Module::train(bool mode) {

@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,6 +19,15 @@ struct KVCache;     // kv_cache.h
 struct LoraConfig;  // lora.h
 class DeferredWeights;  // deferred_weights.h
 using NamedTensorList = std::vector<std::pair<std::string, at::Tensor>>;
+
+// A batch field of integer ids and the values it may hold: [0, limit), and -100 where
+// `ignore_minus_100` (labels the loss skips). `limit_name` says where the limit comes from.
+struct IdRange {
+  std::string field;
+  int64_t limit = 0;
+  bool ignore_minus_100 = false;
+  std::string limit_name;  // "vocab_size = 65"
+};
 
 class Module : public std::enable_shared_from_this<Module> {
  public:
@@ -54,6 +64,10 @@ class Module : public std::enable_shared_from_this<Module> {
   virtual bool takes_batch() const { return false; }
   // The batch fields forward_batch reads (empty = unknown: keep every field).
   virtual std::vector<std::string> input_names() const { return {}; }
+  // The id fields this model indexes tables with. The Trainer checks them on the host batch
+  // (check_id_ranges): on a GPU an id outside a table is a device-side assert that poisons
+  // the CUDA context, on the host it is one line naming the field.
+  virtual std::vector<IdRange> id_ranges() const { return {}; }
   // HF floating_point_ops: forward+backward FLOPs for this batch (0 when unknown).
   virtual double floating_point_ops(const TensorMap& batch) const { return 0.0; }
   // Causal language models compare logits at t with labels at t+1 (the label smoother
@@ -106,13 +120,17 @@ class Module : public std::enable_shared_from_this<Module> {
   at::Tensor parameter(const std::string& name) const;            // undefined if absent
   at::Tensor buffer(const std::string& name) const;
 
-  // Converts floating-point parameters and buffers in place (tensors keep their identity,
-  // like PyTorch's module.to(dtype)).
+  // Converts floating-point parameters and persistent buffers in place (tensors keep their
+  // identity, like PyTorch's module.to(dtype)). Non-persistent buffers are constants derived
+  // from the config (rotary frequencies) and keep their precision.
   void to(at::ScalarType dtype);
   // Moves parameters and buffers to `device` in place (PyTorch's module.to(device)): every
   // holder of a parameter (optimizer, TorchScript module, tied weights) sees the move.
   // Parameters still in their files (meta) stay there and will load onto `device`.
   void to(at::Device device);
+  // Where the weights are: the device of the first parameter or buffer (meta while they are
+  // still in their files, deferred_weights.h); nullopt for a module without any.
+  std::optional<at::Device> device() const;
 
   // Virtual so wrappers of foreign modules (TorchScript) can pass the mode on.
   virtual void train(bool mode = true);

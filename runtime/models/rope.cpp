@@ -32,7 +32,7 @@ at::Tensor rope_inv_freq(const RopeConfig& c, int64_t head_dim) {
 }
 
 std::pair<at::Tensor, at::Tensor> rope_cos_sin(const at::Tensor& inv_freq, const at::Tensor& positions, at::ScalarType dtype) {
-  const at::Tensor freqs = positions.to(at::kFloat).unsqueeze(-1) * inv_freq.to(positions.device()).view({1, 1, -1});  // (B, T, D/2)
+  const at::Tensor freqs = positions.to(at::kFloat).unsqueeze(-1) * inv_freq.view({1, 1, -1});  // (B, T, D/2)
   const at::Tensor emb = at::cat({freqs, freqs}, -1);                                                                   // (B, T, D)
   return {emb.cos().to(dtype), emb.sin().to(dtype)};
 }

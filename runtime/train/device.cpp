@@ -1,5 +1,7 @@
 #include "runtime/train/device.h"
 
+#include <cstdlib>
+
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 
 #include "runtime/core/errors.h"
@@ -38,6 +40,16 @@ DevicePlan resolve_device(const TrainingArguments& args, int local_rank) {
     if (!cuda) throw ArgumentError("args.tf32: TF32 needs an Ampere or newer CUDA GPU, but " + where);
     if (cuda_compute_capability(plan.device).first < 8)
       throw ArgumentError("args.tf32: TF32 needs an Ampere or newer GPU (compute capability >= 8.0), " + device_string(plan.device) + " is older");
+  }
+  if (args.full_determinism) {
+    // HF's enable_full_determinism: deterministic ATen kernels, and on CUDA a fixed cuBLAS
+    // workspace (without it the first GEMM under deterministic algorithms throws; it is read
+    // when cuBLAS first sets up, so it is set here, before the model reaches the GPU) and
+    // cuDNN's deterministic algorithms without autotuning. A value the user set is kept.
+    if (cuda) ::setenv("CUBLAS_WORKSPACE_CONFIG", ":16:8", /*overwrite=*/0);
+    at::globalContext().setDeterministicCuDNN(true);
+    at::globalContext().setBenchmarkCuDNN(false);
+    at::globalContext().setDeterministicAlgorithms(true, /*warn_only=*/false);
   }
   if (cuda && args.tf32) {
     // HF: tf32 = true/false sets both matmul and cuDNN; unset leaves PyTorch's defaults.

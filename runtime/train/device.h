@@ -27,7 +27,9 @@ bool cuda_available();
 int cuda_device_count();
 
 // Picks the device and checks the precision flags against it (fp16 and tf32 need CUDA);
-// makes the device current for this thread. Throws ArgumentError naming the argument.
+// makes the device current for this thread and applies tf32 and full_determinism's process
+// settings (deterministic kernels; on CUDA cuBLAS's workspace and cuDNN's algorithms). Throws
+// ArgumentError naming the argument.
 DevicePlan resolve_device(const TrainingArguments& args, int local_rank);
 
 // Moves a batch to the plan's device (pinned host memory first, then a non-blocking copy).

@@ -10,6 +10,7 @@
 #include "runtime/log/log.h"
 #include "runtime/models/deferred_weights.h"
 #include "runtime/optim/scheduler.h"
+#include "runtime/models/host_facts.h"
 #include "runtime/train/autocast.h"
 #include "runtime/train/eval_accumulator.h"
 #include "runtime/train/eval_gather.h"
@@ -111,7 +112,9 @@ PredictionOutput Trainer::evaluation_loop(const data::DatasetPtr& ds, const std:
         if (dp_->lockstep()) prediction_step(prepare(loader.batch(0)), prediction_loss_only);  // ZeRO-3 gathers inside forward: join them
         continue;
       }
-      Batch batch = prepare(loader.batch(b));
+      const Batch host = loader.batch(b);
+      Batch batch = prepare(host);
+      const models::HostFactsScope known(models::host_facts(host, batch));  // the model's checks read the host copy
       const int64_t n = data::batch_size_of(batch);
       out.num_samples += n;
       PredictionResult r = prediction_step(batch, prediction_loss_only);

@@ -36,19 +36,31 @@ std::string cuda_version() {
   return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
 }
 
+namespace {
+// The caching allocator sizes its per-device tables when CUDA is initialised; reading its
+// counters before that indexes an empty table. torch.cuda.memory_stats() initialises first too.
+void init_cuda() { at::globalContext().lazyInitDevice(c10::DeviceType::CUDA); }
+c10::DeviceIndex index_of(const at::Device& d) { return d.has_index() ? d.index() : c10::cuda::current_device(); }
+}  // namespace
+
 GpuMemory gpu_memory(const at::Device& device) {
   if (!device.is_cuda()) return {};
-  const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device.index());
+  init_cuda();
+  const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(index_of(device));
   constexpr size_t kAll = 0;  // StatType::AGGREGATE
   return {stats.allocated_bytes[kAll].current, stats.allocated_bytes[kAll].peak, stats.reserved_bytes[kAll].current};
 }
 
 void reset_gpu_peak(const at::Device& device) {
-  if (device.is_cuda()) c10::cuda::CUDACachingAllocator::resetPeakStats(device.index());
+  if (!device.is_cuda()) return;
+  init_cuda();
+  c10::cuda::CUDACachingAllocator::resetPeakStats(index_of(device));
 }
 
 void empty_gpu_cache() {
-  if (at::hasCUDA()) c10::cuda::CUDACachingAllocator::emptyCache();
+  if (!at::hasCUDA()) return;
+  init_cuda();
+  c10::cuda::CUDACachingAllocator::emptyCache();
 }
 
 void set_gpu_sync_errors(bool on) {

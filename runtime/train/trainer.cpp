@@ -11,6 +11,7 @@
 #include "runtime/io/dir_lock.h"
 #include "runtime/log/log.h"
 #include "runtime/models/activation_checkpoint.h"
+#include "runtime/models/host_facts.h"
 #include "runtime/train/deepspeed_config.h"
 #include "runtime/train/gpu_info.h"
 #include "runtime/train/out_of_memory.h"
@@ -77,8 +78,7 @@ Trainer::Trainer(TrainingArguments args, models::ModulePtr model, Datasets datas
   call_.label_names = args_.label_field_names();
   call_.remove_unused_columns = args_.remove_unused_columns;
   call_.label_smoothing = args_.label_smoothing_factor;
-  if (args_.full_determinism) {
-    at::globalContext().setDeterministicAlgorithms(true, /*warn_only=*/false);
+  if (args_.full_determinism) {  // deterministic kernels: resolve_device
     // Reductions split work by thread, so their rounding depends on the thread count; one
     // thread per rank makes results independent of the world size (OMP_NUM_THREADS wins).
     const char* env = std::getenv("OMP_NUM_THREADS");
@@ -267,7 +267,7 @@ TrainOutput Trainer::train() {
   const int64_t GA = args_.gradient_accumulation_steps;
   const int64_t epochs_trained = state_.global_step / plan.update_steps_per_epoch;
   const int64_t skip_batches = args_.ignore_data_skip ? 0 : (state_.global_step % plan.update_steps_per_epoch) * GA;
-  log_plan(plan, *model_, args_);
+  log_plan(plan, *model_, args_, device_string(device_.device));
   if (!resume.empty())
     log::info("  Resuming from " + resume + ": " + std::to_string(epochs_trained) + " epochs done, skipping " +
               std::to_string(skip_batches) + " batches of the current one");
@@ -293,6 +293,7 @@ TrainOutput Trainer::train() {
       // The window is loaded up front so num_items_in_batch covers all of its micro-batches.
       const int64_t window_len = w == windows - 1 ? remainder : GA;
       std::vector<Batch> window;
+      std::vector<models::HostFacts> facts;  // what the model would otherwise read back from the GPU
       std::vector<int64_t> micro_items;
       int64_t num_items = 0;
       // Items, tokens and FLOPs of the whole window over every rank: the loss weights use
@@ -305,6 +306,7 @@ TrainOutput Trainer::train() {
         const Batch host = index < loader.num_batches() ? loader.batch(index) : Batch{};
         micro_items.push_back(host.empty() ? 0 : count_items(host, call_.label_names, model_->shifts_labels()));
         window.push_back(on_device(host));
+        facts.push_back(models::host_facts(host, window.back()));
         if (host.empty()) continue;
         totals[0] += static_cast<double>(micro_items.back());
         local_items += micro_items.back();
@@ -325,6 +327,7 @@ TrainOutput Trainer::train() {
         if (args_.full_determinism) seed_slice(i);
         at::Tensor loss;
         if (!window[i].empty()) {
+          const models::HostFactsScope known(facts[i]);
           loss = training_step(window[i], ctx);
         } else if (dp_->lockstep()) {
           // No examples for this rank: run any batch with zero weight so this rank joins the
@@ -427,7 +430,7 @@ TrainOutput Trainer::train() {
   metrics["epoch"] = state_.epoch;  // HF's train metrics carry it (Trainer.log adds it)
   // Time spent waiting for batches (building them, or for the prefetch workers).
   metrics["train_data_wait_seconds"] = round_to(data_wait_seconds_, 4);
-  if (dp_->world() > 1 || dp_->config().zero_stage > 0) {
+  if (dp_->world() > 1 || dp_->config().zero_stage > 0 || dp_->backend() == "nccl") {
     metrics["model_state_bytes"] = state_bytes >= 0 ? state_bytes : dp_->model_state_bytes(*optimizer_);  // no step ran: now
     // Seconds and bytes this rank spent in collectives over the run (bucket waits included).
     metrics["train_comm_seconds"] = round_to(dp_->comm_seconds(), 4);

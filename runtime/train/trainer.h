@@ -19,6 +19,7 @@
 #include "runtime/core/trainer_state.h"
 #include "runtime/core/training_args.h"
 #include "runtime/data/dataloader.h"
+#include "runtime/models/batch_inputs.h"
 #include "runtime/models/module.h"
 #include "runtime/optim/optimizer.h"
 #include "runtime/optim/scheduler.h"
@@ -114,8 +115,13 @@ class Trainer {
   at::Tensor clip_gradients();
   // bf16 / fp16 autocast on the model's device around forward and loss.
   AutocastGuard autocast() const;
-  // A micro-batch on the device (pinned host memory → non-blocking copy).
-  Batch on_device(const Batch& batch) const { return to_device(batch, device_); }
+  // A micro-batch on the device (pinned host memory → non-blocking copy). The host batch's
+  // ids are checked against the model's tables first: a bad id on a GPU is a device-side
+  // assert that poisons the CUDA context, on the host it is one line.
+  Batch on_device(const Batch& batch) const {
+    if (model_) models::check_id_ranges(*model_, batch);
+    return to_device(batch, device_);
+  }
   void maybe_log_save_evaluate(const at::Tensor& grad_norm, double lr);
   void agree_on_control();  // OR the control flags over ranks
   void log(nlohmann::json logs, bool with_speed = false);

@@ -30,7 +30,7 @@ TrainingPlan plan_training(const TrainingArguments& args, int64_t batches_per_ep
   return p;
 }
 
-void log_plan(const TrainingPlan& p, const models::Module& model, const TrainingArguments& args) {
+void log_plan(const TrainingPlan& p, const models::Module& model, const TrainingArguments& args, const std::string& device) {
   if (args.max_steps > 0) log::info("max_steps is given, it will override any value given in num_train_epochs");
   log::info("***** Running training *****" + (args.run_name ? " " + *args.run_name : std::string()));
   log::info("  Num epochs = " + std::to_string(p.num_train_epochs) + ", total optimization steps = " + std::to_string(p.max_steps));
@@ -43,6 +43,7 @@ void log_plan(const TrainingPlan& p, const models::Module& model, const Training
     if (t.requires_grad()) trainable += t.numel();
   }
   log::info("  Number of trainable parameters = " + std::to_string(trainable));
+  log::info("  Device = " + device + ", " + (args.bf16 ? "bf16 autocast" : args.fp16 ? "fp16 autocast with loss scaling" : "fp32"));
   if (trainable < all) {  // frozen weights (LoRA): peft's print_trainable_parameters
     char pct[32];
     std::snprintf(pct, sizeof pct, "%.4f", 100.0 * static_cast<double>(trainable) / static_cast<double>(all));

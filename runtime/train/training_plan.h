@@ -23,7 +23,7 @@ struct TrainingPlan {
 TrainingPlan plan_training(const TrainingArguments& args, int64_t batches_per_epoch, int64_t dataset_size, int world = 1);
 
 // The "***** Running training *****" banner (info level).
-void log_plan(const TrainingPlan& plan, const models::Module& model, const TrainingArguments& args);
+void log_plan(const TrainingPlan& plan, const models::Module& model, const TrainingArguments& args, const std::string& device);
 
 // After the first optimizer step: what this rank holds for training (`state_bytes`: the
 // trainable parameters, gradients and optimizer state), the optimizer state on its own

@@ -102,6 +102,36 @@ class BadInput(unittest.TestCase):
         text = GOOD.replace("    return F.mse_loss", "    error('custom failure')\n    return F.mse_loss")
         self.check(text, "BAD:7: custom failure")
 
+    def test_ids_outside_the_models_tables_are_one_line_naming_the_field(self):
+        # On a GPU such an id is a device-side assert that poisons the CUDA context; runner
+        # checks the host batch before the copy, on every device, in training and evaluation.
+        gpt = """local data, models = require "runner.data", require "runner.models"
+local good = torch.randint(0, 16, {8, 6})
+local ids = good:clone()
+ids:select(0, 5):narrow(0, 2, 1):fill_(IDS)
+local labels = ids:clone()
+labels:select(0, 0):narrow(0, 0, 1):fill_(LABEL)
+return {
+  args = { max_steps = 2, per_device_train_batch_size = 4, save_strategy = "no", eval_strategy = "steps", eval_steps = 1 },
+  datasets = { train = data.tensors{ input_ids = good, labels = good },
+               eval = data.tensors{ input_ids = ids, labels = labels } },
+  model = models.gpt{ vocab_size = 16, block_size = 8, n_layer = 1, n_head = 2, n_embd = 8 },
+}
+"""
+        self.check(gpt.replace("IDS", "16").replace("LABEL", "-100"),
+                   "the batch field input_ids holds 16, outside GPT2LMHeadModel's range [0, 16) set by vocab_size = 16")
+        self.check(gpt.replace("IDS", "3").replace("LABEL", "-7"),
+                   "the batch field labels holds -7, outside GPT2LMHeadModel's range [0, 16) (or -100, ignored) set by vocab_size = 16")
+        mlp = """local data, models = require "runner.data", require "runner.models"
+local labels = torch.tensor({0, 1, 2, 3, 1, 0, 2, 1})
+return {
+  args = { max_steps = 2, per_device_train_batch_size = 4, save_strategy = "no" },
+  datasets = { train = data.tensors{ x = torch.randn(8, 4), labels = labels } },
+  model = models.mlp{ sizes = {4, 8, 3} },
+}
+"""
+        self.check(mlp, "the batch field labels holds 3, outside MLP's range [0, 3) (or -100, ignored) set by sizes[3] = 3 classes")
+
     def test_missing_data_file(self):
         text = GOOD.replace("local data = require \"runner.data\"",
                             "local data = require \"runner.data\"\nlocal rows = data.jsonl('no_such_file.jsonl')")

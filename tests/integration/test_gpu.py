@@ -17,7 +17,7 @@ import unittest
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from runner_test_util import BINARY, TempDir, read_safetensors, write  # noqa: E402
+from runner_test_util import BINARY, SOURCE, TempDir, read_safetensors, write  # noqa: E402
 from test_distributed import GPT, LLAMA, MODES, launch, load_json  # noqa: E402
 
 
@@ -31,6 +31,31 @@ return {
   model = models.gpt{vocab_size = 32000, block_size = 128, n_layer = 8, n_head = 8, n_embd = 1024},
 }
 """
+
+
+# The same workload as BIG_GPT in plain PyTorch (transformers' GPT-2 of the same shape, AdamW,
+# batch 4 × 128): its peak allocated bytes, printed.
+TORCH_PEAK = """
+import torch, transformers
+torch.manual_seed(1)
+cfg = transformers.GPT2Config(vocab_size=32000, n_positions=128, n_layer=8, n_head=8, n_embd=1024,
+                              resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0)
+model = transformers.GPT2LMHeadModel(cfg).cuda()
+opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+ids = torch.randint(0, 32000, (4, 128), device="cuda")
+for _ in range(3):
+    model(input_ids=ids, labels=ids).loss.backward()
+    opt.step()
+    opt.zero_grad(set_to_none=False)
+print(torch.cuda.max_memory_allocated())
+"""
+
+
+def capped_env(gib):
+    """The environment with PyTorch's caching allocator capped at `gib` GiB of GPU 0."""
+    version = subprocess.run([BINARY, "--version"], capture_output=True, text=True, timeout=120).stdout
+    total_gib = float(re.search(r"GPU 0: .*, ([0-9.]+) GiB\)", version).group(1))
+    return dict(os.environ, PYTORCH_CUDA_ALLOC_CONF=f"per_process_memory_fraction:{gib / total_gib:.4f}")
 
 
 def gpu_visible():
@@ -62,13 +87,17 @@ class Gpu(unittest.TestCase):
             np.testing.assert_allclose(a[k], b[k], rtol=rtol, atol=rtol / 10, err_msg=k)
 
     def test_every_mode_with_nccl_on_one_rank_and_mpi_on_two(self):
-        single, _ = self.train(1, "single_8", 8)
+        single, stdout = self.train(1, "single_8", 8)
+        self.assertIn("Device = cuda:0", stdout)
         for mode, extra in MODES.items():
             if mode == "fsdp_full_shard_linear":
                 continue
             with self.subTest(mode=mode, backend="nccl"):
                 out, stdout = self.train(1, f"nccl_{mode}", 8, "--ddp_backend", "nccl", *extra)
+                self.assertIn("One rank with the nccl backend", stdout)  # NCCL itself, not the local stand-in
                 self.assert_close(out, single, 1e-5)
+                if mode not in ("ddp", "zero1"):  # gradient and parameter sharding talk through it even on one rank
+                    self.assertGreater(load_json(os.path.join(out, "train_results.json"))["train_comm_bytes"], 0)
             with self.subTest(mode=mode, backend="mpi"):
                 out, stdout = self.train(2, f"mpi_{mode}", 4, "--ddp_backend", "mpi", *extra)
                 self.assertIn("mpi backend, cuda:0", stdout)
@@ -99,10 +128,12 @@ class Gpu(unittest.TestCase):
                 self.assertLess(np.mean(losses[-5:]), np.mean(losses[:5]))
 
     def test_cuda_out_of_memory_is_one_line_with_exit_2(self):
+        # Capped at 2 GB (PyTorch's own allocator setting): 4096 sequences of a 50257-word
+        # vocabulary need ~7 GB of logits, so this runs out on any GPU, 80 GB and 141 GB ones too.
         big = write(os.path.join(self.tmp, "big.lua"), GPT.replace("vocab_size = 32", "vocab_size = 50257").replace(
             "torch.randint(0, 32, {50, 8})", "torch.randint(0, 32, {4096, 8})"))
         p = subprocess.run([BINARY, big, "--output_dir", os.path.join(self.tmp, "oom"), "--per_device_train_batch_size", "4096",
-                            "--max_steps", "1"], capture_output=True, text=True, timeout=300)
+                            "--max_steps", "1"], capture_output=True, text=True, timeout=300, env=capped_env(2.0))
         self.assertEqual(p.returncode, 2, p.stderr[-2000:])
         lines = [l for l in p.stderr.splitlines() if l.startswith("runner: error:")]
         self.assertEqual(len(lines), 1, p.stderr[-2000:])
@@ -111,9 +142,7 @@ class Gpu(unittest.TestCase):
     def test_auto_find_batch_size_under_a_memory_cap(self):
         # A real CUDA out-of-memory error (the process capped at 2 GB): 4096 sequences of a
         # 50257-word vocabulary do not fit; the search halves until a step fits and trains.
-        version = subprocess.run([BINARY, "--version"], capture_output=True, text=True, timeout=120).stdout
-        total_gib = float(re.search(r"GPU 0: .*, ([0-9.]+) GiB\)", version).group(1))
-        env = dict(os.environ, PYTORCH_CUDA_ALLOC_CONF=f"per_process_memory_fraction:{2.0 / total_gib:.4f}")
+        env = capped_env(2.0)
         big = write(os.path.join(self.tmp, "auto_bs.lua"), GPT.replace("vocab_size = 32", "vocab_size = 50257").replace(
             "torch.randint(0, 32, {50, 8})", "torch.randint(0, 32, {4096, 8})"))
         out = os.path.join(self.tmp, "auto_bs")
@@ -129,9 +158,7 @@ class Gpu(unittest.TestCase):
         # A GPT of ~134M parameters: DDP needs 16 bytes a parameter on the device (~2.1 GB);
         # ZeRO-3 with parameter and optimizer offload keeps only the running unit there.
         # PyTorch's own allocator setting caps this process at 1.6 GB of the GPU.
-        version = subprocess.run([BINARY, "--version"], capture_output=True, text=True, timeout=120).stdout
-        total_gib = float(re.search(r"GPU 0: .*, ([0-9.]+) GiB\)", version).group(1))
-        env = dict(os.environ, PYTORCH_CUDA_ALLOC_CONF=f"per_process_memory_fraction:{1.6 / total_gib:.4f}")
+        env = capped_env(1.6)
         big = write(os.path.join(self.tmp, "big_gpt.lua"), BIG_GPT)
         ddp = subprocess.run([BINARY, big, "--output_dir", os.path.join(self.tmp, "cap_ddp")], capture_output=True, text=True,
                              timeout=600, env=env)
@@ -165,6 +192,91 @@ class Gpu(unittest.TestCase):
         self.assert_close(runs["cuda"], runs["cpu"], 1e-4)
         self.assert_close(runs["cuda_zero3"], runs["cpu"], 1e-4)
 
+    def test_more_ranks_than_gpus_fall_back_to_mpi_with_one_warning(self):
+        gpus = len(re.findall(r"GPU \d+:", subprocess.run([BINARY, "--version"], capture_output=True, text=True).stdout))
+        if gpus != 1:
+            self.skipTest("needs a machine with one GPU")
+        single, _ = self.train(1, "single_fallback", 8)
+        out, stdout = self.train(2, "fallback", 4)  # no ddp_backend: NCCL would refuse two ranks on one GPU
+        self.assertIn("2 processes share 1 GPU on a node, which NCCL refuses: collectives use the mpi backend", stdout)
+        self.assertIn("Data parallel over 2 ranks: mpi backend, cuda:0", stdout)
+        self.assert_close(out, single, 1e-4)
+        code, _, err = launch(2, self.gpt, "--output_dir", os.path.join(self.tmp, "nccl_refused"), "--ddp_backend", "nccl")
+        self.assertEqual(code, 2, err[-2000:])
+        self.assertIn("NCCL refuses two ranks on one GPU", err)
+
+    def test_every_shipped_recipe_trains_on_cuda(self):
+        # The recipes as users run them, unchanged: host tensors a recipe makes (hello_gpt's
+        # sampler, weighted_loss's class weights, sft_lora's generated ids) meet a model on cuda:0.
+        from test_recipes_run import SHORT
+        module = os.path.join(self.tmp, "tiny.pt")
+        subprocess.run([sys.executable, os.path.join(SOURCE, "scripts/make_tiny_torchscript.py"), module], check=True)
+        for name in sorted(f[:-4] for f in os.listdir(os.path.join(SOURCE, "recipes")) if f.endswith(".lua")):
+            with self.subTest(recipe=name):
+                out = os.path.join(self.tmp, "recipe_" + name)
+                extra = SHORT.get(name, ["--max_steps", "20"]) + ["--logging_steps", "1", "--save_strategy", "no"]
+                if name == "torchscript_finetune":
+                    extra += ["--module", module]
+                code, stdout, err = launch(1, os.path.join(SOURCE, "recipes", name + ".lua"), "--output_dir", out, *extra, timeout=600)
+                self.assertEqual(code, 0, f"{name}: {err[-3000:]}")
+                self.assertIn("Device = cuda:0", stdout)
+                losses = [e["loss"] for e in load_json(os.path.join(out, "trainer_state.json"))["log_history"] if "loss" in e]
+                self.assertLess(sum(losses[-5:]) / 5, sum(losses[:5]) / 5, f"{name} did not learn: {losses}")
+                if name == "hello_gpt":
+                    self.assertIn("a sample of the trained model", stdout)
+
+    def test_full_determinism_and_tf32_from_the_command_line(self):
+        runs = []
+        for name in ("det_a", "det_b"):
+            out, _ = self.train(1, name, 8, "--full_determinism", "--bf16")
+            runs.append(read_safetensors(os.path.join(out, "model.safetensors")))
+        for k in runs[0]:
+            np.testing.assert_array_equal(runs[0][k], runs[1][k], err_msg=k)
+        self.train(1, "tf32", 8, "--tf32", "true")
+
+    def test_cuda_visible_devices_decides_what_runner_sees(self):
+        hidden = subprocess.run([BINARY, "--version"], capture_output=True, text=True, timeout=120, env=dict(os.environ, CUDA_VISIBLE_DEVICES=""))
+        self.assertNotIn("GPU 0:", hidden.stdout)
+        out = os.path.join(self.tmp, "hidden_gpu")
+        p = subprocess.run([BINARY, self.gpt, "--output_dir", out], capture_output=True, text=True, timeout=300,
+                           env=dict(os.environ, CUDA_VISIBLE_DEVICES=""))
+        self.assertEqual(p.returncode, 0, p.stderr[-2000:])
+        self.assertIn("Device = cpu", p.stdout)
+        shown = subprocess.run([BINARY, "--version"], capture_output=True, text=True, timeout=120, env=dict(os.environ, CUDA_VISIBLE_DEVICES="0"))
+        self.assertIn("GPU 0:", shown.stdout)
+        self.assertNotIn("GPU 1:", shown.stdout)
+
+    def test_generate_runs_on_the_gpu(self):
+        llama = write(os.path.join(self.tmp, "gen_llama.lua"), LLAMA)
+        folder = os.path.join(self.tmp, "gen_src")
+        code, _, err = launch(1, llama, "--output_dir", folder, "--max_steps", "1")
+        self.assertEqual(code, 0, err[-2000:])
+        from tokenizers import Tokenizer, decoders
+        from tokenizers.models import BPE
+        tok = Tokenizer(BPE(vocab={chr(97 + i): i for i in range(26)}, merges=[]))  # a..z inside the model's 32 ids
+        tok.decoder = decoders.Fuse()
+        tok.save(os.path.join(folder, "tokenizer.json"))
+        texts = {}
+        for device in ("cpu", "cuda"):
+            p = subprocess.run([BINARY, "generate", folder, "--prompt", "hello", "--max_new_tokens", "8", "--device", device],
+                               capture_output=True, text=True, timeout=300)
+            self.assertEqual(p.returncode, 0, p.stderr[-2000:])
+            texts[device] = p.stdout
+        self.assertEqual(texts["cuda"], texts["cpu"])
+
+    def test_peak_memory_agrees_with_pytorch(self):
+        # runner's train_mem_gpu_* metrics against torch.cuda.max_memory_allocated of the same
+        # model states in PyTorch: a GPT's parameters, gradients and AdamW state, 16 bytes per
+        # parameter, plus activations; within 20%.
+        big = write(os.path.join(self.tmp, "mem_gpt.lua"), BIG_GPT)
+        out = os.path.join(self.tmp, "mem")
+        p = subprocess.run([BINARY, big, "--output_dir", out, "--skip_memory_metrics", "false"], capture_output=True, text=True, timeout=600)
+        self.assertEqual(p.returncode, 0, p.stderr[-2000:])
+        m = load_json(os.path.join(out, "train_results.json"))
+        runner_peak = m["init_mem_gpu_alloc_delta"] + m["train_mem_gpu_alloc_delta"] + m["train_mem_gpu_peaked_delta"]
+        torch_peak = float(subprocess.run([sys.executable, "-c", TORCH_PEAK], capture_output=True, text=True, timeout=600, check=True).stdout)
+        self.assertLess(abs(runner_peak - torch_peak) / torch_peak, 0.2, (runner_peak, torch_peak))
+
     def test_version_lists_the_gpu(self):
         p = subprocess.run([BINARY, "--version"], capture_output=True, text=True, timeout=120)
         self.assertRegex(p.stdout, r"GPU 0: .*sm_\d+")
@@ -173,6 +285,9 @@ class Gpu(unittest.TestCase):
 
 if __name__ == "__main__":
     if not gpu_visible():
+        if os.environ.get("RUNNER_EXPECT_GPU", "0") not in ("", "0"):
+            print("FAILED: RUNNER_EXPECT_GPU is set but runner sees no GPU (`runner --version` lists none)")
+            sys.exit(1)
         print("SKIPPED: no CUDA device visible to runner (these cases run on a GPU machine: ctest -L gpu)")
         sys.exit(77)
     unittest.main()

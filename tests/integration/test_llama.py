@@ -130,6 +130,17 @@ class LlamaRecipe(unittest.TestCase):
             code, out, err = run("generate", "out", "--prompt", "X", "--max_new_tokns", "3", cwd=d)
             self.assertEqual(code, 2)
             self.assertIn("did you mean 'max_new_tokens'", err)
+            # --device: cuda:0 by default when a GPU is visible; the CPU asked for by name.
+            code, out, err = run("generate", "out", "--prompt", prompts[0], "--max_new_tokens", "12", "--num_beams", "2",
+                                 "--device", "cpu", cwd=d)
+            self.assertEqual((code, out.split("\n")[0]), (0, expected[0]), err[-2000:])
+            code, _, err = run("generate", "out", "--prompt", "X", "--device", "tpu", cwd=d)
+            self.assertEqual(code, 2)
+            self.assertIn("--device takes cpu, cuda or cuda:N, got \"tpu\"", err)
+            if "GPU 0:" not in run("--version")[1]:
+                code, _, err = run("generate", "out", "--prompt", "X", "--device", "cuda", cwd=d)
+                self.assertEqual(code, 2)
+                self.assertIn("--device cuda: no GPU is visible", err)
 
     def test_predict_with_generate(self):
         """predict_with_generate: predictions are transformers' generate() ids (prompt + new

@@ -1,0 +1,57 @@
+// Facts about a batch read on the host, before the Trainer copies it to the GPU, so a model
+// can take its data-dependent decisions (drop an attention mask that hides nothing, notice
+// packed sequences) without making the host wait for the device in every step.
+//
+// A fact names the device tensor it describes (its TensorImpl and version counter) and holds
+// only while a HostFactsScope for that batch is open on this thread: a model handed any other
+// tensor (a hook's own mask, an in-place edit) finds no fact and reads the tensor itself.
+#pragma once
+#include <cstdint>
+#include <optional>
+
+#include <ATen/ATen.h>
+
+#include "runtime/models/module.h"
+
+namespace runner::models {
+
+struct HostFact {
+  const void* tensor = nullptr;  // the device tensor's TensorImpl; null: no fact
+  int64_t version = 0;
+  bool value = false;
+};
+
+struct HostFacts {
+  HostFact mask_hides_nothing;  // attention_mask: every entry non-zero
+  HostFact positions_restart;   // position_ids: some row restarts (packed sequences)
+};
+
+// Reads `host`'s attention_mask and position_ids; the facts name `device`'s fields (the same
+// batch after to_device; the same tensors when training on the CPU).
+HostFacts host_facts(const TensorMap& host, const TensorMap& device);
+
+// While alive, the known_* queries answer from `facts` (scopes nest; the innermost wins).
+class HostFactsScope {
+ public:
+  explicit HostFactsScope(const HostFacts& facts);
+  ~HostFactsScope();
+  HostFactsScope(const HostFactsScope&) = delete;
+  HostFactsScope& operator=(const HostFactsScope&) = delete;
+
+ private:
+  const HostFacts* previous_;
+  HostFacts facts_;
+};
+
+// nullopt when no open scope describes this very tensor.
+std::optional<bool> known_mask_hides_nothing(const at::Tensor& attention_mask);
+std::optional<bool> known_positions_restart(const at::Tensor& position_ids);
+
+// The computations themselves (on any device; on a GPU they wait for it).
+bool mask_hides_nothing(const at::Tensor& attention_mask);
+// Where a row's positions do not continue from the previous token, a new sequence starts:
+// (B, T) bool, true at each start (column 0 included).
+at::Tensor sequence_starts(const at::Tensor& position_ids);
+bool positions_restart(const at::Tensor& position_ids);
+
+}  // namespace runner::models
