@@ -1,11 +1,11 @@
 #include "bindings/lua/lua_hooks.h"
 
 #include <algorithm>
-#include <regex>
 
 #include "bindings/lua/data_binding.h"
 #include "bindings/lua/lua_module.h"
 #include "runtime/core/errors.h"
+#include "runtime/core/regex.h"
 #include "runtime/train/device.h"
 
 namespace runner::lua {
@@ -264,9 +264,9 @@ std::optional<train::OptimizerSpec> LuaHooks::create_optimizer(models::Module& m
       group.match = g.value("match", std::string());
       if (!group.match.empty()) {
         try {
-          std::regex check(group.match);
-        } catch (const std::regex_error&) {
-          fail("create_optimizer", "group match \"" + group.match + "\" is not a valid regular expression");
+          const Regex check(group.match, "group match");
+        } catch (const Error& e) {
+          fail("create_optimizer", e.message());
         }
       }
       if (group.names.empty() && group.match.empty()) fail("create_optimizer", "each group needs names or match");

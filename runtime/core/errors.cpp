@@ -20,4 +20,17 @@ Error Error::located(const std::string& where) const {
   return where_.empty() ? Error(kind_, message_, where) : *this;
 }
 
+void throw_error(ErrorKind kind, std::string message, std::string where) {
+  switch (kind) {
+    case ErrorKind::kRecipe: throw RecipeError(std::move(message), std::move(where));
+    case ErrorKind::kArgument: throw ArgumentError(std::move(message), std::move(where));
+    case ErrorKind::kHook: throw HookError(std::move(message), std::move(where));
+    case ErrorKind::kData: throw DataError(std::move(message), std::move(where));
+    case ErrorKind::kCheckpoint: throw CheckpointError(std::move(message), std::move(where));
+    case ErrorKind::kDist: throw DistError(std::move(message), std::move(where));
+    case ErrorKind::kInternal: break;
+  }
+  throw Error(kind, std::move(message), std::move(where));
+}
+
 }  // namespace runner

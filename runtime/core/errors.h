@@ -39,4 +39,7 @@ RUNNER_ERROR_KIND(CheckpointError, kCheckpoint)
 RUNNER_ERROR_KIND(DistError, kDist)
 #undef RUNNER_ERROR_KIND
 
+// Throws the class of `kind` (RecipeError for kRecipe, ...), so callers catch it by type.
+[[noreturn]] void throw_error(ErrorKind kind, std::string message, std::string where = "");
+
 }  // namespace runner

@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <regex>
 #include <set>
 
 #include <c10/core/GradMode.h>
 
 #include "runtime/core/errors.h"
+#include "runtime/core/regex.h"
 #include "runtime/models/layers.h"
 
 namespace runner::models {
@@ -33,9 +33,10 @@ std::vector<std::pair<std::string, ModulePtr>> named_modules(const Module& root)
 
 bool is_linear(const Module& m) { return dynamic_cast<const Linear*>(&m) || dynamic_cast<const Conv1D*>(&m); }
 
-// peft's check_target_module_exists.
-bool targeted(const std::string& name, const LoraConfig& c) {
-  if (!c.target_regex.empty()) return std::regex_match(name, std::regex(c.target_regex));
+// peft's check_target_module_exists: a string is a Python regular expression the whole name
+// must match (re.fullmatch; `regex` is it compiled), a list matches names or name suffixes.
+bool targeted(const std::string& name, const LoraConfig& c, const Regex* regex) {
+  if (regex) return regex->full_match(name);
   for (const auto& t : c.target_modules) {
     if (t == "all-linear") return true;  // the linear check and the head exclusion come after
     if (name == t || (name.size() > t.size() && name.compare(name.size() - t.size() - 1, t.size() + 1, "." + t) == 0)) return true;
@@ -77,14 +78,11 @@ void apply_lora(Module& model, LoraConfig c) {
   if (c.target_modules.empty() && c.target_regex.empty()) c.target_modules = default_targets(model);
   const bool all_linear = std::find(c.target_modules.begin(), c.target_modules.end(), "all-linear") != c.target_modules.end();
   if (all_linear && c.target_modules.size() > 1) throw RecipeError("models.lora: \"all-linear\" stands alone in target_modules");
-  try {
-    if (!c.target_regex.empty()) std::regex check(c.target_regex);
-  } catch (const std::regex_error& e) {
-    throw RecipeError("models.lora: target_modules is not a valid regular expression: " + std::string(e.what()));
-  }
+  const std::unique_ptr<Regex> regex =
+      c.target_regex.empty() ? nullptr : std::make_unique<Regex>(c.target_regex, "models.lora: target_modules", ErrorKind::kRecipe);
   std::vector<std::pair<std::string, ModulePtr>> chosen;
   for (const auto& [name, m] : named_modules(model)) {
-    if (!targeted(name, c)) continue;
+    if (!targeted(name, c, regex.get())) continue;
     const bool head = name == "lm_head" || (name.size() > 8 && name.compare(name.size() - 8, 8, ".lm_head") == 0);
     if (all_linear && (!is_linear(*m) || head)) continue;
     if (!is_linear(*m))
@@ -111,7 +109,10 @@ void apply_lora(Module& model, LoraConfig c) {
       c10::NoGradGuard no_grad;
       b->weight.zero_();
     }
-    a->to(w.scalar_type()), b->to(w.scalar_type());
+    // peft's autocast_adapter_dtype: adapters of a bf16 / fp16 base are fp32 (so are their
+    // gradients and optimizer state); a float64 base keeps its dtype.
+    const at::ScalarType adapter_dtype = w.scalar_type() == at::kHalf || w.scalar_type() == at::kBFloat16 ? at::kFloat : w.scalar_type();
+    a->to(adapter_dtype), b->to(adapter_dtype);
     // The adapters of a base still in its files (meta, deferred_weights.h) are real CPU
     // tensors; moving the model moves them with everything else.
     if (!w.is_meta()) a->to(w.device()), b->to(w.device());
@@ -120,8 +121,11 @@ void apply_lora(Module& model, LoraConfig c) {
     const Module* owner = m.get();  // owns the branch, so outlives it
     const double p = c.dropout;
     m->set_adapter([a, b, owner, p, scaling](const at::Tensor& x) {
+      // As peft: the input is cast to the adapters' dtype (Module adds the branch to the
+      // layer's output in the output's dtype).
       const at::Tensor h = p > 0.0 && owner->is_training() ? at::dropout(x, p, true) : x;
-      return b->forward(a->forward(h)) * scaling;
+      const at::ScalarType dtype = a->weight.scalar_type();
+      return b->forward(a->forward(h.scalar_type() == dtype ? h : h.to(dtype))) * scaling;
     });
     if (transposed) c.fan_in_fan_out = true;  // peft switches it on for Conv1D and warns
     c.adapted.push_back(name);
@@ -177,6 +181,13 @@ NamedTensorList merged_state_dict(const Module& model) {
 
 nlohmann::json adapter_config_json(const LoraConfig& c) {
   nlohmann::json targets = c.target_regex.empty() ? nlohmann::json(c.target_modules) : nlohmann::json(c.target_regex);
+  if (c.target_modules.size() == 1 && c.target_modules[0] == "all-linear") {
+    // peft resolves "all-linear" before saving: the adapted layers' own names (q_proj, ...),
+    // which is what it matches when it loads the adapters.
+    std::set<std::string> names;
+    for (const auto& full : c.adapted) names.insert(full.substr(full.rfind('.') + 1));
+    targets = std::vector<std::string>(names.begin(), names.end());
+  }
   return {{"peft_type", "LORA"},
           {"task_type", c.task_type.empty() ? nlohmann::json() : nlohmann::json(c.task_type)},
           {"base_model_name_or_path", c.base_model_name_or_path.empty() ? nlohmann::json() : nlohmann::json(c.base_model_name_or_path)},

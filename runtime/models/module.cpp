@@ -32,7 +32,12 @@ TensorMap Module::forward_batch_impl(const TensorMap&) {
 }
 
 at::Tensor Module::forward(const at::Tensor& x) {
-  auto body = [this](const at::Tensor& in) { return adapter_ ? forward_impl(in) + adapter_(in) : forward_impl(in); };
+  auto body = [this](const at::Tensor& in) {
+    at::Tensor out = forward_impl(in);
+    if (!adapter_) return out;
+    const at::Tensor extra = adapter_(in);  // peft: the branch is added in the layer's output dtype
+    return out + (extra.scalar_type() == out.scalar_type() ? extra : extra.to(out.scalar_type()));
+  };
   return hooked([&] {
     if (!checkpointing_) return body(x);
     return maybe_checkpointed({x}, [body](const std::vector<at::Tensor>& in) { return body(in[0]); });  // runs again in backward

@@ -210,6 +210,7 @@ void defer_named(Module& model, const FileTensors& tensors, const std::string& w
   for (const auto& [name, p] : model.named_parameters()) params.insert(p.unsafeGetTensorImpl());
   std::vector<std::string> mismatched, unexpected, missing;
   std::set<const void*> loaded;
+  std::map<const void*, std::pair<std::string, const FileTensor*>> first;  // a tied tensor's first key in the files
   auto weights = std::make_shared<DeferredWeights>();
   c10::NoGradGuard no_grad;
   for (const auto& [name, t] : tensors) {
@@ -223,8 +224,22 @@ void defer_named(Module& model, const FileTensors& tensors, const std::string& w
       mismatched.push_back(name + " (file " + shape_string(shape) + ", model " + shape_string(it->second.sizes()) + ")");
       continue;
     }
-    loaded.insert(it->second.unsafeGetTensorImpl());
-    if (params.count(it->second.unsafeGetTensorImpl())) weights->add(it->second, t.file, t.name);
+    const void* impl = it->second.unsafeGetTensorImpl();
+    if (auto seen = first.find(impl); seen != first.end()) {
+      // Tied weights (tie_word_embeddings) stored under both names: one tensor can hold one
+      // value. transformers would keep the embedding's without a word; runner refuses.
+      const auto& [other, where_other] = seen->second;
+      if (!t.file->load(t.name).equal(where_other->file->load(where_other->name))) {
+        const bool head_first = ends_with(name, "lm_head.weight");  // name the head as the key to drop
+        const std::string& head = head_first ? name : other;
+        throw CheckpointError(head + " differs from " + (head_first ? other : name) + ", but config.json ties them (tie_word_embeddings = true): set "
+                              "tie_word_embeddings = false to keep both, or drop " + head + " from the files", where);
+      }
+      continue;
+    }
+    first.emplace(impl, std::make_pair(name, &t));
+    loaded.insert(impl);
+    if (params.count(impl)) weights->add(it->second, t.file, t.name);
     else it->second.copy_(t.file->load(t.name));
   }
   if (!mismatched.empty())

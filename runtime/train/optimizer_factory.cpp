@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <regex>
 #include <set>
 #include <sstream>
 
 #include "runtime/core/did_you_mean.h"
 #include "runtime/core/errors.h"
+#include "runtime/core/regex.h"
 #include "runtime/train/param_groups.h"
 
 namespace runner::train {
@@ -135,17 +135,13 @@ BuiltOptimizer build_optimizer(const TrainingArguments& args, const models::Modu
   } else {
     for (size_t g = 0; g < spec->groups.size(); ++g) {
       const auto& sg = spec->groups[g];
-      std::regex re;
-      try {
-        re = std::regex(sg.match.empty() ? "(?!)" : sg.match);
-      } catch (const std::regex_error& e) {
-        throw RecipeError("optimizer group " + std::to_string(g + 1) + ": match \"" + sg.match + "\" is not a valid regular expression (" + e.what() + ")");
-      }
+      // A Python regular expression searched in the name (re.search), as recipes write them.
+      const Regex re(sg.match.empty() ? "(?!)" : sg.match, "optimizer group " + std::to_string(g + 1) + ": match", ErrorKind::kRecipe);
       size_t matched = 0;
       for (size_t i = 0; i < trainable.size(); ++i) {
         if (group_of[i] >= 0) continue;  // first matching group wins
         const std::string& name = trainable[i].first;
-        if (std::find(sg.names.begin(), sg.names.end(), name) != sg.names.end() || std::regex_search(name, re)) {
+        if (std::find(sg.names.begin(), sg.names.end(), name) != sg.names.end() || re.search(name)) {
           group_of[i] = static_cast<int>(g);
           ++matched;
         }

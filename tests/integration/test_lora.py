@@ -172,6 +172,66 @@ class Lora(unittest.TestCase):
         self.assertTrue(saved["base_model_name_or_path"].endswith("base"))
         np.testing.assert_allclose(runner_logits(self.dir, "peft_adapters"), expected, rtol=1e-5, atol=1e-5)
 
+    def test_every_option_and_default_loads_in_peft_with_runner_logits(self):
+        # Each way of choosing and shaping the adapters, trained a few steps by runner, then
+        # loaded by peft onto the base: peft must accept the adapter_config.json as written
+        # and compute runner's logits.
+        options = {
+            "defaults": "{}",  # peft's default targets for Llama (q_proj, v_proj), r 8, alpha 8
+            "all_linear": '{ target_modules = "all-linear" }',
+            # A Python regular expression (peft: re.fullmatch), with a lookbehind that C++'s
+            # ECMAScript std::regex does not have.
+            "regex": [r'{ target_modules = ".*(?<=self_attn\\.)[qv]_proj" }', ["q_proj", "v_proj"]],
+            "rslora": "{ r = 2, alpha = 6, use_rslora = true }",
+            "random_b": "{ r = 4, init_lora_weights = false, dropout = 0.2 }",
+            "bf16_base": "{ target_modules = { \"k_proj\", \"up_proj\" } }",
+        }
+        expected_targets = {"defaults": ["q_proj", "v_proj"], "all_linear": ["down_proj", "gate_proj", "k_proj", "o_proj", "q_proj", "up_proj", "v_proj"],
+                            "rslora": ["q_proj", "v_proj"], "random_b": ["q_proj", "v_proj"], "bf16_base": ["k_proj", "up_proj"]}
+        for name, spec in options.items():
+            with self.subTest(options=name):
+                if isinstance(spec, list):
+                    spec, expected_targets[name] = spec
+                base = 'models.from_pretrained("base"):to("bfloat16")' if name == "bf16_base" else 'models.from_pretrained("base")'
+                recipe = (TRAIN % f"opt_{name}").replace(
+                    'models.lora(models.from_pretrained("base"),\n                          { r = 4, alpha = 8, dropout = 0.1, target_modules = { "q_proj", "v_proj", "o_proj", "down_proj" } })',
+                    f"models.lora({base}, {spec})").replace("max_steps = 12", "max_steps = 3").replace('save_strategy = "steps"', 'save_strategy = "no"')
+                self.assertIn(f"models.lora({base}", recipe)
+                write(self.path(f"opt_{name}.lua"), recipe)
+                code, _, err = run(f"opt_{name}.lua", cwd=self.dir)
+                self.assertEqual(code, 0, err[-3000:])
+                with open(self.path(f"opt_{name}", "adapter_config.json")) as f:
+                    config = json.load(f)
+                targets = config["target_modules"]
+                self.assertEqual(sorted(targets) if isinstance(targets, list) else targets,
+                                 expected_targets[name] if name != "regex" else r".*(?<=self_attn\.)[qv]_proj")
+                with open(self.path(f"opt_{name}", "adapter_model.safetensors"), "rb") as f:
+                    header = json.loads(f.read(int.from_bytes(f.read(8), "little")))
+                # peft keeps adapters (and so their file) in fp32 on a bf16 base
+                self.assertEqual({v["dtype"] for k, v in header.items() if k != "__metadata__"}, {"F32"})
+                peft_model = PeftModel.from_pretrained(AutoModelForCausalLM.from_pretrained(self.path("base")), self.path(f"opt_{name}"))
+                adapted = sorted({n.rsplit(".", 1)[-1] for n, m in peft_model.named_modules() if hasattr(m, "lora_A") and len(m.lora_A)})
+                self.assertEqual(adapted, sorted(expected_targets[name]))
+                np.testing.assert_allclose(runner_logits(self.dir, f"opt_{name}"), hf_logits(peft_model), rtol=1e-5, atol=1e-5)
+
+    def test_a_tied_head_that_differs_from_the_embedding_is_refused(self):
+        torch.manual_seed(2)
+        config = LlamaConfig(vocab_size=64, hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=4,
+                             num_key_value_heads=2, max_position_embeddings=64, tie_word_embeddings=True)
+        LlamaForCausalLM(config).save_pretrained(self.path("tied"))
+        from safetensors.torch import load_file, save_file
+        weights = load_file(self.path("tied", "model.safetensors"))
+        weights["lm_head.weight"] = weights["model.embed_tokens.weight"] + 1.0
+        save_file(weights, self.path("tied", "model.safetensors"), metadata={"format": "pt"})
+        write(self.path("tied.lua"), LOGITS % "tied")
+        code, _, err = run("check", "tied.lua", cwd=self.dir)
+        self.assertEqual(code, 2, err[-2000:])
+        self.assertIn("lm_head.weight differs from model.embed_tokens.weight, but config.json ties them (tie_word_embeddings = true)", err)
+        weights["lm_head.weight"] = weights["model.embed_tokens.weight"].clone()  # the same values: fine
+        save_file(weights, self.path("tied", "model.safetensors"), metadata={"format": "pt"})
+        code, _, err = run("check", "tied.lua", cwd=self.dir)
+        self.assertEqual(code, 0, err[-2000:])
+
     def test_merge_adapters_writes_what_peft_merges(self):
         code, out, err = run("merge-adapters", "out", "merged", cwd=self.dir)
         self.assertEqual(code, 0, err)

@@ -4,7 +4,7 @@
 #include <stdexcept>
 
 #include "runtime/data/tokenizers/byte_level.h"
-#include "runtime/data/tokenizers/regex.h"
+#include "runtime/core/regex.h"
 
 namespace runner::data {
 

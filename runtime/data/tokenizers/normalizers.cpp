@@ -6,7 +6,7 @@
 #include <unicode/normalizer2.h>
 #include <unicode/unistr.h>
 
-#include "runtime/data/tokenizers/regex.h"
+#include "runtime/core/regex.h"
 
 namespace runner::data {
 

@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "runtime/data/tokenizers/byte_level.h"
-#include "runtime/data/tokenizers/regex.h"
+#include "runtime/core/regex.h"
 
 namespace runner::data {
 

@@ -11,9 +11,11 @@
 
 #include <nlohmann/json.hpp>
 
-namespace runner::data {
-
+namespace runner {
 class Regex;
+}  // namespace runner
+
+namespace runner::data {
 
 class PreTokenizer {
  public:

@@ -1,11 +1,11 @@
-#include "runtime/data/tokenizers/regex.h"
+#include "runtime/core/regex.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
 #include "runtime/core/errors.h"
 
-namespace runner::data {
+namespace runner {
 
 struct Regex::Impl {
   pcre2_code* code = nullptr;
@@ -14,15 +14,15 @@ struct Regex::Impl {
   }
 };
 
-Regex::Regex(const std::string& pattern) : impl_(std::make_unique<Impl>()) {
+Regex::Regex(const std::string& pattern, const std::string& what, ErrorKind kind) : impl_(std::make_unique<Impl>()) {
   int error = 0;
   PCRE2_SIZE offset = 0;
   impl_->code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(), PCRE2_UTF | PCRE2_UCP, &error, &offset, nullptr);
   if (!impl_->code) {
     PCRE2_UCHAR message[256];
     pcre2_get_error_message(error, message, sizeof message);
-    throw DataError("tokenizer pattern does not compile at offset " + std::to_string(offset) + ": " +
-                    reinterpret_cast<const char*>(message) + " (" + pattern + ")");
+    throw_error(kind, what + " \"" + pattern + "\" is not a valid regular expression (at offset " + std::to_string(offset) + ": " +
+                          reinterpret_cast<const char*>(message) + ")");
   }
   pcre2_jit_compile(impl_->code, PCRE2_JIT_COMPLETE);  // falls back to the interpreter if JIT is unavailable
 }
@@ -53,4 +53,15 @@ std::vector<std::pair<size_t, size_t>> Regex::find_all(std::string_view text) co
   return out;
 }
 
-}  // namespace runner::data
+bool Regex::match(std::string_view text, uint32_t options) const {
+  pcre2_match_data* md = pcre2_match_data_create_from_pattern(impl_->code, nullptr);
+  const int rc = pcre2_match(impl_->code, reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(), 0, options, md, nullptr);
+  pcre2_match_data_free(md);
+  return rc >= 0;
+}
+
+bool Regex::full_match(std::string_view text) const { return match(text, PCRE2_ANCHORED | PCRE2_ENDANCHORED); }
+
+bool Regex::search(std::string_view text) const { return match(text, 0); }
+
+}  // namespace runner
