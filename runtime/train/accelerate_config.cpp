@@ -126,7 +126,9 @@ struct Reader {
       } else if (it.key() == "zero3_save_16bit_model") {
         zero["stage3_gather_16bit_weights_on_model_save"] = flag(v, key);
       } else if (it.key() == "zero3_init_flag") {
-        if (flag(v, key)) no_effect(key, "every rank builds the model, then ZeRO-3 keeps only its shards");
+        if (flag(v, key))
+          no_effect(key, "a models.from_pretrained model already reads only each rank's shards from its files under ZeRO-3; "
+                         "a model the recipe builds is built whole on every rank, then sharded");
       } else if (it.key() == "deepspeed_multinode_launcher" || it.key() == "deepspeed_hostfile" ||
                  it.key() == "deepspeed_exclusion_filter" || it.key() == "deepspeed_inclusion_filter") {
         no_effect(key, "mpiexec or srun starts the ranks");

@@ -173,6 +173,13 @@ class AccelerateConfig(unittest.TestCase):
         self.assertTrue(json.loads(out)["use_cpu"])
         self.assertIn(": use_cpu = true", err)  # runner check logs on stderr
 
+    def test_zero3_init_flag_says_what_runner_does_instead(self):
+        text = DEEPSPEED_YAML.replace("zero3_init_flag: false", "zero3_init_flag: true").replace("num_processes: 2", "num_processes: 1")
+        path = write(os.path.join(self.tmp, "z3init.yaml"), text)
+        code, _, err = run([BINARY, "check", self.recipe, "--accelerate_config", path, "--output_dir", self.out("z3init")])
+        self.assertEqual(code, 0, err)
+        self.assertIn("zero3_init_flag has no effect in runner: a models.from_pretrained model already reads only each rank's shards", err)
+
     def test_mistakes_are_one_line_naming_file_and_key(self):
         bad = {
             "unknown.yaml": (SINGLE_YAML + "mixed_precison: bf16\n", "mixed_precison: unknown accelerate setting; did you mean 'mixed_precision'?"),

@@ -139,6 +139,15 @@ class Cli(unittest.TestCase):
             self.assertEqual(args["per_device_train_batch_size"], 8)  # default
             self.assertFalse(os.path.exists(os.path.join(tmp, "o")), "check must not train or write")
 
+    def test_use_cache_warns_that_training_builds_no_cache(self):
+        # HF's use_cache cannot change a training run (its forward builds no cache); runner
+        # generates with a cache whatever it says.
+        with TempDir() as tmp:
+            recipe = write(os.path.join(tmp, "r.lua"), RECIPE)
+            code, _, err = run("check", recipe, "--use_cache", "true", "--output_dir", os.path.join(tmp, "o"))
+            self.assertEqual(code, 0, err)
+            self.assertIn("args.use_cache has no effect: the training forward builds no key/value cache", err)
+
     def test_readme_recipe_runs(self):
         with open(os.path.join(SOURCE, "README.md")) as f:
             readme = f.read()

@@ -178,6 +178,20 @@ class DocsSnippets(unittest.TestCase):
                 p = subprocess.run([PYTHON, script], cwd=tmp, capture_output=True, text=True, timeout=600)
                 self.assertEqual(p.returncode, 0, f"{where}:{n}:\n{p.stderr[-3000:]}")
 
+    def test_test_files_named_in_scripts_and_docs_exist(self):
+        # A comment or page that names a test file that is gone sends readers nowhere.
+        named = 0
+        for folder in ("scripts", "docs"):
+            for root, _, files in os.walk(os.path.join(SOURCE, folder)):
+                for name in files:
+                    path = os.path.join(root, name)
+                    with open(path, errors="replace") as f:
+                        text = f.read()
+                    for ref in set(re.findall(r"tests/[\w/]+\.(?:py|cpp|h)\b", text)):
+                        named += 1
+                        self.assertTrue(os.path.exists(os.path.join(SOURCE, ref)), f"{os.path.relpath(path, SOURCE)} names {ref}, which does not exist")
+        self.assertGreater(named, 10)
+
     def test_shell_lines_name_real_commands(self):
         checked = 0
         for where, n, lang, text in self.blocks:
