@@ -38,22 +38,6 @@ using nlohmann::json;
 
 namespace {
 
-// generation_config.json's settings (what HF uses) over the model's defaults.
-void apply_generation_config(const fs::path& generation_config, models::GenerationConfig& g) {
-  if (generation_config.empty() || !fs::exists(generation_config)) return;
-  std::ifstream in(generation_config);
-  const json c = json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (c.is_discarded() || !c.is_object()) throw CheckpointError("not a JSON object", generation_config.string());
-  if (auto eos = models::config_token_ids(c, "eos_token_id"); !eos.empty()) g.eos_token_id = eos;
-  if (auto pad = models::config_token_ids(c, "pad_token_id"); !pad.empty()) g.pad_token_id = pad[0];
-  g.do_sample = c.value("do_sample", g.do_sample);
-  g.temperature = c.value("temperature", g.temperature);
-  g.top_k = c.value("top_k", g.top_k);
-  g.top_p = c.value("top_p", g.top_p);
-  g.num_beams = c.value("num_beams", g.num_beams);
-  if (c.contains("max_new_tokens") && c["max_new_tokens"].is_number_integer()) g.max_new_tokens = c["max_new_tokens"];
-}
-
 double number_arg(const std::string& name, const std::string& text) {
   char* end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
@@ -140,7 +124,7 @@ int generate(const CommandLine& cl) {
   StdoutToStderr quiet_stdout(true);  // stdout carries the generated text only
   const fs::path target(cl.recipe);
   models::ModulePtr model;
-  fs::path tokenizer_path = a.tokenizer, generation_config;
+  fs::path tokenizer_path = a.tokenizer;
   std::unique_ptr<lua::LuaState> lua;  // keeps a recipe's Lua modules alive while generating
   if (fs::is_directory(target)) {
     model = models::from_pretrained(target.string());
@@ -148,7 +132,6 @@ int generate(const CommandLine& cl) {
     fs::path files = target;
     if (model->lora() && !fs::exists(target / "tokenizer.json")) files = model->lora()->base_model_name_or_path;
     if (tokenizer_path.empty()) tokenizer_path = files / "tokenizer.json";
-    generation_config = files / "generation_config.json";
   } else if (target.extension() == ".lua") {
     lua = std::make_unique<lua::LuaState>(std::map<std::string, std::string>{}, lua::default_lib_dirs());
     lua::Recipe recipe = lua::load_recipe(*lua, target.string());
@@ -171,8 +154,7 @@ int generate(const CommandLine& cl) {
   const auto tokenizer = data::HfTokenizer::load(tokenizer_path.string());
 
   model->to(generation_device(a.device));
-  models::GenerationConfig g = models::generation_defaults(*model);
-  apply_generation_config(generation_config, g);
+  models::GenerationConfig g = models::generation_defaults(*model);  // config.json, then generation_config.json
   apply_overrides(a, g);
   at::manual_seed(static_cast<uint64_t>(a.seed));
 

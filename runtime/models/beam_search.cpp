@@ -59,8 +59,9 @@ at::Tensor beam_search(Module& model, const at::Tensor& ids, const at::Tensor& a
   for (int64_t cur = prompt; cur < max_length; ++cur) {
     const at::Tensor logits = model.forward_cached(next_input, step_mask, cache).select(1, -1).to(at::kFloat);  // (B·nb, V)
     const int64_t vocab = logits.size(-1);
-    const at::Tensor log_probs =
-        (logits.log_softmax(-1).view({batch, beams, vocab}) + running_scores.unsqueeze(2)).reshape({batch, beams * vocab});
+    // HF: the logits processors act on the log-probabilities, over each beam's tokens so far.
+    const at::Tensor processed = penalize_repeats(logits.log_softmax(-1), running.narrow(2, 0, cur).reshape({batch * beams, cur}), c.repetition_penalty);
+    const at::Tensor log_probs = (processed.view({batch, beams, vocab}) + running_scores.unsqueeze(2)).reshape({batch, beams * vocab});
     auto [top_scores, top_index] = log_probs.topk(keep);  // (B, K)
     const at::Tensor from_beam = top_index.div(vocab, "floor"), token = top_index.remainder(vocab);
     at::Tensor cand = gather_beams(running, from_beam);

@@ -15,12 +15,13 @@ namespace runner::models {
 namespace {
 
 void check(const GenerationConfig& c) {
-  if (c.max_new_tokens < 0) throw RecipeError("generate: max_new_tokens must be >= 0");
+  if (c.max_new_tokens < -1) throw RecipeError("generate: max_new_tokens must be >= 0");
   if (c.do_sample && !(c.temperature > 0) ) throw RecipeError("generate: temperature must be > 0 when sampling");
   if (c.top_k < 0) throw RecipeError("generate: top_k must be >= 0 (0: off)");
   if (!(c.top_p > 0 && c.top_p <= 1)) throw RecipeError("generate: top_p must be in (0, 1]");
   if (c.num_beams < 1) throw RecipeError("generate: num_beams must be >= 1");
   if (c.num_beams > 1 && c.do_sample) throw RecipeError("generate: beam search with do_sample is not supported (set do_sample = false)");
+  if (!(c.repetition_penalty > 0)) throw RecipeError("generate: repetition_penalty must be > 0 (1: off)");
 }
 
 // HF's sampling warpers, in their order: temperature, top-k, top-p. Removed tokens get -inf.
@@ -66,6 +67,7 @@ at::Tensor greedy_or_sample(Module& model, const at::Tensor& ids, const at::Tens
   at::Tensor next_input = ids;
   for (int64_t step = 0; step < c.max_new_tokens; ++step) {
     at::Tensor logits = model.forward_cached(next_input, step_mask, cache).select(1, -1).to(at::kFloat);  // (B, V)
+    logits = penalize_repeats(logits, sequences, c.repetition_penalty);  // HF: processors, then warpers
     at::Tensor next;
     if (c.do_sample) next = at::multinomial(warp(logits, c).softmax(-1), 1).squeeze(1);
     else next = logits.argmax(-1);
@@ -81,29 +83,8 @@ at::Tensor greedy_or_sample(Module& model, const at::Tensor& ids, const at::Tens
 
 }  // namespace
 
-std::vector<int64_t> config_token_ids(const nlohmann::json& config, const char* key) {
-  auto it = config.find(key);
-  if (it == config.end() || it->is_null()) return {};
-  if (it->is_number_integer()) return {it->get<int64_t>()};
-  std::vector<int64_t> ids;
-  if (it->is_array())
-    for (const auto& v : *it)
-      if (v.is_number_integer()) ids.push_back(v.get<int64_t>());
-  return ids;
-}
-
-GenerationConfig generation_defaults(const Module& model) {
-  GenerationConfig g;
-  const std::string text = model.hf_config_json();
-  if (text.empty()) return g;
-  const nlohmann::json config = nlohmann::json::parse(text);
-  g.eos_token_id = config_token_ids(config, "eos_token_id");
-  if (const auto pad = config_token_ids(config, "pad_token_id"); !pad.empty()) g.pad_token_id = pad[0];
-  return g;
-}
-
-at::Tensor generate(Module& model, const at::Tensor& input_ids, const at::Tensor& attention_mask, const GenerationConfig& c) {
-  check(c);
+at::Tensor generate(Module& model, const at::Tensor& input_ids, const at::Tensor& attention_mask, const GenerationConfig& config) {
+  check(config);
   if (!model.can_generate()) throw RecipeError(model.type_name() + " cannot generate (it is not a causal language model with a cache)");
   if (input_ids.dim() != 2 || input_ids.size(1) == 0) throw RecipeError("generate: input_ids must be (batch, length) with length > 0");
   if (attention_mask.defined() && !attention_mask.sizes().equals(input_ids.sizes()))
@@ -111,6 +92,8 @@ at::Tensor generate(Module& model, const at::Tensor& input_ids, const at::Tensor
   materialize(model);  // a model whose weights are still in their files (runner generate RECIPE)
   c10::NoGradGuard no_grad;
   EvalMode eval(model);
+  GenerationConfig c = config;
+  if (c.max_new_tokens < 0) c.max_new_tokens = c.max_length ? std::max<int64_t>(1, *c.max_length - input_ids.size(1)) : 20;
   // Prompts made on the host go where the weights are (the sequences come back from there).
   const at::Device device = model.device().value_or(input_ids.device());
   const at::Tensor ids = input_ids.to(device, at::kLong);

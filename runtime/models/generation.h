@@ -5,6 +5,7 @@
 // and padded with pad_token_id, and the result is prompt + new tokens.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,7 +17,7 @@
 namespace runner::models {
 
 struct GenerationConfig {
-  int64_t max_new_tokens = 20;
+  int64_t max_new_tokens = -1;  // -1: unset, which means max_length's remainder, else 20
   bool do_sample = false;
   double temperature = 1.0;
   int64_t top_k = 50;  // 0: off (HF default 50)
@@ -26,11 +27,25 @@ struct GenerationConfig {
   std::string early_stopping = "false";  // beam search, HF's early_stopping: "true" | "false" (a heuristic) | "never"
   std::vector<int64_t> eos_token_id;  // any of them finishes a row; empty: never
   int64_t pad_token_id = -1;          // -1: the first eos id, else 0
+  double repetition_penalty = 1.0;    // HF's RepetitionPenaltyLogitsProcessor; 1: off
+  // The length with the prompt (HF's max_length), used when max_new_tokens is unset: then
+  // max_length - prompt length new tokens, at least one (HF).
+  std::optional<int64_t> max_length;
 };
 
-// The defaults a model brings (HF: its generation_config from config.json): eos_token_id and
-// pad_token_id of hf_config_json(), when it has one.
+// The defaults a model brings, as transformers' GenerationConfig.from_model_config and
+// from_pretrained give them: eos_token_id and pad_token_id of its config.json
+// (hf_config_json()), then its folder's generation_config.json (for LoRA adapters, their base
+// model's folder), which runner generate, model:generate and predict_with_generate all start
+// from. Settings of that file that would change the output and runner does not implement are
+// a CheckpointError naming the key.
 GenerationConfig generation_defaults(const Module& model);
+// generation_config.json's object `config` (file `where`) over `g`.
+void apply_generation_config(const nlohmann::json& config, const std::string& where, GenerationConfig& g);
+// HF's RepetitionPenaltyLogitsProcessor: the scores (N, V) of every token in `ids` (N, L)
+// (prompt and generated, padding included, as HF does) divided by `penalty` where positive,
+// multiplied where negative.
+at::Tensor penalize_repeats(const at::Tensor& scores, const at::Tensor& ids, double penalty);
 
 // A config's token-id entry (eos_token_id, pad_token_id): null/absent → {}, one id, or a list.
 std::vector<int64_t> config_token_ids(const nlohmann::json& config, const char* key);

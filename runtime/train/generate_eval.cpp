@@ -20,17 +20,19 @@ at::Tensor Trainer::generate_predictions(const Batch& batch) {
   const at::Tensor ids = ids_it->second;
   auto mask_it = batch.find("attention_mask");
   const at::Tensor mask = mask_it == batch.end() ? at::Tensor() : mask_it->second;
+  // HF Seq2SeqTrainer: generation_max_length and generation_num_beams over the model's
+  // generation config (config.json, generation_config.json; its max_new_tokens still wins).
   models::GenerationConfig g = models::generation_defaults(*model_);
-  const int64_t max_length = args_.generation_max_length.value_or(20);  // HF GenerationConfig.max_length
   const int64_t prompt = ids.size(1);
-  if (prompt >= max_length && !warned_generation_length_) {
+  g.max_length = args_.generation_max_length ? *args_.generation_max_length : g.max_length.value_or(20);
+  if (args_.generation_num_beams) g.num_beams = *args_.generation_num_beams;
+  const int64_t max_length = g.max_new_tokens >= 0 ? prompt + g.max_new_tokens : *g.max_length;
+  if (g.max_new_tokens < 0 && prompt >= max_length && !warned_generation_length_) {
     // HF warns too and still generates one token.
     log::warn("predict_with_generate: inputs of " + std::to_string(prompt) + " tokens reach generation_max_length " +
               std::to_string(max_length) + " (it counts the prompt): one new token each");
     warned_generation_length_ = true;
   }
-  g.max_new_tokens = std::max<int64_t>(1, max_length - prompt);
-  g.num_beams = args_.generation_num_beams.value_or(1);
   // ZeRO-3 / FSDP full sharding: generation runs a forward per new token, a different number
   // on each rank, so the parameters are gathered whole for it (once per batch, on every rank:
   // evaluation batches are in lockstep) and the hooks pause. An error here ends the run on

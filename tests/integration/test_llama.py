@@ -142,6 +142,71 @@ class LlamaRecipe(unittest.TestCase):
                 self.assertEqual(code, 2)
                 self.assertIn("--device cuda: no GPU is visible", err)
 
+    def test_generation_config_json_drives_every_generation_path(self):
+        """The folder's generation_config.json (several end tokens, max_new_tokens, a
+        repetition penalty) is what transformers' generate() uses by default; runner generate,
+        model:generate and predict_with_generate all start from it too, so all three stop where
+        transformers stops. A setting runner does not implement is refused by name."""
+        from tokenizers import Tokenizer, decoders
+        from tokenizers.models import BPE
+        with TempDir() as d:
+            write(os.path.join(d, "train.lua"), TRAIN.replace("max_steps = 30", "max_steps = 10"))
+            code, _, err = run(os.path.join(d, "train.lua"), cwd=d, timeout=600)
+            self.assertEqual(code, 0, err[-3000:])
+            folder = os.path.join(d, "out")
+            tok = Tokenizer(BPE(vocab={chr(32 + i): i for i in range(64)}, merges=[]))
+            tok.decoder = decoders.Fuse()
+            tok.save(os.path.join(folder, "tokenizer.json"))
+            prompt = [52, 47, 32, 2, 15, 32]
+            model = AutoModelForCausalLM.from_pretrained(folder, attn_implementation="eager").eval()
+            with torch.no_grad():
+                free = model.generate(input_ids=torch.tensor([prompt]), max_new_tokens=12, do_sample=False, repetition_penalty=2.0,
+                                      eos_token_id=None, pad_token_id=0)[0, len(prompt):].tolist()
+            # a second end token: the first new token the model had not produced before
+            at = next(i for i in range(1, len(free)) if free[i] not in free[:i])
+            stop = free[at]
+            with open(os.path.join(folder, "generation_config.json"), "w") as f:
+                json.dump({"eos_token_id": [63, stop], "pad_token_id": 0, "max_new_tokens": 12, "repetition_penalty": 2.0,
+                           "do_sample": False, "transformers_version": transformers.__version__}, f)
+            model = AutoModelForCausalLM.from_pretrained(folder, attn_implementation="eager").eval()
+            with torch.no_grad():
+                expected = model.generate(input_ids=torch.tensor([prompt]))[0].tolist()  # the file's settings
+            self.assertEqual(expected[len(prompt):], free[:at + 1])  # stopped at the second end token
+            # runner generate: no generation flags at all
+            code, out, err = run("generate", "out", "--prompt", tok.decode(prompt), cwd=d)
+            self.assertEqual(code, 0, err[-2000:])
+            self.assertEqual(out, tok.decode(expected) + "\n")
+            # model:generate in Lua, without options
+            script = GENERATE.replace("for _, beams in ipairs{ 1, 3 } do", "for _, beams in ipairs{ 1 } do").replace(
+                "{ attention_mask = mask, max_new_tokens = 10, num_beams = beams, pad_token_id = 0 }", "{}").replace(
+                "torch.tensor{ { 0, 0, 20, 15, 0, 2 }, { 52, 47, 32, 2, 15, 32 } }", f"torch.tensor{{ {{ {', '.join(map(str, prompt))} }} }}")
+            write(os.path.join(d, "gen.lua"), script)
+            code, _, err = run("check", "gen.lua", cwd=d)
+            self.assertEqual(code, 0, err[-2000:])
+            got = [json.loads(line.split("GENERATED 1 ", 1)[1]) for line in err.splitlines() if "GENERATED 1 [" in line]
+            self.assertEqual(got, [[expected]])
+            # predict_with_generate on a model read from the folder
+            recipe = """local data, models = require "runner.data", require "runner.models"
+return {
+  args = { output_dir = "pred", do_train = false, do_predict = true, predict_with_generate = true, report_to = "none" },
+  datasets = { test = data.tensors{ input_ids = torch.tensor{ { PROMPT } }, labels = torch.tensor{ { PROMPT } } } },
+  model = models.from_pretrained("out"),
+}
+""".replace("PROMPT", ", ".join(map(str, prompt)))
+            write(os.path.join(d, "pred.lua"), recipe)
+            code, _, err = run("pred.lua", cwd=d, timeout=600)
+            self.assertEqual(code, 0, err[-2000:])
+            preds = read_safetensors(os.path.join(d, "pred", "predictions.safetensors"))["predictions"]
+            # padded to the prompt + max_new_tokens with the pad id, as Seq2SeqTrainer pads
+            self.assertEqual(preds[0].tolist(), expected + [0] * (len(prompt) + 12 - len(expected)))
+            # a logits processor runner does not have: refused, naming the file and key
+            with open(os.path.join(folder, "generation_config.json"), "w") as f:
+                json.dump({"eos_token_id": 63, "no_repeat_ngram_size": 3}, f)
+            code, _, err = run("generate", "out", "--prompt", "abc", cwd=d)
+            self.assertEqual(code, 2, err)
+            self.assertIn('generation_config.json: "no_repeat_ngram_size": 3 is not implemented by runner\'s generation', err)
+            self.assertEqual(len(err.strip().splitlines()), 1, err)
+
     def test_predict_with_generate(self):
         """predict_with_generate: predictions are transformers' generate() ids (prompt + new
         tokens, padded with the pad id to generation_max_length), compute_metrics gets them,
