@@ -3,6 +3,7 @@
 #include <limits>
 
 #include <ATen/Dispatch.h>
+#include <ATen/autocast_mode.h>
 
 namespace runner::models {
 
@@ -18,8 +19,13 @@ at::Tensor merge_heads(const at::Tensor& x) {
 
 at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& hide, bool causal,
                   double dropout, bool training) {
-  at::Tensor mask;  // additive: 0 where a key is seen, the lowest finite value where hidden
-  if (hide.defined()) mask = at::zeros(hide.sizes(), q.options()).masked_fill_(hide, lowest_value(q.scalar_type()));
+  // Additive: 0 where a key is seen, the lowest finite value where hidden, in the dtype the
+  // attention runs in (autocast's, when on): float's lowest cast to bf16/fp16 is -inf, and a
+  // left-padded position that sees no key at all would then softmax to NaN.
+  const at::DeviceType device = q.device().type();
+  const at::ScalarType dtype = at::autocast::is_autocast_enabled(device) ? at::autocast::get_autocast_dtype(device) : q.scalar_type();
+  at::Tensor mask;
+  if (hide.defined()) mask = at::zeros(hide.sizes(), q.options().dtype(dtype)).masked_fill_(hide, lowest_value(dtype));
   const std::optional<at::Tensor> m = mask.defined() ? std::optional<at::Tensor>(mask) : std::nullopt;
   return at::scaled_dot_product_attention(q, k, v, m, training ? dropout : 0.0, causal);  // (B, H, T, D)
 }

@@ -57,7 +57,7 @@ at::Tensor beam_search(Module& model, const at::Tensor& ids, const at::Tensor& a
   at::Tensor next_input = ids.repeat_interleave(beams, 0);  // (B·nb, T)
   const at::Tensor batch_offset = at::arange(batch, lopt).unsqueeze(1) * beams;
   for (int64_t cur = prompt; cur < max_length; ++cur) {
-    const at::Tensor logits = model.forward_cached(next_input, step_mask, cache).select(1, -1).to(at::kFloat);  // (B·nb, V)
+    const at::Tensor logits = model.forward_cached(next_input, step_mask, cache, /*logits_to_keep=*/1).select(1, -1).to(at::kFloat);  // (B·nb, V)
     const int64_t vocab = logits.size(-1);
     // HF: the logits processors act on the log-probabilities, over each beam's tokens so far.
     const at::Tensor processed = penalize_repeats(logits.log_softmax(-1), running.narrow(2, 0, cur).reshape({batch * beams, cur}), c.repetition_penalty);

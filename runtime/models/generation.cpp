@@ -66,7 +66,7 @@ at::Tensor greedy_or_sample(Module& model, const at::Tensor& ids, const at::Tens
   const int64_t pad = pad_id(c);
   at::Tensor next_input = ids;
   for (int64_t step = 0; step < c.max_new_tokens; ++step) {
-    at::Tensor logits = model.forward_cached(next_input, step_mask, cache).select(1, -1).to(at::kFloat);  // (B, V)
+    at::Tensor logits = model.forward_cached(next_input, step_mask, cache, /*logits_to_keep=*/1).select(1, -1).to(at::kFloat);  // (B, V)
     logits = penalize_repeats(logits, sequences, c.repetition_penalty);  // HF: processors, then warpers
     at::Tensor next;
     if (c.do_sample) next = at::multinomial(warp(logits, c).softmax(-1), 1).squeeze(1);

@@ -241,7 +241,7 @@ class Llama : public Module {
     return out;
   }
 
-  at::Tensor forward_cached(const at::Tensor& ids, const at::Tensor& attention_mask, KVCache& cache) override {
+  at::Tensor forward_cached(const at::Tensor& ids, const at::Tensor& attention_mask, KVCache& cache, int64_t logits_to_keep) override {
     const int64_t past = cache.length(), t = ids.size(1);
     at::Tensor mask = attention_mask;
     if (mask.defined() && mask.size(1) != past + t)
@@ -256,7 +256,7 @@ class Llama : public Module {
       positions = at::arange(past, past + t, ids.options().dtype(at::kLong)).unsqueeze(0).expand({ids.size(0), t});
     }
     if (cache.keys.empty()) cache.keys.resize(layers_.size()), cache.values.resize(layers_.size());
-    return run(ids, positions, masks(t, past, mask, at::Tensor(), ids.device()), &cache);
+    return run(ids, positions, masks(t, past, mask, at::Tensor(), ids.device()), &cache, logits_to_keep);
   }
 
   // HF: 6 · (parameters outside embedding layers) · tokens, forward and backward together.
@@ -297,12 +297,13 @@ class Llama : public Module {
     return m;
   }
 
-  at::Tensor run(const at::Tensor& ids, const at::Tensor& positions, const AttentionMasks& masks, KVCache* cache) {
+  at::Tensor run(const at::Tensor& ids, const at::Tensor& positions, const AttentionMasks& masks, KVCache* cache, int64_t logits_to_keep = 0) {
     at::Tensor x = embed_->forward(ids);  // (B, T, C)
     auto [cos, sin] = rope_cos_sin(inv_freq_, positions, x.scalar_type());
     for (size_t i = 0; i < layers_.size(); ++i)
       x = layers_[i]->forward_layer(x, cos, sin, masks, cache ? &cache->keys[i] : nullptr, cache ? &cache->values[i] : nullptr);
-    return at::linear(norm_->forward(x), lm_head_);  // (B, T, V)
+    if (logits_to_keep > 0 && logits_to_keep < x.size(1)) x = x.narrow(1, x.size(1) - logits_to_keep, logits_to_keep);
+    return at::linear(norm_->forward(x), lm_head_);  // (B, T or logits_to_keep, V)
   }
 
   LlamaConfig config_;

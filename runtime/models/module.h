@@ -76,9 +76,11 @@ class Module : public std::enable_shared_from_this<Module> {
   // Causal LMs that generate (generation.h) decode incrementally: forward_cached returns the
   // logits (B, T, V) of `ids` (B, T) placed after the cache's positions, and appends their
   // keys and values to the cache. `attention_mask` (B, T_past + T) marks padding (left-padded
-  // prompts) or is undefined.
+  // prompts) or is undefined. `logits_to_keep` > 0 (HF's): only the last that many positions'
+  // logits, (B, logits_to_keep, V); generation keeps 1, so a long prompt's prefill never
+  // holds a (B, T, V) tensor (8 GB for a 128k vocabulary and 8 × 2k prompts).
   virtual bool can_generate() const { return false; }
-  virtual at::Tensor forward_cached(const at::Tensor& ids, const at::Tensor& attention_mask, KVCache& cache);
+  virtual at::Tensor forward_cached(const at::Tensor& ids, const at::Tensor& attention_mask, KVCache& cache, int64_t logits_to_keep = 0);
   // The Hugging Face config.json of this model ("" when it has none): written next to
   // model.safetensors so transformers' from_pretrained loads runner's output.
   virtual std::string hf_config_json() const { return ""; }

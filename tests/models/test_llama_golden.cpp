@@ -230,6 +230,12 @@ TEST(LlamaGoldenGenerate, CachedLogitsEqualFullForward) {
                                    model->forward_cached(ids.narrow(1, 8, 1), at::Tensor(), cache)}, 1);
   EXPECT_TRUE(at::allclose(at::cat({first, rest, last}, 1), full, 1e-5, 1e-5));
   EXPECT_EQ(cache.length(), 9);
+  // logits_to_keep = 1 (generation's prefill): only the last position, the same values.
+  KVCache fresh;
+  const at::Tensor kept = model->forward_cached(ids, at::Tensor(), fresh, /*logits_to_keep=*/1);
+  EXPECT_EQ(kept.sizes(), at::IntArrayRef({2, 1, 50}));
+  EXPECT_TRUE(at::allclose(kept, full.narrow(1, 8, 1), 1e-5, 1e-5));
+  EXPECT_EQ(fresh.length(), 9);
 }
 
 }  // namespace
