@@ -143,8 +143,13 @@ int m_lora(lua_State* L) {
 
 // The weights stay in their files until the Trainer (or recipe code using the model) needs
 // them: under ZeRO-3 each rank then reads only its shards (deferred_weights.h).
+// models.from_pretrained(dir[, {dtype = "auto" | "float32" | "bfloat16" | "float16"}])
 int m_from_pretrained(lua_State* L) {
-  return ret(L, models::from_pretrained(checked_path(luaL_checkstring(L, 1), "models.from_pretrained"), /*deferred=*/true));
+  const std::string dir = checked_path(luaL_checkstring(L, 1), "models.from_pretrained");
+  Options o(L, 2, "models.from_pretrained");
+  const std::string dtype = o.string("dtype", "auto");
+  o.finish();
+  return ret(L, models::from_pretrained(dir, /*deferred=*/true, dtype));
 }
 int m_torchscript(lua_State* L) { return ret(L, models::load_torchscript(checked_path(luaL_checkstring(L, 1), "models.torchscript"))); }
 

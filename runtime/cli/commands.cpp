@@ -65,9 +65,11 @@ int run_recipe(const CommandLine& cl) {
   const dist::World& world = dist::world();
   StdoutToStderr quiet_stdout(cl.command == "check");
   PreparedRun prepared;
+  share_template_time(world);  // before the recipe builds its datasets
   // Every rank resolves the same command line, so set-up errors are usually the same on all
   // of them: the ranks compare notes (one collective) and the error is printed once.
   agree_on_setup(world, [&] { prepare_run(cl, prepared, world); });
+  if (cl.command != "check") agree_on_setup(world, [&] { check_datasets_agree(prepared.recipe.datasets, world); });
   lua::Recipe& recipe = prepared.recipe;
   const TrainingArguments& args = prepared.args;
   if (recipe.search->has_space() && world.rank == 0 && cl.command == "run")

@@ -2,13 +2,17 @@
 
 #include <filesystem>
 #include <fstream>
+#include <ctime>
 #include <regex>
+#include <sstream>
 
 #include <ATen/Context.h>
 
 #include "bindings/lua/lua_hooks.h"
 #include "runtime/cli/process_setup.h"
 #include "runtime/core/errors.h"
+#include "runtime/data/dataset.h"
+#include "runtime/data/tokenizers/chat_template.h"
 #include "runtime/dist/blocking_call.h"
 #include "runtime/io/atomic_file.h"
 #include "runtime/log/log.h"
@@ -202,6 +206,35 @@ train::TrainerOptions make_trainer_options(const CommandLine& cl, PreparedRun& p
   if (world.size > 1) log::info("Data parallel over " + std::to_string(world.size) + " ranks: " + backend + " backend, " + train::device_string(device.device));
   else if (options.comm->backend() == "nccl") log::info("One rank with the nccl backend (ddp_backend = \"nccl\"), " + train::device_string(device.device));
   return options;
+}
+
+void share_template_time(const dist::World& world) {
+  const std::time_t now = std::time(nullptr);
+  if (world.size == 1) return data::set_template_time(now);
+  data::set_template_time(std::stoll(dist::all_gather_strings(std::to_string(now)).front()));
+}
+
+void check_datasets_agree(const train::Datasets& datasets, const dist::World& world) {
+  if (world.size == 1) return;
+  std::vector<std::pair<std::string, data::DatasetPtr>> all = {{"train", datasets.train}, {"eval", datasets.eval}, {"test", datasets.test}};
+  for (const auto& [name, ds] : datasets.named_evals) all.emplace_back("eval." + name, ds);
+  std::string mine;
+  for (const auto& [name, ds] : all)
+    if (ds) mine += name + " " + std::to_string(ds->size()) + " " + std::to_string(data::fingerprint(*ds)) + "\n";
+  const std::vector<std::string> every = dist::all_gather_strings(mine);
+  for (size_t r = 1; r < every.size(); ++r) {
+    if (every[r] == every[0]) continue;
+    // The first dataset whose line differs, in rank 0's words.
+    std::istringstream a(every[0]), b(every[r]);
+    std::string la, lb;
+    while (std::getline(a, la) && std::getline(b, lb) && la == lb) {
+    }
+    const std::string name = la.empty() ? lb.substr(0, lb.find(' ')) : la.substr(0, la.find(' '));
+    auto size_of = [](const std::string& line) { return line.empty() ? std::string("none") : line.substr(line.find(' ') + 1, line.rfind(' ') - line.find(' ') - 1); };
+    throw DataError("datasets." + name + " differs between ranks: rank 0 built " + size_of(la) + " examples, rank " + std::to_string(r) +
+                    " " + size_of(lb) + (size_of(la) == size_of(lb) ? ", with different contents" : "") +
+                    "; every rank must build the same data (seed random splits and shuffles; a template's date is shared)");
+  }
 }
 
 }  // namespace runner::cli

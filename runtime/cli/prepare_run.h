@@ -34,6 +34,15 @@ struct PreparedRun {
 void prepare_run(const CommandLine& cl, PreparedRun& p, const dist::World& world,
                  const std::function<void(PreparedRun&)>& adjust = {}, bool single_process = false);
 
+// Rank 0's clock becomes every rank's template time (strftime_now in chat templates), before
+// any recipe builds a dataset. A collective: every rank calls it at the same point.
+void share_template_time(const dist::World& world);
+
+// Every rank built the same datasets: their sizes and fingerprints (data::fingerprint) are
+// compared over the ranks (a collective); a difference is a DataError naming the dataset and
+// the ranks, on every rank alike.
+void check_datasets_agree(const train::Datasets& datasets, const dist::World& world);
+
 // The Trainer's options for a prepared run (and ds_config.json written, as DeepSpeed does).
 // `single_process`: no communicator, whatever the world.
 train::TrainerOptions make_trainer_options(const CommandLine& cl, PreparedRun& p, const dist::World& world, bool single_process);

@@ -1,10 +1,18 @@
 #include "runtime/data/dataset.h"
 
+#include <algorithm>
+
 #include "runtime/core/errors.h"
 
 namespace runner::data {
 
 namespace {
+// FNV-1a, 64 bits: not cryptographic, only a comparison between ranks.
+void mix(uint64_t& h, const void* data, size_t n) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ULL;
+}
+
 void check_index(int64_t index, int64_t size, const std::string& origin) {
   if (index < 0 || index >= size)
     throw DataError("index " + std::to_string(index) + " out of range for " + std::to_string(size) + " examples", origin);
@@ -57,6 +65,26 @@ std::vector<std::string> ExampleListDataset::fields() const {
   if (!examples_.empty())
     for (const auto& [name, t] : examples_.front()) names.push_back(name);
   return names;
+}
+
+uint64_t fingerprint(const Dataset& ds, int64_t samples) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  const int64_t n = ds.size();
+  mix(h, &n, sizeof n);
+  const int64_t k = std::min(n, samples);
+  for (int64_t j = 0; j < k; ++j) {
+    const int64_t index = k == 1 ? 0 : j * (n - 1) / (k - 1);
+    for (const auto& [name, t] : ds.get(index)) {
+      mix(h, name.data(), name.size());
+      if (!t.defined()) continue;
+      const at::Tensor c = t.detach().to(at::kCPU).contiguous();
+      const int type = static_cast<int>(c.scalar_type());
+      mix(h, &type, sizeof type);
+      mix(h, c.sizes().data(), c.sizes().size() * sizeof(int64_t));
+      mix(h, c.data_ptr(), c.nbytes());
+    }
+  }
+  return h;
 }
 
 }  // namespace runner::data

@@ -27,6 +27,12 @@ class Dataset {
 
 using DatasetPtr = std::shared_ptr<const Dataset>;
 
+// A cheap identity of a dataset's contents: its size and the bytes, dtypes and shapes of up to
+// `samples` examples spread evenly over it (the first and last included). Ranks compare it
+// before training, so a dataset one rank builds differently (a template that prints the date,
+// a shuffle without a seed) is an error instead of a hang or silently different data.
+uint64_t fingerprint(const Dataset& ds, int64_t samples = 64);
+
 // Rows of named tensors sharing dim 0, like torch.utils.data.TensorDataset with names.
 class TensorDataset : public Dataset {
  public:

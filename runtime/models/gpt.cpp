@@ -168,7 +168,7 @@ class GPT : public Module {
                           {"n_head", c.n_head}, {"n_inner", nullptr}, {"activation_function", "gelu_new"},
                           {"resid_pdrop", c.dropout}, {"embd_pdrop", c.dropout}, {"attn_pdrop", c.dropout},
                           {"layer_norm_epsilon", c.layer_norm_epsilon}, {"initializer_range", kInitStd},
-                          {"tie_word_embeddings", true}, {"dtype", "float32"}}
+                          {"tie_word_embeddings", true}, {"dtype", hf_dtype()}}
         .dump(2);
   }
 

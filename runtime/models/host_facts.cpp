@@ -1,5 +1,9 @@
 #include "runtime/models/host_facts.h"
 
+#include <algorithm>
+
+#include "runtime/core/errors.h"
+
 namespace runner::models {
 
 namespace {
@@ -45,6 +49,15 @@ HostFacts host_facts(const TensorMap& host, const TensorMap& device) {
   if (hp && dp && hp->is_cpu() && hp->dim() == 2 && hp->sizes().equals(dp->sizes()) && !hp->is_floating_point())
     f.positions_restart = fact_about(*dp, positions_restart(*hp));
   return f;
+}
+
+void check_packing_is_honoured(const Module& model, const HostFacts& facts) {
+  if (!facts.positions_restart.tensor || !facts.positions_restart.value) return;
+  const std::vector<std::string> inputs = model.input_names();
+  if (inputs.empty() || std::find(inputs.begin(), inputs.end(), "position_ids") != inputs.end()) return;
+  throw DataError("the batch packs several sequences per row (its position_ids restart), but " + model.type_name() +
+                  " does not read position_ids, so the packed examples would attend to each other: use packing = false, "
+                  "or a model that keeps packed sequences apart (models.llama, models.from_pretrained of a Llama-family folder)");
 }
 
 HostFactsScope::HostFactsScope(const HostFacts& facts) : previous_(t_facts), facts_(facts) { t_facts = &facts_; }

@@ -43,6 +43,11 @@ class HostFactsScope {
   HostFacts facts_;
 };
 
+// Rows that pack several sequences (position_ids that restart) into a model whose
+// input_names() leave position_ids out (models.gpt) would let the packed examples attend to
+// each other: a DataError naming the model. Models with unknown inputs (written in Lua) pass.
+void check_packing_is_honoured(const Module& model, const HostFacts& facts);
+
 // nullopt when no open scope describes this very tensor.
 std::optional<bool> known_mask_hides_nothing(const at::Tensor& attention_mask);
 std::optional<bool> known_positions_restart(const at::Tensor& position_ids);

@@ -212,7 +212,11 @@ class Llama : public Module {
     return {{"input_ids", config_.vocab_size, false, vocab}, {"labels", config_.vocab_size, true, vocab}};
   }
   std::vector<std::string> no_split_modules() const override { return {class_prefix(config_.model_type) + "DecoderLayer"}; }
-  std::string hf_config_json() const override { return llama_config_json(config_); }
+  std::string hf_config_json() const override {
+    nlohmann::json j = nlohmann::json::parse(llama_config_json(config_));
+    j["dtype"] = hf_dtype();
+    return j.dump(2);
+  }
 
   TensorMap forward_batch_impl(const TensorMap& batch) override {
     const char* kName = "models.llama";

@@ -187,6 +187,19 @@ std::optional<at::Device> Module::device() const {
   return std::nullopt;
 }
 
+std::string Module::hf_dtype() const {
+  for (const auto& [name, t] : named_parameters()) {
+    switch (t.scalar_type()) {
+      case at::kBFloat16: return "bfloat16";
+      case at::kHalf: return "float16";
+      case at::kDouble: return "float64";
+      case at::kFloat: return "float32";
+      default: continue;
+    }
+  }
+  return "float32";
+}
+
 void Module::train(bool mode) {
   training_ = mode;
   for (auto& [n, c] : children_) c->train(mode);

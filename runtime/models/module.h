@@ -144,6 +144,9 @@ class Module : public std::enable_shared_from_this<Module> {
   std::shared_ptr<Module> register_module(const std::string& name, std::shared_ptr<Module> child);
 
   int64_t num_parameters() const;
+  // config.json's "dtype" for this model: its first floating-point parameter's ("float32",
+  // "bfloat16", "float16", "float64"), as transformers' save_pretrained writes it.
+  std::string hf_dtype() const;
 
  protected:
   // Runs fn (returning the module's output tensor) between the forward hooks; modules with

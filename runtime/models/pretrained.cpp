@@ -250,25 +250,50 @@ void defer_named(Module& model, const FileTensors& tensors, const std::string& w
   model.set_deferred(std::move(weights));
 }
 
+std::optional<at::ScalarType> dtype_named(const std::string& name) {
+  static const std::map<std::string, at::ScalarType> kNames = {
+      {"float32", at::kFloat}, {"float", at::kFloat}, {"bfloat16", at::kBFloat16}, {"float16", at::kHalf},
+      {"half", at::kHalf}, {"float64", at::kDouble}, {"double", at::kDouble}};
+  std::string n = name.rfind("torch.", 0) == 0 ? name.substr(6) : name;
+  auto it = kNames.find(n);
+  return it == kNames.end() ? std::nullopt : std::optional(it->second);
+}
+
+// transformers v5's dtype="auto": the config's dtype (v5) or torch_dtype (v4), else the dtype
+// of the checkpoint's first floating-point tensor.
+at::ScalarType resolve_dtype(const std::string& asked, const json& config, const FileTensors& files, const std::string& where) {
+  if (asked != "auto") {
+    if (auto t = dtype_named(asked)) return *t;
+    throw RecipeError("from_pretrained: dtype \"" + asked + "\" is not one of auto, float32, bfloat16, float16, float64");
+  }
+  for (const char* key : {"dtype", "torch_dtype"}) {
+    auto it = config.find(key);
+    if (it == config.end() || !it->is_string() || *it == "auto") continue;
+    if (auto t = dtype_named(it->get<std::string>())) return *t;
+    throw CheckpointError("\"" + std::string(key) + "\": " + it->dump() + " is not a floating-point dtype runner knows", where);
+  }
+  for (const auto& [name, t] : files)
+    if (const at::ScalarType d = t.file->dtype(t.name); at::isFloatingType(d)) return d;
+  return at::kFloat;
+}
+
 }  // namespace
 
-ModulePtr from_pretrained(const std::string& dir, bool deferred) {
+ModulePtr from_pretrained(const std::string& dir, bool deferred, const std::string& dtype) {
   const fs::path folder(dir);
   if (!fs::is_directory(folder)) throw CheckpointError("not a folder (from_pretrained needs a Hugging Face model folder)", dir);
   // A peft adapter folder: its base model with the adapters (peft's AutoPeftModel).
-  if (!fs::exists(folder / "config.json") && fs::exists(folder / "adapter_config.json")) return load_adapter_folder(dir, "", deferred);
+  if (!fs::exists(folder / "config.json") && fs::exists(folder / "adapter_config.json")) return load_adapter_folder(dir, "", deferred, dtype);
   const json config = read_config(folder);
   const std::string where = (folder / "config.json").string();
   ModulePtr model;
   {
     MetaInit meta;  // no memory and no random values for weights the files replace
-    if (is_llama_family(config.value("model_type", std::string()))) {
-      model = make_llama(llama_config_from_hf(config, where));
-      defer_named(*model, hf_llama_names(weight_files(folder)), dir);
-    } else {
-      model = make_gpt(gpt_config(config, where));
-      defer_named(*model, hf_gpt2_names(weight_files(folder), dir), dir);
-    }
+    const bool llama = is_llama_family(config.value("model_type", std::string()));
+    model = llama ? make_llama(llama_config_from_hf(config, where)) : make_gpt(gpt_config(config, where));  // config errors first
+    const FileTensors files = weight_files(folder);
+    defer_named(*model, llama ? hf_llama_names(files) : hf_gpt2_names(files, dir), dir);
+    model->to(resolve_dtype(dtype, config, files, where));  // the values are converted as they are read (deferred_weights.h)
   }
   if (!deferred) materialize(*model);
   model->eval();  // as HF's from_pretrained; the Trainer switches to train mode itself

@@ -17,7 +17,10 @@ namespace runner::models {
 // for its weights and checked against the files' headers (names, shapes); `deferred` leaves
 // the values in the files until the run loads them (deferred_weights.h: ZeRO-3 ranks read
 // their shards only), else they are loaded now.
-ModulePtr from_pretrained(const std::string& dir, bool deferred = false);
+// `dtype`: "auto" (transformers v5's default: config.json's dtype, or v4's torch_dtype, else
+// the files' first floating-point tensor's), or "float32", "bfloat16", "float16", "float64".
+// A peft adapter folder loads its base model so, with fp32 adapters on a bf16/fp16 base.
+ModulePtr from_pretrained(const std::string& dir, bool deferred = false, const std::string& dtype = "auto");
 
 // Loads a safetensors file into `model` (values copied in place, converted to the model's
 // dtypes). A key missing from the file whose tensor is tied to a key that is present (GPT-2's

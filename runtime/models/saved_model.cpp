@@ -47,7 +47,7 @@ Module::LoadReport load_saved_weights(Module& model, const std::string& dir) {
   return model.load_state_dict(tensors, /*strict=*/false);
 }
 
-ModulePtr load_adapter_folder(const std::string& dir, const std::string& base_dir, bool deferred) {
+ModulePtr load_adapter_folder(const std::string& dir, const std::string& base_dir, bool deferred, const std::string& dtype) {
   const std::string config_file = dir + "/adapter_config.json";
   std::ifstream in(config_file);
   if (!in) throw CheckpointError("cannot read (a peft adapter folder needs adapter_config.json)", config_file);
@@ -65,7 +65,7 @@ ModulePtr load_adapter_folder(const std::string& dir, const std::string& base_di
                                 "\" (base_model_name_or_path) is not a folder here; runner does not download: name a local copy (--base_model)",
                             config_file);
   }
-  ModulePtr model = from_pretrained(base, deferred);
+  ModulePtr model = from_pretrained(base, deferred, dtype);
   const bool regex = !config.target_regex.empty();
   config.base_model_name_or_path = base;
   config.fan_in_fan_out = false;  // recomputed from the layers

@@ -32,6 +32,7 @@ std::string missing_weights(const Module& model, const std::string& dir);
 // A peft adapter folder (adapter_config.json + adapter_model.safetensors): its base model
 // from `base_dir`, else the config's base_model_name_or_path (as given, else relative to the
 // adapter folder), adapted and loaded strictly. CheckpointError naming the file otherwise.
-ModulePtr load_adapter_folder(const std::string& dir, const std::string& base_dir = "", bool deferred = false);
+ModulePtr load_adapter_folder(const std::string& dir, const std::string& base_dir = "", bool deferred = false,
+                              const std::string& dtype = "auto");  // the base model's (pretrained.h)
 
 }  // namespace runner::models

@@ -114,7 +114,9 @@ PredictionOutput Trainer::evaluation_loop(const data::DatasetPtr& ds, const std:
       }
       const Batch host = loader.batch(b);
       Batch batch = prepare(host);
-      const models::HostFactsScope known(models::host_facts(host, batch));  // the model's checks read the host copy
+      const models::HostFacts facts = models::host_facts(host, batch);
+      models::check_packing_is_honoured(*model_, facts);
+      const models::HostFactsScope known(facts);  // the model's checks read the host copy
       const int64_t n = data::batch_size_of(batch);
       out.num_samples += n;
       PredictionResult r = prediction_step(batch, prediction_loss_only);

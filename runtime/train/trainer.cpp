@@ -307,6 +307,7 @@ TrainOutput Trainer::train() {
         micro_items.push_back(host.empty() ? 0 : count_items(host, call_.label_names, model_->shifts_labels()));
         window.push_back(on_device(host));
         facts.push_back(models::host_facts(host, window.back()));
+        models::check_packing_is_honoured(*model_, facts.back());
         if (host.empty()) continue;
         totals[0] += static_cast<double>(micro_items.back());
         local_items += micro_items.back();

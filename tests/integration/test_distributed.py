@@ -15,7 +15,7 @@ import unittest
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from runner_test_util import BINARY, TempDir, read_safetensors, write  # noqa: E402
+from runner_test_util import BINARY, SOURCE, TempDir, read_safetensors, write  # noqa: E402
 
 MPIEXEC = shutil.which("mpiexec") or "/usr/bin/mpiexec"
 
@@ -604,6 +604,55 @@ return {""", 1))
         lines = err.strip().splitlines()
         self.assertEqual(len(lines), 1, err)
         self.assertRegex(lines[0], r"^runner: error: \[rank 1\] .*rank1\.lua:\d+: no data on this node$")
+
+    def test_ranks_that_build_different_datasets_stop_with_one_line(self):
+        # A rank whose data differs (a split seeded by the rank, a file that differs per node)
+        # would train on other examples or hang in a collective: refused before training.
+        for name, change, message in (
+                ("sizes", "local n = 16 + dist.rank", "datasets.train differs between ranks: rank 0 built 16 examples, rank 1 17;"),
+                ("contents", "torch.manual_seed(dist.rank)\nlocal n = 16",
+                 "datasets.train differs between ranks: rank 0 built 16 examples, rank 1 16, with different contents;")):
+            with self.subTest(differ=name):
+                recipe = write(os.path.join(self.tmp, f"differ_{name}.lua"), f"""local data, dist = require "runner.data", require "runner.dist"
+{change}
+return {{
+  args = {{ max_steps = 2, per_device_train_batch_size = 4, save_strategy = "no", report_to = "none" }},
+  datasets = {{ train = data.tensors{{ x = torch.randn(n, 2), labels = torch.randn(n, 1) }} }},
+  model = nn.Linear(2, 1),
+  compute_loss = function(model, inputs) return F.mse_loss(model(inputs.x), inputs.labels) end,
+}}
+""")
+                code, _, err = launch(2, recipe, "--output_dir", os.path.join(self.tmp, f"differ_{name}"))
+                self.assertEqual(code, 2, err)
+                self.assertEqual(len(err.strip().splitlines()), 1, err)
+                self.assertIn(message, err)
+        # The same data on both ranks passes (the seed is the run's, not the rank's).
+        code, _, err = launch(2, self.recipes["mlp"], "--output_dir", os.path.join(self.tmp, "same_data"))
+        self.assertEqual(code, 0, err[-2000:])
+
+    def test_chat_templates_render_one_date_on_every_rank(self):
+        # strftime_now is frozen at start-up to rank 0's clock: a rank that builds its data
+        # later (here 2 s, in real runs perhaps after midnight) renders the same text, so the
+        # ranks' datasets agree and training starts. (Unfrozen, the dataset check above would
+        # refuse the run: the rendered seconds differ.)
+        rows = os.path.join(self.tmp, "chat.jsonl")
+        with open(rows, "w") as f:
+            for i in range(8):
+                f.write(json.dumps({"prompt": f"q{i}", "response": f"a{i}"}) + "\n")
+        recipe = write(os.path.join(self.tmp, "date.lua"), """local data, dist, models = require "runner.data", require "runner.dist", require "runner.models"
+if dist.rank == 1 then local t = os.time() while os.time() < t + 2 do end end
+local tmpl = "{{ strftime_now('%s') }}{% for m in messages %}{{ m.role }}: {{ m.content }}\\n{% endfor %}"
+local ds = data.sft{ path = ROWS, tokenizer = TOKENIZER, chat_template = tmpl, max_length = 48 }
+return {
+  args = { max_steps = 2, per_device_train_batch_size = 2, save_strategy = "no", report_to = "none" },
+  datasets = { train = ds },
+  data_collator = data.pad_collator{ pad_token_id = 0 },
+  model = models.llama{ vocab_size = 256, hidden_size = 16, intermediate_size = 24, num_hidden_layers = 1,
+                        num_attention_heads = 2, num_key_value_heads = 1, max_position_embeddings = 64 },
+}
+""".replace("ROWS", json.dumps(rows)).replace("TOKENIZER", json.dumps(os.path.join(SOURCE, "recipes/lib/byte_tokenizer/tokenizer.json"))))
+        code, _, err = launch(2, recipe, "--output_dir", os.path.join(self.tmp, "date"))
+        self.assertEqual(code, 0, err[-2000:])
 
     def test_lua_error_on_one_rank_stops_every_rank(self):
         recipe = write(os.path.join(self.tmp, "fail.lua"), MLP.replace("return {", """local dist = require "runner.dist"

@@ -5,6 +5,7 @@ transformers' generate() ids (greedy and beam search). Exit 77 (skipped) without
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import unittest
@@ -206,6 +207,55 @@ return {
             self.assertEqual(code, 2, err)
             self.assertIn('generation_config.json: "no_repeat_ngram_size": 3 is not implemented by runner\'s generation', err)
             self.assertEqual(len(err.strip().splitlines()), 1, err)
+
+    def test_from_pretrained_follows_the_checkpoint_dtype(self):
+        """transformers v5 loads with dtype="auto": config.json's dtype, else the weights'.
+        models.from_pretrained does the same ({dtype = ...} overrides), trains a bf16 model as
+        HF's Trainer does, and writes config.json with the dtype it trained in."""
+        probe = """local models = require "runner.models"
+local m = models.from_pretrained("%s"%s)
+print("DTYPE " .. m.model.embed_tokens.weight:dtype() .. " " .. m.model.rotary_emb.inv_freq:dtype())
+return { datasets = { train = (require "runner.data").tensors{ x = torch.zeros(2, 1) } }, model = nn.Linear(1, 1) }
+"""
+        with TempDir() as d:
+            config = transformers.LlamaConfig(vocab_size=64, hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+                                              num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64)
+            torch.manual_seed(0)
+            transformers.LlamaForCausalLM(config).to(torch.bfloat16).save_pretrained(os.path.join(d, "bf16"))
+            with open(os.path.join(d, "bf16", "config.json")) as f:
+                self.assertEqual(json.load(f)["dtype"], "bfloat16")
+            cases = {("bf16", ""): "bfloat16", ("bf16", ', { dtype = "float32" }'): "float32"}
+            # the same folder without the config's dtype: the weights' dtype decides
+            shutil.copytree(os.path.join(d, "bf16"), os.path.join(d, "bare"))
+            with open(os.path.join(d, "bare", "config.json")) as f:
+                bare = json.load(f)
+            del bare["dtype"]
+            with open(os.path.join(d, "bare", "config.json"), "w") as f:
+                json.dump(bare, f)
+            cases[("bare", "")] = "bfloat16"
+            for (folder, options), want in cases.items():
+                write(os.path.join(d, "probe.lua"), probe % (folder, options))
+                code, _, err = run("check", "probe.lua", cwd=d)
+                self.assertEqual(code, 0, err[-2000:])
+                self.assertIn(f"DTYPE {want} float32", err, (folder, options))  # rotary frequencies stay fp32
+            # A bf16 model trains in bf16 and its folder says so: transformers reads it back in bf16.
+            recipe = TRAIN.replace("max_steps = 30", "max_steps = 3").replace(
+                "model = models.llama{ vocab_size = 64, hidden_size = 32, intermediate_size = 64, num_hidden_layers = 2,\n"
+                "                        num_attention_heads = 4, num_key_value_heads = 2, max_position_embeddings = 64,\n"
+                "                        tie_word_embeddings = true, eos_token_id = 63, bos_token_id = 1 },",
+                'model = models.from_pretrained("bf16"),')
+            self.assertIn('models.from_pretrained("bf16")', recipe)
+            write(os.path.join(d, "train.lua"), recipe)
+            code, _, err = run("train.lua", cwd=d, timeout=600)
+            self.assertEqual(code, 0, err[-3000:])
+            with open(os.path.join(d, "out", "config.json")) as f:
+                self.assertEqual(json.load(f)["dtype"], "bfloat16")
+            trained = AutoModelForCausalLM.from_pretrained(os.path.join(d, "out"))
+            self.assertEqual(trained.dtype, torch.bfloat16)
+            write(os.path.join(d, "bad.lua"), probe % ("bf16", ', { dtype = "int8" }'))
+            code, _, err = run("check", "bad.lua", cwd=d)
+            self.assertEqual(code, 2, err)
+            self.assertIn('from_pretrained: dtype "int8" is not one of auto, float32, bfloat16, float16, float64', err)
 
     def test_predict_with_generate(self):
         """predict_with_generate: predictions are transformers' generate() ids (prompt + new

@@ -1,6 +1,7 @@
 #include "runtime/data/tokenizers/chat_template.h"
 
 #include <fstream>
+#include <mutex>
 #include <sstream>
 
 #include "runtime/core/errors.h"
@@ -76,6 +77,22 @@ std::optional<ChatTemplateSource> find_chat_template(const std::string& tokenize
     throw DataError("chat_template is a list without a {\"name\": \"default\", \"template\": ...} entry", config_path);
   }
   throw DataError("chat_template must be a string or a list of {name, template}", config_path);
+}
+
+namespace {
+std::mutex g_time_mutex;
+std::optional<std::time_t> g_template_time;
+}  // namespace
+
+void set_template_time(std::time_t t) {
+  std::lock_guard<std::mutex> lock(g_time_mutex);
+  g_template_time = t;
+}
+
+std::time_t template_time() {
+  std::lock_guard<std::mutex> lock(g_time_mutex);
+  if (!g_template_time) g_template_time = std::time(nullptr);
+  return *g_template_time;
 }
 
 std::vector<std::pair<std::string, std::string>> tokenizer_config_special_tokens(const std::string& tokenizer_json) {

@@ -7,6 +7,7 @@
 // tokenize=False) byte for byte (tests/data/test_chat_template.cpp checks real templates).
 #pragma once
 #include <cstddef>
+#include <ctime>
 #include <memory>
 #include <optional>
 #include <string>
@@ -55,6 +56,12 @@ struct ChatTemplateSource {
 // string, or a list of {"name", "template"} of which the one named "default" is used).
 // nullopt when the folder has none. DataError for a malformed file.
 std::optional<ChatTemplateSource> find_chat_template(const std::string& tokenizer_json);
+
+// The time strftime_now renders (Llama 3.2's template prints today's date): fixed once per
+// process, at the first render unless set before. Data-parallel runs set rank 0's on every
+// rank at start-up, so ranks on either side of midnight still build the same dataset.
+void set_template_time(std::time_t t);
+std::time_t template_time();
 
 // The named special tokens of the tokenizer_config.json beside `tokenizer_json` (bos_token,
 // eos_token, unk_token, sep_token, pad_token, cls_token, mask_token; strings or {"content":

@@ -2,6 +2,7 @@
 
 #include <ctime>
 
+#include "runtime/data/tokenizers/chat_template.h"
 #include "runtime/data/tokenizers/jinja/filters.h"
 #include "runtime/data/tokenizers/jinja/is_tests.h"
 #include "runtime/data/tokenizers/jinja/methods.h"
@@ -48,7 +49,7 @@ Value range(const Args& args) {
 
 Value strftime_now(const Args& args) {
   const std::string fmt = args.get(0, "format").defined().to_str();
-  const std::time_t now = std::time(nullptr);
+  const std::time_t now = template_time();  // one frozen time per run (chat_template.h)
   std::tm local{};
   localtime_r(&now, &local);
   char buf[512];
