@@ -110,7 +110,7 @@ int m_encoder_classifier(lua_State* L) {
 }
 
 // models.lora(model, {r = 8, alpha = 8, dropout = 0, target_modules = {"q_proj", "v_proj"} | "regex" |
-// "all-linear", use_rslora = false, init_lora_weights = true, task_type = "CAUSAL_LM",
+// "all-linear", use_rslora = false, init_lora_weights = true | false | "gaussian", task_type = "CAUSAL_LM",
 // base_model_name_or_path}): adapts the model in place (peft's get_peft_model) and returns it.
 int m_lora(lua_State* L) {
   auto m = peek_module(L, 1);
@@ -132,7 +132,12 @@ int m_lora(lua_State* L) {
     }
   }
   c.use_rslora = o.boolean("use_rslora", c.use_rslora);
-  c.init_lora_weights = o.boolean("init_lora_weights", c.init_lora_weights);
+  if (o.has("init_lora_weights")) {  // true, false or "gaussian" (peft's)
+    lua_getfield(L, 2, "init_lora_weights");
+    const bool is_string = lua_type(L, -1) == LUA_TSTRING;
+    lua_pop(L, 1);
+    models::set_lora_init(c, is_string ? o.string("init_lora_weights", "") : (o.boolean("init_lora_weights", true) ? "true" : "false"));
+  }
   c.task_type = o.string("task_type", c.task_type);
   c.base_model_name_or_path = o.string("base_model_name_or_path", "");
   o.finish();

@@ -146,6 +146,10 @@ void prepare_run(const CommandLine& cl, PreparedRun& p, const dist::World& world
   } catch (const ArgumentError& e) {
     throw e.located(locate_argument_error(e.message(), cl, cl.recipe));
   }
+  if (args.local_rank != -1 && args.local_rank != world.local_rank)
+    throw ArgumentError("args.local_rank = " + std::to_string(args.local_rank) + ", but this process's local rank is " +
+                            std::to_string(world.local_rank) + " (MPI or LOCAL_RANK decide it): leave local_rank unset",
+                        locate_argument_error("args.local_rank", cl, cl.recipe));
   // HF: the main process logs at log_level, the others at log_level_replica; with
   // log_on_each_node the first process of every node counts as a main one.
   const bool main_logger = world.rank == 0 || (args.log_on_each_node && world.local_rank == 0);
@@ -165,7 +169,14 @@ void prepare_run(const CommandLine& cl, PreparedRun& p, const dist::World& world
   if (!recipe.model && !has_model_init) throw RecipeError("the recipe has no model (give `model` or `model_init`)", cl.recipe);
   train::validate_setup(args, recipe.datasets, *recipe.hooks);
   try {
-    parallel = single_process ? train::resolve_parallel(args, 1, 1) : train::resolve_parallel(args, world.size, world.num_nodes);
+    // HF fills a DeepSpeed config's "auto" bucket sizes from the model's hidden size.
+    int64_t hidden = -1;  // no model yet (model_init)
+    if (recipe.model) {
+      const std::string config = recipe.model->hf_config_json();
+      const nlohmann::json c = config.empty() ? nlohmann::json::object() : nlohmann::json::parse(config);
+      hidden = c.value("hidden_size", c.value("n_embd", int64_t{0}));
+    }
+    parallel = single_process ? train::resolve_parallel(args, 1, 1, hidden) : train::resolve_parallel(args, world.size, world.num_nodes, hidden);
     // HF: cuda:<local_rank> unless use_cpu; fp16 and tf32 are checked against it here, so
     // `runner check` sees the same errors a run would.
     device = train::resolve_device(args, world.local_rank);

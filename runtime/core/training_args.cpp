@@ -225,12 +225,29 @@ const ArgField* find_arg_field(const std::string& name) {
 void TrainingArguments::set(const std::string& key, const json& value) {
   if (const V4Argument* old = find_v4_argument(key)) {
     const std::string now = old->now;
-    if (now.empty()) throw ArgumentError("args." + key + ": a transformers v4 argument without a v5 counterpart: " + old->why);
+    if (now.empty()) {
+      if (*old->v4_default && value == json::parse(old->v4_default)) {  // a v4 config's untouched field
+        v4_warnings.push_back(key + " is a transformers v4 argument removed in v5; at its default it has no effect");
+        return;
+      }
+      throw ArgumentError("args." + key + ": a transformers v4 argument without a v5 counterpart: " + old->why);
+    }
     v4_warnings.push_back(key + " is a transformers v4 name (deprecated, removed in v5); use " + now +
                           (key == "adafactor" ? " = \"adafactor\"" : ""));
     if (now.rfind("fsdp_config.", 0) == 0) {
       v4_fsdp_config[now.substr(12)] = value;
       return;
+    }
+    if (key == "include_inputs_for_metrics") {  // v4.34's bool: true = ["inputs"]
+      if (!value.is_boolean()) throw ArgumentError("args.include_inputs_for_metrics: expected true or false, got " + value.dump());
+      if (value.get<bool>() && std::find(include_for_metrics.begin(), include_for_metrics.end(), "inputs") == include_for_metrics.end())
+        include_for_metrics.push_back("inputs");
+      return;
+    }
+    if (key == "dispatch_batches") {  // now a key of accelerator_config
+      json config = accelerator_config.is_object() ? accelerator_config : json::object();
+      config["dispatch_batches"] = value;
+      return set("accelerator_config", config);
     }
     if (key == "adafactor") {
       if (!value.is_boolean()) throw ArgumentError("args.adafactor: expected true or false, got " + value.dump());

@@ -11,9 +11,16 @@ const V4Argument kV4Arguments[] = {
     {"fsdp_min_num_params", "fsdp_config.min_num_params", ""},
     {"fsdp_transformer_layer_cls_to_wrap", "fsdp_config.transformer_layer_cls_to_wrap", ""},
     {"adafactor", "optim", ""},
-    {"use_mps_device", "", "v5 picks the device itself (use_cpu to force the CPU); runner trains on CUDA or the CPU"},
-    {"fp16_backend", "", "v5 removed it (mixed precision is PyTorch's autocast); use fp16 / bf16"},
-    {"sharded_ddp", "", "v5 removed it; use fsdp (\"full_shard\", \"shard_grad_op\") or deepspeed"},
+    {"use_mps_device", "", "v5 picks the device itself (use_cpu to force the CPU); runner trains on CUDA or the CPU", "false"},
+    {"fp16_backend", "", "v5 removed it (mixed precision is PyTorch's autocast); use fp16 / bf16", "\"auto\""},
+    {"sharded_ddp", "", "v5 removed it; use fsdp (\"full_shard\", \"shard_grad_op\") or deepspeed", "[]"},
+    // Names v4.34 still had, which later v4 releases renamed.
+    {"include_inputs_for_metrics", "include_for_metrics", ""},
+    {"dispatch_batches", "accelerator_config.dispatch_batches", ""},
+    {"push_to_hub_model_id", "hub_model_id", ""},
+    {"push_to_hub_organization", "", "give hub_model_id = \"organization/name\" (v4.34 joined them)", "null"},
+    {"tpu_metrics_debug", "", "TPU debugging; runner trains on CUDA GPUs or the CPU", "false"},
+    {"mp_parameters", "", "SageMaker model parallelism; runner shards with ZeRO / FSDP", "\"\""},
 };
 }  // namespace
 

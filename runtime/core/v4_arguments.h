@@ -10,6 +10,9 @@ struct V4Argument {
   const char* name;
   const char* now;  // the v5 argument (fsdp_config.<key> for FSDP keys); "" when refused
   const char* why;  // the pointer given when refused
+  // v4's default as JSON ("" when none): a v4 training_args.json lists every field, so at
+  // this value a name without a v5 counterpart is dropped with a warning, not refused.
+  const char* v4_default = "";
 };
 
 // The entry for `name`, or nullptr when it is not a dropped v4 name.

@@ -55,7 +55,7 @@ optim::FlatParams& DataParallel::attach(optim::FlatParams& full, models::Module&
   optim::FlatParams& owned = attach_owned(full, model);
   // Offloaded ZeRO-3 shards are host memory already: the optimizer runs there as it is.
   if (!config_.offload_optimizer || (zero3_ && config_.offload_param)) return owned;
-  offload_ = std::make_unique<OptimizerOffload>(owned);
+  offload_ = std::make_unique<OptimizerOffload>(owned, config_.pin_optimizer_offload);
   return offload_->host();
 }
 
@@ -74,6 +74,7 @@ optim::FlatParams& DataParallel::attach_owned(optim::FlatParams& full, models::M
     o.backward_post = config_.backward_post;
     o.max_live_parameters = config_.max_live_parameters;
     o.offload = config_.offload_param;
+    o.pin_offload = config_.pin_param_offload;
     zero3_ = std::make_unique<Zero3>(comm_, full, model, o);
     return zero3_->optimizer_params();
   }

@@ -60,6 +60,10 @@ struct ParallelConfig {
   // DeepSpeed offload_param (ZeRO-3): this rank's parameter and gradient shards, and so the
   // optimizer, in host memory; gathered units on the device (zero3.h).
   bool offload_param = false;
+  // Page-locked host buffers for the offloaded optimizer / parameter shards (faster copies to
+  // and from a GPU; no effect on a CPU run): DeepSpeed's offload pin_memory (default false),
+  // FSDP's CPU offload (pinned, as PyTorch's CPUOffloadPolicy).
+  bool pin_optimizer_offload = true, pin_param_offload = true;
   // A DeepSpeed scheduler block: factor of learning_rate at (step, max_steps).
   std::function<double(int64_t, int64_t)> lr_factor;
 };

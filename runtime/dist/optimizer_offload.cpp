@@ -5,18 +5,18 @@
 namespace runner::dist {
 
 namespace {
-at::Tensor pinned_copy(const at::Tensor& t) {
+at::Tensor host_copy(const at::Tensor& t, bool pin_memory) {
   // Page-locked memory makes the copies DMA transfers; it needs a GPU to exist.
-  const bool pin = !t.device().is_cpu();
+  const bool pin = pin_memory && !t.device().is_cpu();
   at::Tensor h = at::empty(t.sizes(), t.options().device(at::kCPU).pinned_memory(pin));
   h.copy_(t);
   return h;
 }
 }  // namespace
 
-OptimizerOffload::OptimizerOffload(optim::FlatParams& owned) : owned_(owned) {
+OptimizerOffload::OptimizerOffload(optim::FlatParams& owned, bool pin_memory) : owned_(owned), pinned_(pin_memory) {
   c10::NoGradGuard no_grad;
-  host_ = optim::FlatParams::over(pinned_copy(owned.data()), pinned_copy(owned.grad()).zero_(), owned.groups());
+  host_ = optim::FlatParams::over(host_copy(owned.data(), pin_memory), host_copy(owned.grad(), pin_memory).zero_(), owned.groups());
 }
 
 void OptimizerOffload::to_host() {
@@ -28,7 +28,7 @@ void OptimizerOffload::to_host() {
 
 void OptimizerOffload::to_device() {
   c10::NoGradGuard no_grad;
-  owned_.data().copy_(host_->data(), /*non_blocking=*/!owned_.data().device().is_cpu());
+  owned_.data().copy_(host_->data(), /*non_blocking=*/pinned_ && !owned_.data().device().is_cpu());
 }
 
 int64_t OptimizerOffload::host_bytes() const {

@@ -1,6 +1,6 @@
 // ZeRO-Offload of the optimizer (DeepSpeed offload_optimizer.device = "cpu", FSDP offload):
 // the optimizer's fp32 master copy of the parameters it owns, their gradients and its whole
-// state live in page-locked host memory and the step runs on the CPU, so the device holds
+// state live in host memory (page-locked when asked) and the step runs on the CPU, so the device holds
 // only the parameters and gradients. Each step: gradients device → host, the CPU step,
 // parameters host → device. The host master copy is refreshed from the device only when the
 // device values changed behind its back (start, checkpoint loads).
@@ -18,7 +18,8 @@ namespace runner::dist {
 class OptimizerOffload {
  public:
   // `owned`: the parameters (and gradients) this rank's optimizer updates, on the device.
-  explicit OptimizerOffload(optim::FlatParams& owned);
+  // `pin_memory`: page-locked host buffers (copies without blocking the host).
+  OptimizerOffload(optim::FlatParams& owned, bool pin_memory);
   optim::FlatParams& host() { return *host_; }  // what the optimizer is built on
   // Before the optimizer step: gradients (and, if stale, parameters) to the host.
   void to_host();
@@ -31,6 +32,7 @@ class OptimizerOffload {
  private:
   optim::FlatParams& owned_;
   std::unique_ptr<optim::FlatParams> host_;
+  bool pinned_;
   bool stale_ = false;
 };
 

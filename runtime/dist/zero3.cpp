@@ -119,7 +119,7 @@ Zero3::Zero3(std::shared_ptr<Communicator> comm, optim::FlatParams& full, models
   auto opts = full.slots().front().param.options().requires_grad(false);
   if (opts.device().is_meta()) opts = opts.device(records.empty() ? at::Device(at::kCPU) : records.front()->device());
   // Offloaded shards sit in host memory, page-locked when they are copied to and from a GPU.
-  const auto shard_opts = options.offload ? opts.device(at::kCPU).pinned_memory(!opts.device().is_cpu()) : opts;
+  const auto shard_opts = options.offload ? opts.device(at::kCPU).pinned_memory(options.pin_offload && !opts.device().is_cpu()) : opts;
   shard_data_ = at::zeros({shard_total}, shard_opts);
   shard_grad_ = at::zeros({trainable_total}, shard_opts);
   s.shard_data = shard_data_;

@@ -75,6 +75,7 @@ struct Zero3Options {
   // gradients (and so the optimizer's state and step) live in page-locked host memory; only
   // gathered units are on the device. On a CPU run it changes nothing.
   bool offload = false;
+  bool pin_offload = true;  // page-locked shards (DeepSpeed's pin_memory)
 };
 
 class Zero3 {

@@ -68,6 +68,21 @@ ModulePtr find_module(const Module& root, const std::string& name) {
 
 }  // namespace
 
+void set_lora_init(LoraConfig& c, const std::string& value) {
+  if (value == "true" || value == "false") {
+    c.init_lora_weights = value == "true", c.gaussian_init = false;
+  } else if (value == "gaussian") {
+    c.init_lora_weights = true, c.gaussian_init = true;
+  } else {
+    const bool known = value.rfind("pissa", 0) == 0 || value == "olora" || value == "loftq" || value == "eva" || value == "corda" ||
+                       value == "orthogonal";
+    throw RecipeError("init_lora_weights = \"" + value + "\" " +
+                      (known ? std::string("is not implemented (it rewrites the base weights or needs data)")
+                             : std::string("is not one of peft's initialisations")) +
+                      "; runner has true (A random, B zero), false (both random) and \"gaussian\"");
+  }
+}
+
 double LoraConfig::scaling() const { return use_rslora ? alpha / std::sqrt(static_cast<double>(r)) : alpha / static_cast<double>(r); }
 
 void apply_lora(Module& model, LoraConfig c) {
@@ -108,6 +123,7 @@ void apply_lora(Module& model, LoraConfig c) {
     if (c.init_lora_weights) {
       c10::NoGradGuard no_grad;
       b->weight.zero_();
+      if (c.gaussian_init) a->weight.normal_(0.0, 1.0 / static_cast<double>(c.r));  // peft: std 1/r
     }
     // peft's autocast_adapter_dtype: adapters of a bf16 / fp16 base are fp32 (so are their
     // gradients and optimizer state); a float64 base keeps its dtype.
@@ -199,7 +215,7 @@ nlohmann::json adapter_config_json(const LoraConfig& c) {
           {"fan_in_fan_out", c.fan_in_fan_out},
           {"use_rslora", c.use_rslora},
           {"use_dora", false},
-          {"init_lora_weights", c.init_lora_weights},
+          {"init_lora_weights", c.gaussian_init ? nlohmann::json("gaussian") : nlohmann::json(c.init_lora_weights)},
           {"modules_to_save", nullptr},
           {"layers_to_transform", nullptr},
           {"layers_pattern", nullptr},
@@ -220,7 +236,24 @@ LoraConfig lora_config_from_json(const nlohmann::json& j, const std::string& fil
     c.dropout = j.value("lora_dropout", c.dropout);
     c.use_rslora = j.value("use_rslora", false);
     c.fan_in_fan_out = j.value("fan_in_fan_out", false);
-    if (j.contains("init_lora_weights") && j["init_lora_weights"].is_boolean()) c.init_lora_weights = j["init_lora_weights"];
+    if (j.contains("init_lora_weights")) {
+      const nlohmann::json& v = j["init_lora_weights"];
+      if (!v.is_boolean() && !v.is_string()) fail("init_lora_weights", "expected true, false or a method name");
+      // How trained adapters were initialised does not change how they load, unless the
+      // method rewrote the base weights too (PiSSA, OLoRA, CorDA subtract the initial adapter
+      // from them; LoftQ quantizes them): then the folder's base is not the base they fit.
+      const std::string init = v.is_boolean() ? (v.get<bool>() ? "true" : "false") : v.get<std::string>();
+      if (init == "eva" || init == "orthogonal") c.init_lora_weights = true;
+      else if (init.rfind("pissa", 0) == 0 || init == "olora" || init == "loftq" || init == "corda")
+        fail("init_lora_weights", "\"" + init + "\" adapters were trained on a rewritten base model, which runner cannot rebuild");
+      else {
+        try {
+          set_lora_init(c, init);
+        } catch (const RecipeError& e) {
+          fail("init_lora_weights", e.message());
+        }
+      }
+    }
     if (j.contains("task_type") && j["task_type"].is_string()) c.task_type = j["task_type"];
     if (j.contains("base_model_name_or_path") && j["base_model_name_or_path"].is_string()) c.base_model_name_or_path = j["base_model_name_or_path"];
     const nlohmann::json& t = j.value("target_modules", nlohmann::json());

@@ -26,6 +26,7 @@ struct LoraConfig {
   std::string target_regex;
   bool use_rslora = false;         // scaling α/√r instead of α/r
   bool init_lora_weights = true;   // false: B random too (the branch is not a no-op at start)
+  bool gaussian_init = false;      // peft's init_lora_weights = "gaussian": A ~ N(0, 1/r), B zero
   std::string task_type = "CAUSAL_LM";
   std::string base_model_name_or_path;
   bool fan_in_fan_out = false;     // written as peft computes it: true for GPT-2's Conv1D layers
@@ -33,6 +34,11 @@ struct LoraConfig {
 
   double scaling() const;
 };
+
+// peft's init_lora_weights given as a string ("gaussian"; true / false as "true" / "false")
+// into `c`. The methods that rewrite the base weights or need data (pissa, olora, loftq,
+// eva, corda, orthogonal) are a RecipeError naming them.
+void set_lora_init(LoraConfig& c, const std::string& value);
 
 // Adapts `model` in place and freezes its other parameters; records the config on the root
 // (Module::lora). RecipeError naming the problem: no layer matched, a matched layer that is not

@@ -86,11 +86,11 @@ const std::vector<KeyPolicy> kPolicies = {
     {"checkpoint.use_node_local_storage", {false}, true, "use args.save_on_each_node"},
     {"checkpoint.parallel_write", {}, false, "each rank writes its own shard file already"},
     {"fp16.auto_cast", {false}, true, "inputs stay as they are; autocast chooses each op's precision"},
-    {"bf16.immediate_grad_update", {false, true}, false, ""},
+    {"bf16.immediate_grad_update", {true}, true, "gradients accumulate into fp32 at every micro-step (DeepSpeed's immediate_grad_update = true)"},
     {"bf16.check_grad_overflow", {false}, false, "bf16 needs no overflow check; fp16's is always on"},
     {"bf16.bf16_master_weights_and_grads", {false}, true, "runner keeps fp32 master weights and gradients"},
     {"bf16.bf16_optimizer_states", {false}, true, "runner keeps the optimizer state in fp32"},
-    {"optimizer.params.torch_adam", {false, true}, false, ""},
+    {"optimizer.params.torch_adam", {false}, false, "runner's own AdamW kernel runs either way (the same update as torch.optim.AdamW)"},
     {"optimizer.params.bias_correction", {true}, true, "AdamW always corrects its bias"},
     {"optimizer.params.amsgrad", {false}, true, "AMSGrad is not implemented"},
     {"scheduler.params.last_batch_iteration", {-1}, true, "resume from a checkpoint instead"},
@@ -124,7 +124,6 @@ const std::vector<KeyPolicy> kPolicies = {
     {"zero_optimization.stage3_gather_16bit_weights_on_model_save", {false}, false, "model.safetensors always holds the consolidated fp32 weights"},
     {"zero_optimization.gather_16bit_weights_on_model_save", {false}, false, "model.safetensors always holds the consolidated fp32 weights"},
     {"zero_optimization.stage3_gather_fp16_weights_on_model_save", {false}, false, "model.safetensors always holds the consolidated fp32 weights"},
-    {"zero_optimization.cpu_offload_use_pin_memory", {false, true}, false, ""},
     {"zero_optimization.zero_hpz_partition_size", {1}, true, "ZeRO++ hierarchical partitioning is not implemented"},
     {"zero_optimization.zero_quantized_weights", {false}, true, "ZeRO++ quantized weights are not implemented"},
     {"zero_optimization.zero_quantized_nontrainable_weights", {false}, true, "ZeRO++ quantized weights are not implemented"},
@@ -138,10 +137,18 @@ const std::vector<KeyPolicy> kPolicies = {
 // The offload blocks' keys (for offload_optimizer and offload_param).
 std::vector<KeyPolicy> offload_policies(const std::string& block) {
   const std::string z = "zero_optimization." + block + ".";
+  const std::string nvme = "it tunes NVMe offload, which runner does not implement (DeepSpeed ignores it with device \"cpu\" too)";
   return {{z + "ratio", {1.0}, true, "partial offload is not implemented"},
           {z + "super_offload", {false}, true, "SuperOffload is not implemented"},
           {z + "fast_init", {false}, false, kEngineKnob},
-          {z + "cpuadam_cores_perc", {}, false, kEngineKnob}};
+          {z + "cpuadam_cores_perc", {}, false, kEngineKnob},
+          {z + "nvme_path", {nullptr, "/local_nvme"}, false, nvme},
+          {z + "buffer_count", {4, 5}, false, nvme},
+          {z + "buffer_size", {1e8}, false, nvme},
+          {z + "max_in_cpu", {1e9}, false, nvme},
+          {z + "pipeline_read", {false}, false, nvme},
+          {z + "pipeline_write", {false}, false, nvme},
+          {z + "pipeline", {false}, false, nvme}};
 }
 
 class Reader {
@@ -204,7 +211,33 @@ bool offload_enabled(const json& zero, const std::string& key, Reader& r, const 
 
 namespace {
 
-DeepSpeedSettings read_config(const json& config, const TrainingArguments& args, int world_size) {
+// HF's trainer_config_finalize: the size keys left "auto" follow the model's hidden size.
+void fill_hidden_size_autos(json& ds, int64_t hidden, const std::string& where, std::vector<std::string>& warnings) {
+  if (!ds.contains("zero_optimization") || !ds["zero_optimization"].is_object()) return;
+  json& z = ds["zero_optimization"];
+  const bool zero3 = z.value("stage", json(0)) == 3;
+  const double h = static_cast<double>(hidden);
+  std::vector<std::pair<std::string, int64_t>> keys = {{"reduce_bucket_size", static_cast<int64_t>(h * h)}};
+  if (zero3) keys.push_back({"stage3_prefetch_bucket_size", static_cast<int64_t>(0.9 * h * h)}), keys.push_back({"stage3_param_persistence_threshold", 10 * hidden});
+  std::vector<std::string> autos;
+  for (const auto& [key, value] : keys)
+    if (z.value(key, json()) == "auto") autos.push_back(key);
+  if (autos.empty()) return;
+  std::string names;
+  for (const auto& k : autos) names += (names.empty() ? "" : ", ") + k;
+  if (hidden == 0)
+    throw ArgumentError("the model's config has no hidden_size, so the \"auto\" of zero_optimization." + names +
+                        " cannot be filled in (HF fills them from it): give numbers", where);
+  if (hidden < 0) {
+    warnings.push_back("zero_optimization." + names + " = \"auto\" has no effect: the model is built by model_init, so DeepSpeed's "
+                       "defaults are used (HF would fill them from its hidden size)");
+    return;
+  }
+  for (const auto& [key, value] : keys)
+    if (z.value(key, json()) == "auto") z[key] = value;
+}
+
+DeepSpeedSettings read_config(const json& config, const TrainingArguments& args, int world_size, int64_t hidden_size) {
   json ds = config;
   std::string where = "args.deepspeed";
   if (ds.is_string()) {
@@ -224,6 +257,7 @@ DeepSpeedSettings read_config(const json& config, const TrainingArguments& args,
   Reader r(where);
   r.check_keys(ds, kTopKeys, "");
   DeepSpeedSettings out;
+  fill_hidden_size_autos(ds, hidden_size, where, out.warnings);
   apply_key_policies(ds, kPolicies, "", where, out.warnings);
   for (const char* block : {"offload_optimizer", "offload_param"}) apply_key_policies(ds, offload_policies(block), "", where, out.warnings);
 
@@ -343,6 +377,16 @@ DeepSpeedSettings read_config(const json& config, const TrainingArguments& args,
       out.stage3_max_live_parameters = r.count(z, k, out.stage3_max_live_parameters, "zero_optimization");
     out.offload_optimizer = offload_enabled(z, "offload_optimizer", r, "zero_optimization");
     out.offload_param = offload_enabled(z, "offload_param", r, "zero_optimization");
+    auto pinned = [&](const char* block) {
+      const json b = z.value(block, json::object());
+      const json v = b.is_object() ? b.value("pin_memory", json(false)) : json(false);
+      if (!v.is_boolean()) r.fail(std::string("zero_optimization.") + block + ".pin_memory: expected true or false, got " + v.dump());
+      return v.get<bool>();
+    };
+    const json legacy_pin = z.value("cpu_offload_use_pin_memory", json(false));
+    if (!legacy_pin.is_boolean()) r.fail("zero_optimization.cpu_offload_use_pin_memory: expected true or false, got " + legacy_pin.dump());
+    out.pin_optimizer_offload = pinned("offload_optimizer") || legacy_pin.get<bool>();
+    out.pin_param_offload = pinned("offload_param") || legacy_pin.get<bool>();
     // DeepSpeed's legacy spellings of the offload blocks, still accepted by DeepSpeed.
     for (const auto& [legacy, modern] : {std::pair<const char*, const char*>{"cpu_offload", "offload_optimizer"}, {"cpu_offload_param", "offload_param"}}) {
       if (!z.contains(legacy) || z[legacy].is_null()) continue;
@@ -360,9 +404,9 @@ DeepSpeedSettings read_config(const json& config, const TrainingArguments& args,
 
 }  // namespace
 
-DeepSpeedSettings read_deepspeed_config(const json& config, const TrainingArguments& args, int world_size) {
+DeepSpeedSettings read_deepspeed_config(const json& config, const TrainingArguments& args, int world_size, int64_t hidden_size) {
   try {
-    return read_config(config, args, world_size);
+    return read_config(config, args, world_size, hidden_size);
   } catch (const nlohmann::json::exception& e) {  // a value of the wrong type the checks above do not name
     const std::string where = config.is_string() && !config.get<std::string>().empty() && config.get<std::string>().front() != '{'
                                   ? config.get<std::string>()

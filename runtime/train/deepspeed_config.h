@@ -22,6 +22,8 @@ struct DeepSpeedSettings {
   int64_t allgather_bucket_size = 500000000;  // elements
   bool offload_optimizer = false;             // device "cpu": host memory already, on CPU builds
   bool offload_param = false;
+  // offload_*.pin_memory (DeepSpeed's default false), or the legacy cpu_offload_use_pin_memory.
+  bool pin_optimizer_offload = false, pin_param_offload = false;
   int64_t stage3_param_persistence_threshold = 100000;
   int64_t stage3_prefetch_bucket_size = 50000000;  // elements
   int64_t stage3_max_live_parameters = 1000000000;
@@ -45,8 +47,13 @@ struct DeepSpeedSettings {
 };
 
 // `config`: a JSON object, or a string naming a JSON file. Errors are ArgumentErrors
-// located at the file (or "args.deepspeed").
-DeepSpeedSettings read_deepspeed_config(const nlohmann::json& config, const TrainingArguments& args, int world_size);
+// located at the file (or "args.deepspeed"). `hidden_size`: the model's (config.json's
+// hidden_size / n_embd), which HF's integration fills the size keys' "auto" from
+// (reduce_bucket_size = h², stage3_prefetch_bucket_size = 0.9·h², stage3_param_persistence_
+// threshold = 10·h); 0: the model has none ("auto" there is an error, as in HF); -1: no model
+// yet (model_init): DeepSpeed's defaults, with a warning.
+DeepSpeedSettings read_deepspeed_config(const nlohmann::json& config, const TrainingArguments& args, int world_size,
+                                        int64_t hidden_size = -1);
 
 // fp16's loss scaler for this run: the DeepSpeed config's fp16 block when args.deepspeed is
 // set, else PyTorch GradScaler's defaults (what HF uses through Accelerate).

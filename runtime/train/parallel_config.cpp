@@ -118,7 +118,7 @@ bool fsdp_flag(const json& cfg, const std::string& key, bool fallback) {
 
 }  // namespace
 
-ParallelPlan resolve_parallel(TrainingArguments& args, int world_size, int num_nodes) {
+ParallelPlan resolve_parallel(TrainingArguments& args, int world_size, int num_nodes, int64_t hidden_size) {
   ParallelPlan plan;
   dist::ParallelConfig& c = plan.config;
   if (args.ddp_bucket_cap_mb) {
@@ -134,7 +134,7 @@ ParallelPlan resolve_parallel(TrainingArguments& args, int world_size, int num_n
   if (has_ds && !fsdp.empty()) throw ArgumentError("args.fsdp: FSDP and DeepSpeed cannot be used together (HF refuses both)");
 
   if (has_ds) {
-    DeepSpeedSettings ds = read_deepspeed_config(args.deepspeed, args, world_size);
+    DeepSpeedSettings ds = read_deepspeed_config(args.deepspeed, args, world_size, hidden_size);
     plan.deepspeed = ds.resolved;
     plan.warnings = ds.warnings;
     c.zero_stage = ds.stage;
@@ -146,6 +146,11 @@ ParallelPlan resolve_parallel(TrainingArguments& args, int world_size, int num_n
     c.lr_factor = ds.lr_factor;
     c.offload_optimizer = ds.offload_optimizer;
     c.offload_param = ds.offload_param;
+    c.pin_optimizer_offload = ds.pin_optimizer_offload;
+    c.pin_param_offload = ds.pin_param_offload;
+    if (args.ddp_bucket_cap_mb)
+      plan.warnings.push_back("args.ddp_bucket_cap_mb has no effect under a DeepSpeed config: zero_optimization.reduce_bucket_size "
+                              "sizes the gradient buckets");
     if (ds.resolved.contains("optimizer")) args.optim = "adamw_torch";
     c.description = "DeepSpeed ZeRO stage " + std::to_string(ds.stage) + (ds.offload_optimizer ? ", optimizer offloaded to the CPU" : "");
   } else if (!fsdp.empty()) {

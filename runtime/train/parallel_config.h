@@ -19,6 +19,7 @@ struct ParallelPlan {
   nlohmann::json deepspeed;           // the DeepSpeed config with "auto" filled in (null without one)
 };
 
-ParallelPlan resolve_parallel(TrainingArguments& args, int world_size, int num_nodes = 1);
+// `hidden_size`: the model's, for a DeepSpeed config's "auto" sizes (read_deepspeed_config).
+ParallelPlan resolve_parallel(TrainingArguments& args, int world_size, int num_nodes = 1, int64_t hidden_size = -1);
 
 }  // namespace runner::train

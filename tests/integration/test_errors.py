@@ -63,6 +63,10 @@ class BadInput(unittest.TestCase):
         self.check(GOOD.replace("save_strategy = \"no\"", "save_strategy = \"no\", fp16 = true"),
                    "BAD:3: args.fp16: fp16 mixed precision needs a CUDA device")
 
+    def test_a_local_rank_that_disagrees_with_the_process_is_refused(self):
+        # Launchers of torch set local_rank; runner reads ranks from MPI: a different value is an error.
+        self.check(GOOD, "args.local_rank = 3, but this process's local rank is 0 (MPI or LOCAL_RANK decide it)", ("--local_rank", "3"))
+
     def test_nccl_without_a_gpu_names_the_argument(self):
         if "GPU 0:" in run("--version")[1]:
             self.skipTest("this machine has a GPU")

@@ -184,10 +184,12 @@ class Lora(unittest.TestCase):
             "regex": [r'{ target_modules = ".*(?<=self_attn\\.)[qv]_proj" }', ["q_proj", "v_proj"]],
             "rslora": "{ r = 2, alpha = 6, use_rslora = true }",
             "random_b": "{ r = 4, init_lora_weights = false, dropout = 0.2 }",
+            "gaussian": '{ init_lora_weights = "gaussian" }',  # peft's: A ~ N(0, 1/r), B zero
             "bf16_base": "{ target_modules = { \"k_proj\", \"up_proj\" } }",
         }
         expected_targets = {"defaults": ["q_proj", "v_proj"], "all_linear": ["down_proj", "gate_proj", "k_proj", "o_proj", "q_proj", "up_proj", "v_proj"],
-                            "rslora": ["q_proj", "v_proj"], "random_b": ["q_proj", "v_proj"], "bf16_base": ["k_proj", "up_proj"]}
+                            "rslora": ["q_proj", "v_proj"], "random_b": ["q_proj", "v_proj"], "bf16_base": ["k_proj", "up_proj"],
+                            "gaussian": ["q_proj", "v_proj"]}
         for name, spec in options.items():
             with self.subTest(options=name):
                 if isinstance(spec, list):
@@ -207,12 +209,32 @@ class Lora(unittest.TestCase):
                                  expected_targets[name] if name != "regex" else r".*(?<=self_attn\.)[qv]_proj")
                 with open(self.path(f"opt_{name}", "adapter_model.safetensors"), "rb") as f:
                     header = json.loads(f.read(int.from_bytes(f.read(8), "little")))
+                if name == "gaussian":
+                    self.assertEqual(config["init_lora_weights"], "gaussian")
                 # peft keeps adapters (and so their file) in fp32 on a bf16 base
                 self.assertEqual({v["dtype"] for k, v in header.items() if k != "__metadata__"}, {"F32"})
                 peft_model = PeftModel.from_pretrained(AutoModelForCausalLM.from_pretrained(self.path("base")), self.path(f"opt_{name}"))
                 adapted = sorted({n.rsplit(".", 1)[-1] for n, m in peft_model.named_modules() if hasattr(m, "lora_A") and len(m.lora_A)})
                 self.assertEqual(adapted, sorted(expected_targets[name]))
                 np.testing.assert_allclose(runner_logits(self.dir, f"opt_{name}"), hf_logits(peft_model), rtol=1e-5, atol=1e-5)
+
+    def test_initialisations_that_rewrite_the_base_are_refused_by_name(self):
+        bad = (TRAIN % "pissa").replace("target_modules = {", 'init_lora_weights = "pissa", target_modules = {')
+        write(self.path("pissa.lua"), bad)
+        code, _, err = run("check", "pissa.lua", cwd=self.dir)
+        self.assertEqual(code, 2, err)
+        self.assertIn('init_lora_weights = "pissa" is not implemented (it rewrites the base weights or needs data)', err)
+        # adapters peft trained from a rewritten base cannot be loaded onto the original one
+        shutil.copytree(self.path("out"), self.path("olora_out"))
+        with open(self.path("olora_out", "adapter_config.json")) as f:
+            config = json.load(f)
+        config["init_lora_weights"] = "olora"
+        with open(self.path("olora_out", "adapter_config.json"), "w") as f:
+            json.dump(config, f)
+        write(self.path("olora.lua"), LOGITS % "olora_out")
+        code, _, err = run("check", "olora.lua", cwd=self.dir)
+        self.assertEqual(code, 2, err)
+        self.assertIn('"olora" adapters were trained on a rewritten base model', err)
 
     def test_a_tied_head_that_differs_from_the_embedding_is_refused(self):
         torch.manual_seed(2)

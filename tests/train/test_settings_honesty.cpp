@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -26,11 +27,12 @@ struct Result {
   std::string text;  // the error, or every warning joined
 };
 
-Result resolve(TrainingArguments a, int world = 2) {
+// `hidden`: the model's hidden size, which HF fills a DeepSpeed config's "auto" sizes from.
+Result resolve(TrainingArguments a, int world = 2, int64_t hidden = 64) {
   try {
     std::string text;
     for (const auto& w : a.finalize()) text += w + "\n";
-    const auto plan = train::resolve_parallel(a, world);
+    const auto plan = train::resolve_parallel(a, world, 1, hidden);
     for (const auto& w : plan.warnings) text += w + "\n";
     return {text.empty() ? Outcome::kAccepted : Outcome::kWarns, text};
   } catch (const ArgumentError& e) {
@@ -164,3 +166,71 @@ TEST(SettingsHonesty, FsdpConfigStrategyAndOffloadAreRead) {
   b.fsdp_config = json{{"use_orig_params", false}};
   expect(resolve(b), Outcome::kWarns, "without args.fsdp");
 }
+
+TEST(SettingsHonesty, DeepSpeedAutoSizesFollowTheModelsHiddenSize) {
+  // HF's trainer_config_finalize: reduce_bucket_size = h², under ZeRO-3 prefetch 0.9·h² and
+  // persistence 10·h; a model without a hidden size cannot fill them.
+  TrainingArguments a;
+  a.deepspeed = json{{"zero_optimization", {{"stage", 3}, {"reduce_bucket_size", "auto"}, {"stage3_prefetch_bucket_size", "auto"},
+                                            {"stage3_param_persistence_threshold", "auto"}}}};
+  const auto plan = train::resolve_parallel(a, 2, 1, /*hidden_size=*/64);
+  EXPECT_EQ(plan.config.bucket_cap_bytes, 64 * 64 * 4);
+  EXPECT_EQ(plan.config.prefetch_forward, static_cast<int64_t>(0.9 * 64 * 64));
+  EXPECT_EQ(plan.config.param_persistence_threshold, 640);
+  EXPECT_EQ(plan.deepspeed["zero_optimization"]["reduce_bucket_size"], 4096);
+  EXPECT_EQ(resolve(a, 2, /*hidden=*/0).outcome, Outcome::kRefused);
+  EXPECT_THAT(resolve(a, 2, 0).text, HasSubstr("the model's config has no hidden_size"));
+  expect(resolve(a, 2, /*hidden=*/-1), Outcome::kWarns, "has no effect: the model is built by model_init");
+}
+
+TEST(SettingsHonesty, DeepSpeedOffloadSubKeysDoWhatDeepSpeedSays) {
+  // pin_memory is read (DeepSpeed's default: unpinned); NVMe tuning keys warn; the legacy
+  // cpu_offload_use_pin_memory pins both.
+  for (bool pin : {false, true}) {
+    TrainingArguments a;
+    a.deepspeed = json{{"zero_optimization", {{"stage", 3}, {"offload_optimizer", {{"device", "cpu"}, {"pin_memory", pin}}},
+                                              {"offload_param", {{"device", "cpu"}}}}}};
+    const auto plan = train::resolve_parallel(a, 2, 1, 64);
+    EXPECT_EQ(plan.config.pin_optimizer_offload, pin);
+    EXPECT_FALSE(plan.config.pin_param_offload);
+  }
+  TrainingArguments legacy;
+  legacy.deepspeed = json{{"zero_optimization", {{"stage", 2}, {"offload_optimizer", {{"device", "cpu"}}}, {"cpu_offload_use_pin_memory", true}}}};
+  EXPECT_TRUE(train::resolve_parallel(legacy, 2, 1, 64).config.pin_optimizer_offload);
+  expect(with_deepspeed({{"zero_optimization", {{"offload_optimizer", {{"device", "cpu"}, {"buffer_count", 8}, {"nvme_path", "/nvme"}}}}}}),
+         Outcome::kWarns, "nvme_path, zero_optimization.offload_optimizer.buffer_count have no effect: it tunes NVMe offload");
+  expect(with_deepspeed({{"zero_optimization", {{"offload_optimizer", {{"device", "cpu"}, {"pin_memory", "yes"}}}}}}), Outcome::kRefused,
+         "pin_memory: expected true or false");
+}
+
+TEST(SettingsHonesty, DeepSpeedPrecisionAndOptimizerKeysSpeak) {
+  expect(with_deepspeed({{"bf16", {{"enabled", false}, {"immediate_grad_update", false}}}}), Outcome::kRefused, "immediate_grad_update");
+  expect(with_deepspeed({{"bf16", {{"enabled", false}, {"immediate_grad_update", true}}}}), Outcome::kAccepted, "");
+  expect(with_deepspeed({{"optimizer", {{"type", "AdamW"}, {"params", {{"torch_adam", true}}}}}}), Outcome::kWarns,
+         "optimizer.params.torch_adam has no effect");
+  TrainingArguments a;
+  a.ddp_bucket_cap_mb = 25;
+  a.deepspeed = json{{"zero_optimization", {{"stage", 2}}}};
+  expect(resolve(a), Outcome::kWarns, "ddp_bucket_cap_mb has no effect under a DeepSpeed config");
+}
+
+TEST(SettingsHonesty, TransformersV4NamesAreAliasesOrRefusedByName) {
+  // Names v4.34 had: mapped to their successors, or refused with the reason (at v4's default,
+  // as a v4 training_args.json lists them, dropped with a warning).
+  TrainingArguments a;
+  a.set("include_inputs_for_metrics", true);
+  EXPECT_EQ(a.include_for_metrics, json::array({"inputs"}));
+  TrainingArguments b;
+  b.set("dispatch_batches", true);
+  EXPECT_EQ(b.accelerator_config["dispatch_batches"], true);
+  expect(resolve(b), Outcome::kWarns, "dispatch_batches is a transformers v4 name");
+  expect(with_arg("push_to_hub_model_id", "me/model"), Outcome::kRefused, "hub_model_id");
+  for (const auto& [name, v4_default, other] : std::vector<std::tuple<std::string, json, json>>{
+           {"tpu_metrics_debug", false, true}, {"mp_parameters", "", "x"}, {"push_to_hub_organization", nullptr, "org"}}) {
+    expect(with_arg(name, v4_default), Outcome::kWarns, name + " is a transformers v4 argument removed in v5");
+    TrainingArguments c;
+    EXPECT_THROW(c.set(name, other), ArgumentError) << name;
+  }
+  expect(with_arg("overwrite_output_dir", true), Outcome::kWarns, "overwrite_output_dir has no effect: transformers v5 removed it");
+}
+
