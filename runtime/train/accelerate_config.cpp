@@ -238,6 +238,20 @@ AccelerateConfig read_accelerate_config(const std::string& path) {
     r.no_effect("dynamo_config", "there is no torch.compile in a C++ runner (its kernels are compiled ahead of time)");
   if (!get("downcast_bf16").is_null() && get("downcast_bf16") != json("no") && get("downcast_bf16") != json(false))
     r.no_effect("downcast_bf16", "a TPU setting");
+  // The launcher's own keys: accelerate launch reads them, mpiexec / srun do that job here.
+  // Values accelerate writes by default pass; any other has no effect on the run and says so.
+  const std::vector<std::pair<const char*, std::vector<json>>> launcher = {
+      {"machine_rank", {0}}, {"main_process_ip", {nullptr}}, {"main_process_port", {nullptr}}, {"rdzv_backend", {"static"}},
+      {"same_network", {true}}, {"main_training_function", {"main"}}, {"mpirun_config", {json::object()}},
+      {"tpu_name", {nullptr}}, {"tpu_zone", {nullptr}}, {"tpu_use_cluster", {false}}, {"tpu_use_sudo", {false}},
+      {"tpu_vm", {nullptr, json::array()}}, {"tpu_env", {json::array()}}, {"command_file", {nullptr}}, {"commands", {nullptr}}};
+  for (const auto& [key, neutral] : launcher) {
+    const json v = get(key);
+    if (v.is_null() || std::find(neutral.begin(), neutral.end(), v) != neutral.end()) continue;
+    r.no_effect(key, std::string(key).rfind("tpu_", 0) == 0 || std::string(key).rfind("command", 0) == 0
+                         ? "a TPU pod launcher setting"
+                         : "a setting of accelerate's launcher: mpiexec or srun start the ranks and MPI connects them");
+  }
   return c;
 }
 

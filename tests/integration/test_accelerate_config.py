@@ -173,6 +173,19 @@ class AccelerateConfig(unittest.TestCase):
         self.assertTrue(json.loads(out)["use_cpu"])
         self.assertIn(": use_cpu = true", err)  # runner check logs on stderr
 
+    def test_launcher_keys_warn_that_they_have_no_effect(self):
+        # accelerate launch's own settings (where the main process listens, this machine's
+        # rank): mpiexec / srun do that here. accelerate's defaults pass silently.
+        code, _, err = run([BINARY, "check", self.recipe, "--accelerate_config", self.yaml["single"], "--output_dir", self.out("l0")])
+        self.assertEqual(code, 0, err)
+        self.assertNotIn("has no effect", err)
+        text = SINGLE_YAML.replace("machine_rank: 0", "machine_rank: 1") + "main_process_ip: 10.0.0.1\nmain_process_port: 29500\n"
+        path = write(os.path.join(self.tmp, "launcher.yaml"), text)
+        code, _, err = run([BINARY, "check", self.recipe, "--accelerate_config", path, "--output_dir", self.out("l1")])
+        self.assertEqual(code, 0, err)
+        for key in ("machine_rank", "main_process_ip", "main_process_port"):
+            self.assertIn(f"{key} has no effect in runner: a setting of accelerate's launcher", err)
+
     def test_zero3_init_flag_says_what_runner_does_instead(self):
         text = DEEPSPEED_YAML.replace("zero3_init_flag: false", "zero3_init_flag: true").replace("num_processes: 2", "num_processes: 1")
         path = write(os.path.join(self.tmp, "z3init.yaml"), text)
