@@ -483,9 +483,18 @@ return {
             "stage3_prefetch_bucket_size": "auto", "stage3_param_persistence_threshold": "auto", "stage3_max_live_parameters": 1e9,
             "stage3_max_reuse_distance": 1e9, "stage3_gather_16bit_weights_on_model_save": True})
         path3 = write(os.path.join(self.tmp, "ds_zero3.json"), json.dumps(zero3))
-        out3, stdout3 = self.train(2, "mlp", "ds_zero3", 4, 1, ["--deepspeed", path3])
+        # Its "auto" sizes come from the model's hidden size (HF's formulas): an MLP has none,
+        # which HF refuses too; a Llama (hidden_size 16) fills them.
+        code, _, err = launch(2, self.recipes["mlp"], "--output_dir", os.path.join(self.tmp, "ds_zero3_mlp"), "--deepspeed", path3)
+        self.assertEqual(code, 2, err[-2000:])
+        self.assertIn("the model's config has no hidden_size", err)
+        out3, stdout3 = self.train(2, "llama", "ds_zero3", 4, 1, ["--deepspeed", path3])
         self.assertIn("DeepSpeed ZeRO stage 3", stdout3)
-        self.assert_same_weights(out3, out)
+        z = load_json(os.path.join(out3, "ds_config.json"))["zero_optimization"]
+        self.assertEqual((z["reduce_bucket_size"], z["stage3_prefetch_bucket_size"], z["stage3_param_persistence_threshold"]),
+                         (16 * 16, int(0.9 * 16 * 16), 10 * 16))
+        out2, _ = self.train(2, "llama", "ds_zero2_llama", 4, 1, ["--deepspeed", write(os.path.join(self.tmp, "ds_zero2_llama.json"), json.dumps(zero2))])
+        self.assert_same_weights(out3, out2)
         # A typo'd key is refused naming it (exit code 2, one line).
         bad = dict(zero2, zero_optimization=dict(zero2["zero_optimization"], reduce_bucket_sise=5))
         path = write(os.path.join(self.tmp, "ds_typo.json"), json.dumps(bad))
@@ -525,7 +534,7 @@ return {
         self.assertNotAlmostEqual(losses["false"][2], losses["true"][2], places=4)
 
     def test_settings_without_effect_warn_once_and_the_deepspeed_config_is_saved(self):
-        ds = {"zero_optimization": {"stage": 2, "overlap_comm": False, "reduce_bucket_size": "auto"},
+        ds = {"zero_optimization": {"stage": 2, "overlap_comm": False, "reduce_bucket_size": 5000},
               "train_micro_batch_size_per_gpu": "auto", "gradient_clipping": "auto", "zero_allow_untested_optimizer": True}
         out = os.path.join(self.tmp, "honest")
         code, stdout, err = launch(2, self.recipes["mlp"], "--output_dir", out, "--deepspeed", json.dumps(ds),

@@ -136,10 +136,15 @@ class Gpu(unittest.TestCase):
                                               "stage3_prefetch_bucket_size": "auto", "stage3_param_persistence_threshold": "auto",
                                               "stage3_max_live_parameters": 1e9, "stage3_max_reuse_distance": 1e9,
                                               "stage3_gather_16bit_weights_on_model_save": True})
+        # A Llama: the ZeRO-3 example's "auto" sizes come from the model's hidden size (HF's formulas).
+        llama = write(os.path.join(self.tmp, "ds_llama.lua"), LLAMA)
         for name, cfg in (("zero2", zero2), ("zero3", zero3)):
             with self.subTest(config=name):
                 path = write(os.path.join(self.tmp, f"ds_{name}.json"), json.dumps(cfg))
-                out, stdout = self.train(1, f"ds_{name}", 8, "--deepspeed", path, "--fp16", "--max_steps", "30")
+                out = os.path.join(self.tmp, f"ds_{name}")
+                code, stdout, err = launch(1, llama, "--output_dir", out, "--per_device_train_batch_size", "8", "--deepspeed", path, "--fp16",
+                                           "--max_steps", "30")
+                self.assertEqual(code, 0, f"{name}: {err[-3000:]}")
                 losses = [e["loss"] for e in load_json(os.path.join(out, "trainer_state.json"))["log_history"] if "loss" in e]
                 self.assertTrue(all(np.isfinite(losses)), losses)
                 self.assertLess(np.mean(losses[-5:]), np.mean(losses[:5]))
