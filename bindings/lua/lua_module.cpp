@@ -1,12 +1,12 @@
 #include "bindings/lua/lua_module.h"
 
-#include <regex>
 #include <set>
 #include <unordered_set>
 
 #include "bindings/lua/lua_call.h"
 
 #include "runtime/core/errors.h"
+#include "runtime/core/regex.h"
 
 namespace runner::lua {
 
@@ -30,8 +30,8 @@ std::unordered_set<const void*>& called_functions() {
   return s;
 }
 bool has_location(const std::string& m) {
-  static const std::regex located("^[^ :]+:[0-9]+: ");
-  return std::regex_search(m, located);
+  static const Regex located("^[^ :]+:[0-9]+: ");
+  return located.search(m);
 }
 }  // namespace
 

@@ -1,7 +1,6 @@
 #include "bindings/lua/recipe.h"
 
 #include <fstream>
-#include <regex>
 
 #include "bindings/lua/data_binding.h"
 #include "bindings/lua/lua_callbacks.h"

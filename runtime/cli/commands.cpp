@@ -12,7 +12,6 @@
 #include <memory>
 #include <cstdio>
 #include <iostream>
-#include <regex>
 
 #include "bindings/lua/lua_hooks.h"
 #include "bindings/lua/lua_state.h"
@@ -164,7 +163,11 @@ int print_args(bool markdown) {
                  "| argument | type | default | description |\n|---|---|---|---|\n";
     for (const auto& f : arg_fields()) {
       std::string desc = f.help;
-      if (*f.choices) desc += " One of: `" + std::regex_replace(std::string(f.choices), std::regex("\\|"), "`, `") + "`.";
+      if (*f.choices) {
+        std::string choices = f.choices;  // "a|b|c" → "a`, `b`, `c"
+        for (size_t at = choices.find('|'); at != std::string::npos; at = choices.find('|', at + 4)) choices.replace(at, 1, "`, `");
+        desc += " One of: `" + choices + "`.";
+      }
       if (*f.aliases) desc += " Also accepted as `" + std::string(f.aliases) + "`.";
       const std::string support = f.support;
       if (support.rfind("noop: ", 0) == 0) desc += " *No effect: " + support.substr(6) + ".*";

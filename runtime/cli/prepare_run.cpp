@@ -3,7 +3,6 @@
 #include <filesystem>
 #include <fstream>
 #include <ctime>
-#include <regex>
 #include <sstream>
 
 #include <ATen/Context.h>
@@ -11,6 +10,7 @@
 #include "bindings/lua/lua_hooks.h"
 #include "runtime/cli/process_setup.h"
 #include "runtime/core/errors.h"
+#include "runtime/core/regex.h"
 #include "runtime/data/dataset.h"
 #include "runtime/data/tokenizers/chat_template.h"
 #include "runtime/dist/blocking_call.h"
@@ -25,9 +25,9 @@ namespace {
 // "args.<key>: ..." errors from finalize() are located where the key was set: the
 // command line if it was overridden there, else the recipe line that sets it.
 std::string locate_argument_error(const std::string& message, const CommandLine& cl, const std::string& recipe) {
-  static const std::regex key_pattern("^args\\.([A-Za-z0-9_]+)");
-  std::smatch m;
-  if (!std::regex_search(message, m, key_pattern)) return recipe;
+  static const Regex key_pattern("^args\\.([A-Za-z0-9_]+)");
+  std::vector<std::string> m;
+  if (!key_pattern.search(message, &m)) return recipe;
   const std::string key = m[1];
   for (const auto& [name, value] : cl.arg_overrides)
     if (name == key) return "command line";

@@ -53,15 +53,23 @@ std::vector<std::pair<size_t, size_t>> Regex::find_all(std::string_view text) co
   return out;
 }
 
-bool Regex::match(std::string_view text, uint32_t options) const {
+bool Regex::match(std::string_view text, uint32_t options, std::vector<std::string>* groups) const {
   pcre2_match_data* md = pcre2_match_data_create_from_pattern(impl_->code, nullptr);
   const int rc = pcre2_match(impl_->code, reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(), 0, options, md, nullptr);
+  if (rc >= 0 && groups) {
+    const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md);
+    groups->clear();
+    for (uint32_t g = 0; g < pcre2_get_ovector_count(md); ++g)
+      groups->push_back(ov[2 * g] == PCRE2_UNSET ? std::string() : std::string(text.substr(ov[2 * g], ov[2 * g + 1] - ov[2 * g])));
+  }
   pcre2_match_data_free(md);
   return rc >= 0;
 }
 
-bool Regex::full_match(std::string_view text) const { return match(text, PCRE2_ANCHORED | PCRE2_ENDANCHORED); }
+bool Regex::full_match(std::string_view text, std::vector<std::string>* groups) const {
+  return match(text, PCRE2_ANCHORED | PCRE2_ENDANCHORED, groups);
+}
 
-bool Regex::search(std::string_view text) const { return match(text, 0); }
+bool Regex::search(std::string_view text, std::vector<std::string>* groups) const { return match(text, 0, groups); }
 
 }  // namespace runner

@@ -23,11 +23,13 @@ class Regex {
   Regex& operator=(const Regex&) = delete;
   // Every non-overlapping match in `text`, as [begin, end) byte offsets, left to right.
   std::vector<std::pair<size_t, size_t>> find_all(std::string_view text) const;
-  bool full_match(std::string_view text) const;  // Python's re.fullmatch
-  bool search(std::string_view text) const;      // Python's re.search
+  // Python's re.fullmatch and re.search. `groups`, when given, receives the match ([0]) and
+  // each capture group ("" for a group that took no part).
+  bool full_match(std::string_view text, std::vector<std::string>* groups = nullptr) const;
+  bool search(std::string_view text, std::vector<std::string>* groups = nullptr) const;
 
  private:
-  bool match(std::string_view text, uint32_t options) const;
+  bool match(std::string_view text, uint32_t options, std::vector<std::string>* groups) const;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

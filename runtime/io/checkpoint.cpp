@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <sstream>
 
 #include "runtime/core/errors.h"
+#include "runtime/core/regex.h"
 #include "runtime/io/atomic_file.h"
 #include "runtime/io/manifest.h"
 
@@ -50,11 +50,11 @@ std::vector<std::pair<int64_t, std::string>> list_checkpoints(const std::string&
   std::vector<std::pair<int64_t, std::string>> out;
   std::error_code ec;
   if (!fs::is_directory(output_dir, ec)) return out;
-  static const std::regex pattern("^checkpoint-([0-9]+)$");
+  static const Regex pattern("checkpoint-([0-9]+)");
   for (const auto& entry : fs::directory_iterator(output_dir, ec)) {
-    std::smatch m;
+    std::vector<std::string> m;
     const std::string name = entry.path().filename().string();
-    if (entry.is_directory() && std::regex_match(name, m, pattern)) out.emplace_back(std::stoll(m[1]), entry.path().string());
+    if (entry.is_directory() && pattern.full_match(name, &m)) out.emplace_back(std::stoll(m[1]), entry.path().string());
   }
   std::sort(out.begin(), out.end());
   return out;

@@ -9,9 +9,9 @@
 #include <fstream>
 #include <sstream>
 #include <mutex>
-#include <regex>
 
 #include "runtime/core/errors.h"
+#include "runtime/core/regex.h"
 #include "runtime/core/json_fields.h"
 #include "runtime/io/atomic_file.h"
 #include "runtime/io/checkpoint.h"
@@ -160,10 +160,10 @@ void Trainer::save_checkpoint() {
 // Side folders of per-rank optimizer files: the current one is empty after the move, and
 // one left by a crashed save would otherwise hold a whole optimizer state forever.
 void Trainer::remove_stale_shard_dirs() const {
-  static const std::regex pattern(R"(^\.tmp-checkpoint-[0-9]+-shards$)");
+  static const Regex pattern(R"(\.tmp-checkpoint-[0-9]+-shards)");
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(args_.output_dir, ec))
-    if (entry.is_directory() && std::regex_match(entry.path().filename().string(), pattern)) io::remove_all(entry.path().string());
+    if (entry.is_directory() && pattern.full_match(entry.path().filename().string())) io::remove_all(entry.path().string());
 }
 
 void Trainer::rotate_checkpoints() {

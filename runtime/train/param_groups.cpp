@@ -1,9 +1,9 @@
 #include "runtime/train/param_groups.h"
 
 #include <algorithm>
-#include <regex>
 #include <set>
 
+#include "runtime/core/regex.h"
 #include "runtime/core/text.h"
 
 namespace runner::train {
@@ -20,15 +20,14 @@ void collect_norm_params(const models::Module& m, const std::string& prefix, std
 }  // namespace
 
 std::vector<bool> no_decay_mask(const models::Module& model, const models::NamedTensorList& params) {
-  static const std::regex patterns[] = {std::regex("bias"), std::regex("layernorm"), std::regex("rmsnorm"),
-                                        std::regex("(^|\\.)norm($|\\.)"), std::regex("_norm($|\\.)")};
+  static const Regex no_decay_names("bias|layernorm|rmsnorm|(^|\\.)norm($|\\.)|_norm($|\\.)");
   std::set<std::string> in_norm;
   collect_norm_params(model, "", in_norm);
   std::vector<bool> mask;
   for (const auto& [name, t] : params) {
     const std::string lower = to_lower(name);
     bool no_decay = in_norm.count(name) > 0;
-    for (const auto& re : patterns) no_decay = no_decay || std::regex_search(lower, re);
+    no_decay = no_decay || no_decay_names.search(lower);
     mask.push_back(no_decay);
   }
   return mask;

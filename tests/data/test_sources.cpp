@@ -51,6 +51,19 @@ TEST(Csv, NumericColumnsWithQuotes) {
   EXPECT_FLOAT_EQ(ds->get(1).at("x").item<float>(), 3.0f);
 }
 
+TEST(Csv, QuotedFieldsMayHoldLineBreaksAndErrorsNameTheRecordsFirstLine) {
+  // RFC 4180: a quoted field may span lines (a header written by a spreadsheet, say); rows
+  // are counted as records, errors name the line a record starts on. CRLF files too.
+  const auto path = temp_file("q.csv", "\"first\ncolumn\",b\r\n1,2\r\n3,4\r\n");
+  auto ds = data::load_csv(path);
+  ASSERT_EQ(ds->size(), 2);
+  EXPECT_EQ(ds->get(1).at("first\ncolumn").item<int64_t>(), 3);
+  const auto bad = temp_file("qb.csv", "a,\"b\nc\"\n1,2\n3\n");  // the header spans lines 1-2
+  EXPECT_THAT(data_error([&] { data::load_csv(bad); }), HasSubstr(bad + ":4: 1 columns, the header has 2"));
+  const auto open = temp_file("qo.csv", "a,b\n\"1,2\n3,4\n");
+  EXPECT_THAT(data_error([&] { data::load_csv(open); }), HasSubstr(open + ":2: unterminated quoted field"));
+}
+
 TEST(Csv, Errors) {
   const auto short_row = temp_file("s.csv", "a,b\n1,2\n3\n");
   EXPECT_THAT(data_error([&] { data::load_csv(short_row); }), HasSubstr(short_row + ":3: 1 columns, the header has 2"));

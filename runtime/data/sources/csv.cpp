@@ -35,17 +35,34 @@ std::vector<std::string> split_csv(const std::string& line, const std::string& w
   return out;
 }
 
+// One record: a line, and the lines after it while a quoted field is still open (RFC 4180
+// lets a quoted field hold line breaks). `line` counts physical lines; false at the end.
+bool read_record(std::istream& in, std::string& record, size_t& line) {
+  record.clear();
+  std::string part;
+  bool open = false;
+  while (std::getline(in, part)) {
+    ++line;
+    if (!part.empty() && part.back() == '\r') part.pop_back();
+    record += (open ? "\n" : "") + part;
+    for (char c : part) open = c == '"' ? !open : open;  // "" toggles twice: a literal quote
+    if (!open) return true;
+  }
+  return open;  // an unterminated quote at the end: split_csv names it
+}
+
 }  // namespace
 
 DatasetPtr load_csv(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw DataError(std::string("cannot open: ") + std::strerror(errno), path);
   std::string line;
-  if (!std::getline(in, line)) throw DataError("empty file (expected a header row)", path);
+  size_t physical = 0;
+  if (!read_record(in, line, physical)) throw DataError("empty file (expected a header row)", path);
   const auto header = split_csv(line, path + ":1");
   std::vector<nlohmann::json> rows;
   std::vector<size_t> line_of;
-  for (size_t n = 2; std::getline(in, line); ++n) {
+  for (size_t n = physical + 1; read_record(in, line, physical); n = physical + 1) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     const std::string where = path + ":" + std::to_string(n);
     auto cells = split_csv(line, where);
