@@ -28,10 +28,10 @@
 #include "runtime/dist/blocking_call.h"
 #include "runtime/dist/world.h"
 #include "runtime/log/log.h"
-#include "runtime/train/accelerate_config.h"
+#include "runtime/config/accelerate_config.h"
 #include "runtime/train/device.h"
 #include "runtime/train/optimizer_shards.h"
-#include "runtime/train/parallel_config.h"
+#include "runtime/config/parallel_config.h"
 #include "runtime/train/run.h"
 
 namespace runner::cli {
@@ -106,7 +106,7 @@ int launch(const CommandLine& cl) {
   const char* launcher = std::getenv("RUNNER_MPIEXEC") ? std::getenv("RUNNER_MPIEXEC") : "mpiexec";
   int ranks = cl.launch_ranks;
   if (ranks == 0) {  // accelerate launch --config_file: the rank count is the file's num_processes
-    const train::AccelerateConfig acc = train::read_accelerate_config(cl.accelerate_config);
+    const config::AccelerateConfig acc = config::read_accelerate_config(cl.accelerate_config);
     if (!acc.num_processes) throw ArgumentError("runner launch: give -n N, or num_processes in the accelerate config", cl.accelerate_config);
     ranks = *acc.num_processes;
   }

@@ -16,7 +16,7 @@
 #include "runtime/dist/blocking_call.h"
 #include "runtime/io/atomic_file.h"
 #include "runtime/log/log.h"
-#include "runtime/train/accelerate_config.h"
+#include "runtime/config/accelerate_config.h"
 
 namespace runner::cli {
 
@@ -128,7 +128,7 @@ void prepare_run(const CommandLine& cl, PreparedRun& p, const dist::World& world
   std::string accelerate_line;
   if (!cl.accelerate_config.empty()) {
     // Below the recipe and the command line: it fills in what they leave at the defaults.
-    const train::AccelerateConfig acc = train::read_accelerate_config(cl.accelerate_config);
+    const config::AccelerateConfig acc = config::read_accelerate_config(cl.accelerate_config);
     auto count = [](int n, const char* what) { return std::to_string(n) + " " + what + (n == 1 ? "" : "es"); };
     if (acc.num_processes && *acc.num_processes != world.size)
       throw ArgumentError("num_processes = " + std::to_string(*acc.num_processes) + ", but this run has " + count(world.size, "process") +
@@ -137,7 +137,7 @@ void prepare_run(const CommandLine& cl, PreparedRun& p, const dist::World& world
     if (acc.num_machines && *acc.num_machines != world.num_nodes)
       throw ArgumentError("num_machines = " + std::to_string(*acc.num_machines) + ", but this run's ranks are on " + std::to_string(world.num_nodes) +
                           " machine" + (world.num_nodes == 1 ? "" : "s") + " (mpiexec's hostfile or srun decides where ranks run)", cl.accelerate_config);
-    accelerate_line = train::apply_accelerate_config(acc, args);
+    accelerate_line = config::apply_accelerate_config(acc, args);
     warnings = acc.warnings;
   }
   if (adjust) adjust(p);
@@ -176,7 +176,7 @@ void prepare_run(const CommandLine& cl, PreparedRun& p, const dist::World& world
       const nlohmann::json c = config.empty() ? nlohmann::json::object() : nlohmann::json::parse(config);
       hidden = c.value("hidden_size", c.value("n_embd", int64_t{0}));
     }
-    parallel = single_process ? train::resolve_parallel(args, 1, 1, hidden) : train::resolve_parallel(args, world.size, world.num_nodes, hidden);
+    parallel = single_process ? config::resolve_parallel(args, 1, 1, hidden) : config::resolve_parallel(args, world.size, world.num_nodes, hidden);
     // HF: cuda:<local_rank> unless use_cpu; fp16 and tf32 are checked against it here, so
     // `runner check` sees the same errors a run would.
     device = train::resolve_device(args, world.local_rank);
@@ -195,7 +195,7 @@ void prepare_run(const CommandLine& cl, PreparedRun& p, const dist::World& world
 train::TrainerOptions make_trainer_options(const CommandLine& cl, PreparedRun& p, const dist::World& world, bool single_process) {
   const lua::Recipe& recipe = p.recipe;
   const TrainingArguments& args = p.args;
-  const train::ParallelPlan& parallel = p.parallel;
+  const config::ParallelPlan& parallel = p.parallel;
   const std::string& backend = p.backend;
   const train::DevicePlan& device = p.device;
   train::TrainerOptions options;

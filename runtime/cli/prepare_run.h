@@ -12,7 +12,7 @@
 #include "runtime/cli/command_line.h"
 #include "runtime/dist/world.h"
 #include "runtime/train/device.h"
-#include "runtime/train/parallel_config.h"
+#include "runtime/config/parallel_config.h"
 #include "runtime/train/run.h"
 
 namespace runner::cli {
@@ -22,7 +22,7 @@ struct PreparedRun {
   lua::Recipe recipe;
   TrainingArguments args;
   train::Phases phases;
-  train::ParallelPlan parallel;
+  config::ParallelPlan parallel;
   train::DevicePlan device;
   std::string backend;
 };

@@ -12,7 +12,7 @@
 #include "runtime/log/log.h"
 #include "runtime/models/activation_checkpoint.h"
 #include "runtime/models/host_facts.h"
-#include "runtime/train/deepspeed_config.h"
+#include "runtime/config/deepspeed_config.h"
 #include "runtime/train/gpu_info.h"
 #include "runtime/train/out_of_memory.h"
 #include "runtime/train/training_plan.h"
@@ -69,7 +69,7 @@ Trainer::Trainer(TrainingArguments args, models::ModulePtr model, Datasets datas
   }
   if (model_ && args_.predict_with_generate && !model_->can_generate())
     throw ArgumentError("args.predict_with_generate: this model (" + model_->type_name() + ") cannot generate (models.llama, models.from_pretrained)");
-  if (args_.fp16) scaler_ = std::make_unique<LossScaler>(resolve_loss_scaler(args_, dp_->world()));
+  if (args_.fp16) scaler_ = std::make_unique<LossScaler>(config::resolve_loss_scaler(args_, dp_->world()));
   if (args_.torch_empty_cache_steps && !device_.is_cuda())
     log::warn("torch_empty_cache_steps has no effect on the CPU (there is no device cache to empty)");
   state_.is_world_process_zero = dp_->rank() == 0;

@@ -18,7 +18,7 @@
 #include "runtime/io/json_text.h"
 #include "runtime/io/manifest.h"
 #include "runtime/optim/scheduler.h"
-#include "runtime/train/deepspeed_config.h"
+#include "runtime/config/deepspeed_config.h"
 #include "runtime/train/loss_scaler.h"
 #include "tests/fuzz/fuzz_util.h"
 
@@ -104,7 +104,7 @@ void read_training_arguments(const json& j) {
 }
 
 void read_deepspeed(const json& j) {
-  expect_errors([&] { runner::train::read_deepspeed_config(j, runner::TrainingArguments{}, 2); });
+  expect_errors([&] { runner::config::read_deepspeed_config(j, runner::TrainingArguments{}, 2); });
 }
 
 void read_manifest(const uint8_t* data, size_t size) {

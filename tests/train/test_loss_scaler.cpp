@@ -7,7 +7,7 @@
 #include <string>
 
 #include "runtime/core/errors.h"
-#include "runtime/train/deepspeed_config.h"
+#include "runtime/config/deepspeed_config.h"
 #include "runtime/train/loss_scaler.h"
 
 using runner::CheckpointError;
@@ -57,7 +57,7 @@ TEST(LossScaler, EqualsPyTorchGradScalerStepByStep) {
 }
 
 TEST(LossScaler, DeepSpeedHysteresisAndMinimum) {
-  LossScalerConfig c = runner::train::DeepSpeedSettings::deepspeed_loss_scaler_defaults();
+  LossScalerConfig c = runner::config::DeepSpeedSettings::deepspeed_loss_scaler_defaults();
   c.init_scale = 4.0;
   LossScaler s(c);
   EXPECT_FALSE(s.update(false));  // first overflow uses up the hysteresis (2 → 1)
@@ -103,20 +103,20 @@ TEST(LossScaler, DeepSpeedFp16BlockDrivesIt) {
   args.fp16 = true;
   args.deepspeed = json{{"fp16", {{"enabled", "auto"}, {"loss_scale", 0}, {"loss_scale_window", 500}, {"initial_scale_power", 12},
                                   {"hysteresis", 3}, {"min_loss_scale", 2}}}};
-  const LossScalerConfig c = runner::train::resolve_loss_scaler(args, 1);
+  const LossScalerConfig c = runner::config::resolve_loss_scaler(args, 1);
   EXPECT_EQ(c.init_scale, 4096.0);
   EXPECT_EQ(c.growth_interval, 500);
   EXPECT_EQ(c.hysteresis, 3);
   EXPECT_EQ(c.min_scale, 2.0);
   EXPECT_TRUE(c.dynamic);
   args.deepspeed["fp16"]["loss_scale"] = 1024;
-  EXPECT_FALSE(runner::train::resolve_loss_scaler(args, 1).dynamic);
-  EXPECT_EQ(runner::train::resolve_loss_scaler(args, 1).init_scale, 1024.0);
+  EXPECT_FALSE(runner::config::resolve_loss_scaler(args, 1).dynamic);
+  EXPECT_EQ(runner::config::resolve_loss_scaler(args, 1).init_scale, 1024.0);
   // Without a DeepSpeed config: PyTorch GradScaler's defaults (what Accelerate uses).
   runner::TrainingArguments plain;
-  EXPECT_EQ(runner::train::resolve_loss_scaler(plain, 1).growth_interval, 2000);
+  EXPECT_EQ(runner::config::resolve_loss_scaler(plain, 1).growth_interval, 2000);
   // fp16.enabled must agree with args.fp16 (HF fill_match).
   args.fp16 = false;
   args.deepspeed["fp16"]["enabled"] = true;
-  EXPECT_THROW(runner::train::resolve_loss_scaler(args, 1), runner::ArgumentError);
+  EXPECT_THROW(runner::config::resolve_loss_scaler(args, 1), runner::ArgumentError);
 }

@@ -12,7 +12,7 @@
 
 #include "runtime/core/errors.h"
 #include "runtime/core/training_args.h"
-#include "runtime/train/parallel_config.h"
+#include "runtime/config/parallel_config.h"
 
 using namespace runner;
 using ::testing::HasSubstr;
@@ -32,7 +32,7 @@ Result resolve(TrainingArguments a, int world = 2, int64_t hidden = 64) {
   try {
     std::string text;
     for (const auto& w : a.finalize()) text += w + "\n";
-    const auto plan = train::resolve_parallel(a, world, 1, hidden);
+    const auto plan = config::resolve_parallel(a, world, 1, hidden);
     for (const auto& w : plan.warnings) text += w + "\n";
     return {text.empty() ? Outcome::kAccepted : Outcome::kWarns, text};
   } catch (const ArgumentError& e) {
@@ -119,7 +119,7 @@ TEST(SettingsHonesty, DeepSpeedKeysWarnOrAreRefused) {
 TEST(SettingsHonesty, LegacyCpuOffloadMeansOffloadOptimizer) {
   TrainingArguments a;
   a.deepspeed = json{{"zero_optimization", {{"stage", 2}, {"cpu_offload", true}}}};
-  const auto plan = train::resolve_parallel(a, 2);
+  const auto plan = config::resolve_parallel(a, 2);
   EXPECT_TRUE(plan.config.offload_optimizer);
   ASSERT_EQ(plan.warnings.size(), 1u);
   EXPECT_THAT(plan.warnings[0], HasSubstr("cpu_offload is deprecated; use offload_optimizer"));
@@ -133,10 +133,10 @@ TEST(SettingsHonesty, FsdpConfigKeysWarnOrAreRefused) {
     TrainingArguments a;
     a.fsdp = "full_shard";
     a.fsdp_config = json{{"activation_checkpointing", true}};
-    train::resolve_parallel(a, 2);
+    config::resolve_parallel(a, 2);
     EXPECT_TRUE(a.gradient_checkpointing);
     a.fsdp_config = json{{"fsdp_activation_checkpointing", "true"}};
-    EXPECT_THROW(train::resolve_parallel(a, 2), ArgumentError);
+    EXPECT_THROW(config::resolve_parallel(a, 2), ArgumentError);
   }
   expect(with_fsdp({{"reshard_after_forward", false}}), Outcome::kWarns, "reshard_after_forward");
   expect(with_fsdp({{"limit_all_gathers", false}}), Outcome::kWarns, "limit_all_gathers");
@@ -157,7 +157,7 @@ TEST(SettingsHonesty, FsdpConfigStrategyAndOffloadAreRead) {
   TrainingArguments a;
   a.fsdp = "auto_wrap";
   a.fsdp_config = json{{"fsdp_sharding_strategy", "SHARD_GRAD_OP"}, {"fsdp_offload_params", true}};
-  auto plan = train::resolve_parallel(a, 2);
+  auto plan = config::resolve_parallel(a, 2);
   EXPECT_EQ(plan.config.zero_stage, 2);
   EXPECT_TRUE(plan.config.offload_optimizer);
   a.fsdp = "full_shard";
@@ -173,7 +173,7 @@ TEST(SettingsHonesty, DeepSpeedAutoSizesFollowTheModelsHiddenSize) {
   TrainingArguments a;
   a.deepspeed = json{{"zero_optimization", {{"stage", 3}, {"reduce_bucket_size", "auto"}, {"stage3_prefetch_bucket_size", "auto"},
                                             {"stage3_param_persistence_threshold", "auto"}}}};
-  const auto plan = train::resolve_parallel(a, 2, 1, /*hidden_size=*/64);
+  const auto plan = config::resolve_parallel(a, 2, 1, /*hidden_size=*/64);
   EXPECT_EQ(plan.config.bucket_cap_bytes, 64 * 64 * 4);
   EXPECT_EQ(plan.config.prefetch_forward, static_cast<int64_t>(0.9 * 64 * 64));
   EXPECT_EQ(plan.config.param_persistence_threshold, 640);
@@ -190,13 +190,13 @@ TEST(SettingsHonesty, DeepSpeedOffloadSubKeysDoWhatDeepSpeedSays) {
     TrainingArguments a;
     a.deepspeed = json{{"zero_optimization", {{"stage", 3}, {"offload_optimizer", {{"device", "cpu"}, {"pin_memory", pin}}},
                                               {"offload_param", {{"device", "cpu"}}}}}};
-    const auto plan = train::resolve_parallel(a, 2, 1, 64);
+    const auto plan = config::resolve_parallel(a, 2, 1, 64);
     EXPECT_EQ(plan.config.pin_optimizer_offload, pin);
     EXPECT_FALSE(plan.config.pin_param_offload);
   }
   TrainingArguments legacy;
   legacy.deepspeed = json{{"zero_optimization", {{"stage", 2}, {"offload_optimizer", {{"device", "cpu"}}}, {"cpu_offload_use_pin_memory", true}}}};
-  EXPECT_TRUE(train::resolve_parallel(legacy, 2, 1, 64).config.pin_optimizer_offload);
+  EXPECT_TRUE(config::resolve_parallel(legacy, 2, 1, 64).config.pin_optimizer_offload);
   expect(with_deepspeed({{"zero_optimization", {{"offload_optimizer", {{"device", "cpu"}, {"buffer_count", 8}, {"nvme_path", "/nvme"}}}}}}),
          Outcome::kWarns, "nvme_path, zero_optimization.offload_optimizer.buffer_count have no effect: it tunes NVMe offload");
   expect(with_deepspeed({{"zero_optimization", {{"offload_optimizer", {{"device", "cpu"}, {"pin_memory", "yes"}}}}}}), Outcome::kRefused,

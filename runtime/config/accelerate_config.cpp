@@ -1,4 +1,4 @@
-#include "runtime/train/accelerate_config.h"
+#include "runtime/config/accelerate_config.h"
 
 #include <algorithm>
 #include <cctype>
@@ -10,7 +10,7 @@
 #include "runtime/core/did_you_mean.h"
 #include "runtime/core/errors.h"
 
-namespace runner::train {
+namespace runner::config {
 
 using nlohmann::json;
 
@@ -276,4 +276,4 @@ std::string apply_accelerate_config(const AccelerateConfig& c, TrainingArguments
   return "accelerate config " + c.path + ": " + (taken.empty() ? "nothing to fill in" : taken);
 }
 
-}  // namespace runner::train
+}  // namespace runner::config

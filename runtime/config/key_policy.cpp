@@ -1,4 +1,4 @@
-#include "runtime/train/key_policy.h"
+#include "runtime/config/key_policy.h"
 
 #include <algorithm>
 #include <sstream>
@@ -6,7 +6,7 @@
 #include "runtime/core/errors.h"
 #include "runtime/core/text.h"
 
-namespace runner::train {
+namespace runner::config {
 
 using nlohmann::json;
 
@@ -50,4 +50,4 @@ void apply_key_policies(const json& config, const std::vector<KeyPolicy>& table,
   for (const auto& [why, keys] : noops) warnings.push_back(keys + (keys.find(',') == std::string::npos ? " has" : " have") + " no effect: " + why);
 }
 
-}  // namespace runner::train
+}  // namespace runner::config

@@ -1,4 +1,4 @@
-#include "runtime/train/parallel_config.h"
+#include "runtime/config/parallel_config.h"
 
 #include <algorithm>
 #include <sstream>
@@ -7,10 +7,10 @@
 #include "runtime/core/errors.h"
 #include "runtime/core/text.h"
 #include "runtime/io/atomic_file.h"
-#include "runtime/train/deepspeed_config.h"
-#include "runtime/train/key_policy.h"
+#include "runtime/config/deepspeed_config.h"
+#include "runtime/config/key_policy.h"
 
-namespace runner::train {
+namespace runner::config {
 
 using nlohmann::json;
 
@@ -223,4 +223,4 @@ ParallelPlan resolve_parallel(TrainingArguments& args, int world_size, int num_n
   return plan;
 }
 
-}  // namespace runner::train
+}  // namespace runner::config

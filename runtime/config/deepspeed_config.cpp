@@ -1,4 +1,4 @@
-#include "runtime/train/deepspeed_config.h"
+#include "runtime/config/deepspeed_config.h"
 
 #include <cmath>
 #include <set>
@@ -7,9 +7,9 @@
 #include "runtime/core/errors.h"
 #include "runtime/core/text.h"
 #include "runtime/io/atomic_file.h"
-#include "runtime/train/key_policy.h"
+#include "runtime/config/key_policy.h"
 
-namespace runner::train {
+namespace runner::config {
 
 using nlohmann::json;
 
@@ -420,4 +420,4 @@ LossScalerConfig resolve_loss_scaler(const TrainingArguments& args, int world_si
   return has_ds ? read_deepspeed_config(args.deepspeed, args, world_size).loss_scaler : LossScalerConfig{};
 }
 
-}  // namespace runner::train
+}  // namespace runner::config

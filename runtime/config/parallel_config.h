@@ -11,7 +11,7 @@
 #include "runtime/core/training_args.h"
 #include "runtime/dist/data_parallel.h"
 
-namespace runner::train {
+namespace runner::config {
 
 struct ParallelPlan {
   dist::ParallelConfig config;
@@ -22,4 +22,4 @@ struct ParallelPlan {
 // `hidden_size`: the model's, for a DeepSpeed config's "auto" sizes (read_deepspeed_config).
 ParallelPlan resolve_parallel(TrainingArguments& args, int world_size, int num_nodes = 1, int64_t hidden_size = -1);
 
-}  // namespace runner::train
+}  // namespace runner::config

@@ -12,9 +12,9 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/core/training_args.h"
-#include "runtime/train/loss_scaler.h"
+#include "runtime/config/loss_scaler_config.h"
 
-namespace runner::train {
+namespace runner::config {
 
 struct DeepSpeedSettings {
   int stage = 0;
@@ -59,4 +59,4 @@ DeepSpeedSettings read_deepspeed_config(const nlohmann::json& config, const Trai
 // set, else PyTorch GradScaler's defaults (what HF uses through Accelerate).
 LossScalerConfig resolve_loss_scaler(const TrainingArguments& args, int world_size);
 
-}  // namespace runner::train
+}  // namespace runner::config

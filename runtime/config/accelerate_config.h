@@ -15,7 +15,7 @@
 
 #include "runtime/core/training_args.h"
 
-namespace runner::train {
+namespace runner::config {
 
 struct AccelerateConfig {
   std::string path;
@@ -33,4 +33,4 @@ AccelerateConfig read_accelerate_config(const std::string& path);
 // an error naming both. Returns one log line saying what was taken from the file.
 std::string apply_accelerate_config(const AccelerateConfig& config, TrainingArguments& args);
 
-}  // namespace runner::train
+}  // namespace runner::config

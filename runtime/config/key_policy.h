@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace runner::train {
+namespace runner::config {
 
 struct KeyPolicy {
   std::string path;                  // dotted, e.g. "zero_optimization.overlap_comm"
@@ -23,4 +23,4 @@ struct KeyPolicy {
 void apply_key_policies(const nlohmann::json& config, const std::vector<KeyPolicy>& table, const std::string& prefix,
                         const std::string& where, std::vector<std::string>& warnings);
 
-}  // namespace runner::train
+}  // namespace runner::config
