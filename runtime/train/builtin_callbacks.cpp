@@ -39,14 +39,6 @@ class DefaultFlow : public Callback {
   }
 };
 
-std::string python_repr(const json& v) {
-  if (v.is_number()) return log::format_number(v.get<double>());
-  if (v.is_string()) return "'" + v.get<std::string>() + "'";
-  if (v.is_boolean()) return v.get<bool>() ? "True" : "False";
-  if (v.is_null()) return "None";
-  return v.dump();
-}
-
 class EarlyStopping : public Callback {
  public:
   EarlyStopping(int64_t patience, double threshold) : patience_(patience), threshold_(threshold) {}
@@ -90,21 +82,6 @@ class EarlyStopping : public Callback {
 };
 
 }  // namespace
-
-std::string format_logs(const json& logs) {
-  // HF's key order: loss, grad_norm, learning_rate first, epoch last, the rest between.
-  static const char* const head[] = {"loss", "grad_norm", "learning_rate"};
-  std::vector<std::string> keys;
-  for (const char* k : head)
-    if (logs.contains(k)) keys.emplace_back(k);
-  for (auto it = logs.begin(); it != logs.end(); ++it)
-    if (std::find(keys.begin(), keys.end(), it.key()) == keys.end() && it.key() != "epoch" && it.key() != "total_flos")
-      keys.push_back(it.key());
-  if (logs.contains("epoch")) keys.emplace_back("epoch");
-  std::string line = "{";
-  for (size_t i = 0; i < keys.size(); ++i) line += (i ? ", '" : "'") + keys[i] + "': " + python_repr(logs[keys[i]]);
-  return line + "}";
-}
 
 std::shared_ptr<Callback> make_default_flow_callback() { return std::make_shared<DefaultFlow>(); }
 std::shared_ptr<Callback> make_early_stopping_callback(int64_t patience, double threshold) {

@@ -13,7 +13,5 @@ std::shared_ptr<Callback> make_default_flow_callback();
 // for `patience` evaluations. Its counter is saved in trainer_state.json.
 std::shared_ptr<Callback> make_early_stopping_callback(int64_t patience = 1, double threshold = 0.0);
 
-// One log dict the way HF prints it: {'loss': 0.1234, 'learning_rate': 5e-05, 'epoch': 0.5}
-std::string format_logs(const nlohmann::json& logs);
 
 }  // namespace runner::train

@@ -4,7 +4,7 @@
 
 #include "runtime/log/log.h"
 #include "runtime/train/builtin_callbacks.h"
-#include "runtime/train/progress_callback.h"
+#include "runtime/log/progress.h"
 #include "runtime/train/report_callbacks.h"
 
 namespace runner::train {
@@ -21,7 +21,7 @@ CallbackHandler::CallbackHandler(const TrainingArguments& args, std::vector<std:
   // The bar on a terminal (or with disable_tqdm = false, as HF); elsewhere log lines plus a
   // plain progress line per tenth of the run, unless disable_tqdm = true.
   const bool bar = !args.disable_tqdm.value_or(!::isatty(STDOUT_FILENO));
-  callbacks_.push_back(make_progress_callback(bar, !args.disable_tqdm.value_or(false)));
+  callbacks_.push_back(log::make_progress_callback(bar, !args.disable_tqdm.value_or(false)));
 }
 
 void CallbackHandler::fire(Event event, const TrainerState& state, TrainerControl& control, const nlohmann::json& payload) {

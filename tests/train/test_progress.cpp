@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <string>
 
-#include "runtime/train/progress_callback.h"
+#include "runtime/log/progress.h"
 
 using namespace runner;
 using ::testing::HasSubstr;
@@ -29,7 +29,7 @@ std::string contents(std::FILE* f) {
 TEST(ProgressBar, ShowsStepsEtaRateLossAndTheEvaluationsOwnBar) {
   std::FILE* out = std::tmpfile();
   ASSERT_NE(out, nullptr);
-  auto cb = train::make_progress_callback(/*terminal=*/true, /*plain_progress_lines=*/true, out);
+  auto cb = log::make_progress_callback(/*terminal=*/true, /*plain_progress_lines=*/true, out);
   TrainingArguments args;
   TrainerState state;
   TrainerControl control;
@@ -58,7 +58,7 @@ TEST(ProgressBar, ShowsStepsEtaRateLossAndTheEvaluationsOwnBar) {
 
 TEST(ProgressBar, OnlyTheLocalMainProcessDraws) {
   std::FILE* out = std::tmpfile();
-  auto cb = train::make_progress_callback(true, true, out);
+  auto cb = log::make_progress_callback(true, true, out);
   TrainingArguments args;
   TrainerState state;
   TrainerControl control;
@@ -72,8 +72,8 @@ TEST(ProgressBar, OnlyTheLocalMainProcessDraws) {
 }
 
 TEST(ProgressBar, DurationsReadLikeTqdm) {
-  EXPECT_EQ(train::format_duration(0), "00:00");
-  EXPECT_EQ(train::format_duration(75.4), "01:15");
-  EXPECT_EQ(train::format_duration(3723), "1:02:03");
-  EXPECT_EQ(train::format_duration(NAN), "?");
+  EXPECT_EQ(log::format_duration(0), "00:00");
+  EXPECT_EQ(log::format_duration(75.4), "01:15");
+  EXPECT_EQ(log::format_duration(3723), "1:02:03");
+  EXPECT_EQ(log::format_duration(NAN), "?");
 }

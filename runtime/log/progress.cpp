@@ -1,4 +1,4 @@
-#include "runtime/train/progress_callback.h"
+#include "runtime/log/progress.h"
 
 #include <algorithm>
 #include <chrono>
@@ -6,9 +6,36 @@
 #include <string>
 
 #include "runtime/log/log.h"
-#include "runtime/train/builtin_callbacks.h"
 
-namespace runner::train {
+namespace runner::log {
+
+namespace {
+// A value as Python prints it in a dict.
+std::string python_repr(const nlohmann::json& v) {
+  if (v.is_number()) return format_number(v.get<double>());
+  if (v.is_string()) return "'" + v.get<std::string>() + "'";
+  if (v.is_boolean()) return v.get<bool>() ? "True" : "False";
+  if (v.is_null()) return "None";
+  return v.dump();
+}
+
+}  // namespace
+
+std::string format_logs(const nlohmann::json& logs) {
+  // HF's key order: loss, grad_norm, learning_rate first, epoch last, the rest between.
+  static const char* const head[] = {"loss", "grad_norm", "learning_rate"};
+  std::vector<std::string> keys;
+  for (const char* k : head)
+    if (logs.contains(k)) keys.emplace_back(k);
+  for (auto it = logs.begin(); it != logs.end(); ++it)
+    if (std::find(keys.begin(), keys.end(), it.key()) == keys.end() && it.key() != "epoch" && it.key() != "total_flos")
+      keys.push_back(it.key());
+  if (logs.contains("epoch")) keys.emplace_back("epoch");
+  std::string line = "{";
+  for (size_t i = 0; i < keys.size(); ++i) line += (i ? ", '" : "'") + keys[i] + "': " + python_repr(logs[keys[i]]);
+  return line + "}";
+}
+
 
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
@@ -157,4 +184,4 @@ std::shared_ptr<Callback> make_progress_callback(bool terminal, bool plain_progr
   return std::make_shared<Progress>(terminal, plain_progress_lines, out);
 }
 
-}  // namespace runner::train
+}  // namespace runner::log
