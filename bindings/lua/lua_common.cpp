@@ -7,7 +7,7 @@
 
 #include "runtime/core/did_you_mean.h"
 #include "runtime/core/errors.h"
-#include "runtime/train/device.h"
+#include "runtime/device/device.h"
 
 namespace runner::lua {
 
@@ -94,7 +94,7 @@ at::Device parse_device(const std::string& n) {
   } catch (const c10::Error&) {
     throw RecipeError("unknown device \"" + n + "\" (\"cpu\", \"cuda\" or \"cuda:N\")");
   }
-  const int gpus = train::cuda_device_count();
+  const int gpus = device::cuda_device_count();
   if (d.is_cuda() && gpus <= (d.has_index() ? d.index() : 0))
     throw RecipeError("device \"" + n + "\" is not available (this process sees " + std::to_string(gpus) + " GPUs)");
   return d;

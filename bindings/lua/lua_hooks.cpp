@@ -6,7 +6,7 @@
 #include "bindings/lua/lua_module.h"
 #include "runtime/core/errors.h"
 #include "runtime/core/regex.h"
-#include "runtime/train/device.h"
+#include "runtime/device/device.h"
 
 namespace runner::lua {
 
@@ -52,7 +52,7 @@ void push_loss_context(lua_State* L, train::LossContext& ctx, int box_idx) {
   lua_setfield(L, t, "loss_is_normalized");
   lua_pushboolean(L, ctx.training);
   lua_setfield(L, t, "training");
-  lua_pushstring(L, train::device_string(ctx.device).c_str());
+  lua_pushstring(L, device::device_string(ctx.device).c_str());
   lua_setfield(L, t, "device");
   if (box_idx != 0) {
     lua_pushvalue(L, box_idx);

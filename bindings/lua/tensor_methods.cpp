@@ -4,7 +4,7 @@
 
 #include "bindings/lua/lua_common.h"
 #include "runtime/core/errors.h"
-#include "runtime/train/device.h"
+#include "runtime/device/device.h"
 
 namespace runner::lua {
 
@@ -285,7 +285,7 @@ int m_to(lua_State* L) {
   return ret(L, t);
 }
 int m_device(lua_State* L) {
-  lua_pushstring(L, train::device_string(self(L).device()).c_str());
+  lua_pushstring(L, device::device_string(self(L).device()).c_str());
   return 1;
 }
 int m_item(lua_State* L) {

@@ -29,7 +29,7 @@
 #include "runtime/dist/world.h"
 #include "runtime/log/log.h"
 #include "runtime/config/accelerate_config.h"
-#include "runtime/train/device.h"
+#include "runtime/device/device.h"
 #include "runtime/train/optimizer_shards.h"
 #include "runtime/config/parallel_config.h"
 #include "runtime/train/run.h"

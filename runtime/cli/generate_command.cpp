@@ -29,7 +29,7 @@
 #include "runtime/models/lora.h"
 #include "runtime/models/pretrained.h"
 #include "runtime/models/saved_model.h"
-#include "runtime/train/device.h"
+#include "runtime/device/device.h"
 
 namespace runner::cli {
 
@@ -89,7 +89,7 @@ GenerateArgs parse(const std::vector<std::string>& a) {
 
 // --device: as the Trainer places models (cuda:0 when a GPU is visible), or as given.
 at::Device generation_device(const std::string& name) {
-  if (name.empty()) return train::cuda_available() ? at::Device(at::kCUDA, 0) : at::Device(at::kCPU);
+  if (name.empty()) return device::cuda_available() ? at::Device(at::kCUDA, 0) : at::Device(at::kCPU);
   std::optional<at::Device> d;
   try {
     d = at::Device(name);
@@ -97,9 +97,9 @@ at::Device generation_device(const std::string& name) {
   }
   if (!d || !(d->is_cpu() || d->is_cuda()))
     throw ArgumentError("--device takes cpu, cuda or cuda:N, got \"" + name + "\"", "command line");
-  if (d->is_cuda() && !train::cuda_available()) throw ArgumentError("--device " + name + ": no GPU is visible", "command line");
-  if (d->is_cuda() && d->has_index() && d->index() >= train::cuda_device_count())
-    throw ArgumentError("--device " + name + ": only " + std::to_string(train::cuda_device_count()) + " GPU(s) are visible", "command line");
+  if (d->is_cuda() && !device::cuda_available()) throw ArgumentError("--device " + name + ": no GPU is visible", "command line");
+  if (d->is_cuda() && d->has_index() && d->index() >= device::cuda_device_count())
+    throw ArgumentError("--device " + name + ": only " + std::to_string(device::cuda_device_count()) + " GPU(s) are visible", "command line");
   return *d;
 }
 

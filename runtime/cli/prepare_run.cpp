@@ -49,8 +49,8 @@ namespace {
 // HF's default backend: NCCL for GPUs, MPI (gloo's role) for the CPU and for one process
 // (nothing to communicate). NCCL refuses two ranks on one GPU, so when a node has more ranks
 // than GPUs the default falls back to MPI (collectives staged through host memory).
-std::string choose_backend(const TrainingArguments& args, const train::DevicePlan& device, const dist::World& world) {
-  const int gpus = train::cuda_device_count();
+std::string choose_backend(const TrainingArguments& args, const device::DevicePlan& device, const dist::World& world) {
+  const int gpus = device::cuda_device_count();
   if (device.is_cuda() && world.local_rank == 0 && world.local_size < gpus)
     log::warn("this node has " + std::to_string(gpus) + " GPUs but " + std::to_string(world.local_size) + " process" +
               (world.local_size == 1 ? " uses" : "es use") + " only " + std::to_string(world.local_size) +
@@ -179,7 +179,7 @@ void prepare_run(const CommandLine& cl, PreparedRun& p, const dist::World& world
     parallel = single_process ? config::resolve_parallel(args, 1, 1, hidden) : config::resolve_parallel(args, world.size, world.num_nodes, hidden);
     // HF: cuda:<local_rank> unless use_cpu; fp16 and tf32 are checked against it here, so
     // `runner check` sees the same errors a run would.
-    device = train::resolve_device(args, world.local_rank);
+    device = device::resolve_device(args, world.local_rank);
     backend = choose_backend(args, device, world);
   } catch (const ArgumentError& e) {
     if (!e.where().empty()) throw;
@@ -197,7 +197,7 @@ train::TrainerOptions make_trainer_options(const CommandLine& cl, PreparedRun& p
   const TrainingArguments& args = p.args;
   const config::ParallelPlan& parallel = p.parallel;
   const std::string& backend = p.backend;
-  const train::DevicePlan& device = p.device;
+  const device::DevicePlan& device = p.device;
   train::TrainerOptions options;
   options.local_rank = world.local_rank;
   options.input_name = recipe.input_name;
@@ -214,8 +214,8 @@ train::TrainerOptions make_trainer_options(const CommandLine& cl, PreparedRun& p
   }
   if (single_process) return options;  // no communicator: this rank trains alone
   options.comm = dist::world_communicator(static_cast<double>(args.ddp_timeout), backend, world.local_rank);
-  if (world.size > 1) log::info("Data parallel over " + std::to_string(world.size) + " ranks: " + backend + " backend, " + train::device_string(device.device));
-  else if (options.comm->backend() == "nccl") log::info("One rank with the nccl backend (ddp_backend = \"nccl\"), " + train::device_string(device.device));
+  if (world.size > 1) log::info("Data parallel over " + std::to_string(world.size) + " ranks: " + backend + " backend, " + device::device_string(device.device));
+  else if (options.comm->backend() == "nccl") log::info("One rank with the nccl backend (ddp_backend = \"nccl\"), " + device::device_string(device.device));
   return options;
 }
 

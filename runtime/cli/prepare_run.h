@@ -11,7 +11,7 @@
 #include "bindings/lua/recipe.h"
 #include "runtime/cli/command_line.h"
 #include "runtime/dist/world.h"
-#include "runtime/train/device.h"
+#include "runtime/device/device.h"
 #include "runtime/config/parallel_config.h"
 #include "runtime/train/run.h"
 
@@ -23,7 +23,7 @@ struct PreparedRun {
   TrainingArguments args;
   train::Phases phases;
   config::ParallelPlan parallel;
-  train::DevicePlan device;
+  device::DevicePlan device;
   std::string backend;
 };
 

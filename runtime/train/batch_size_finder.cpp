@@ -12,8 +12,8 @@
 #include "runtime/data/collator.h"
 #include "runtime/io/atomic_file.h"
 #include "runtime/log/log.h"
-#include "runtime/train/gpu_info.h"
-#include "runtime/train/out_of_memory.h"
+#include "runtime/device/gpu_info.h"
+#include "runtime/device/out_of_memory.h"
 #include "runtime/train/trainer.h"
 
 namespace runner::train {
@@ -71,13 +71,13 @@ int64_t Trainer::find_batch_size(const std::string& resume_checkpoint) {
           training_step(batch, ctx);
           dp_->end_micro_step();
         } catch (const std::exception& e) {
-          if (!is_out_of_memory(e)) throw;
+          if (!device::is_out_of_memory(e)) throw;
           failure = e.what();
           failure = failure.substr(0, failure.find('\n'));
         }
       }
       dp_->zero_grad();
-      if (!failure.empty()) empty_gpu_cache();  // what the failed try cached goes back (HF clears it too)
+      if (!failure.empty()) device::empty_gpu_cache();  // what the failed try cached goes back (HF clears it too)
     }
     // Every rank's verdict, so all of them train with the same size.
     const std::vector<double> failed = dp_->gather(failure.empty() ? 0.0 : 1.0);

@@ -1,5 +1,5 @@
 // HF's built-in callbacks: DefaultFlowCallback (when to log / evaluate / save / stop) and
-// EarlyStoppingCallback; progress_callback.h has ProgressCallback / PrinterCallback.
+// EarlyStoppingCallback; runtime/log/progress.h has ProgressCallback / PrinterCallback.
 #pragma once
 #include <memory>
 

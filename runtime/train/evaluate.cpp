@@ -11,7 +11,7 @@
 #include "runtime/models/deferred_weights.h"
 #include "runtime/optim/scheduler.h"
 #include "runtime/models/host_facts.h"
-#include "runtime/train/autocast.h"
+#include "runtime/device/autocast.h"
 #include "runtime/train/eval_accumulator.h"
 #include "runtime/train/eval_gather.h"
 #include "runtime/train/trainer.h"

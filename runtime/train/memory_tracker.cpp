@@ -5,7 +5,7 @@
 #include <chrono>
 #include <cstdio>
 
-#include "runtime/train/gpu_info.h"
+#include "runtime/device/gpu_info.h"
 
 namespace runner::train {
 
@@ -33,8 +33,8 @@ bool MemoryTracker::start(const std::string& stage) {
   begin_ = rss_bytes();
   peak_ = begin_;
   if (device_.is_cuda()) {
-    reset_gpu_peak(device_);
-    gpu_begin_ = gpu_memory(device_).allocated;
+    device::reset_gpu_peak(device_);
+    gpu_begin_ = device::gpu_memory(device_).allocated;
   }
   sampling_ = true;
   sampler_ = std::thread([this] {
@@ -57,7 +57,7 @@ void MemoryTracker::stop(const std::string& stage, nlohmann::json& metrics) {
   stage_.clear();
   nlohmann::json gpu = nlohmann::json::object();
   if (device_.is_cuda()) {
-    const GpuMemory now = gpu_memory(device_);
+    const device::GpuMemory now = device::gpu_memory(device_);
     gpu[stage + "_mem_gpu_alloc_delta"] = now.allocated - gpu_begin_;
     gpu[stage + "_mem_gpu_peaked_delta"] = std::max<int64_t>(0, now.peak - now.allocated);
   }

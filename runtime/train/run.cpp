@@ -11,7 +11,7 @@
 #include "runtime/io/atomic_file.h"
 #include "runtime/io/safetensors.h"
 #include "runtime/log/log.h"
-#include "runtime/train/out_of_memory.h"
+#include "runtime/device/out_of_memory.h"
 
 namespace runner::train {
 
@@ -53,7 +53,7 @@ auto oom_guarded(const char* phase, const char* batch_arg, const int64_t& batch,
   try {
     return f();
   } catch (const c10::Error& e) {
-    if (!is_out_of_memory(e)) throw;
+    if (!device::is_out_of_memory(e)) throw;
     const std::string first = e.what_without_backtrace();
     throw ArgumentError(std::string("out of ") + (dynamic_cast<const c10::OutOfMemoryError*>(&e) ? "GPU " : "") + "memory during " + phase +
                         " with " + batch_arg + " = " + std::to_string(batch) +

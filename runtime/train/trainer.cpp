@@ -13,8 +13,8 @@
 #include "runtime/models/activation_checkpoint.h"
 #include "runtime/models/host_facts.h"
 #include "runtime/config/deepspeed_config.h"
-#include "runtime/train/gpu_info.h"
-#include "runtime/train/out_of_memory.h"
+#include "runtime/device/gpu_info.h"
+#include "runtime/device/out_of_memory.h"
 #include "runtime/train/training_plan.h"
 
 namespace runner::train {
@@ -53,7 +53,7 @@ Trainer::Trainer(TrainingArguments args, models::ModulePtr model, Datasets datas
     if (const int n = io::sweep_temporaries(args_.output_dir))
       log::info("Removed " + std::to_string(n) + " leftover(s) of an interrupted save from " + args_.output_dir);
   }
-  device_ = resolve_device(args_, options_.local_rank);
+  device_ = device::resolve_device(args_, options_.local_rank);
   memory_.set_device(device_.device);
   memory_.start("init");
   // HF moves the model once, in Trainer.__init__. Weights still in their files (from_pretrained)
@@ -168,7 +168,7 @@ at::Tensor Trainer::training_step(const Batch& batch, LossContext& ctx) {
     }
     (loss.reshape({}) * (weight * scale)).backward();
   };
-  if (!batch.empty()) maybe_inject_out_of_memory(data::batch_size_of(batch), dp_->rank());
+  if (!batch.empty()) device::maybe_inject_out_of_memory(data::batch_size_of(batch), dp_->rank());
   at::Tensor loss;
   const AutocastGuard autocast = this->autocast();
   if (auto l = hooks_->training_step(*model_, batch, ctx)) {
@@ -267,7 +267,7 @@ TrainOutput Trainer::train() {
   const int64_t GA = args_.gradient_accumulation_steps;
   const int64_t epochs_trained = state_.global_step / plan.update_steps_per_epoch;
   const int64_t skip_batches = args_.ignore_data_skip ? 0 : (state_.global_step % plan.update_steps_per_epoch) * GA;
-  log_plan(plan, *model_, args_, device_string(device_.device));
+  log_plan(plan, *model_, args_, device::device_string(device_.device));
   if (!resume.empty())
     log::info("  Resuming from " + resume + ": " + std::to_string(epochs_trained) + " epochs done, skipping " +
               std::to_string(skip_batches) + " batches of the current one");
@@ -385,7 +385,7 @@ TrainOutput Trainer::train() {
                                : "");
         }
         state_.global_step += 1;
-        if (args_.torch_empty_cache_steps && state_.global_step % *args_.torch_empty_cache_steps == 0) empty_gpu_cache();
+        if (args_.torch_empty_cache_steps && state_.global_step % *args_.torch_empty_cache_steps == 0) device::empty_gpu_cache();
         state_.epoch = static_cast<double>(epoch) + static_cast<double>(step + 1) / static_cast<double>(steps_in_epoch);
         callbacks_.fire(Event::kStepEnd, state_, control_);
         // Preemption (stop_request.h): this step is done; save and stop, on every rank at

@@ -23,9 +23,9 @@
 #include "runtime/models/module.h"
 #include "runtime/optim/optimizer.h"
 #include "runtime/optim/scheduler.h"
-#include "runtime/train/autocast.h"
+#include "runtime/device/autocast.h"
 #include "runtime/train/callback_handler.h"
-#include "runtime/train/device.h"
+#include "runtime/device/device.h"
 #include "runtime/train/loss_scaler.h"
 #include "runtime/train/loss_tracker.h"
 #include "runtime/dist/data_parallel.h"
@@ -38,6 +38,9 @@ class DirLock;
 }  // namespace runner::io
 
 namespace runner::train {
+
+using device::AutocastGuard;
+using device::DevicePlan;
 
 struct Datasets {
   data::DatasetPtr train, eval, test;
@@ -120,7 +123,7 @@ class Trainer {
   // assert that poisons the CUDA context, on the host it is one line.
   Batch on_device(const Batch& batch) const {
     if (model_) models::check_id_ranges(*model_, batch);
-    return to_device(batch, device_);
+    return device::to_device(batch, device_);
   }
   void maybe_log_save_evaluate(const at::Tensor& grad_norm, double lr);
   void agree_on_control();  // OR the control flags over ranks

@@ -2,7 +2,7 @@
 // returns the trained weights (on the host), the logged losses and the train metrics.
 #pragma once
 #include "runtime/models/builtin.h"
-#include "runtime/train/gpu_info.h"
+#include "runtime/device/gpu_info.h"
 #include "tests/gpu_test_util.h"
 #include "tests/train/train_fixture.h"
 

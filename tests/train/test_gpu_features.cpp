@@ -63,7 +63,7 @@ TEST(GpuFeatures, FullDeterminismRunsAndRepeatsBitForBit) {
 
 TEST(GpuFeatures, Tf32IsSwitchedOnAndOffAsAsked) {
   REQUIRE_GPU();
-  if (train::cuda_compute_capability(at::Device(at::kCUDA, 0)).first < 8) GTEST_SKIP() << "TF32 needs an Ampere or newer GPU";
+  if (device::cuda_compute_capability(at::Device(at::kCUDA, 0)).first < 8) GTEST_SKIP() << "TF32 needs an Ampere or newer GPU";
   const bool before = at::globalContext().allowTF32CuBLAS();
   for (bool on : {true, false}) {
     TrainingArguments a = gpt_args(on ? "tf32_on" : "tf32_off");
@@ -111,7 +111,7 @@ class Scratch : public train::Hooks {
 struct ReservedAtStepEnd : Callback {
   std::string name() const override { return "ReservedAtStepEnd"; }
   void on_event(Event e, const TrainingArguments&, const TrainerState&, TrainerControl&, const nlohmann::json&) override {
-    if (e == Event::kStepEnd) reserved.push_back(train::gpu_memory(at::Device(at::kCUDA, 0)).reserved);
+    if (e == Event::kStepEnd) reserved.push_back(device::gpu_memory(at::Device(at::kCUDA, 0)).reserved);
   }
   std::vector<int64_t> reserved;
 };
@@ -121,7 +121,7 @@ TEST(GpuFeatures, TorchEmptyCacheStepsReturnsTheCacheToTheDriver) {
   REQUIRE_GPU();
   int64_t reserved[2];
   for (int k = 0; k < 2; ++k) {
-    train::empty_gpu_cache();
+    device::empty_gpu_cache();
     TrainingArguments a = gpt_args(k ? "empty_cache" : "keep_cache");
     a.max_steps = 3;
     if (k) a.torch_empty_cache_steps = 1;
@@ -163,17 +163,17 @@ TEST(GpuFeatures, EachLocalRankGetsItsGpu) {
   REQUIRE_GPU();
   TrainingArguments a = gpt_args("local_rank");
   a.finalize();
-  const int gpus = train::cuda_device_count();
+  const int gpus = device::cuda_device_count();
   for (int local_rank : {0, 1, gpus}) {
-    const train::DevicePlan plan = train::resolve_device(a, local_rank);
+    const device::DevicePlan plan = device::resolve_device(a, local_rank);
     ASSERT_TRUE(plan.is_cuda());
     EXPECT_EQ(plan.device.index(), local_rank % gpus);
     EXPECT_EQ(c10::impl::getDeviceGuardImpl(at::kCUDA)->getDevice().index(), local_rank % gpus);  // made current
     EXPECT_TRUE(plan.pin_memory);
   }
   a.use_cpu = true;
-  EXPECT_FALSE(train::resolve_device(a, 0).is_cuda());
-  train::resolve_device(gpt_args("back_to_0"), 0);
+  EXPECT_FALSE(device::resolve_device(a, 0).is_cuda());
+  device::resolve_device(gpt_args("back_to_0"), 0);
 }
 
 TEST(GpuFeatures, GradientCheckpointingUnderBf16MatchesPlainBf16) {
@@ -253,8 +253,8 @@ TEST(GpuFeatures, LlamaStepsWithPaddingAndPackingNeverWaitForTheGpu) {
   struct SyncGuard : Callback {
     std::string name() const override { return "SyncGuard"; }
     void on_event(Event e, const TrainingArguments&, const TrainerState& s, TrainerControl&, const nlohmann::json&) override {
-      if (e == Event::kStepBegin && s.global_step == 2) train::set_gpu_sync_errors(true);
-      if (e == Event::kStepEnd && s.global_step == 5) train::set_gpu_sync_errors(false);
+      if (e == Event::kStepBegin && s.global_step == 2) device::set_gpu_sync_errors(true);
+      if (e == Event::kStepEnd && s.global_step == 5) device::set_gpu_sync_errors(false);
     }
   };
   TrainingArguments a = gpt_args("llama_no_sync");
@@ -269,7 +269,7 @@ TEST(GpuFeatures, LlamaStepsWithPaddingAndPackingNeverWaitForTheGpu) {
   try {
     trainer.train();
   } catch (const std::exception& e) {
-    train::set_gpu_sync_errors(false);
+    device::set_gpu_sync_errors(false);
     FAIL() << "a Llama training step waited for the GPU: " << e.what();
   }
   for (const auto& [name, p] : trainer.model().named_parameters()) EXPECT_TRUE(p.isfinite().all().item<bool>()) << name;

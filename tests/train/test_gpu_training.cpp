@@ -160,8 +160,8 @@ TEST(GpuTraining, NoStepWaitsForTheGpuBetweenLoggingSteps) {
   struct SyncGuard : Callback {
     std::string name() const override { return "SyncGuard"; }
     void on_event(Event e, const TrainingArguments&, const TrainerState& s, TrainerControl&, const nlohmann::json&) override {
-      if (e == Event::kStepBegin && s.global_step == 2) train::set_gpu_sync_errors(true);
-      if (e == Event::kStepEnd && s.global_step == 5) train::set_gpu_sync_errors(false);
+      if (e == Event::kStepBegin && s.global_step == 2) device::set_gpu_sync_errors(true);
+      if (e == Event::kStepEnd && s.global_step == 5) device::set_gpu_sync_errors(false);
     }
   };
   TrainingArguments a = gpt_args("no_sync");
@@ -174,7 +174,7 @@ TEST(GpuTraining, NoStepWaitsForTheGpuBetweenLoggingSteps) {
   try {
     trainer.train();
   } catch (const std::exception& e) {
-    train::set_gpu_sync_errors(false);
+    device::set_gpu_sync_errors(false);
     FAIL() << "a training step waited for the GPU: " << e.what();
   }
 }

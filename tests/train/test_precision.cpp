@@ -70,12 +70,12 @@ TEST(Precision, Bf16LossCurveTracksFp32) {
 }
 
 TEST(Precision, Fp16AndTf32NeedAGpu) {
-  if (train::cuda_available()) GTEST_SKIP() << "this machine has a GPU: the refusals are for CPU-only runs";
+  if (device::cuda_available()) GTEST_SKIP() << "this machine has a GPU: the refusals are for CPU-only runs";
   TrainingArguments a = regression_args("fp16");
   a.fp16 = true;
   a.finalize();
   try {
-    train::resolve_device(a, 0);
+    device::resolve_device(a, 0);
     FAIL() << "fp16 on the CPU was accepted";
   } catch (const ArgumentError& e) {
     EXPECT_THAT(e.message(), HasSubstr("args.fp16"));
@@ -83,26 +83,26 @@ TEST(Precision, Fp16AndTf32NeedAGpu) {
   }
   TrainingArguments t = regression_args("tf32");
   t.tf32 = true;
-  EXPECT_THROW(train::resolve_device(t, 0), ArgumentError);
+  EXPECT_THROW(device::resolve_device(t, 0), ArgumentError);
   t.tf32 = false;  // HF: false only switches TF32 off, fine anywhere
-  EXPECT_NO_THROW(train::resolve_device(t, 0));
+  EXPECT_NO_THROW(device::resolve_device(t, 0));
   TrainingArguments e = regression_args("fp16_eval");
   e.fp16_full_eval = true;
-  EXPECT_THROW(train::resolve_device(e, 0), ArgumentError);
+  EXPECT_THROW(device::resolve_device(e, 0), ArgumentError);
 }
 
 TEST(Precision, DeviceFollowsUseCpuAndTheDeprecatedNoCuda) {
   TrainingArguments a;
   a.use_cpu = true;
-  EXPECT_EQ(train::resolve_device(a, 0).device, at::Device(at::kCPU));
-  EXPECT_FALSE(train::resolve_device(a, 0).pin_memory);  // pinning is for copies to a GPU
+  EXPECT_EQ(device::resolve_device(a, 0).device, at::Device(at::kCPU));
+  EXPECT_FALSE(device::resolve_device(a, 0).pin_memory);  // pinning is for copies to a GPU
   TrainingArguments v4;
   v4.set("no_cuda", true);
   const auto warnings = v4.finalize();
   EXPECT_TRUE(v4.use_cpu);
   EXPECT_THAT(warnings, ::testing::Contains(HasSubstr("no_cuda is deprecated")));
   TrainingArguments def;
-  EXPECT_EQ(train::resolve_device(def, 0).device.is_cuda(), train::cuda_available());
+  EXPECT_EQ(device::resolve_device(def, 0).device.is_cuda(), device::cuda_available());
 }
 
 TEST(Precision, Bf16FullEvalCastsTheModelOnlyOutsideTraining) {

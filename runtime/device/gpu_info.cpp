@@ -1,4 +1,4 @@
-#include "runtime/train/gpu_info.h"
+#include "runtime/device/gpu_info.h"
 
 #include <cstdio>
 
@@ -8,7 +8,7 @@
 #include <c10/cuda/CUDAFunctions.h>
 #endif
 
-namespace runner::train {
+namespace runner::device {
 
 #ifdef RUNNER_WITH_CUDA
 
@@ -79,4 +79,4 @@ void set_gpu_sync_errors(bool) {}
 
 #endif
 
-}  // namespace runner::train
+}  // namespace runner::device

@@ -9,11 +9,11 @@
 #include <exception>
 #include <string>
 
-namespace runner::train {
+namespace runner::device {
 
 bool is_out_of_memory(const std::exception& e);
 
 // Throws the allocator's error when the injected limit says this batch does not fit.
 void maybe_inject_out_of_memory(int64_t batch_rows, int rank);
 
-}  // namespace runner::train
+}  // namespace runner::device

@@ -12,7 +12,7 @@
 #include "runtime/core/training_args.h"
 #include "runtime/models/module.h"
 
-namespace runner::train {
+namespace runner::device {
 
 struct DevicePlan {
   at::Device device{at::kCPU};
@@ -38,4 +38,4 @@ models::TensorMap to_device(const models::TensorMap& batch, const DevicePlan& pl
 // "cpu" or "cuda:0".
 std::string device_string(const at::Device& device);
 
-}  // namespace runner::train
+}  // namespace runner::device

@@ -6,7 +6,7 @@
 #pragma once
 #include <ATen/autocast_mode.h>
 
-namespace runner::train {
+namespace runner::device {
 
 class AutocastGuard {
  public:
@@ -35,4 +35,4 @@ class AutocastGuard {
   at::ScalarType prev_dtype_ = at::kBFloat16;
 };
 
-}  // namespace runner::train
+}  // namespace runner::device

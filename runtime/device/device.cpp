@@ -1,4 +1,4 @@
-#include "runtime/train/device.h"
+#include "runtime/device/device.h"
 
 #include <cstdlib>
 
@@ -6,9 +6,9 @@
 
 #include "runtime/core/errors.h"
 #include "runtime/log/log.h"
-#include "runtime/train/gpu_info.h"
+#include "runtime/device/gpu_info.h"
 
-namespace runner::train {
+namespace runner::device {
 
 bool cuda_available() { return at::hasCUDA() && at::getNumGPUs() > 0; }
 
@@ -75,4 +75,4 @@ models::TensorMap to_device(const models::TensorMap& batch, const DevicePlan& pl
   return out;
 }
 
-}  // namespace runner::train
+}  // namespace runner::device

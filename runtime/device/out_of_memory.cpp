@@ -1,10 +1,10 @@
-#include "runtime/train/out_of_memory.h"
+#include "runtime/device/out_of_memory.h"
 
 #include <cstdlib>
 
 #include <c10/util/Exception.h>
 
-namespace runner::train {
+namespace runner::device {
 
 namespace {
 int64_t env_int(const char* name, int64_t fallback) {
@@ -32,4 +32,4 @@ void maybe_inject_out_of_memory(int64_t batch_rows, int rank) {
               " examples; injected by RUNNER_FAULT_OOM_BATCH_ABOVE=", limit, ")");
 }
 
-}  // namespace runner::train
+}  // namespace runner::device

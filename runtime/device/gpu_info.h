@@ -10,7 +10,7 @@
 
 #include <ATen/ATen.h>
 
-namespace runner::train {
+namespace runner::device {
 
 // (major, minor); (0, 0) without CUDA.
 std::pair<int, int> cuda_compute_capability(const at::Device& device);
@@ -32,4 +32,4 @@ void empty_gpu_cache();
 // host wait for the GPU throws (the tests prove the training step never waits).
 void set_gpu_sync_errors(bool on);
 
-}  // namespace runner::train
+}  // namespace runner::device
