@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "runtime/core/splitmix.h"
+
 namespace runner::search {
 
 namespace {
@@ -11,13 +13,7 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kLogSqrt2Pi = 0.91893853320467274178;
 
-// splitmix64's finaliser: a bijective mixer, so distinct inputs never collide.
-uint64_t mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
+uint64_t mix(uint64_t x) { return splitmix64_mix(x); }
 
 // FNV-1a rather than std::hash, whose values differ between standard libraries.
 uint64_t fnv1a(const std::string& s) {

@@ -1,20 +1,11 @@
 #include "runtime/data/sources/windows.h"
 
 #include "runtime/core/errors.h"
+#include "runtime/core/splitmix.h"
 
 namespace runner::data {
 
 namespace {
-
-// SplitMix64: a tiny, well-mixed generator whose output is fixed by its definition, so
-// window offsets are the same on every platform and library version (ATen's generators
-// and std::uniform_int_distribution make no such promise).
-uint64_t splitmix64(uint64_t& state) {
-  uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
 
 // Uniform in [0, bound] by rejection, so no offset is favoured: values below 2^64 mod range
 // are redrawn, leaving a multiple of range equally likely values.
