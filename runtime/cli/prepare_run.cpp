@@ -205,6 +205,7 @@ train::TrainerOptions make_trainer_options(const CommandLine& cl, PreparedRun& p
   options.collator = recipe.collator;
   options.collator_thread_safe = recipe.collator_thread_safe;
   options.parallel = parallel.config;
+  options.lr_factor = parallel.lr_factor;
   if (!parallel.deepspeed.is_null() && world.rank == 0) {
     // As DeepSpeed does: the configuration the run uses, after HF's "auto" filling.
     io::make_dirs(args.output_dir);

@@ -370,13 +370,13 @@ DeepSpeedSettings read_config(const json& config, const TrainingArguments& args,
     out.reduce_bucket_size = r.count(z, "reduce_bucket_size", out.reduce_bucket_size, "zero_optimization");
     out.allgather_bucket_size = r.count(z, "allgather_bucket_size", out.allgather_bucket_size, "zero_optimization");
     for (const char* k : {"stage3_param_persistence_threshold", "param_persistence_threshold"})
-      out.stage3_param_persistence_threshold = r.count(z, k, out.stage3_param_persistence_threshold, "zero_optimization");
+      out.zero3.persistence_threshold = r.count(z, k, out.zero3.persistence_threshold, "zero_optimization");
     for (const char* k : {"stage3_prefetch_bucket_size", "prefetch_bucket_size"})
-      out.stage3_prefetch_bucket_size = r.count(z, k, out.stage3_prefetch_bucket_size, "zero_optimization");
+      out.zero3.prefetch_forward = out.zero3.prefetch_backward = r.count(z, k, out.zero3.prefetch_forward, "zero_optimization");
     for (const char* k : {"stage3_max_live_parameters", "max_live_parameters"})
-      out.stage3_max_live_parameters = r.count(z, k, out.stage3_max_live_parameters, "zero_optimization");
+      out.zero3.max_live_parameters = r.count(z, k, out.zero3.max_live_parameters, "zero_optimization");
     out.offload_optimizer = offload_enabled(z, "offload_optimizer", r, "zero_optimization");
-    out.offload_param = offload_enabled(z, "offload_param", r, "zero_optimization");
+    out.zero3.offload = offload_enabled(z, "offload_param", r, "zero_optimization");
     auto pinned = [&](const char* block) {
       const json b = z.value(block, json::object());
       const json v = b.is_object() ? b.value("pin_memory", json(false)) : json(false);
@@ -386,7 +386,7 @@ DeepSpeedSettings read_config(const json& config, const TrainingArguments& args,
     const json legacy_pin = z.value("cpu_offload_use_pin_memory", json(false));
     if (!legacy_pin.is_boolean()) r.fail("zero_optimization.cpu_offload_use_pin_memory: expected true or false, got " + legacy_pin.dump());
     out.pin_optimizer_offload = pinned("offload_optimizer") || legacy_pin.get<bool>();
-    out.pin_param_offload = pinned("offload_param") || legacy_pin.get<bool>();
+    out.zero3.pin_offload = pinned("offload_param") || legacy_pin.get<bool>();
     // DeepSpeed's legacy spellings of the offload blocks, still accepted by DeepSpeed.
     for (const auto& [legacy, modern] : {std::pair<const char*, const char*>{"cpu_offload", "offload_optimizer"}, {"cpu_offload_param", "offload_param"}}) {
       if (!z.contains(legacy) || z[legacy].is_null()) continue;
@@ -394,9 +394,9 @@ DeepSpeedSettings read_config(const json& config, const TrainingArguments& args,
       if (!z[legacy].get<bool>()) continue;
       if (z.contains(modern)) r.fail(std::string("zero_optimization.") + legacy + " and " + modern + " are both set; keep " + modern);
       out.warnings.push_back(std::string("zero_optimization.") + legacy + " is deprecated; use " + modern + ": {\"device\": \"cpu\"}");
-      (std::string(modern) == "offload_param" ? out.offload_param : out.offload_optimizer) = true;
+      (std::string(modern) == "offload_param" ? out.zero3.offload : out.offload_optimizer) = true;
     }
-    if (out.offload_param && out.stage != 3) r.fail("zero_optimization.offload_param: only valid with stage 3");
+    if (out.zero3.offload && out.stage != 3) r.fail("zero_optimization.offload_param: only valid with stage 3");
   }
   out.resolved = ds;
   return out;

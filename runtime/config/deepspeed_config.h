@@ -13,6 +13,7 @@
 
 #include "runtime/core/training_args.h"
 #include "runtime/config/loss_scaler_config.h"
+#include "runtime/dist/zero3_options.h"
 
 namespace runner::config {
 
@@ -21,12 +22,11 @@ struct DeepSpeedSettings {
   int64_t reduce_bucket_size = 500000000;     // elements
   int64_t allgather_bucket_size = 500000000;  // elements
   bool offload_optimizer = false;             // device "cpu": host memory already, on CPU builds
-  bool offload_param = false;
-  // offload_*.pin_memory (DeepSpeed's default false), or the legacy cpu_offload_use_pin_memory.
-  bool pin_optimizer_offload = false, pin_param_offload = false;
-  int64_t stage3_param_persistence_threshold = 100000;
-  int64_t stage3_prefetch_bucket_size = 50000000;  // elements
-  int64_t stage3_max_live_parameters = 1000000000;
+  // offload_optimizer.pin_memory (DeepSpeed's default false), or the legacy cpu_offload_use_pin_memory.
+  bool pin_optimizer_offload = false;
+  // Stage 3: stage3_param_persistence_threshold, stage3_prefetch_bucket_size (both
+  // directions), stage3_max_live_parameters, offload_param and its pin_memory.
+  dist::Zero3Options zero3 = deepspeed_zero3_defaults();
   // The config's scheduler block as a factor of learning_rate per optimizer step, given
   // the run's total steps; empty = the Trainer's own lr_scheduler_type.
   std::function<double(int64_t step, int64_t max_steps)> lr_factor;
@@ -37,6 +37,11 @@ struct DeepSpeedSettings {
   nlohmann::json resolved;  // the configuration with "auto" filled in (logged, saved)
   std::vector<std::string> warnings;  // keys that have no effect, deprecated spellings
 
+  static dist::Zero3Options deepspeed_zero3_defaults() {
+    dist::Zero3Options z;
+    z.pin_offload = false;  // DeepSpeed's offload pin_memory default
+    return z;
+  }
   static LossScalerConfig deepspeed_loss_scaler_defaults() {
     LossScalerConfig c;
     c.growth_interval = 1000;

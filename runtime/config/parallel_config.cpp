@@ -140,14 +140,10 @@ ParallelPlan resolve_parallel(TrainingArguments& args, int world_size, int num_n
     c.zero_stage = ds.stage;
     c.bucket_cap_bytes = ds.reduce_bucket_size * 4;  // DeepSpeed sizes buckets in elements (fp32 here)
     c.allgather_bucket_elems = ds.allgather_bucket_size;
-    c.param_persistence_threshold = ds.stage3_param_persistence_threshold;
-    c.prefetch_forward = c.prefetch_backward = ds.stage3_prefetch_bucket_size;
-    c.max_live_parameters = ds.stage3_max_live_parameters;
-    c.lr_factor = ds.lr_factor;
+    c.zero3 = ds.zero3;
+    plan.lr_factor = ds.lr_factor;
     c.offload_optimizer = ds.offload_optimizer;
-    c.offload_param = ds.offload_param;
     c.pin_optimizer_offload = ds.pin_optimizer_offload;
-    c.pin_param_offload = ds.pin_param_offload;
     if (args.ddp_bucket_cap_mb)
       plan.warnings.push_back("args.ddp_bucket_cap_mb has no effect under a DeepSpeed config: zero_optimization.reduce_bucket_size "
                               "sizes the gradient buckets");
@@ -185,28 +181,28 @@ ParallelPlan resolve_parallel(TrainingArguments& args, int world_size, int num_n
     if ((strategy == "hybrid_shard" || strategy == "hybrid_shard_zero2") && num_nodes > 1)
       throw ArgumentError("args.fsdp: " + strategy + " across " + std::to_string(num_nodes) + " nodes is not implemented (one node, or full_shard)");
     c.zero_stage = strategy == "no_shard" ? 0 : (strategy == "shard_grad_op" || strategy == "hybrid_shard_zero2") ? 2 : 3;
-    c.offload_param = c.offload_optimizer && c.zero_stage == 3;  // FSDP's CPUOffload moves the parameter shards too
+    c.zero3.offload = c.offload_optimizer && c.zero_stage == 3;  // FSDP's CPUOffload moves the parameter shards too
     if (cfg.contains("transformer_layer_cls_to_wrap")) {
       const json& w = cfg["transformer_layer_cls_to_wrap"];
-      if (w.is_string()) c.wrap_classes.push_back(w.get<std::string>());
+      if (w.is_string()) c.zero3.wrap_classes.push_back(w.get<std::string>());
       else if (w.is_array())
-        for (const auto& x : w) c.wrap_classes.push_back(x.get<std::string>());
+        for (const auto& x : w) c.zero3.wrap_classes.push_back(x.get<std::string>());
       else throw ArgumentError("fsdp_config.transformer_layer_cls_to_wrap: a class name or a list of them");
     }
     if (cfg.contains("min_num_params")) {
       if (!cfg["min_num_params"].is_number()) throw ArgumentError("fsdp_config.min_num_params: a number");
-      c.min_num_params = static_cast<int64_t>(cfg["min_num_params"].get<double>());
+      c.zero3.min_num_params = static_cast<int64_t>(cfg["min_num_params"].get<double>());
     }
-    c.param_persistence_threshold = 0;  // FSDP shards every unit
+    c.zero3.persistence_threshold = 0;  // FSDP shards every unit
     // FSDP prefetches one unit: forward only when asked, backward by default (BACKWARD_PRE).
-    c.prefetch_forward = fsdp_flag(cfg, "forward_prefetch", false) ? 1 : 0;
+    c.zero3.prefetch_forward = fsdp_flag(cfg, "forward_prefetch", false) ? 1 : 0;
     const std::string bp = cfg.contains("backward_prefetch") && cfg["backward_prefetch"].is_string()
                                ? to_lower(cfg["backward_prefetch"].get<std::string>())
                                : "backward_pre";
     if (bp != "backward_pre" && bp != "backward_post" && bp != "no_prefetch")
       throw ArgumentError("fsdp_config.backward_prefetch: \"" + bp + "\" (backward_pre, backward_post or no_prefetch)");
-    c.prefetch_backward = bp == "no_prefetch" ? 0 : 1;
-    c.backward_post = bp == "backward_post";
+    c.zero3.prefetch_backward = bp == "no_prefetch" ? 0 : 1;
+    c.zero3.backward_post = bp == "backward_post";
     c.description = "FSDP " + strategy + (c.offload_optimizer ? ", offloaded to the CPU" : "");
   } else if (!args.fsdp_config.is_null() && !check_fsdp_config(args.fsdp_config).empty()) {
     plan.warnings.push_back("args.fsdp_config has no effect without args.fsdp (as in HF)");

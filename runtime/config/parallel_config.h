@@ -3,6 +3,7 @@
 // strategies mapped onto the same engine (NO_SHARD = DDP, SHARD_GRAD_OP = ZeRO-2,
 // FULL_SHARD = ZeRO-3). A DeepSpeed optimizer block selects AdamW in `args`.
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,8 @@ struct ParallelPlan {
   dist::ParallelConfig config;
   std::vector<std::string> warnings;  // configuration keys with no effect, deprecated spellings
   nlohmann::json deepspeed;           // the DeepSpeed config with "auto" filled in (null without one)
+  // A DeepSpeed scheduler block: factor of learning_rate at (step, max_steps); empty without.
+  std::function<double(int64_t, int64_t)> lr_factor;
 };
 
 // `hidden_size`: the model's, for a DeepSpeed config's "auto" sizes (read_deepspeed_config).

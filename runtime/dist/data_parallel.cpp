@@ -54,7 +54,7 @@ void DataParallel::broadcast_model(models::Module& model) {
 optim::FlatParams& DataParallel::attach(optim::FlatParams& full, models::Module& model) {
   optim::FlatParams& owned = attach_owned(full, model);
   // Offloaded ZeRO-3 shards are host memory already: the optimizer runs there as it is.
-  if (!config_.offload_optimizer || (zero3_ && config_.offload_param)) return owned;
+  if (!config_.offload_optimizer || (zero3_ && config_.zero3.offload)) return owned;
   offload_ = std::make_unique<OptimizerOffload>(owned, config_.pin_optimizer_offload);
   return offload_->host();
 }
@@ -63,18 +63,8 @@ optim::FlatParams& DataParallel::attach_owned(optim::FlatParams& full, models::M
   full_ = &full;
   if (world() > 1) broadcast_model(model);
   if (config_.zero_stage == 3) {
-    Zero3Options o;
-    o.wrap_classes = config_.wrap_classes;
-    o.min_num_params = config_.min_num_params;
-    o.persistence_threshold = config_.param_persistence_threshold;
-    o.verify_units = !config_.wrap_classes.empty() || config_.min_num_params > 0;
+    Zero3Options o = config_.zero3;
     o.ordered = config_.ordered_reduction;
-    o.prefetch_forward = config_.prefetch_forward;
-    o.prefetch_backward = config_.prefetch_backward;
-    o.backward_post = config_.backward_post;
-    o.max_live_parameters = config_.max_live_parameters;
-    o.offload = config_.offload_param;
-    o.pin_offload = config_.pin_param_offload;
     zero3_ = std::make_unique<Zero3>(comm_, full, model, o);
     return zero3_->optimizer_params();
   }
@@ -284,7 +274,7 @@ std::vector<OwnedRange> DataParallel::owned_ranges() const {
 }
 
 int64_t DataParallel::model_state_bytes(const optim::Optimizer& optimizer) const {
-  const bool shards_on_host = zero3_ && config_.offload_param && !full_->slots().front().param.device().is_cpu();
+  const bool shards_on_host = zero3_ && config_.zero3.offload && !full_->slots().front().param.device().is_cpu();
   int64_t bytes = zero3_ ? zero3_->resident_param_bytes() + (shards_on_host ? 0 : static_cast<int64_t>(zero3_->shard_grad().nbytes()))
                          : static_cast<int64_t>(full_->data().nbytes());
   if (full_->has_grad_buffer()) bytes += static_cast<int64_t>(full_->grad().nbytes());

@@ -27,6 +27,7 @@
 
 #include "runtime/dist/communicator.h"
 #include "runtime/dist/partition.h"
+#include "runtime/dist/zero3_options.h"
 
 namespace runner::dist {
 
@@ -40,32 +41,17 @@ struct ParallelConfig {
   int64_t allgather_bucket_elems = 500000000;     // allgather_bucket_size
   bool broadcast_buffers = true;                  // ddp_broadcast_buffers
   std::string description = "ddp";               // for the start-up log line
-  // ZeRO-3 / FULL_SHARD: units this small (elements) stay whole on every rank
-  // (DeepSpeed's stage3_param_persistence_threshold).
-  int64_t param_persistence_threshold = 100000;
-  // FSDP auto-wrap: module type names that become units (empty = the model's
-  // no_split_modules) and the size policy's threshold (0 = off).
-  std::vector<std::string> wrap_classes;
-  int64_t min_num_params = 0;
-  // ZeRO-3 prefetch (see Zero3Options): DeepSpeed defaults, 5e7 elements both ways.
-  int64_t prefetch_forward = 50000000, prefetch_backward = 50000000;
-  bool backward_post = false;
-  int64_t max_live_parameters = 1000000000;
+  // ZeRO-3 / FULL_SHARD: units, prefetching, parameter offload (zero3_options.h).
+  Zero3Options zero3;
   // full_determinism: gradients summed slice by slice in a fixed order (ordered_reduce.h),
   // so results are bit-identical for any world size; costs an exchange per micro-step.
   bool ordered_reduction = false;
   // ZeRO-Offload / FSDP offload: the optimizer's master weights, gradients and state in host
   // memory, the step on the CPU (optimizer_offload.h).
   bool offload_optimizer = false;
-  // DeepSpeed offload_param (ZeRO-3): this rank's parameter and gradient shards, and so the
-  // optimizer, in host memory; gathered units on the device (zero3.h).
-  bool offload_param = false;
-  // Page-locked host buffers for the offloaded optimizer / parameter shards (faster copies to
-  // and from a GPU; no effect on a CPU run): DeepSpeed's offload pin_memory (default false),
-  // FSDP's CPU offload (pinned, as PyTorch's CPUOffloadPolicy).
-  bool pin_optimizer_offload = true, pin_param_offload = true;
-  // A DeepSpeed scheduler block: factor of learning_rate at (step, max_steps).
-  std::function<double(int64_t, int64_t)> lr_factor;
+  // Page-locked host buffers for the offloaded optimizer (faster copies to and from a GPU;
+  // no effect on a CPU run): DeepSpeed's offload pin_memory, FSDP's CPU offload (pinned).
+  bool pin_optimizer_offload = true;
 };
 
 class DataParallel {

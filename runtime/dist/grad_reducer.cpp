@@ -1,10 +1,9 @@
 #include "runtime/dist/grad_reducer.h"
 
 #include <torch/csrc/autograd/function.h>
-#include <torch/csrc/autograd/utils/lambda_post_hook.h>
-#include <torch/csrc/autograd/variable.h>
 
 #include "runtime/core/errors.h"
+#include "runtime/dist/grad_ready.h"
 #include <c10/core/GradMode.h>
 
 namespace runner::dist {
@@ -90,14 +89,9 @@ GradReducer::GradReducer(std::shared_ptr<Communicator> comm, std::vector<BucketP
   }
   std::weak_ptr<State> weak = state_;
   for (size_t i = 0; i < s.params.size(); ++i) {
-    auto acc = torch::autograd::impl::grad_accumulator(s.params[i].param);
-    if (!acc) throw DistError("parameter '" + s.params[i].name + "' is not a leaf that requires grad");
-    acc->add_post_hook(std::make_unique<torch::autograd::utils::LambdaPostHook>(
-        [weak, i](const torch::autograd::variable_list& outputs, const torch::autograd::variable_list&) {
-          if (auto st = weak.lock()) st->on_ready(i);  // the model may outlive the trainer
-          return outputs;
-        }));
-    s.accumulators.push_back(std::move(acc));
+    s.accumulators.push_back(on_grad_accumulated(s.params[i].param, s.params[i].name, [weak, i] {
+      if (auto st = weak.lock()) st->on_ready(i);  // the model may outlive the trainer
+    }));
   }
 }
 

@@ -1,6 +1,7 @@
 #include "runtime/dist/mpi_communicator.h"
 
 #include "runtime/dist/blocking_call.h"
+#include "runtime/dist/status_check.h"
 
 #include <atomic>
 #include <chrono>
@@ -26,11 +27,7 @@ std::string mpi_error_string(int code) {
 }
 
 // MPI errors come back as codes (the communicator is set to MPI_ERRORS_RETURN).
-#define RUNNER_MPI_CHECK(call)                                                                                     \
-  do {                                                                                                             \
-    const int rc_ = (call);                                                                                        \
-    if (rc_ != MPI_SUCCESS) throw DistError(std::string(#call) + " failed: " + mpi_error_string(rc_), __FILE__ ":" + std::to_string(__LINE__)); \
-  } while (0)
+#define RUNNER_MPI_CHECK(call) RUNNER_STATUS_CHECK(call, MPI_SUCCESS, mpi_error_string)
 
 MPI_Datatype mpi_type(at::ScalarType t) {
   switch (t) {

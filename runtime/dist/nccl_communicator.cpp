@@ -1,6 +1,7 @@
 #include "runtime/dist/nccl_communicator.h"
 
 #include "runtime/dist/blocking_call.h"
+#include "runtime/dist/status_check.h"
 
 #include <chrono>
 #include <thread>
@@ -14,16 +15,8 @@ namespace runner::dist {
 
 namespace {
 
-#define RUNNER_CUDA_CHECK(call)                                                                                         \
-  do {                                                                                                                  \
-    const cudaError_t e_ = (call);                                                                                      \
-    if (e_ != cudaSuccess) throw DistError(std::string(#call) + ": " + cudaGetErrorString(e_), __FILE__ ":" + std::to_string(__LINE__)); \
-  } while (0)
-#define RUNNER_NCCL_CHECK(call)                                                                                         \
-  do {                                                                                                                  \
-    const ncclResult_t r_ = (call);                                                                                     \
-    if (r_ != ncclSuccess) throw DistError(std::string(#call) + ": " + ncclGetErrorString(r_), __FILE__ ":" + std::to_string(__LINE__)); \
-  } while (0)
+#define RUNNER_CUDA_CHECK(call) RUNNER_STATUS_CHECK(call, cudaSuccess, cudaGetErrorString)
+#define RUNNER_NCCL_CHECK(call) RUNNER_STATUS_CHECK(call, ncclSuccess, ncclGetErrorString)
 
 ncclDataType_t nccl_type(at::ScalarType t) {
   switch (t) {

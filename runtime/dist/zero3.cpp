@@ -3,9 +3,8 @@
 #include <algorithm>
 #include <set>
 
-#include <torch/csrc/autograd/utils/lambda_post_hook.h>
-#include <torch/csrc/autograd/variable.h>
 
+#include "runtime/dist/grad_ready.h"
 #include "runtime/dist/zero3_state.h"
 #include "runtime/models/deferred_weights.h"
 #include <c10/core/GradMode.h>
@@ -18,12 +17,7 @@ Zero3::Zero3(std::shared_ptr<Communicator> comm, optim::FlatParams& full, models
   s.comm = std::move(comm);
   s.W = s.comm->size();
   s.rank = s.comm->rank();
-  s.verify = options.verify_units;
-  s.ordered = options.ordered;
-  s.prefetch_forward = options.prefetch_forward;
-  s.prefetch_backward = options.prefetch_backward;
-  s.backward_post = options.backward_post;
-  s.max_live = options.max_live_parameters;
+  s.options = options;
 
   // Units: the root, then wrapped modules in pre-order (their parameter-name prefixes).
   std::set<std::string> wrap(options.wrap_classes.begin(), options.wrap_classes.end());
@@ -107,7 +101,7 @@ Zero3::Zero3(std::shared_ptr<Communicator> comm, optim::FlatParams& full, models
     for (auto& u : s.units) {
       UnitGroup& g = u.groups[static_cast<size_t>(gi)];
       g.chunk = (g.numel + s.W - 1) / s.W;
-      if (s.ordered) g.chunk = ordered_shard_size(g.chunk);
+      if (s.options.ordered) g.chunk = ordered_shard_size(g.chunk);
       g.shard_offset = shard_total;
       shard_total += g.chunk;
     }
@@ -179,15 +173,10 @@ Zero3::Zero3(std::shared_ptr<Communicator> comm, optim::FlatParams& full, models
   }
   size_t k = 0;
   for (const auto& slot : full.slots()) {
-    auto acc = torch::autograd::impl::grad_accumulator(slot.param);
-    if (!acc) throw DistError("parameter '" + slot.name + "' is not a leaf that requires grad");
     const size_t index = k++;
-    acc->add_post_hook(std::make_unique<torch::autograd::utils::LambdaPostHook>(
-        [weak, index](const torch::autograd::variable_list& outputs, const torch::autograd::variable_list&) {
-          if (auto st = weak.lock()) st->on_ready(index);
-          return outputs;
-        }));
-    s.accumulators.push_back(std::move(acc));
+    s.accumulators.push_back(on_grad_accumulated(slot.param, slot.name, [weak, index] {
+      if (auto st = weak.lock()) st->on_ready(index);
+    }));
   }
   s.unit_of_param = unit_of_slot;
   s.trace_pos.assign(s.units.size(), -1);

@@ -42,6 +42,7 @@
 
 #include <ATen/ATen.h>
 
+#include "runtime/dist/zero3_options.h"
 #include "runtime/dist/communicator.h"
 #include "runtime/dist/ordered_reduce.h"
 #include "runtime/dist/partition.h"
@@ -50,33 +51,6 @@
 
 namespace runner::dist {
 
-struct Zero3Options {
-  std::vector<std::string> wrap_classes;  // empty: the model's no_split_modules()
-  int64_t min_num_params = 0;             // > 0: also wrap modules this large (size policy)
-  int64_t persistence_threshold = 0;      // units this small stay gathered
-  // A wrap policy the user chose may select a module its parent does not call through
-  // forward: then the first step runs with every unit gathered, to find such units.
-  // The default policy (the built-in models' layer classes, whose entries are hooked)
-  // needs no such step.
-  bool verify_units = true;
-  // full_determinism: chunks padded to whole kOrderedChunk blocks and gradients added in
-  // rank order after an all-to-all instead of reduce-scattered (ordered_reduce.h).
-  bool ordered = false;
-  // Prefetch budgets in elements (0 = off; a positive budget always takes the next unit):
-  // DeepSpeed's stage3_prefetch_bucket_size for both directions, FSDP's forward_prefetch /
-  // backward_prefetch as one unit. backward_post: issue the backward prefetch after the
-  // unit's gradients are reduced (FSDP BACKWARD_POST) instead of before its backward.
-  int64_t prefetch_forward = 0, prefetch_backward = 0;
-  bool backward_post = false;
-  // Cap on gathered (non-persistent) elements that prefetching respects
-  // (stage3_max_live_parameters); the unit about to compute is always gathered.
-  int64_t max_live_parameters = int64_t{1} << 62;
-  // DeepSpeed offload_param / FSDP CPUOffload: this rank's shards of the parameters and
-  // gradients (and so the optimizer's state and step) live in page-locked host memory; only
-  // gathered units are on the device. On a CPU run it changes nothing.
-  bool offload = false;
-  bool pin_offload = true;  // page-locked shards (DeepSpeed's pin_memory)
-};
 
 class Zero3 {
  public:

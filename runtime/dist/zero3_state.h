@@ -77,7 +77,8 @@ struct Zero3::State {
   std::vector<Unit> units;          // [0] is the root
   std::vector<size_t> order;        // reduction order
   size_t next = 0;
-  bool active = true, first_step = true, verify = true, ordered = false;
+  bool active = true, first_step = true;
+  Zero3Options options;  // as given: read, never copied field by field
   at::Tensor shard_data, shard_grad;  // on the host under offload
   at::TensorOptions unit_options;     // where gathered units and their gradients live
   std::vector<std::shared_ptr<torch::autograd::Node>> accumulators;
@@ -97,9 +98,7 @@ struct Zero3::State {
   std::vector<size_t> trace;   // units (not the root) in forward order
   std::vector<int> trace_pos;  // unit → position in trace, -1 when not in it
   std::map<size_t, Fetch> inflight;
-  int64_t prefetch_forward = 0, prefetch_backward = 0, max_live = 0;
   int64_t gathers = 0, prefetched = 0;  // unit gathers, and how many a prefetch had started
-  bool backward_post = false;
   // This micro-step's local gradients are a stand-in's (discard_micro_step): reduce zeros.
   bool discard = false;
 
@@ -123,7 +122,7 @@ struct Zero3::State {
       const size_t idx = trace[static_cast<size_t>(pos)];
       Unit& u = units[idx];
       if (u.gathered || inflight.count(idx)) continue;
-      if ((taken > 0 && taken + u.numel > budget) || live() + u.numel > max_live) break;
+      if ((taken > 0 && taken + u.numel > budget) || live() + u.numel > options.max_live_parameters) break;
       Fetch f;
       f.in = pack(u);
       f.out = at::empty({W * u.chunk_total}, unit_options);
@@ -185,7 +184,7 @@ struct Zero3::State {
     if (u.groups.back().frozen && u.groups.back().numel > 0) u.release_pending = true;
     else release(u);
     const size_t idx = static_cast<size_t>(&u - units.data());
-    if (backward_post && trace_pos[idx] >= 0) prefetch(trace_pos[idx] - 1, -1, prefetch_backward);
+    if (options.backward_post && trace_pos[idx] >= 0) prefetch(trace_pos[idx] - 1, -1, options.prefetch_backward);
   }
 
   // Backward is entering unit `idx`: it is done with every unit that ran later in forward
@@ -212,7 +211,7 @@ struct Zero3::State {
       }
       for (int r = 0; r < W; ++r) in.narrow(0, r * C + g.in_unit, g.chunk).copy_(v.narrow(0, r * g.chunk, g.chunk));
     }
-    if (ordered) {
+    if (options.ordered) {
       // Every rank's piece of this rank's chunk, added in rank order (ordered_reduce.h).
       const at::Tensor blocks = exchange_blocks(*comm, in).to(shard_grad.device());
       for (auto& g : u.groups)
@@ -254,14 +253,14 @@ struct Zero3::State {
     c10::NoGradGuard no_grad;
     // Until a first step has shown which units really run through their hooks, the model's
     // forward starts with everything gathered.
-    if (idx == 0 && first_step && verify)
+    if (idx == 0 && first_step && options.verify_units())
       for (auto& v : units) gather(v);
     if (idx != 0 && first_step && trace_pos[idx] < 0) {
       trace_pos[idx] = static_cast<int>(trace.size());
       trace.push_back(idx);
     }
     gather(u);
-    if (idx == 0 || trace_pos[idx] >= 0) prefetch(idx == 0 ? 0 : trace_pos[idx] + 1, +1, prefetch_forward);
+    if (idx == 0 || trace_pos[idx] >= 0) prefetch(idx == 0 ? 0 : trace_pos[idx] + 1, +1, options.prefetch_forward);
   }
 
   void post(size_t idx, const std::vector<at::Tensor>& outputs, const std::weak_ptr<State>& weak) {
@@ -274,7 +273,7 @@ struct Zero3::State {
               c10::NoGradGuard no_grad;
               st->release_waiting(idx);
               st->gather(st->units[idx]);  // backward is about to enter the unit
-              if (!st->backward_post && st->trace_pos[idx] >= 0) st->prefetch(st->trace_pos[idx] - 1, -1, st->prefetch_backward);
+              if (!st->options.backward_post && st->trace_pos[idx] >= 0) st->prefetch(st->trace_pos[idx] - 1, -1, st->options.prefetch_backward);
             }
           });
     }

@@ -1,6 +1,7 @@
 #include "runtime/models/activation_checkpoint.h"
 
 #include <ATen/Context.h>
+#include <ATen/autocast_mode.h>
 #include <ATen/core/Generator.h>
 #include <c10/core/GradMode.h>
 #include <torch/csrc/autograd/autograd.h>
@@ -15,6 +16,43 @@ namespace runner::models {
 
 namespace {
 
+// Autocast as it was when a forward ran, for one device type. The Trainer runs backward
+// outside autocast (as torch.autocast advises), so the recomputation in backward puts the
+// forward's setting back, as torch.utils.checkpoint does.
+struct AutocastSetting {
+  c10::DeviceType type = c10::kCPU;
+  bool enabled = false;
+  at::ScalarType dtype = at::kBFloat16;
+};
+
+AutocastSetting autocast_now(c10::DeviceType type) {
+  return {type, at::autocast::is_autocast_enabled(type), at::autocast::get_autocast_dtype(type)};
+}
+
+class AutocastAs {
+ public:
+  explicit AutocastAs(std::vector<AutocastSetting> settings) {
+    for (const AutocastSetting& s : settings) {
+      previous_.push_back(autocast_now(s.type));
+      at::autocast::set_autocast_enabled(s.type, s.enabled);
+      at::autocast::set_autocast_dtype(s.type, s.dtype);
+    }
+    at::autocast::increment_nesting();
+  }
+  ~AutocastAs() {
+    if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
+    for (const AutocastSetting& s : previous_) {
+      at::autocast::set_autocast_enabled(s.type, s.enabled);
+      at::autocast::set_autocast_dtype(s.type, s.dtype);
+    }
+  }
+  AutocastAs(const AutocastAs&) = delete;
+  AutocastAs& operator=(const AutocastAs&) = delete;
+
+ private:
+  std::vector<AutocastSetting> previous_;
+};
+
 // What backward needs besides the saved inputs: the body, and the generator state the
 // forward started from. Held by the autograd graph through a capsule.
 struct CheckpointState : torch::CustomClassHolder {
@@ -23,6 +61,7 @@ struct CheckpointState : torch::CustomClassHolder {
   bool stand_in = false;
   std::optional<at::Generator> generator;  // the device generator dropout draws from
   at::Tensor generator_state;
+  std::vector<AutocastSetting> autocast;  // the CPU's and the inputs' device type's
 };
 
 class Checkpoint : public torch::autograd::Function<Checkpoint> {
@@ -54,6 +93,7 @@ class Checkpoint : public torch::autograd::Function<Checkpoint> {
         state->generator->set_state(state->generator_state);
       }
       at::AutoGradMode grad(true);
+      const AutocastAs autocast(state->autocast);
       out = state->body(state->stand_in ? std::vector<at::Tensor>(inputs.begin(), inputs.end() - 1) : inputs);
       if (state->generator) {
         std::lock_guard<std::mutex> lock(state->generator->mutex());
@@ -76,6 +116,8 @@ at::Tensor checkpointed(const CheckpointBody& body, const std::vector<at::Tensor
   const auto first = std::find_if(inputs.begin(), inputs.end(), [](const at::Tensor& t) { return t.defined(); });
   const c10::Device device = first != inputs.end() ? first->device() : c10::Device(c10::kCPU);
   state->generator = at::globalContext().defaultGenerator(device);
+  state->autocast.push_back(autocast_now(c10::kCPU));
+  if (device.type() != c10::kCPU) state->autocast.push_back(autocast_now(device.type()));
   {
     std::lock_guard<std::mutex> lock(state->generator->mutex());
     state->generator_state = state->generator->get_state();

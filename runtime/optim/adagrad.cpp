@@ -19,18 +19,13 @@ class Adagrad : public Optimizer {
   void step() override {
     c10::NoGradGuard no_grad;
     ++step_;
-    for (size_t g = 0; g < groups_.size(); ++g) {
-      const GroupRange r = params_.groups()[g];
-      if (r.size() == 0) continue;
-      const double lr = groups_[g].lr, wd = groups_[g].weight_decay;
-      const double clr = lr / (1.0 + static_cast<double>(step_ - 1) * o_.lr_decay);
-      at::Tensor p = params_.data().narrow(0, r.begin, r.size());
-      at::Tensor d = params_.grad().narrow(0, r.begin, r.size());
-      if (wd != 0) d = d.add(p, wd);  // out of place: the flat gradient stays the raw one
-      at::Tensor sum = sum_.narrow(0, r.begin, r.size());
+    for_each_group([&](const GroupSlice& s) {
+      const double clr = s.lr / (1.0 + static_cast<double>(step_ - 1) * o_.lr_decay);
+      const at::Tensor d = s.l2_grad();
+      at::Tensor sum = s.of(sum_);
       sum.addcmul_(d, d);
-      p.addcdiv_(d, sum.sqrt().add_(o_.eps), -clr);
-    }
+      s.param.addcdiv_(d, sum.sqrt().add_(o_.eps), -clr);
+    });
   }
 
   std::map<std::string, at::Tensor> state_tensors() const override { return {{"sum", sum_}}; }

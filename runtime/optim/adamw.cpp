@@ -57,16 +57,10 @@ class AdamW : public Optimizer {
   // increments before the call; here it mirrors step_, so checkpoints need nothing new.
   void fused_step() {
     step_tensor_.fill_(static_cast<double>(step_));
-    for (size_t g = 0; g < groups_.size(); ++g) {
-      const GroupRange r = params_.groups()[g];
-      if (r.size() == 0) continue;
-      at::Tensor p = params_.data().narrow(0, r.begin, r.size());
-      at::Tensor grad = params_.grad().narrow(0, r.begin, r.size());
-      at::Tensor m = exp_avg_.narrow(0, r.begin, r.size());
-      at::Tensor v = exp_avg_sq_.narrow(0, r.begin, r.size());
-      at::_fused_adamw_({p}, {grad}, {m}, {v}, {}, {step_tensor_}, groups_[g].lr, o_.beta1, o_.beta2, groups_[g].weight_decay, o_.eps,
-                        /*amsgrad=*/false, /*maximize=*/false);
-    }
+    for_each_group([&](const GroupSlice& s) {
+      at::_fused_adamw_({s.param}, {s.grad}, {s.of(exp_avg_)}, {s.of(exp_avg_sq_)}, {}, {step_tensor_}, s.lr, o_.beta1, o_.beta2,
+                        s.weight_decay, o_.eps, /*amsgrad=*/false, /*maximize=*/false);
+    });
   }
 
   std::map<std::string, at::Tensor> state_tensors() const override {

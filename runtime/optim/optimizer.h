@@ -40,6 +40,29 @@ class Optimizer {
   void set_step_count(int64_t s) { step_ = s; }
 
  protected:
+  // One parameter group's range of the flat buffers, for step(): its values, its raw
+  // gradient, its learning rate and weight decay. `of(state)` is the same range of a flat
+  // state tensor.
+  struct GroupSlice {
+    at::Tensor param, grad;
+    double lr = 0.0, weight_decay = 0.0;
+    int64_t begin = 0, size = 0;
+    at::Tensor of(const at::Tensor& flat) const { return flat.narrow(0, begin, size); }
+    // torch.optim's coupled (L2) weight decay: grad + wd·param, out of place, so the flat
+    // gradient stays the raw one.
+    at::Tensor l2_grad() const { return weight_decay != 0 ? grad.add(param, weight_decay) : grad; }
+  };
+  // f(slice) for every group with parameters, in order.
+  template <class F>
+  void for_each_group(F&& f) const {
+    for (size_t g = 0; g < groups_.size(); ++g) {
+      const GroupRange r = params_.groups()[g];
+      if (r.size() == 0) continue;
+      f(GroupSlice{params_.data().narrow(0, r.begin, r.size()), params_.grad().narrow(0, r.begin, r.size()), groups_[g].lr,
+                   groups_[g].weight_decay, r.begin, r.size()});
+    }
+  }
+
   // dst ← state[name] (any shape with dst's numel); CheckpointError when missing or mis-sized.
   static void load_state_tensor(const std::map<std::string, at::Tensor>& state, const std::string& name, at::Tensor& dst);
 

@@ -22,18 +22,13 @@ class RMSprop : public Optimizer {
   void step() override {
     c10::NoGradGuard no_grad;
     ++step_;
-    for (size_t g = 0; g < groups_.size(); ++g) {
-      const GroupRange r = params_.groups()[g];
-      if (r.size() == 0) continue;
-      const double lr = groups_[g].lr, wd = groups_[g].weight_decay;
-      at::Tensor p = params_.data().narrow(0, r.begin, r.size());
-      at::Tensor d = params_.grad().narrow(0, r.begin, r.size());
-      if (wd != 0) d = d.add(p, wd);
-      at::Tensor v = square_avg_.narrow(0, r.begin, r.size());
+    for_each_group([&](const GroupSlice& s) {
+      const at::Tensor d = s.l2_grad();
+      at::Tensor v = s.of(square_avg_);
       v.mul_(o_.alpha).addcmul_(d, d, 1.0 - o_.alpha);
       at::Tensor avg;
       if (o_.centered) {
-        at::Tensor m = grad_avg_.narrow(0, r.begin, r.size());
+        at::Tensor m = s.of(grad_avg_);
         m.mul_(o_.alpha).add_(d, 1.0 - o_.alpha);
         avg = v.addcmul(m, m, -1.0).sqrt_();
       } else {
@@ -41,13 +36,13 @@ class RMSprop : public Optimizer {
       }
       avg.add_(o_.eps);
       if (o_.momentum > 0) {
-        at::Tensor buf = momentum_.narrow(0, r.begin, r.size());
+        at::Tensor buf = s.of(momentum_);
         buf.mul_(o_.momentum).addcdiv_(d, avg);
-        p.add_(buf, -lr);
+        s.param.add_(buf, -s.lr);
       } else {
-        p.addcdiv_(d, avg, -lr);
+        s.param.addcdiv_(d, avg, -s.lr);
       }
-    }
+    });
   }
 
   std::map<std::string, at::Tensor> state_tensors() const override {

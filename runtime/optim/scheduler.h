@@ -21,6 +21,11 @@ class Scheduler {
   int64_t steps_taken() const { return step_; }
   void set_steps_taken(int64_t s) { step_ = s; }
 
+  // Whether the schedule moves with an evaluation metric (ReduceLROnPlateau): the Trainer
+  // then calls on_metric() after each evaluation during training.
+  virtual bool watches_metric() const { return false; }
+  virtual void on_metric(double /*value*/) {}
+
   // Checkpoint state. The default is {"steps_taken": n}: λ(s) needs nothing else.
   virtual nlohmann::json state() const;
   virtual void load_state(const nlohmann::json& state);
@@ -58,7 +63,8 @@ class PlateauScheduler : public Scheduler {
  public:
   PlateauScheduler(PlateauOptions options, double base_lr);
   double factor(int64_t) const override { return multiplier_; }
-  void on_metric(double value);
+  bool watches_metric() const override { return true; }
+  void on_metric(double value) override;
 
   // steps_taken plus best, num_bad_epochs, cooldown_counter, last_epoch and multiplier;
   // a non-finite best is stored as the string "inf", "-inf" or "nan" (JSON has no such numbers).

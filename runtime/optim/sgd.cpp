@@ -19,21 +19,16 @@ class SGD : public Optimizer {
     c10::NoGradGuard no_grad;
     const bool first = step_ == 0;
     ++step_;
-    for (size_t g = 0; g < groups_.size(); ++g) {
-      const GroupRange r = params_.groups()[g];
-      if (r.size() == 0) continue;
-      const double lr = groups_[g].lr, wd = groups_[g].weight_decay;
-      at::Tensor p = params_.data().narrow(0, r.begin, r.size());
-      at::Tensor d = params_.grad().narrow(0, r.begin, r.size());
-      if (wd != 0) d = d.add(p, wd);
+    for_each_group([&](const GroupSlice& s) {
+      at::Tensor d = s.l2_grad();
       if (o_.momentum != 0) {
-        at::Tensor buf = momentum_.narrow(0, r.begin, r.size());
+        at::Tensor buf = s.of(momentum_);
         if (first) buf.copy_(d);
         else buf.mul_(o_.momentum).add_(d, 1.0 - o_.dampening);
         d = o_.nesterov ? d.add(buf, o_.momentum) : buf;
       }
-      p.add_(d, -lr);
-    }
+      s.param.add_(d, -s.lr);
+    });
   }
 
   std::map<std::string, at::Tensor> state_tensors() const override {

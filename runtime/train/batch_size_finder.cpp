@@ -14,7 +14,7 @@
 #include "runtime/log/log.h"
 #include "runtime/device/gpu_info.h"
 #include "runtime/device/out_of_memory.h"
-#include "runtime/train/trainer.h"
+#include "runtime/train/batch_size_finder.h"
 
 namespace runner::train {
 
@@ -47,53 +47,53 @@ class GeneratorSnapshot {
 
 }  // namespace
 
-int64_t Trainer::find_batch_size(const std::string& resume_checkpoint) {
+int64_t find_batch_size(RunContext& ctx, StepRunner& steps, const data::DatasetPtr& train, const std::string& resume_checkpoint) {
   // HF: a resumed run starts from the batch size its checkpoint trained with.
-  int64_t start = args_.per_device_train_batch_size;
+  int64_t start = ctx.args.per_device_train_batch_size;
   if (!resume_checkpoint.empty()) {
     const nlohmann::json saved = io::read_json_file(resume_checkpoint + "/trainer_state.json");
     const auto it = saved.find("train_batch_size");
     if (it != saved.end() && it->is_number_integer() && it->get<int64_t>() > 0) start = it->get<int64_t>();
   }
-  GeneratorSnapshot rng(device_.device);
-  const bool was_training = model_->is_training();
+  GeneratorSnapshot rng(ctx.device.device);
+  const bool was_training = ctx.model->is_training();
   for (int64_t bs = start; bs >= 1; bs /= 2) {
     std::string failure;
     {
-      data::DataLoader probe = make_loader(datasets_.train, /*train=*/true, bs, /*shard=*/true);
+      data::DataLoader probe = ctx.make_loader(train, /*train=*/true, bs, /*shard=*/true);
       if (probe.num_batches() > 0) {
         try {
-          const Batch batch = on_device(probe.batch(0));
-          LossContext ctx;
-          ctx.training = true;
-          ctx.micro_items = ctx.num_items_in_batch = count_items(batch, call_.label_names, model_->shifts_labels());
-          dp_->begin_micro_step(/*last=*/false);  // stages 0/1: gradients stay on this rank
-          training_step(batch, ctx);
-          dp_->end_micro_step();
+          const Batch batch = ctx.on_device(probe.batch(0));
+          LossContext loss_ctx;
+          loss_ctx.training = true;
+          loss_ctx.micro_items = loss_ctx.num_items_in_batch = count_items(batch, ctx.call.label_names, ctx.model->shifts_labels());
+          ctx.dp.begin_micro_step(/*last=*/false);  // stages 0/1: gradients stay on this rank
+          steps.training_step(batch, loss_ctx);
+          ctx.dp.end_micro_step();
         } catch (const std::exception& e) {
           if (!device::is_out_of_memory(e)) throw;
           failure = e.what();
           failure = failure.substr(0, failure.find('\n'));
         }
       }
-      dp_->zero_grad();
+      ctx.dp.zero_grad();
       if (!failure.empty()) device::empty_gpu_cache();  // what the failed try cached goes back (HF clears it too)
     }
     // Every rank's verdict, so all of them train with the same size.
-    const std::vector<double> failed = dp_->gather(failure.empty() ? 0.0 : 1.0);
+    const std::vector<double> failed = ctx.dp.gather(failure.empty() ? 0.0 : 1.0);
     int first_failed = -1;
     for (size_t r = 0; r < failed.size() && first_failed < 0; ++r)
       if (failed[r] != 0.0) first_failed = static_cast<int>(r);
     if (first_failed < 0) {
-      model_->train(was_training);
-      if (dp_->rank() == 0)
+      ctx.model->train(was_training);
+      if (ctx.dp.rank() == 0)
         log::info("auto_find_batch_size: training with per_device_train_batch_size = " + std::to_string(bs) +
                   (bs == start ? "" : " (started from " + std::to_string(start) + ")"));
       return bs;
     }
-    if (dp_->rank() == 0 || !failure.empty())
+    if (ctx.dp.rank() == 0 || !failure.empty())
       log::warn("auto_find_batch_size: per_device_train_batch_size = " + std::to_string(bs) + " ran out of memory" +
-                (dp_->world() > 1 ? " on rank " + std::to_string(first_failed) : "") +
+                (ctx.dp.world() > 1 ? " on rank " + std::to_string(first_failed) : "") +
                 (bs > 1 ? "; retrying with " + std::to_string(bs / 2) : "") + (failure.empty() ? "" : " (" + failure + ")"));
   }
   throw ArgumentError("args.auto_find_batch_size: even per_device_train_batch_size = 1 runs out of memory; use bf16, "

@@ -9,11 +9,11 @@
 #include "runtime/core/errors.h"
 #include "runtime/log/log.h"
 #include "runtime/models/generation.h"
-#include "runtime/train/trainer.h"
+#include "runtime/train/evaluator.h"
 
 namespace runner::train {
 
-at::Tensor Trainer::generate_predictions(const Batch& batch) {
+at::Tensor Evaluator::generate_predictions(const Batch& batch) {
   auto ids_it = batch.find("input_ids");
   if (ids_it == batch.end() || !ids_it->second.defined())
     throw DataError("args.predict_with_generate: the evaluation batch has no input_ids to generate from");
@@ -22,10 +22,10 @@ at::Tensor Trainer::generate_predictions(const Batch& batch) {
   const at::Tensor mask = mask_it == batch.end() ? at::Tensor() : mask_it->second;
   // HF Seq2SeqTrainer: generation_max_length and generation_num_beams over the model's
   // generation config (config.json, generation_config.json; its max_new_tokens still wins).
-  models::GenerationConfig g = models::generation_defaults(*model_);
+  models::GenerationConfig g = models::generation_defaults(*ctx_.model);
   const int64_t prompt = ids.size(1);
-  g.max_length = args_.generation_max_length ? *args_.generation_max_length : g.max_length.value_or(20);
-  if (args_.generation_num_beams) g.num_beams = *args_.generation_num_beams;
+  g.max_length = ctx_.args.generation_max_length ? *ctx_.args.generation_max_length : g.max_length.value_or(20);
+  if (ctx_.args.generation_num_beams) g.num_beams = *ctx_.args.generation_num_beams;
   const int64_t max_length = g.max_new_tokens >= 0 ? prompt + g.max_new_tokens : *g.max_length;
   if (g.max_new_tokens < 0 && prompt >= max_length && !warned_generation_length_) {
     // HF warns too and still generates one token.
@@ -37,9 +37,9 @@ at::Tensor Trainer::generate_predictions(const Batch& batch) {
   // on each rank, so the parameters are gathered whole for it (once per batch, on every rank:
   // evaluation batches are in lockstep) and the hooks pause. An error here ends the run on
   // every rank, so no release (a collective) is attempted on the way out.
-  dp_->hold_whole_params(true);
-  at::Tensor out = models::generate(*model_, ids, mask, g);
-  dp_->hold_whole_params(false);
+  ctx_.dp.hold_whole_params(true);
+  at::Tensor out = models::generate(*ctx_.model, ids, mask, g);
+  ctx_.dp.hold_whole_params(false);
   if (out.size(1) < max_length) {
     const int64_t pad = g.pad_token_id >= 0 ? g.pad_token_id : (g.eos_token_id.empty() ? 0 : g.eos_token_id[0]);
     out = at::cat({out, at::full({out.size(0), max_length - out.size(1)}, pad, out.options())}, 1);

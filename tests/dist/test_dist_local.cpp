@@ -98,8 +98,8 @@ std::vector<at::Tensor> train_two_steps(int stage, std::vector<std::string> wrap
   for (const auto& [name, p] : named) groups.push_back(name.find("bias") != std::string::npos ? 1 : 0);
   ParallelConfig cfg;
   cfg.zero_stage = stage;
-  cfg.wrap_classes = std::move(wrap);
-  cfg.param_persistence_threshold = 0;
+  cfg.zero3.wrap_classes = std::move(wrap);
+  cfg.zero3.persistence_threshold = 0;
   cfg.ordered_reduction = ordered;
   DataParallel dp(make_local_communicator(), cfg);
   optim::FlatParams flat(named, groups, 2, dp.full_grad_buffer(), dp.full_data_buffer());

@@ -175,8 +175,8 @@ TEST(SettingsHonesty, DeepSpeedAutoSizesFollowTheModelsHiddenSize) {
                                             {"stage3_param_persistence_threshold", "auto"}}}};
   const auto plan = config::resolve_parallel(a, 2, 1, /*hidden_size=*/64);
   EXPECT_EQ(plan.config.bucket_cap_bytes, 64 * 64 * 4);
-  EXPECT_EQ(plan.config.prefetch_forward, static_cast<int64_t>(0.9 * 64 * 64));
-  EXPECT_EQ(plan.config.param_persistence_threshold, 640);
+  EXPECT_EQ(plan.config.zero3.prefetch_forward, static_cast<int64_t>(0.9 * 64 * 64));
+  EXPECT_EQ(plan.config.zero3.persistence_threshold, 640);
   EXPECT_EQ(plan.deepspeed["zero_optimization"]["reduce_bucket_size"], 4096);
   EXPECT_EQ(resolve(a, 2, /*hidden=*/0).outcome, Outcome::kRefused);
   EXPECT_THAT(resolve(a, 2, 0).text, HasSubstr("the model's config has no hidden_size"));
@@ -192,7 +192,7 @@ TEST(SettingsHonesty, DeepSpeedOffloadSubKeysDoWhatDeepSpeedSays) {
                                               {"offload_param", {{"device", "cpu"}}}}}};
     const auto plan = config::resolve_parallel(a, 2, 1, 64);
     EXPECT_EQ(plan.config.pin_optimizer_offload, pin);
-    EXPECT_FALSE(plan.config.pin_param_offload);
+    EXPECT_FALSE(plan.config.zero3.pin_offload);
   }
   TrainingArguments legacy;
   legacy.deepspeed = json{{"zero_optimization", {{"stage", 2}, {"offload_optimizer", {{"device", "cpu"}}}, {"cpu_offload_use_pin_memory", true}}}};

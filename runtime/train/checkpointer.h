@@ -1,0 +1,47 @@
+// checkpoint-N folders and the final outputs. Everything a resumed run needs to continue
+// bit-identically is saved: weights, optimizer state and step, scheduler position, every
+// rank's generators, the unlogged loss and trainer_state.json (with callback states). The
+// data order needs nothing: each epoch's permutation is a function of (data_seed, epoch).
+// Also HF's best-model bookkeeping and rotation (save_total_limit), and resuming
+// (resume_from_checkpoint: the newest intact checkpoint, or a path).
+#pragma once
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "runtime/train/run_context.h"
+
+namespace runner::train {
+
+class Checkpointer {
+ public:
+  explicit Checkpointer(RunContext& ctx) : ctx_(ctx) {}
+
+  void save();  // checkpoint-<global_step>, written atomically; collective
+  // resume_from_checkpoint as a folder: "" when not resuming. A CheckpointError when none is
+  // valid (true finds the newest intact one, passing damaged ones with a warning).
+  std::string resume_path() const;
+  // The checkpoint's weights, state, optimizer, schedule, loss bookkeeping and callbacks'
+  // states into the run; its generators wait in the loop state (restore_pending_rng).
+  void load(const std::string& dir);
+  // A resumed run's generators, once the data skip is done (HF restores them there too).
+  void restore_pending_rng();
+  void load_best_model();     // load_best_model_at_end
+  void delete_all_but_best();  // HF: save_total_limit 1 at the end keeps only the best
+  // HF's TrainerState.stateful_callbacks: TrainerControl and the stateful callbacks.
+  nlohmann::json stateful_callbacks() const;
+
+  // model.safetensors (or LoRA adapters) in `dir` (default output_dir), written atomically.
+  void save_model(const std::string& dir) const;
+  void save_state() const;  // trainer_state.json in output_dir
+
+ private:
+  void rotate();
+  void remove_checkpoint(const std::string& dir) const;  // a failure is reported, not fatal
+  void remove_stale_shard_dirs() const;
+  void warn_if_another_run(const std::string& checkpoint_dir) const;
+
+  RunContext& ctx_;
+};
+
+}  // namespace runner::train
