@@ -10,6 +10,9 @@ Workloads (issue #11 / #12 tables):
 Precision: bf16 autocast on CUDA (and where asked on the CPU), AdamW in PyTorch's fused
 kernel (HF: optim="adamw_torch_fused"), gradient clipping 1.0, constant learning rate.
 
+Before/after a change: build the older commit elsewhere and pass its binary as --baseline
+(peer "baseline", interleaved with build/runner).
+
 Usage (after scripts/build):
   .venv/bin/python3 scripts/bench/side_by_side.py --device cuda --workloads gpt2 char --out /tmp/gpu.md
   .venv/bin/python3 scripts/bench/side_by_side.py --device cpu --workloads char mlp --precision fp32
@@ -176,7 +179,7 @@ return {{
 """
 
 
-def run_runner(args, name, w, tmp):
+def run_runner(args, name, w, tmp, binary=RUNNER):
     """Two runs, of 4 and 4 + steps optimizer steps, that log only their first step (which
     times start-up): the difference of their train_runtime is the timed steps alone."""
     recipe = os.path.join(tmp, f"{name}.lua")
@@ -189,7 +192,7 @@ def run_runner(args, name, w, tmp):
     for max_steps in (4, 4 + args.steps):
         out = os.path.join(tmp, f"out_{name}_{max_steps}")
         t0 = time.monotonic()
-        p = subprocess.Popen([RUNNER, recipe, "--output_dir", out, "--max_steps", str(max_steps)], stdout=subprocess.PIPE,
+        p = subprocess.Popen([binary, recipe, "--output_dir", out, "--max_steps", str(max_steps)], stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True)
         startup = None
         for line in p.stdout:  # logging_first_step: printed right after the first optimizer step
@@ -234,6 +237,8 @@ def main():
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--peak-tflops", type=float, default=None)
     ap.add_argument("--out", default=None)
+    ap.add_argument("--baseline", default=None, help="another runner binary (an older commit's build) timed as the peer "
+                    "'baseline', interleaved with build/runner: a before/after comparison")
     ap.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--workload", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -248,6 +253,8 @@ def main():
     except ImportError:
         have_hf = False
     peers = [p for p in args.peers if p != "hf" or have_hf]
+    if args.baseline:
+        peers.insert(peers.index("runner") + 1 if "runner" in peers else 0, "baseline")
     ceiling = matmul_ceiling(args.device, args.precision)
     peak = (args.peak_tflops or (989.0 if args.device == "cuda" else ceiling / 1e12)) * 1e12
     rows = []
@@ -260,6 +267,8 @@ def main():
                 for p in peers:  # interleaved, so drift hits every peer alike
                     if p == "runner":
                         r = run_runner(args, f"{wl}_{rep}", w, tmp)
+                    elif p == "baseline":
+                        r = run_runner(args, f"{wl}_{rep}_baseline", w, tmp, binary=os.path.abspath(args.baseline))
                     else:
                         cmd = [sys.executable, __file__, "--worker", p, "--workload", wl, "--device", args.device,
                                "--precision", args.precision, "--steps", str(args.steps)]
