@@ -1,6 +1,6 @@
 // data.sft{path = "train.jsonl", tokenizer = "tokenizer.json" | data.tokenizer(...), max_length = 1024,
 //          chat_template = "auto" | "tokenizer" | "simple" | "chatml" | "plain" | "<Jinja template>",
-//          packing = false, eos_token, add_bos = true,
+//          packing = false, eos_token, add_bos (built-in layouts: true; templates: false),
 //          prompt_field = "prompt", response_field = "response", messages_field = "messages",
 //          pad_token_id = 0}: supervised fine-tuning examples (runtime/data/sources/sft.h).
 #include "bindings/lua/data_binding.h"
@@ -29,7 +29,7 @@ int d_sft(lua_State* L) {
   s.eos_token = o.string("eos_token", data::tokenizer_config_eos(s.tokenizer_path));
   if (!s.eos_token.empty() && tok->token_to_id(s.eos_token) < 0)
     throw RecipeError("data.sft: eos_token \"" + s.eos_token + "\" is not a token of the tokenizer");
-  s.add_bos = o.boolean("add_bos", s.add_bos);
+  if (o.has("add_bos")) s.add_bos = o.boolean("add_bos", true);
   s.prompt_field = o.string("prompt_field", s.prompt_field);
   s.response_field = o.string("response_field", s.response_field);
   s.messages_field = o.string("messages_field", s.messages_field);

@@ -1,9 +1,11 @@
 """Builds small tokenizers with the `tokenizers` package (PyPI) in the styles of GPT-2, Llama 3
-and Qwen 2 (byte-level BPE) and of Llama 2 / Mistral / TinyLlama (SentencePiece-style BPE with
-byte fallback, in the file shapes these models ship: Prepend/Replace normalizers, or the newer
-Metaspace pre-tokenizer), trains each on text the repository ships plus Unicode samples, saves
-each tokenizer.json, and records what `tokenizers` itself gives for a set of test strings: the
-ids (with and without special tokens) and the decoded text. test_hf_tokenizer.cpp compares
+and Qwen 2 (byte-level BPE), RoBERTa (byte-level with a prefix space and trimmed offsets) and of
+Llama 2 / Mistral / TinyLlama (SentencePiece-style BPE with byte fallback, in the file shapes
+these models ship: Prepend/Replace normalizers, or the newer Metaspace pre-tokenizer), plus one
+with Strip/NFKD/Lowercase/NFC normalizers, trains each on text the repository ships plus Unicode
+samples, saves each tokenizer.json, and records what `tokenizers` itself gives for a set of test
+strings: the ids (with and without special tokens), each token's offsets (tokenizers' character
+offsets turned into UTF-8 byte offsets) and the decoded text. test_hf_tokenizer.cpp compares
 runner with these. Usage: hf_tokenizer_reference.py OUT_DIR SOURCE_DIR (exit 77 without
 tokenizers)."""
 import json
@@ -27,16 +29,18 @@ QWEN2 = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L
 
 
 def build(style):
-    specials = ["<|endoftext|>"] if style != "llama3" else ["<|begin_of_text|>", "<|end_of_text|>"]
+    specials = {"llama3": ["<|begin_of_text|>", "<|end_of_text|>"], "roberta": ["<s>", "<pad>", "</s>", "<unk>"]}.get(style, ["<|endoftext|>"])
     tok = Tokenizer(models.BPE(ignore_merges=style == "llama3"))
-    if style == "gpt2":
-        tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    if style in ("gpt2", "roberta", "lower"):
+        tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=style == "roberta")
     else:
         tok.pre_tokenizer = pre_tokenizers.Sequence([
             pre_tokenizers.Split(Regex(LLAMA3 if style == "llama3" else QWEN2), behavior="isolated", invert=False),
             pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
     if style == "qwen2":
         tok.normalizer = normalizers.NFC()
+    if style == "lower":  # NFKD then NFC: composition over decomposed text, with Lowercase between
+        tok.normalizer = normalizers.Sequence([normalizers.Strip(), normalizers.NFKD(), normalizers.Lowercase(), normalizers.NFC()])
     tok.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(vocab_size=600, special_tokens=specials, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
                                   show_progress=False)
@@ -45,6 +49,11 @@ def build(style):
         bos = tok.token_to_id("<|begin_of_text|>")
         tok.post_processor = processors.TemplateProcessing(single="<|begin_of_text|> $A", pair="<|begin_of_text|> $A $B",
                                                            special_tokens=[("<|begin_of_text|>", bos)])
+    elif style == "roberta":  # offsets without the spaces a token starts with; <mask> eats the spaces before it
+        tok.add_special_tokens([AddedToken("<mask>", lstrip=True, normalized=False)])
+        tok.post_processor = processors.RobertaProcessing(("</s>", 2), ("<s>", 0), trim_offsets=True, add_prefix_space=True)
+    elif style == "lower":
+        tok.post_processor = processors.ByteLevel(trim_offsets=True, add_prefix_space=False)
     else:
         tok.post_processor = processors.ByteLevel(trim_offsets=False)
     return tok
@@ -104,18 +113,32 @@ cases = UNICODE + [text[1000:3000], "", " ", "   leading and trailing   ", "numb
                    "a <s> b</s>c", "text <unk> unknown", "\U0001f999{x}~\x07 \u00bf\u00bf|", "▁already▁marked ▁",
                    "[INST] hi [/INST]  [INST]x", "x<sep>y <sep> z <sep>",
                    "\u3000ideographic space\u00a0no-break", "ｆｕｌｌｗｉｄｔｈ ﬁ ①",
-                   " ".join(text[5000:9000].split(" ")[:400]) * 3]
+                   " ".join(text[5000:9000].split(" ")[:400]) * 3,
+                   # offsets through lstrip, case mapping, decomposition, reordering and composition
+                   " <mask> here", "x<mask>y  <mask>", "ΣΑΣ İstanbul ǅ ß ﬃ", "\u1100\u1161\u11a8 한국어",
+                   "a\u0323\u0301 q\u0307\u0323 \u1e0b\u0323 \u0301lead", "  \t padded both sides \n "]
+
+
+def byte_offsets(s, offsets):
+    """tokenizers' character offsets as UTF-8 byte offsets into s."""
+    at = [0]
+    for ch in s:
+        at.append(at[-1] + len(ch.encode("utf-8")))
+    return [[at[b], at[e]] for b, e in offsets]
+
+
 result = {}
-for style in ("gpt2", "llama3", "qwen2", "llama2", "llama2_metaspace", "llama2_crossing", "sp_metaspace", "sp_unk"):
-    tok = build(style) if style in ("gpt2", "llama3", "qwen2") else build_sentencepiece(style)
+for style in ("gpt2", "llama3", "qwen2", "roberta", "lower", "llama2", "llama2_metaspace", "llama2_crossing", "sp_metaspace", "sp_unk"):
+    tok = build(style) if style in ("gpt2", "llama3", "qwen2", "roberta", "lower") else build_sentencepiece(style)
     folder = os.path.join(out, style)
     os.makedirs(folder, exist_ok=True)
     tok.save(os.path.join(folder, "tokenizer.json"))
     rows = []
     for s in cases:
-        with_special = tok.encode(s).ids
-        plain = tok.encode(s, add_special_tokens=False).ids
-        rows.append({"text": s, "ids": with_special, "ids_plain": plain, "decoded": tok.decode(with_special, skip_special_tokens=False),
+        encoded, encoded_plain = tok.encode(s), tok.encode(s, add_special_tokens=False)
+        with_special, plain = encoded.ids, encoded_plain.ids
+        rows.append({"text": s, "ids": with_special, "ids_plain": plain, "offsets": byte_offsets(s, encoded.offsets),
+                     "offsets_plain": byte_offsets(s, encoded_plain.offsets), "decoded": tok.decode(with_special, skip_special_tokens=False),
                      "decoded_skip": tok.decode(with_special, skip_special_tokens=True)})
     # decoding byte tokens that stop inside a character (a generation cut mid-emoji)
     for s, keep in (("🙂", 1), ("🦙 你", -1)):

@@ -1,9 +1,11 @@
-// HF tokenizer.json files run by runner give the ids and text the `tokenizers` package gives
-// (hf_tokenizer_reference.py builds GPT-2, Llama 3 and Qwen 2 style byte-level tokenizers and
-// Llama 2 / Mistral style SentencePiece tokenizers with byte fallback, and records its
-// answers): Unicode, whitespace runs, emoji, CJK, combining characters (NFC, NFKC), characters
-// the vocabulary lacks, special tokens inside text, templates, and a decode that stops inside
-// a character.
+// HF tokenizer.json files run by runner give the ids, offsets and text the `tokenizers` package
+// gives (hf_tokenizer_reference.py builds GPT-2, Llama 3, Qwen 2 and RoBERTa style byte-level
+// tokenizers, one with Strip/NFKD/Lowercase/NFC, and Llama 2 / Mistral style SentencePiece
+// tokenizers with byte fallback, and records its answers): Unicode, whitespace runs, emoji,
+// CJK, Hangul, combining characters (reordered, composed, decomposed), characters the
+// vocabulary lacks, special tokens inside text, templates, and a decode that stops inside a
+// character. encode_with_offsets() must give encode()'s ids and tokenizers' Encoding.offsets
+// (in bytes) with and without the template's tokens.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -56,6 +58,13 @@ class HfTokenizerGolden : public ::testing::Test {
       const auto ids = c.at("ids").get<std::vector<int64_t>>();
       EXPECT_EQ(tok->encode(text), ids) << style << ": " << text;
       EXPECT_EQ(tok->encode(text, /*add_special_tokens=*/false), c.at("ids_plain").get<std::vector<int64_t>>()) << style << ": " << text;
+      for (const bool special : {true, false}) {
+        const auto enc = tok->encode_with_offsets(text, special);
+        EXPECT_EQ(enc.ids, c.at(special ? "ids" : "ids_plain").get<std::vector<int64_t>>()) << style << ": " << text;
+        std::vector<std::pair<size_t, size_t>> want;
+        for (const auto& o : c.at(special ? "offsets" : "offsets_plain")) want.emplace_back(o[0].get<size_t>(), o[1].get<size_t>());
+        EXPECT_EQ(enc.offsets, want) << style << (special ? "" : " (no special tokens)") << ": " << text;
+      }
       EXPECT_EQ(tok->decode(ids), c.at("decoded").get<std::string>()) << style << ": " << text;
       EXPECT_EQ(tok->decode(ids, /*skip_special_tokens=*/true), c.at("decoded_skip").get<std::string>()) << style << ": " << text;
       for (int64_t id : ids) byte_tokens += tok->id_to_token(id).rfind("<0x", 0) == 0;
@@ -74,6 +83,10 @@ class HfTokenizerGolden : public ::testing::Test {
 TEST_F(HfTokenizerGolden, Gpt2StyleByteLevel) { check("gpt2"); }
 TEST_F(HfTokenizerGolden, Llama3StyleSplitIgnoreMergesAndBos) { check("llama3"); }
 TEST_F(HfTokenizerGolden, Qwen2StyleNfcAndSplit) { check("qwen2"); }
+// A prefix space, offsets trimmed of spaces by RobertaProcessing, <mask> with lstrip.
+TEST_F(HfTokenizerGolden, RobertaStylePrefixSpaceAndTrimmedOffsets) { check("roberta"); }
+// Strip, NFKD, Lowercase and NFC in sequence; ByteLevel's trim_offsets without a prefix space.
+TEST_F(HfTokenizerGolden, StripDecomposeLowercaseCompose) { check("lower"); }
 // Llama 2 / Mistral / TinyLlama as published: Prepend + Replace normalizers, no pre-tokenizer
 // (the whole text is one word), byte fallback, fused <unk>, Replace/ByteFallback/Fuse/Strip.
 TEST_F(HfTokenizerGolden, Llama2StylePrependReplaceByteFallback) { check("llama2", true); }
@@ -108,8 +121,8 @@ TEST(HfTokenizer, UnsupportedPartsAreNamed) {
     EXPECT_THAT([&] { data::HfTokenizer::load(write(file)); }, ::testing::ThrowsMessage<DataError>(::testing::HasSubstr(message))) << file;
   };
   refused("{" + model + R"(, "pre_tokenizer": {"type": "Whitespace"}})", "pre_tokenizer \"Whitespace\" is not supported yet");
-  refused("{" + model + R"(, "normalizer": {"type": "Sequence", "normalizers": [{"type": "Lowercase"}]}})",
-          "normalizer \"Lowercase\" is not supported yet");
+  refused("{" + model + R"(, "normalizer": {"type": "Sequence", "normalizers": [{"type": "BertNormalizer"}]}})",
+          "normalizer \"BertNormalizer\" is not supported yet");
   refused("{" + model + R"(, "decoder": {"type": "CTC"}})", "decoder \"CTC\" is not supported yet");
   refused("{" + model + R"(, "pre_tokenizer": {"type": "Metaspace", "replacement": "_", "prepend_scheme": "sometimes"}})",
           "pre_tokenizer Metaspace: prepend_scheme \"sometimes\" is not supported");

@@ -1,8 +1,13 @@
-"""data.sft: supervised fine-tuning examples from JSONL. The ids are the `tokenizers` package's
-for each template segment, the prompt (and every non-assistant turn) is masked to -100, the
-end-of-text token from tokenizer_config.json ends each response, packing fills rows of exactly
-max_length whose position_ids restart per example, and a Llama trains on both forms (the loss
-falls). Bad lines are one clear line naming file:line. Exit 77 (skipped) without tokenizers."""
+"""data.sft: supervised fine-tuning examples from JSONL, in the built-in layouts. The reference is
+the real packages: each layout written as a Jinja template with {% generation %} markers gives,
+through transformers' apply_chat_template(tokenize=True, return_assistant_tokens_mask=True),
+the ids (the whole text tokenized at once) and which are trained; data.sft adds the tokenizer's
+start tokens (its post-processor's prefix, never its suffix: a template "<s> $A </s>" gives
+"<s>", not "<s></s>"). The plain layout equals TRL's SFTTrainer on prompt/completion data
+(completion_only_loss, the eos it appends) with a Llama 2 style tokenizer. The end-of-text token
+from tokenizer_config.json ends each response, packing fills rows of exactly max_length whose
+position_ids restart per example, and a Llama trains on both forms (the loss falls). Bad lines
+are one clear line naming file:line. Exit 77 (skipped) without tokenizers/transformers/trl."""
 import json
 import os
 import re
@@ -10,25 +15,46 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from runner_test_util import SOURCE, TempDir, run, write  # noqa: E402
+from runner_test_util import TempDir, run, write  # noqa: E402
 
 try:
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    import jinja2  # noqa: F401
+    from datasets import Dataset
+    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+    from transformers.utils import logging as hf_logging
+    from trl import SFTConfig, SFTTrainer
+    from tokenizer_shapes import byte_level, model_folder, sentencepiece  # noqa: E402
 except ImportError as e:
-    print(f"SKIP: tokenizers not installed ({e}); scripts/setup installs it")
+    print(f"SKIP: tokenizers/transformers/trl not installed ({e}); scripts/setup installs them")
     sys.exit(77)
 
+hf_logging.set_verbosity_error()
 ROWS = [
     {"prompt": "Name a colour.", "response": "Blue."},
     {"messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Say hi"},
                   {"role": "assistant", "content": "Hi!"}, {"role": "user", "content": "Again"},
                   {"role": "assistant", "content": "Hi again."}]},
     {"prompt": "Count to three.", "response": "One, two, three."},
+    {"prompt": "  Spaces,\n\nnew lines ", "response": " and ½ € 東京 🙂"},
 ]
+PROMPT_RESPONSE = [r for r in ROWS if "prompt" in r]
+
+# The built-in layouts (sft.cpp) as Jinja templates with generation markers: what transformers
+# then tokenizes and masks is the reference.
+LAYOUTS = {
+    "simple": ("{% for m in messages %}{% if m.role == 'system' %}{{ '### System:\\n' + m.content + '\\n\\n' }}"
+               "{% elif m.role == 'user' %}{{ '### Instruction:\\n' + m.content + '\\n\\n### Response:\\n' }}"
+               "{% else %}{% generation %}{{ m.content + eos_token + '\\n\\n' }}{% endgeneration %}{% endif %}{% endfor %}"),
+    "chatml": ("{% for m in messages %}{{ '<|im_start|>' + m.role + '\\n' }}{% if m.role == 'assistant' %}{% generation %}"
+               "{{ m.content + '<|im_end|>\\n' }}{% if eos_token != '<|im_end|>' %}{{ eos_token }}{% endif %}{% endgeneration %}"
+               "{% else %}{{ m.content + '<|im_end|>\\n' }}{% endif %}{% endfor %}"),
+    "plain": ("{% for m in messages %}{% if m.role == 'assistant' %}{% generation %}{{ m.content + eos_token }}{% endgeneration %}"
+              "{% else %}{{ m.content }}{% endif %}{% endfor %}"),
+}
 
 # Prints each example's fields as JSON lines, then returns a trivial recipe.
 DUMP = """local data = require "runner.data"
-local ds = data.sft{ path = "train.jsonl", tokenizer = "tok/tokenizer.json", chat_template = "%s", packing = %s, max_length = %d }
+local ds = data.sft{ path = "train.jsonl", tokenizer = "%s/tokenizer.json", chat_template = "%s", packing = %s, max_length = %d }
 local function list(t) local o = {} for i = 0, t:size(0) - 1 do o[#o + 1] = t:select(0, i):item() end return "[" .. table.concat(o, ",") .. "]" end
 for i = 0, #ds - 1 do
   local e = ds:get(i)
@@ -45,84 +71,99 @@ return {
            logging_steps = 5, report_to = "none", save_strategy = "no" },
   datasets = { train = ds },
   data_collator = data.pad_collator{ pad_token_id = 0, attention_mask = %s },
-  model = models.llama{ vocab_size = 300, hidden_size = 32, intermediate_size = 64, num_hidden_layers = 2,
+  model = models.llama{ vocab_size = 400, hidden_size = 32, intermediate_size = 64, num_hidden_layers = 2,
                         num_attention_heads = 4, num_key_value_heads = 2, max_position_embeddings = 64 },
 }
 """
 
-
-def make_tokenizer(folder):
-    with open(os.path.join(SOURCE, "recipes/lib/shakespeare.txt")) as f:
-        text = f.read()[:40000]
-    tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=300, special_tokens=["<|endoftext|>", "<|im_start|>", "<|im_end|>"],
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
-    tok.train_from_iterator([text], trainer)
-    os.makedirs(os.path.join(folder, "tok"), exist_ok=True)
-    tok.save(os.path.join(folder, "tok", "tokenizer.json"))
-    write(os.path.join(folder, "tok", "tokenizer_config.json"), json.dumps({"eos_token": "<|endoftext|>"}))
-    return tok
+CHAT_SPECIALS = ["<|im_start|>", "<|im_end|>"]
 
 
-def expected_example(tok, row, template):
-    """(ids, labels) by the documented templates, segment by segment."""
+def tokenizer_folder(d, kind):
+    """(folder, its start tokens): "tok" byte-level with <|endoftext|> as eos and no start token;
+    "llama2" Prepend/Replace SentencePiece, <s> before the text, eos </s>; "bos_eos" the same
+    with Metaspace and a post-processor that also appends </s> (as some SentencePiece files do)."""
+    if kind == "tok":
+        return model_folder(d, "tok", byte_level("gpt2", ["<|endoftext|>"] + CHAT_SPECIALS), {"eos_token": "<|endoftext|>"}), []
+    tok = sentencepiece("llama2" if kind == "llama2" else "metaspace", ["<unk>", "<s>", "</s>"] + CHAT_SPECIALS, bos="<s>",
+                        eos="</s>" if kind == "bos_eos" else None)
+    return model_folder(d, kind, tok, {"bos_token": "<s>", "eos_token": "</s>"}), [tok.token_to_id("<s>")]
+
+
+def conversation(row):
     if "messages" in row:
-        turns = [(m["role"], m["content"]) for m in row["messages"]]
-    else:
-        turns = [("user", row["prompt"]), ("assistant", row["response"])]
-    segments = []
-    for role, content in turns:
-        if template == "chatml":
-            segments += [(f"<|im_start|>{role}\n", False), (content + "<|im_end|>\n", role == "assistant")]
-            if role == "assistant":
-                segments.append(("<|endoftext|>", True))
-        elif role == "system":
-            segments.append((f"### System:\n{content}\n\n", False))
-        elif role == "user":
-            segments.append((f"### Instruction:\n{content}\n\n### Response:\n", False))
-        else:
-            segments.append((content + "<|endoftext|>\n\n", True))
-    ids, labels = [], []
-    for text, trained in segments:
-        piece = tok.encode(text, add_special_tokens=False).ids
-        ids += piece
-        labels += piece if trained else [-100] * len(piece)
+        return row["messages"]
+    return [{"role": "user", "content": row["prompt"]}, {"role": "assistant", "content": row["response"]}]
+
+
+def expected_example(folder, bos, row, layout):
+    """(ids, labels): transformers' tokens and assistant mask for the layout, after the start tokens."""
+    hf = PreTrainedTokenizerFast.from_pretrained(folder)
+    out = hf.apply_chat_template(conversation(row), chat_template=LAYOUTS[layout], tokenize=True, return_dict=True,
+                                 return_assistant_tokens_mask=True)
+    ids = out["input_ids"]
+    labels = [t if m else -100 for t, m in zip(ids, out["assistant_masks"])]
+    if ids[:len(bos)] != bos:
+        ids, labels = bos + ids, [-100] * len(bos) + labels
     return ids, labels
 
 
-def dump(d, template, packing, max_length):
-    write(os.path.join(d, "dump.lua"), DUMP % (template, "true" if packing else "false", max_length))
+def dump(d, folder, template, packing, max_length):
+    write(os.path.join(d, "dump.lua"), DUMP % (os.path.basename(folder), template, "true" if packing else "false", max_length))
     code, _, err = run("check", os.path.join(d, "dump.lua"), cwd=d)
     assert code == 0, err[-2000:]
     return [tuple(json.loads(x) for x in m.groups()) for m in re.finditer(r"EXAMPLE (\S+) (\S+) (\S+)$", err, re.M)]
 
 
 class Sft(unittest.TestCase):
-    def test_templates_masks_and_eos(self):
+    def test_layouts_against_transformers(self):
         with TempDir() as d:
-            tok = make_tokenizer(d)
-            write(os.path.join(d, "train.jsonl"), "\n".join(json.dumps(r) for r in ROWS) + "\n")
-            for template in ("simple", "chatml"):
-                got = dump(d, template, False, 1024)
-                self.assertEqual(len(got), 3)
-                for row, (ids, labels, pos) in zip(ROWS, got):
-                    want_ids, want_labels = expected_example(tok, row, template)
-                    self.assertEqual(ids, want_ids, template)
-                    self.assertEqual(labels, want_labels, template)
-                    self.assertIsNone(pos)
+            folders = {kind: tokenizer_folder(d, kind) for kind in ("tok", "llama2", "bos_eos")}
+            for kind, (folder, bos) in folders.items():
+                end = PreTrainedTokenizerFast.from_pretrained(folder).convert_tokens_to_ids("</s>")
+                for layout in ("simple", "chatml", "plain"):
+                    rows = PROMPT_RESPONSE if layout == "plain" else ROWS
+                    write(os.path.join(d, "train.jsonl"), "\n".join(json.dumps(r) for r in rows) + "\n")
+                    got = dump(d, folder, layout, False, 1024)
+                    self.assertEqual(len(got), len(rows))
+                    for row, (ids, labels, pos) in zip(rows, got):
+                        want_ids, want_labels = expected_example(folder, bos, row, layout)
+                        self.assertEqual(ids, want_ids, (kind, layout, row))
+                        self.assertEqual(labels, want_labels, (kind, layout, row))
+                        self.assertIsNone(pos)
+                        if bos:  # the post-processor's prefix only: "<s>", not "<s></s>" for "<s> $A </s>"
+                            self.assertEqual(ids[0], bos[0])
+                            self.assertNotEqual(ids[1], end, (kind, layout))
             # the response text is exactly what is trained
-            ids, labels, _ = dump(d, "simple", False, 1024)[0]
-            self.assertEqual(tok.decode([t for t in labels if t != -100], skip_special_tokens=False), "Blue.<|endoftext|>\n\n")
+            write(os.path.join(d, "train.jsonl"), "\n".join(json.dumps(r) for r in ROWS) + "\n")
+            ids, labels, _ = dump(d, folders["tok"][0], "simple", False, 1024)[0]
+            hf = PreTrainedTokenizerFast.from_pretrained(folders["tok"][0])
+            self.assertEqual(hf.decode([t for t in labels if t != -100], skip_special_tokens=False), "Blue.<|endoftext|>\n\n")
+
+    def test_plain_layout_is_trls_prompt_completion(self):
+        with TempDir() as d:
+            folder, _ = tokenizer_folder(d, "llama2")
+            write(os.path.join(d, "train.jsonl"), "\n".join(json.dumps(r) for r in PROMPT_RESPONSE) + "\n")
+            got = dump(d, folder, "plain", False, 1024)
+            hf = PreTrainedTokenizerFast.from_pretrained(folder)
+            model = LlamaForCausalLM(LlamaConfig(vocab_size=len(hf), hidden_size=16, intermediate_size=32, num_hidden_layers=1,
+                                                 num_attention_heads=2, num_key_value_heads=2))
+            args = SFTConfig(output_dir=os.path.join(d, "trl_out"), max_length=None, report_to="none", use_cpu=True, bf16=False,
+                             disable_tqdm=True)
+            data = Dataset.from_list([{"prompt": r["prompt"], "completion": r["response"]} for r in PROMPT_RESPONSE])
+            trl = SFTTrainer(model=model, args=args, train_dataset=data, processing_class=hf).train_dataset
+            self.assertEqual(len(got), len(trl))
+            for (ids, labels, _), want in zip(got, trl):
+                self.assertEqual(ids, want["input_ids"])
+                self.assertEqual(labels, want["labels"])
 
     def test_packing_and_truncation(self):
         with TempDir() as d:
-            tok = make_tokenizer(d)
+            folder, bos = tokenizer_folder(d, "tok")
             write(os.path.join(d, "train.jsonl"), "\n".join(json.dumps(r) for r in ROWS) + "\n")
-            singles = [expected_example(tok, r, "simple") for r in ROWS]
+            singles = [expected_example(folder, bos, r, "simple") for r in ROWS]
             limit = max(len(s[0]) for s in singles) + 4
-            rows = dump(d, "simple", True, limit)
+            rows = dump(d, folder, "simple", True, limit)
             flat_ids = [t for ids, _, _ in rows for t in ids]
             for ids, labels, pos in rows:
                 self.assertEqual(len(ids), limit)
@@ -133,16 +174,16 @@ class Sft(unittest.TestCase):
                 found = any(r[0][k:k + n] == ids and r[1][k:k + n] == labels and r[2][k:k + n] == list(range(n))
                             for r in rows for k in range(limit - n + 1))
                 self.assertTrue(found, ids)
-            self.assertLessEqual(len(rows), 3)
+            self.assertLessEqual(len(rows), len(ROWS))
             self.assertGreater(len(flat_ids), 0)
             # truncation from the right
-            short = dump(d, "simple", False, 5)
-            self.assertEqual([len(x[0]) for x in short], [5, 5, 5])
+            short = dump(d, folder, "simple", False, 5)
+            self.assertEqual([len(x[0]) for x in short], [5] * len(ROWS))
             self.assertEqual(short[0][0], singles[0][0][:5])
 
     def test_training_on_sft_data_lowers_the_loss(self):
         with TempDir() as d:
-            make_tokenizer(d)
+            tokenizer_folder(d, "tok")
             rows = [{"prompt": f"Say the number {i}.", "response": f"The number is {i}."} for i in range(40)]
             write(os.path.join(d, "many.jsonl"), "\n".join(json.dumps(r) for r in rows) + "\n")
             for packing in ("false", "true"):
@@ -179,12 +220,12 @@ class Sft(unittest.TestCase):
 
     def test_bad_lines_are_one_clear_line(self):
         with TempDir() as d:
-            make_tokenizer(d)
+            folder, _ = tokenizer_folder(d, "tok")
             for text, message in (('{"prompt": "x"}\n', 'needs string "prompt" and "response"'),
                                   ('{"messages": [{"role": "robot", "content": "x"}]}\n', 'unknown role "robot"'),
                                   ('not json\n', "not a JSON object")):
                 write(os.path.join(d, "train.jsonl"), json.dumps(ROWS[0]) + "\n" + text)
-                write(os.path.join(d, "dump.lua"), DUMP % ("simple", "false", 64))
+                write(os.path.join(d, "dump.lua"), DUMP % ("tok", "simple", "false", 64))
                 code, _, err = run("check", os.path.join(d, "dump.lua"), cwd=d)
                 self.assertEqual(code, 2, err)
                 self.assertIn("train.jsonl:2", err)

@@ -1,13 +1,15 @@
-"""data.sft with the model folder's Jinja chat template (chat_template = "auto", the default).
-Model folders are made with the `tokenizers` package and read back with transformers'
-PreTrainedTokenizerFast.from_pretrained, whose apply_chat_template(..., tokenize=False) gives
-the reference text; the trained segments are what TRL/transformers take when a template has no
-{% generation %} markers (the text through assistant turn i minus the text before it with the
-generation prompt), tokenized with `tokenizers` (special tokens in the text are matched as added
-tokens). With markers, the labels equal transformers' return_assistant_tokens_mask. The
-tokenizer's start token is not doubled when the template writes it; templates that refuse a
-conversation, or are not prefix-stable, fail with one line naming the data line. Exit 77
-(skipped) without tokenizers/transformers."""
+"""data.sft with the model folder's Jinja chat template (chat_template = "auto", the default),
+against the real packages on tokenizers in the shapes Llama 2 / TinyLlama, Llama 3, Qwen 2.5,
+Mistral, Zephyr and Gemma ship (tokenizer_shapes.py, built with `tokenizers`, no downloads) and
+their real templates (tests/data/chat_templates): the ids are transformers'
+apply_chat_template(messages, tokenize=True), and the labels TRL's SFTTrainer's, with
+assistant_only_loss=True where TRL can train the template (it has {% generation %} markers, or
+TRL has a training version of it: Llama 3, Qwen 2.5, Gemma), else with completion_only_loss on
+the same conversations as prompt/completion. The whole text is tokenized once: tokenizing it
+piece by piece (what data.sft did before) gives Llama 2 style tokenizers a "▁" at each cut. The
+tokenizer's start token is not added to a templated conversation unless add_bos = true, and
+never doubled; templates that refuse a conversation, or are not prefix-stable, fail with one
+line naming the data line. Exit 77 (skipped) without tokenizers/transformers/trl."""
 import json
 import os
 import re
@@ -19,12 +21,18 @@ from runner_test_util import SOURCE, TempDir, run, write  # noqa: E402
 
 try:
     import jinja2  # noqa: F401
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
-    from transformers import PreTrainedTokenizerFast
+    from datasets import Dataset
+    from tokenizers import Tokenizer
+    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+    from transformers.utils import logging as hf_logging
+    from trl import SFTConfig, SFTTrainer
+    from trl import chat_template_utils as trl_templates
+    from tokenizer_shapes import byte_level, model_folder, sentencepiece  # noqa: E402
 except ImportError as e:
-    print(f"SKIP: tokenizers/transformers not installed ({e}); scripts/setup installs them")
+    print(f"SKIP: tokenizers/transformers/trl not installed ({e}); scripts/setup installs them")
     sys.exit(77)
 
+hf_logging.set_verbosity_error()
 TEMPLATES = os.path.join(SOURCE, "tests/data/chat_templates")
 
 SYSTEM = {"role": "system", "content": "Be brief."}
@@ -34,11 +42,15 @@ ROWS = [
     {"prompt": "Count to three.", "response": "One, two, three."},
     {"messages": [{"role": "user", "content": "What do <|im_end|> and <|eot_id|> mean?"},
                   {"role": "assistant", "content": "They end a turn."}]},
+    {"messages": [{"role": "user", "content": "  Two  spaces,\n\nnew lines\tand ½ € 東京 "},
+                  {"role": "assistant", "content": " A leading space, two\n\nnew lines and an emoji 🙂"}]},
+    {"messages": [{"role": "user", "content": "One?"}, {"role": "assistant", "content": "One."},
+                  {"role": "user", "content": "Two?"}, {"role": "assistant", "content": "One, two."}]},
 ]
 NO_SYSTEM = [r for r in ROWS if "messages" not in r or r["messages"][0]["role"] != "system"]
 
 DUMP = """local data = require "runner.data"
-local ds = data.sft{ path = "train.jsonl", tokenizer = "%s/tokenizer.json", chat_template = %s, add_bos = %s, max_length = 4096 }
+local ds = data.sft{ path = "train.jsonl", tokenizer = "%s/tokenizer.json", chat_template = %s,%s max_length = 4096 }
 local function list(t) local o = {} for i = 0, t:size(0) - 1 do o[#o + 1] = t:select(0, i):item() end return "[" .. table.concat(o, ",") .. "]" end
 for i = 0, #ds - 1 do
   local e = ds:get(i)
@@ -59,83 +71,69 @@ def template(name):
         return f.read()
 
 
-def model_folder(root, name, specials, config, bos=None, jinja_file=None):
-    """A model folder: a byte-level BPE tokenizer.json with `specials` as added special tokens
-    (`bos` prepended by its post-processor), tokenizer_config.json, optionally chat_template.jinja."""
-    with open(os.path.join(SOURCE, "recipes/lib/shakespeare.txt")) as f:
-        text = f.read()[:30000]
-    tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = decoders.ByteLevel()
-    tok.train_from_iterator([text, "naïve café 🙂 ✓"], trainers.BpeTrainer(
-        vocab_size=400, special_tokens=specials, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False))
-    if bos:
-        tok.post_processor = processors.TemplateProcessing(single=f"{bos} $A", special_tokens=[(bos, tok.token_to_id(bos))])
-    folder = os.path.join(root, name)
-    os.makedirs(folder)
-    tok.save(os.path.join(folder, "tokenizer.json"))
-    write(os.path.join(folder, "tokenizer_config.json"), json.dumps({"tokenizer_class": "PreTrainedTokenizerFast", **config}))
-    if jinja_file is not None:
-        write(os.path.join(folder, "chat_template.jinja"), jinja_file)
-    return folder, tok
-
-
 def conversation(row):
     if "messages" in row:
         return row["messages"]
     return [{"role": "user", "content": row["prompt"]}, {"role": "assistant", "content": row["response"]}]
 
 
-def expected(folder, tok, row, add_bos=True):
-    """(ids, labels) by the documented rule, with transformers' rendering."""
-    hf = PreTrainedTokenizerFast.from_pretrained(folder)
+def single_turn(row):
+    """One assistant turn, the last: TRL's prompt/completion form of the same conversation."""
     msgs = conversation(row)
-    full = hf.apply_chat_template(msgs, tokenize=False)
-    segments, pos = [], 0
-    for i, m in enumerate(msgs):
-        if m["role"] != "assistant":
-            continue
-        before = hf.apply_chat_template(msgs[:i], tokenize=False, add_generation_prompt=True)
-        through = hf.apply_chat_template(msgs[:i + 1], tokenize=False)
-        assert full.startswith(before) and full.startswith(through), (before, through, full)
-        segments += [(full[pos:len(before)], False), (full[len(before):len(through)], True)]
-        pos = len(through)
-    segments.append((full[pos:], False))
-    ids, labels = [], []
-    for text, trained in segments:
-        piece = tok.encode(text, add_special_tokens=False).ids
-        ids += piece
-        labels += piece if trained else [-100] * len(piece)
-    bos = tok.encode("", add_special_tokens=True).ids
-    if add_bos and bos and ids[:len(bos)] != bos:
-        ids, labels = bos + ids, [-100] * len(bos) + labels
-    return ids, labels, full
+    return [m["role"] for m in msgs].count("assistant") == 1 and msgs[-1]["role"] == "assistant"
 
 
-def dump(root, folder, rows, chat_template='"auto"', add_bos=True):
+def hf_ids(folder, row, tools=None):
+    hf = PreTrainedTokenizerFast.from_pretrained(folder)
+    return hf.apply_chat_template(conversation(row), tools=tools, tokenize=True, return_dict=True)["input_ids"]
+
+
+def trl_examples(folder, rows, assistant_only):
+    """(input_ids, labels) of TRL's SFTTrainer for `rows`: conversations with
+    assistant_only_loss=True, or (assistant_only False) each as prompt/completion, whose
+    completion_only_loss trains the last message."""
+    hf = PreTrainedTokenizerFast.from_pretrained(folder)
+    model = LlamaForCausalLM(LlamaConfig(vocab_size=len(hf), hidden_size=16, intermediate_size=32, num_hidden_layers=1,
+                                         num_attention_heads=2, num_key_value_heads=2))
+    data = [{"messages": conversation(r)} if assistant_only else {"prompt": conversation(r)[:-1], "completion": conversation(r)[-1:]}
+            for r in rows]
+    args = SFTConfig(output_dir=os.path.join(folder, "trl_out"), assistant_only_loss=assistant_only, max_length=None, report_to="none",
+                     use_cpu=True, bf16=False, disable_tqdm=True)
+    trainer = SFTTrainer(model=model, args=args, train_dataset=Dataset.from_list(data), processing_class=hf)
+    return [(e["input_ids"], e["labels"]) for e in trainer.train_dataset]
+
+
+def dump(root, folder, rows, chat_template='"auto"', add_bos=None):
     write(os.path.join(root, "train.jsonl"), "\n".join(json.dumps(r) for r in rows) + "\n")
-    write(os.path.join(root, "dump.lua"), DUMP % (os.path.basename(folder), chat_template, "true" if add_bos else "false"))
+    bos = "" if add_bos is None else f" add_bos = {'true' if add_bos else 'false'},"
+    write(os.path.join(root, "dump.lua"), DUMP % (os.path.basename(folder), chat_template, bos))
     code, _, err = run("check", os.path.join(root, "dump.lua"), cwd=root)
     return code, [tuple(json.loads(x) for x in m.groups()) for m in re.finditer(r"EXAMPLE (\S+) (\S+)$", err, re.M)], err
 
 
 class SftChatTemplate(unittest.TestCase):
-    def check_rows(self, root, folder, tok, rows, add_bos=True):
-        code, got, err = dump(root, folder, rows, add_bos=add_bos)
+    def check(self, root, folder, rows, assistant_only):
+        """runner's ids are apply_chat_template's and its labels TRL's; returns runner's examples."""
+        code, got, err = dump(root, folder, rows)
         self.assertEqual(code, 0, err[-3000:])
         self.assertEqual(len(got), len(rows))
-        for row, (ids, labels) in zip(rows, got):
-            want_ids, want_labels, full = expected(folder, tok, row, add_bos)
-            self.assertEqual(ids, want_ids, full)
-            self.assertEqual(labels, want_labels, full)
+        for row, (ids, _) in zip(rows, got):
+            self.assertEqual(ids, hf_ids(folder, row), conversation(row))
+        compared = [(row, ex) for row, ex in zip(rows, got) if assistant_only or single_turn(row)]
+        self.assertGreaterEqual(len(compared), 2)
+        trl = trl_examples(folder, [row for row, _ in compared], assistant_only)
+        for (row, (ids, labels)), (trl_ids, trl_labels) in zip(compared, trl):
+            self.assertEqual(ids, trl_ids, conversation(row))
+            self.assertEqual(labels, trl_labels, conversation(row))
         return got
 
-    def test_llama3_template_from_tokenizer_config(self):
+    def test_llama3(self):
         with TempDir() as d:
             specials = ["<|begin_of_text|>", "<|end_of_text|>", "<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>"]
-            folder, tok = model_folder(d, "llama3", specials, {"bos_token": "<|begin_of_text|>", "eos_token": "<|eot_id|>",
-                                                               "chat_template": template("llama3_1")}, bos="<|begin_of_text|>")
-            got = self.check_rows(d, folder, tok, ROWS)
+            tok = byte_level("llama3", specials, bos="<|begin_of_text|>")
+            config = {"bos_token": "<|begin_of_text|>", "eos_token": "<|eot_id|>"}
+            folder = model_folder(d, "llama3", tok, {**config, "chat_template": template("llama3_1")})
+            got = self.check(d, folder, ROWS, assistant_only=False)  # TRL has no training version of 3.1's template
             bos, eot = tok.token_to_id("<|begin_of_text|>"), tok.token_to_id("<|eot_id|>")
             for ids, labels in got:
                 self.assertEqual(ids.count(bos), 1)  # the template writes it; the tokenizer's is not added again
@@ -148,40 +146,63 @@ class SftChatTemplate(unittest.TestCase):
             # it): after the system block, inside and after the user turn, after the assistant's
             self.assertEqual(got[2][0].count(eot), 4)
             self.assertEqual(got[2][1].count(eot), 1)
-            # the whole text tokenized at once gives the same ids: segment boundaries fall between tokens
-            for row, (ids, _) in zip(ROWS, got):
-                self.assertEqual(ids, tok.encode(expected(folder, tok, row)[2], add_special_tokens=False).ids)
+            # Llama 3's own template, which TRL trains assistant-only: every turn, system prompts too
+            folder = model_folder(d, "llama3_trl", tok, {**config, "chat_template": trl_templates.llama3_chat_template})
+            self.check(d, folder, ROWS, assistant_only=True)
 
-    def test_qwen_template_file_wins_and_tools(self):
+    def test_qwen2_5_template_file_wins_tools_and_trl_training_template(self):
         with TempDir() as d:
             specials = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
-            folder, tok = model_folder(d, "qwen", specials, {"eos_token": "<|im_end|>", "pad_token": "<|endoftext|>",
-                                                             "chat_template": "{{ 'not this one' }}"},
-                                       jinja_file=template("qwen2_5"))
-            self.check_rows(d, folder, tok, ROWS)
+            tok = byte_level("qwen2", specials)
+            config = {"eos_token": "<|im_end|>", "pad_token": "<|endoftext|>"}
+            folder = model_folder(d, "qwen", tok, {**config, "chat_template": "{{ 'not this one' }}"}, jinja_file=template("qwen2_5"))
+            self.check(d, folder, ROWS, assistant_only=False)
             # a line's "tools" reach the template (Qwen lists them in its system prompt)
             tools = [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}]
             row = {"messages": conversation(ROWS[1]), "tools": tools}
             code, got, err = dump(d, folder, [row])
             self.assertEqual(code, 0, err[-2000:])
-            text = tok.decode(got[0][0], skip_special_tokens=False)
-            self.assertIn('{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}', text)
-            hf = PreTrainedTokenizerFast.from_pretrained(folder)
-            self.assertEqual(text, hf.apply_chat_template(row["messages"], tools=tools, tokenize=False))
+            self.assertEqual(got[0][0], hf_ids(folder, row, tools=tools))
+            self.assertIn('{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}',
+                          tok.decode(got[0][0], skip_special_tokens=False))
+            # TRL's training version of the template ({% generation %} around "\n" + content + "<|im_end|>\n"),
+            # given to both: runner's labels are its assistant mask
+            marked = trl_templates.get_training_chat_template(PreTrainedTokenizerFast.from_pretrained(folder))
+            folder = model_folder(d, "qwen_marked", tok, config, jinja_file=marked)
+            self.check(d, folder, ROWS, assistant_only=True)
 
-    def test_zephyr_template_gets_the_tokenizers_bos(self):
+    def test_gemma(self):
+        with TempDir() as d:  # SentencePiece with byte fallback, spaces to "▁" and no prefix; the template writes <bos>
+            specials = ["<pad>", "<eos>", "<bos>", "<unk>", "<start_of_turn>", "<end_of_turn>"]
+            tok = sentencepiece("gemma", specials, bos="<bos>")
+            folder = model_folder(d, "gemma", tok, {"bos_token": "<bos>", "eos_token": "<eos>", "pad_token": "<pad>",
+                                                    "chat_template": template("gemma2")})
+            got = self.check(d, folder, NO_SYSTEM, assistant_only=True)  # TRL's training version of Gemma's template
+            self.assertTrue(all(ids.count(tok.token_to_id("<bos>")) == 1 for ids, _ in got))
+
+    def test_llama2_style_tokenizers_with_zephyr_and_mistral_templates(self):
         with TempDir() as d:
-            folder, tok = model_folder(d, "zephyr", ["<unk>", "<s>", "</s>"], {"bos_token": "<s>", "eos_token": "</s>",
-                                                                              "chat_template": template("zephyr")}, bos="<s>")
-            got = self.check_rows(d, folder, tok, ROWS)
-            self.assertTrue(all(ids[0] == tok.token_to_id("<s>") for ids, _ in got))
-            got = self.check_rows(d, folder, tok, ROWS, add_bos=False)  # as apply_chat_template(tokenize=True) gives it
-            self.assertTrue(all(ids[0] != tok.token_to_id("<s>") for ids, _ in got))
+            zephyr = {"bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>"}
+            # TinyLlama as published (Prepend + Replace), Zephyr as transformers writes it (Metaspace "first")
+            for style, name in (("llama2", "tinyllama"), ("metaspace", "zephyr")):
+                tok = sentencepiece(style, ["<unk>", "<s>", "</s>"], bos="<s>")
+                folder = model_folder(d, name, tok, {**zephyr, "chat_template": template(name)})
+                got = self.check(d, folder, ROWS, assistant_only=False)
+                self.assertTrue(all(ids[0] != tok.token_to_id("<s>") for ids, _ in got))  # no template bos: none added
+                # add_bos = true puts the tokenizer's <s> (and only it) in front, untrained
+                code, with_bos, err = dump(d, folder, ROWS, add_bos=True)
+                self.assertEqual(code, 0, err[-2000:])
+                self.assertEqual(with_bos, [([tok.token_to_id("<s>")] + ids, [-100] + labels) for ids, labels in got])
+            # Mistral v0.3: [INST] and [/INST] are control tokens; the template writes <s>
+            tok = sentencepiece("metaspace", ["<unk>", "<s>", "</s>", "[INST]", "[/INST]"], bos="<s>")
+            folder = model_folder(d, "mistral", tok, {**zephyr, "chat_template": template("mistral_v0_3")})
+            got = self.check(d, folder, NO_SYSTEM, assistant_only=False)
+            self.assertTrue(all(ids.count(tok.token_to_id("<s>")) == 1 for ids, _ in got))
 
     def test_generation_markers_give_transformers_assistant_mask(self):
         with TempDir() as d:
-            specials = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
-            folder, tok = model_folder(d, "marked", specials, {"eos_token": "<|im_end|>", "chat_template": GENERATION_TEMPLATE})
+            tok = byte_level("gpt2", ["<|endoftext|>", "<|im_start|>", "<|im_end|>"])
+            folder = model_folder(d, "marked", tok, {"eos_token": "<|im_end|>", "chat_template": GENERATION_TEMPLATE})
             code, got, err = dump(d, folder, ROWS)
             self.assertEqual(code, 0, err[-2000:])
             hf = PreTrainedTokenizerFast.from_pretrained(folder)
@@ -196,21 +217,21 @@ class SftChatTemplate(unittest.TestCase):
 
     def test_refusals_and_unusable_templates_are_one_clear_line(self):
         with TempDir() as d:
-            gemma, _ = model_folder(d, "gemma", ["<pad>", "<eos>", "<bos>", "<start_of_turn>", "<end_of_turn>"],
-                                    {"bos_token": "<bos>", "eos_token": "<eos>", "chat_template": template("gemma2")}, bos="<bos>")
+            tok = byte_level("gpt2", ["<pad>", "<eos>", "<bos>", "<start_of_turn>", "<end_of_turn>"], bos="<bos>")
+            gemma = model_folder(d, "gemma", tok, {"bos_token": "<bos>", "eos_token": "<eos>", "chat_template": template("gemma2")})
             code, _, err = dump(d, gemma, NO_SYSTEM + ROWS[:1])
             self.assertEqual(code, 2, err)
-            self.assertRegex(err, r"train\.jsonl:3: chat template .*gemma/tokenizer_config\.json \(chat_template\):1: "
+            self.assertRegex(err, rf"train\.jsonl:{len(NO_SYSTEM) + 1}: chat template .*gemma/tokenizer_config\.json \(chat_template\):1: "
                                   r"System role not supported")
-            mistral, _ = model_folder(d, "mistral", ["<unk>", "<s>", "</s>"], {"bos_token": "<s>", "eos_token": "</s>",
-                                                                               "chat_template": template("mistral_v0_3")}, bos="<s>")
+            tok = byte_level("gpt2", ["<unk>", "<s>", "</s>"], bos="<s>")
+            mistral = model_folder(d, "mistral", tok, {"bos_token": "<s>", "eos_token": "</s>", "chat_template": template("mistral_v0_3")})
             code, got, err = dump(d, mistral, NO_SYSTEM)  # fine without a system message
             self.assertEqual(code, 0, err[-2000:])
             code, _, err = dump(d, mistral, ROWS[:1])  # it moves the system prompt into the last user turn
             self.assertEqual(code, 2, err)
             self.assertIn("train.jsonl:1: chat template", err)
             self.assertIn("is not prefix-stable", err)
-            plain, _ = model_folder(d, "plain", ["<|endoftext|>"], {"eos_token": "<|endoftext|>"})
+            plain = model_folder(d, "plain", byte_level("gpt2", ["<|endoftext|>"]), {"eos_token": "<|endoftext|>"})
             code, _, err = dump(d, plain, ROWS, chat_template='"tokenizer"')
             self.assertEqual(code, 2, err)
             self.assertIn('chat_template = "tokenizer", but', err)

@@ -121,6 +121,33 @@ std::unique_ptr<SftTemplateLayout> template_layout(const SftOptions& o) {
   return std::make_unique<SftTemplateLayout>(ChatTemplate(source->text, source->origin), std::move(variables));
 }
 
+// The example's text, tokenized once as a whole (as transformers' apply_chat_template and TRL do:
+// a cut between segments would change the tokens, e.g. a "▁" prepended to each piece), and its
+// labels as return_assistant_tokens_mask gives them: a token is trained when a character of a
+// trained segment is one it came from (its offsets overlap the segment); tokens with empty
+// offsets are not.
+void tokenize(const HfTokenizer& tok, const std::vector<SftSegment>& segments, std::vector<int64_t>& ids, std::vector<int64_t>& labels) {
+  std::string text;
+  std::vector<std::pair<size_t, size_t>> trained;  // byte ranges of text, in order, not touching
+  for (const SftSegment& s : segments) {
+    if (s.trained && !s.text.empty()) {
+      if (!trained.empty() && trained.back().second == text.size()) trained.back().second += s.text.size();
+      else trained.emplace_back(text.size(), text.size() + s.text.size());
+    }
+    text += s.text;
+  }
+  HfTokenizer::Encoding enc = tok.encode_with_offsets(text, /*add_special_tokens=*/false);
+  labels.assign(enc.ids.size(), -100);
+  for (size_t k = 0; k < enc.ids.size(); ++k) {
+    const auto [b, e] = enc.offsets[k];
+    if (b >= e) continue;
+    // The first trained range ending after b trains the token if it starts before e.
+    auto it = std::lower_bound(trained.begin(), trained.end(), b, [](const std::pair<size_t, size_t>& r, size_t at) { return r.second <= at; });
+    if (it != trained.end() && it->first < e) labels[k] = enc.ids[k];
+  }
+  ids = std::move(enc.ids);
+}
+
 Example make_example(const std::vector<int64_t>& ids, const std::vector<int64_t>& labels, const std::vector<int64_t>& positions) {
   Example e{{"input_ids", at::tensor(ids, at::kLong)}, {"labels", at::tensor(labels, at::kLong)}};
   if (!positions.empty()) e["position_ids"] = at::tensor(positions, at::kLong);
@@ -136,7 +163,10 @@ DatasetPtr load_sft(const SftOptions& o) {
   const std::string builtin = o.chat_template == "auto" ? "simple" : o.chat_template;
   std::ifstream in(o.path);
   if (!in) throw DataError("cannot read (missing?)", o.path);
-  const std::vector<int64_t> bos = o.add_bos ? o.tokenizer->encode("", /*add_special_tokens=*/true) : std::vector<int64_t>{};
+  // The tokenizer's start tokens: its post-processor's prefix alone (a template that also appends
+  // </s> must not give every example "<s></s>").
+  const bool add_bos = o.add_bos.value_or(jinja == nullptr);
+  const std::vector<int64_t> bos = add_bos ? o.tokenizer->special_prefix() : std::vector<int64_t>{};
   std::vector<Example> examples;
   std::vector<int64_t> row_ids, row_labels, row_pos;
   auto flush_row = [&](bool pad) {
@@ -160,13 +190,8 @@ DatasetPtr load_sft(const SftOptions& o) {
         jinja ? jinja->segments(messages_of(j, o, where), j.contains("tools") ? j["tools"] : json(), where)
               : lay_out(turns_of(j, o, builtin, where), builtin, o.eos_token);
     std::vector<int64_t> ids, labels;
-    for (const SftSegment& s : segments) {
-      const std::vector<int64_t> piece = o.tokenizer->encode(s.text, /*add_special_tokens=*/false);
-      ids.insert(ids.end(), piece.begin(), piece.end());
-      if (s.trained) labels.insert(labels.end(), piece.begin(), piece.end());
-      else labels.insert(labels.end(), piece.size(), -100);
-    }
-    // The start tokens, unless the template wrote them (Llama 3's "<|begin_of_text|>").
+    tokenize(*o.tokenizer, segments, ids, labels);
+    // The start tokens, unless the text begins with them (a template that writes bos_token).
     if (!bos.empty() && !(ids.size() >= bos.size() && std::equal(bos.begin(), bos.end(), ids.begin()))) {
       ids.insert(ids.begin(), bos.begin(), bos.end());
       labels.insert(labels.begin(), bos.size(), -100);

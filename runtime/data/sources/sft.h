@@ -1,15 +1,17 @@
 // data.sft: supervised fine-tuning examples from JSONL, as TRL's SFTTrainer prepares them for
 // a causal LM. Each line is either {"prompt": ..., "response": ...} or {"messages": [{"role":
 // "system"|"user"|"assistant", "content": ...}, ...]}; the text is laid out by the model's own
-// Jinja chat template (sft_template.h) or a built-in layout, tokenized with an HF
-// tokenizer.json segment by segment (so the boundary between what the model reads and what it
-// learns to write is exact), and labels are the input ids with everything but the responses
-// (assistant turns) set to -100. With packing, examples are concatenated into rows of exactly
-// max_length whose position_ids restart at each example: the Llama family then keeps attention
-// inside each example, as transformers does.
+// Jinja chat template (sft_template.h: it also says which characters are the assistant's) or
+// a built-in layout, tokenized whole with an HF tokenizer.json as apply_chat_template does
+// (without the tokenizer's template tokens), and labels are the input ids with every token
+// that no assistant character came from (HfTokenizer::encode_with_offsets) set to -100, as
+// return_assistant_tokens_mask marks them. With packing, examples are concatenated into rows of
+// exactly max_length whose position_ids restart at each example: the Llama family then keeps
+// attention inside each example, as transformers does.
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "runtime/data/dataset.h"
@@ -32,9 +34,11 @@ struct SftOptions {
   // themselves (TRL appends nothing to conversations either); there it is the template's
   // eos_token, "" = tokenizer_config.json's.
   std::string eos_token;
-  // The tokenizer's template tokens (e.g. <s>) at each example's start, unless its text
-  // already begins with them (templates that write bos_token).
-  bool add_bos = true;
+  // The tokenizer's start tokens (its post-processor's prefix, e.g. <s>; never its suffix) at
+  // each example's start, unless its text already begins with them. Unset: true for the built-in
+  // layouts, false for Jinja templates, which write bos_token themselves where the model wants
+  // it (apply_chat_template(tokenize=True) adds nothing).
+  std::optional<bool> add_bos;
   bool packing = false;
   int64_t pad_token_id = 0;       // fills the end of the last packed row
 };

@@ -1,5 +1,7 @@
 // How data.sft cuts a conversation rendered by a Jinja chat template into what the model reads
-// (labels -100) and what it learns to write (the assistant turns), as TRL and transformers do:
+// (labels -100) and what it learns to write (the assistant turns), as TRL and transformers do;
+// the cut is in characters of the rendered text, which sft.cpp tokenizes whole and maps to
+// tokens by their offsets:
 // with {% generation %} markers, the marked text is trained (return_assistant_tokens_mask);
 // without them, by rendering prefixes: for each assistant message i, the text through it
 // (messages[:i+1]) minus the text before it with the generation prompt (messages[:i],

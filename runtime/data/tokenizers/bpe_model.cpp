@@ -1,5 +1,6 @@
 #include "runtime/data/tokenizers/bpe_model.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <queue>
 #include <stdexcept>
@@ -67,6 +68,16 @@ BpeModel::BpeModel(const json& m) {
       throw std::runtime_error(std::string("model.") + k + ": not supported");
   if (m.contains("dropout") && m["dropout"].is_number() && m["dropout"].get<double>() > 0)
     throw std::runtime_error("model.dropout: BPE dropout is for training only; set it to null");
+  int64_t top = -1;
+  for (const auto& [token, id] : vocab_) top = std::max(top, id);
+  if (top < 2 * static_cast<int64_t>(vocab_.size()) + 256) {
+    token_bytes_.assign(static_cast<size_t>(top + 1), 0);
+    for (const auto& [token, id] : vocab_) token_bytes_[static_cast<size_t>(id)] = static_cast<uint32_t>(token.size());
+    if (byte_fallback_)
+      for (int64_t id : byte_ids_)
+        if (id >= 0) token_bytes_[static_cast<size_t>(id)] = 1;
+    if (unk_) token_bytes_[static_cast<size_t>(*unk_)] = 0;
+  }
   for (const auto& [token, id] : vocab_) {
     uint32_t prev = 0;
     for (size_t i = 0; i < token.size();) {
@@ -79,35 +90,48 @@ BpeModel::BpeModel(const json& m) {
   }
 }
 
-std::vector<int64_t> BpeModel::merge_word(std::string_view word) const {
+std::vector<int64_t> BpeModel::merge_word(std::string_view word, std::vector<uint32_t>* lengths) const {
   // Characters to ids first, as tokenizers does: a character outside the vocabulary becomes its
   // <0xXX> byte tokens (byte_fallback) or the unknown token, a run of unknowns one token with
   // fuse_unk. A pending unknown is written at the next known character or the end, so it lands
   // after byte-fallback tokens met meanwhile: tokenizers' order, kept for identical ids.
   std::vector<int64_t> ids;
-  std::optional<int64_t> pending_unk;
+  std::vector<uint32_t> len;  // each symbol's bytes, when asked for
+  auto add = [&](int64_t id, size_t n) {
+    ids.push_back(id);
+    if (lengths) len.push_back(static_cast<uint32_t>(n));
+  };
+  bool pending_unk = false;  // unknown characters not written yet, pending_len bytes of them
+  size_t pending_len = 0;
   std::string ch;
   for (size_t i = 0; i < word.size();) {
     const size_t n = utf8_length(word, i);
     ch.assign(word.substr(i, n));
     i += n;
     if (auto it = vocab_.find(ch); it != vocab_.end()) {
-      if (pending_unk) ids.push_back(*pending_unk), pending_unk.reset();
-      ids.push_back(it->second);
+      if (pending_unk) add(*unk_, pending_len), pending_unk = false;
+      add(it->second, n);
       continue;
     }
     bool all_bytes = byte_fallback_;
     for (unsigned char c : ch) all_bytes = all_bytes && byte_ids_[c] >= 0;
     if (all_bytes) {
-      for (unsigned char c : ch) ids.push_back(byte_ids_[c]);
+      for (unsigned char c : ch) add(byte_ids_[c], 1);
       continue;
     }
     if (!unk_) continue;  // without an unknown token the character is dropped, as tokenizers does
-    if (pending_unk && !fuse_unk_) ids.push_back(*pending_unk);
-    pending_unk = unk_;
+    if (pending_unk && fuse_unk_) {
+      pending_len += n;
+      continue;
+    }
+    if (pending_unk) add(*unk_, pending_len);
+    pending_unk = true, pending_len = n;
   }
-  if (pending_unk) ids.push_back(*pending_unk);
-  if (ids.size() < 2) return ids;
+  if (pending_unk) add(*unk_, pending_len);
+  if (ids.size() < 2) {
+    if (lengths) *lengths = std::move(len);
+    return ids;
+  }
 
   // tokenizers' merge loop: a queue of candidate pairs by (rank, position); an entry whose pair
   // no longer yields the same token (a neighbour merged first) is skipped. Linear in practice
@@ -136,6 +160,7 @@ std::vector<int64_t> BpeModel::merge_word(std::string_view word) const {
     auto m = merges_.find(pair_key(ids[c.pos], ids[right]));
     if (m == merges_.end() || m->second.id != c.id) continue;
     ids[c.pos] = c.id;
+    if (lengths) len[c.pos] += len[right];
     removed[right] = 1;
     next[c.pos] = next[right];
     if (next[right] >= 0) prev[next[right]] = c.pos;
@@ -143,7 +168,11 @@ std::vector<int64_t> BpeModel::merge_word(std::string_view word) const {
     offer(c.pos);
   }
   std::vector<int64_t> merged;
-  for (int i = 0; i >= 0; i = next[i]) merged.push_back(ids[i]);  // symbol 0 is never the right side of a merge
+  if (lengths) lengths->clear();
+  for (int i = 0; i >= 0; i = next[i]) {  // symbol 0 is never the right side of a merge
+    merged.push_back(ids[i]);
+    if (lengths) lengths->push_back(len[i]);
+  }
   return merged;
 }
 
@@ -153,7 +182,35 @@ bool BpeModel::cut_between(uint32_t left, uint32_t right) const {
   return char_tokens_.count(left) && char_tokens_.count(right) && !inner_pairs_.count(pair_key(left, right));
 }
 
-void BpeModel::tokenize(std::string_view word, std::vector<int64_t>& out) const {
+void BpeModel::tokenize(std::string_view word, std::vector<int64_t>& out, std::vector<std::pair<size_t, size_t>>* spans) const {
+  const size_t first = out.size();
+  tokenize_ids(word, out);
+  if (!spans || spans_from_lengths(word, out, first, *spans)) return;
+  // Unknown tokens: merge again, keeping each symbol's length.
+  out.resize(first);
+  std::vector<uint32_t> lengths;
+  const std::vector<int64_t> ids = merge_word(word, &lengths);
+  out.insert(out.end(), ids.begin(), ids.end());
+  size_t at = 0;
+  for (uint32_t n : lengths) spans->emplace_back(at, at + n), at += n;
+}
+
+bool BpeModel::spans_from_lengths(std::string_view word, const std::vector<int64_t>& out, size_t first,
+                                  std::vector<std::pair<size_t, size_t>>& spans) const {
+  const size_t mark = spans.size();
+  size_t at = 0;
+  for (size_t k = first; k < out.size(); ++k) {
+    const auto id = static_cast<size_t>(out[k]);
+    const uint32_t n = id < token_bytes_.size() ? token_bytes_[id] : 0;
+    if (n == 0) break;
+    spans.emplace_back(at, at + n), at += n;
+  }
+  if (spans.size() - mark == out.size() - first && at == word.size()) return true;
+  spans.resize(mark);
+  return false;
+}
+
+void BpeModel::tokenize_ids(std::string_view word, std::vector<int64_t>& out) const {
   if (word.empty()) return;
   if (ignore_merges_) {  // Llama 3: a word that is a whole token is not merged piece by piece
     auto it = vocab_.find(std::string(word));

@@ -28,6 +28,11 @@ const Tables& tables() {
 
 }  // namespace
 
+bool is_white_space(uint32_t c) {
+  return (c >= 0x09 && c <= 0x0D) || c == 0x20 || c == 0x85 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 ||
+         c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
+}
+
 void append_utf8(std::string& out, uint32_t cp) {
   if (cp < 0x80) {
     out += static_cast<char>(cp);
@@ -88,7 +93,7 @@ uint32_t utf8_code_point(std::string_view s, size_t i, size_t n) {
   return cp;
 }
 
-std::string utf8_lossy(std::string_view s) {
+std::string utf8_lossy(std::string_view s, std::vector<std::pair<size_t, size_t>>* source) {
   // One U+FFFD per maximal invalid subpart, as Rust's from_utf8_lossy (and the WHATWG
   // decoder) do: a truncated 3-byte sequence becomes one replacement, not two.
   auto byte = [&s](size_t i) { return static_cast<unsigned char>(s[i]); };
@@ -98,6 +103,7 @@ std::string utf8_lossy(std::string_view s) {
     const unsigned char c = byte(i);
     if (c < 0x80) {
       out += static_cast<char>(c);
+      if (source) source->emplace_back(i, i + 1);
       ++i;
       continue;
     }
@@ -116,8 +122,10 @@ std::string utf8_lossy(std::string_view s) {
       ++j, --need;
       while (need > 0 && j < s.size() && byte(j) >= 0x80 && byte(j) <= 0xBF) ++j, --need;
     }
+    const size_t before = out.size();
     if (n > 0 && need == 0) out.append(s.substr(i, j - i));
     else out += "\xEF\xBF\xBD";
+    if (source) source->insert(source->end(), out.size() - before, {i, j});
     i = j;
   }
   return out;

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/core/errors.h"
+#include "runtime/data/tokenizers/aligned_text.h"
 #include "runtime/data/tokenizers/bpe_model.h"
 #include "runtime/data/tokenizers/byte_level.h"
 #include "runtime/data/tokenizers/decoders.h"
@@ -19,12 +20,6 @@ namespace runner::data {
 using nlohmann::json;
 
 namespace {
-
-// Unicode White_Space, what `\s` matches in the Rust regex tokenizers strips with.
-bool is_white_space(uint32_t c) {
-  return (c >= 0x09 && c <= 0x0D) || c == 0x20 || c == 0x85 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 ||
-         c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
-}
 
 // Added tokens of one kind (matched in the raw text, or in the normalized text), found
 // leftmost-longest as tokenizers' Aho-Corasick automaton finds them.
@@ -42,7 +37,8 @@ class AddedMatcher {
     std::stable_sort(list.begin(), list.end(), [](const Entry& a, const Entry& b) { return a.pattern.size() > b.pattern.size(); });
     empty_ = false;
   }
-  // Calls gap(begin, end) for the text between tokens and token(id) for each token, in order.
+  // Calls gap(begin, end) for the text between tokens and token(id, begin, end) for each token
+  // (the spaces lstrip and rstrip took included), in order.
   template <class Gap, class Token>
   void split(std::string_view text, Gap gap, Token token) const {
     if (empty_) {
@@ -65,7 +61,7 @@ class AddedMatcher {
       if (hit->lstrip) b = std::max(start, spaces_before(text, b));
       if (hit->rstrip) e = spaces_after(text, e);
       if (b > start) gap(start, b);
-      token(hit->id);
+      token(hit->id, b, e);
       start = i = e;
     }
     if (start < text.size()) gap(start, text.size());
@@ -108,6 +104,8 @@ struct HfTokenizer::Impl {
   std::unordered_map<int64_t, std::string> id_to_token;
   std::unordered_map<int64_t, bool> special_ids;
   std::vector<int64_t> prefix_ids, suffix_ids;  // the post-processor's template around the text
+  // ByteLevel or RobertaProcessing with trim_offsets: offsets leave out a token's outer spaces.
+  bool trim_offsets = false, trim_keeps_prefix_space = false;
 
   [[noreturn]] void fail(const std::string& what) const { throw DataError(what, path); }
 
@@ -116,8 +114,9 @@ struct HfTokenizer::Impl {
     const std::string type = p.value("type", "");
     if (type == "Sequence") {
       for (const auto& step : p.at("processors")) load_post_processor(step);
-    } else if (type == "ByteLevel") {
-      // Only offsets change; ids do not.
+    } else if (type == "ByteLevel") {  // only offsets change; ids do not
+      trim_offsets = p.value("trim_offsets", true);
+      trim_keeps_prefix_space = p.value("add_prefix_space", true);
     } else if (type == "TemplateProcessing") {
       bool before = true;
       for (const auto& piece : p.at("single")) {
@@ -134,6 +133,10 @@ struct HfTokenizer::Impl {
     } else if (type == "BertProcessing" || type == "RobertaProcessing") {
       prefix_ids.push_back(p.at("cls")[1].get<int64_t>());
       suffix_ids.push_back(p.at("sep")[1].get<int64_t>());
+      if (type == "RobertaProcessing") {
+        trim_offsets = p.value("trim_offsets", true);
+        trim_keeps_prefix_space = p.value("add_prefix_space", true);
+      }
     } else {
       fail("post_processor \"" + type + "\" is not supported yet (TemplateProcessing, ByteLevel, BertProcessing, RobertaProcessing, Sequence)");
     }
@@ -144,9 +147,10 @@ struct HfTokenizer::Impl {
   void encode_gap(std::string_view gap, bool at_start, std::vector<int64_t>& out) const {
     std::string normalized;
     if (!normalizer->empty()) normalized = normalizer->run(gap), gap = normalized;
-    const PreTokenizer::Sink word = [&](std::string_view w) { model->tokenize(w, out); };
+    const PreTokenizer::Sink word = [&](std::string_view w, const Origin*) { model->tokenize(w, out); };
     normalized_added.split(
-        gap, [&](size_t b, size_t e) { pre->run(gap.substr(b, e - b), at_start && b == 0, word); }, [&](int64_t id) { out.push_back(id); });
+        gap, [&](size_t b, size_t e) { pre->run(gap.substr(b, e - b), at_start && b == 0, word); },
+        [&](int64_t id, size_t, size_t) { out.push_back(id); });
   }
 
   std::vector<int64_t> encode(std::string_view raw, bool add_special) const {
@@ -154,9 +158,87 @@ struct HfTokenizer::Impl {
     std::vector<int64_t> out(add_special ? prefix_ids : std::vector<int64_t>{});
     const std::string_view view = text;
     raw_added.split(
-        view, [&](size_t b, size_t e) { encode_gap(view.substr(b, e - b), b == 0, out); }, [&](int64_t id) { out.push_back(id); });
+        view, [&](size_t b, size_t e) { encode_gap(view.substr(b, e - b), b == 0, out); },
+        [&](int64_t id, size_t, size_t) { out.push_back(id); });
     if (add_special) out.insert(out.end(), suffix_ids.begin(), suffix_ids.end());
     return out;
+  }
+
+  // encode()'s steps again, on text that keeps each byte's origin (aligned_text.h). `values`:
+  // what trim_offsets reads, an added token's matched text ("" for the model's tokens).
+  struct Aligned {
+    Encoding enc;
+    std::vector<std::string> values;
+    void add(int64_t id, Origin o, std::string_view value, bool keep_value) {
+      enc.ids.push_back(id);
+      enc.offsets.emplace_back(o.begin, o.end);
+      if (keep_value) values.emplace_back(value);
+    }
+  };
+
+  void encode_gap(AlignedText gap, bool at_start, Aligned& out) const {
+    normalizer->run(gap);
+    std::vector<int64_t> ids;
+    std::vector<std::pair<size_t, size_t>> spans;
+    const PreTokenizer::Sink word = [&](std::string_view w, const Origin* from) {
+      ids.clear(), spans.clear();
+      model->tokenize(w, ids, &spans);
+      for (size_t k = 0; k < ids.size(); ++k) out.add(ids[k], {from[spans[k].first].begin, from[spans[k].second - 1].end}, "", trim_offsets);
+    };
+    normalized_added.split(
+        gap.text, [&](size_t b, size_t e) { pre->run(std::string_view(gap.text).substr(b, e - b), gap.from.data() + b, at_start && b == 0, word); },
+        [&](int64_t id, size_t b, size_t e) { out.add(id, gap.origin(b, e), std::string_view(gap.text).substr(b, e - b), trim_offsets); });
+  }
+
+  Encoding encode_with_offsets(std::string_view raw, bool add_special) const {
+    std::vector<std::pair<size_t, size_t>> source;
+    AlignedText text{utf8_lossy(raw, &source), {}};
+    text.from.reserve(source.size());
+    for (const auto& [b, e] : source) text.from.push_back({b, e});
+    Aligned out;
+    raw_added.split(
+        text.text, [&](size_t b, size_t e) { encode_gap(text.slice(b, e), b == 0, out); },
+        [&](int64_t id, size_t b, size_t e) { out.add(id, text.origin(b, e), std::string_view(text.text).substr(b, e - b), trim_offsets); });
+    if (trim_offsets) trim(raw, out);
+    Encoding& enc = out.enc;
+    if (add_special) {
+      enc.ids.insert(enc.ids.begin(), prefix_ids.begin(), prefix_ids.end());
+      enc.offsets.insert(enc.offsets.begin(), prefix_ids.size(), {0, 0});
+      enc.ids.insert(enc.ids.end(), suffix_ids.begin(), suffix_ids.end());
+      enc.offsets.insert(enc.offsets.end(), suffix_ids.size(), {0, 0});
+    }
+    return std::move(enc);
+  }
+
+  // tokenizers' ByteLevel process_offsets: a token's leading and trailing spaces ("Ġ" or white
+  // space; one leading space of the first token is kept with add_prefix_space) are taken off its
+  // offsets, counted in characters of the input.
+  void trim(std::string_view raw, Aligned& out) const {
+    auto is_space = [](uint32_t c) { return c == 0x120 || is_white_space(c); };
+    for (size_t i = 0; i < out.enc.ids.size(); ++i) {
+      const std::string_view v = out.values[i].empty() ? std::string_view(id_to_token.at(out.enc.ids[i])) : out.values[i];
+      std::vector<uint32_t> chars;
+      for (size_t k = 0; k < v.size();) {
+        const size_t n = utf8_length(v, k);
+        chars.push_back(utf8_code_point(v, k, n));
+        k += n;
+      }
+      size_t leading = 0, trailing = 0;
+      while (leading < chars.size() && is_space(chars[leading])) ++leading;
+      while (trailing < chars.size() && is_space(chars[chars.size() - 1 - trailing])) ++trailing;
+      auto& [begin, end] = out.enc.offsets[i];
+      if (leading > 0) {
+        if ((i == 0 || begin == 0) && trim_keeps_prefix_space && leading == 1) leading = 0;
+        for (; leading > 0 && begin < end; --leading) begin += utf8_length(raw, begin);
+        begin = std::min(begin, end);
+      }
+      size_t at = end;
+      for (size_t k = 0; k < trailing && at > 0; ++k) {
+        do --at;
+        while (at > 0 && (static_cast<unsigned char>(raw[at]) & 0xC0) == 0x80);
+        if (k + 1 == trailing) end = std::max(at, begin);  // only when `trailing` characters precede the end
+      }
+    }
   }
 };
 
@@ -206,6 +288,13 @@ std::shared_ptr<HfTokenizer> HfTokenizer::load(const std::string& path) {
 }
 
 std::vector<int64_t> HfTokenizer::encode(std::string_view text, bool add_special_tokens) const { return impl_->encode(text, add_special_tokens); }
+
+HfTokenizer::Encoding HfTokenizer::encode_with_offsets(std::string_view text, bool add_special_tokens) const {
+  return impl_->encode_with_offsets(text, add_special_tokens);
+}
+
+const std::vector<int64_t>& HfTokenizer::special_prefix() const { return impl_->prefix_ids; }
+const std::vector<int64_t>& HfTokenizer::special_suffix() const { return impl_->suffix_ids; }
 
 std::string HfTokenizer::decode(const std::vector<int64_t>& ids, bool skip_special_tokens) const {
   // tokenizers: each id's token (special added tokens left out when asked), then the decoder.

@@ -5,11 +5,16 @@
 // (pre_tokenizers.h) cut the rest into words, BPE merges each word (bpe_model.h), the
 // post-processor adds the template's special tokens; the decoder (decoders.h) turns tokens
 // back into text. Components this loader does not know are refused by name.
+// encode_with_offsets() runs the same steps on text that remembers where each byte came from
+// (aligned_text.h), as tokenizers' NormalizedString does, so each token's offsets are the ones
+// the `tokenizers` library gives (Encoding.offsets; transformers' return_offsets_mapping), in
+// bytes rather than characters: what data.sft labels from. encode() stays the fast path.
 #pragma once
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace runner::data {
@@ -22,6 +27,20 @@ class HfTokenizer {
 
   // `add_special_tokens`: apply the post-processor's template (HF's default: true).
   std::vector<int64_t> encode(std::string_view text, bool add_special_tokens = true) const;
+  // The same ids, each with the [begin, end) bytes of `text` it came from: a token's first and
+  // last characters in the input, through every normalizer and pre-tokenizer edit (a prepended
+  // "▁" belongs to the first character, a byte-fallback or byte-level piece to its whole
+  // character, an added token with lstrip/rstrip to the spaces it took); the post-processor's
+  // special tokens get (0, 0). Where `text` is not valid UTF-8, a U+FFFD's token covers the bytes
+  // it replaced.
+  struct Encoding {
+    std::vector<int64_t> ids;
+    std::vector<std::pair<size_t, size_t>> offsets;
+  };
+  Encoding encode_with_offsets(std::string_view text, bool add_special_tokens = true) const;
+  // The post-processor's tokens before and after a single text (Llama 2: <s> and none).
+  const std::vector<int64_t>& special_prefix() const;
+  const std::vector<int64_t>& special_suffix() const;
   std::string decode(const std::vector<int64_t>& ids, bool skip_special_tokens = false) const;
   int64_t vocab_size() const;  // the model's vocabulary plus added tokens (HF get_vocab_size(with_added_tokens=True))
   int64_t token_to_id(const std::string& token) const;  // -1 when absent

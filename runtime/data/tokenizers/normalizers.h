@@ -1,13 +1,16 @@
 // The normalizer of a tokenizer.json, applied to the text between added tokens before the
 // pre-tokenizer: Unicode normal forms (NFC, NFKC, NFD, NFKD, by ICU), Prepend and Replace
-// (SentencePiece files: "▁" before the text, spaces to "▁") and Sequence; anything else is
-// refused by name.
+// (SentencePiece files: "▁" before the text, spaces to "▁"), Lowercase, Strip and Sequence;
+// anything else is refused by name. run() gives the text; the AlignedText overload also keeps
+// where each byte came from, as tokenizers' NormalizedString does, for token offsets.
 #pragma once
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "runtime/data/tokenizers/aligned_text.h"
 
 namespace runner::data {
 
@@ -19,6 +22,7 @@ class Normalizer {
   ~Normalizer();
   bool empty() const { return steps_.empty(); }
   std::string run(std::string_view text) const;
+  void run(AlignedText& text) const;  // the same text, with its origins carried along
 
  private:
   struct Step;

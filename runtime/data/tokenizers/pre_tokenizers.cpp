@@ -86,32 +86,54 @@ void PreTokenizer::load(const json& p) {
   steps_.push_back(std::move(s));
 }
 
-void PreTokenizer::run(std::string_view text, bool at_start, const Sink& word) const { apply(0, text, at_start, word); }
-
-void PreTokenizer::apply(size_t k, std::string_view text, bool at_start, const Sink& word) const {
+void PreTokenizer::apply(size_t k, std::string_view text, const Origin* from, bool at_start, const Sink& word) const {
   if (text.empty()) return;  // tokenizers drops empty pieces after every step
-  if (k == steps_.size()) return word(text);
+  if (k == steps_.size()) return word(text, from);
   const Step& step = steps_[k];
+  AlignedText aligned;  // the step's rewritten text with its origins, when they are asked for
   if (step.kind == Step::Kind::kByteLevel) {
     std::string prefixed;
-    if (step.add_prefix_space && text[0] != ' ') prefixed = " " + std::string(text), text = prefixed;
-    if (!step.regex) return apply(k + 1, to_byte_chars(text), at_start, word);
-    for (const auto& [b, e] : step.regex->find_all(text)) apply(k + 1, to_byte_chars(text.substr(b, e - b)), at_start && b == 0, word);
+    if (step.add_prefix_space && text[0] != ' ') {
+      if (from) {
+        aligned = AlignedText{std::string(text), std::vector<Origin>(from, from + text.size())};
+        aligned.prepend(" ");
+        from = aligned.from.data();
+      }
+      prefixed = " " + std::string(text), text = prefixed;
+    }
+    auto bytes = [&](std::string_view piece, const Origin* f, bool start) {
+      if (!f) return apply(k + 1, to_byte_chars(piece), nullptr, start, word);
+      const AlignedText b = to_byte_chars(piece, f);
+      apply(k + 1, b.text, b.from.data(), start, word);
+    };
+    if (!step.regex) return bytes(text, from, at_start);
+    for (const auto& [b, e] : step.regex->find_all(text)) bytes(text.substr(b, e - b), from ? from + b : nullptr, at_start && b == 0);
     return;
   }
   std::string replaced;
   if (step.kind == Step::Kind::kMetaspace) {
-    replaced.reserve(text.size() + text.size() / 4 + step.literal.size());
     const bool prepend = step.prepend == Step::Prepend::kAlways || (step.prepend == Step::Prepend::kFirst && at_start);
-    if (prepend && text[0] != ' ' && text.compare(0, step.literal.size(), step.literal) != 0) replaced = step.literal;
-    for (char c : text) {
-      if (c == ' ') replaced += step.literal;
-      else replaced += c;
+    const bool prepended = prepend && text[0] != ' ' && text.compare(0, step.literal.size(), step.literal) != 0;
+    if (from) {  // tokenizers replaces the spaces, then prepends
+      aligned = AlignedText{std::string(text), std::vector<Origin>(from, from + text.size())};
+      std::vector<std::pair<size_t, size_t>> spaces;
+      for (size_t i = 0; i < text.size(); ++i)
+        if (text[i] == ' ') spaces.emplace_back(i, i + 1);
+      aligned.replace(spaces, step.literal);
+      if (prepended) aligned.prepend(step.literal);
+      text = aligned.text, from = aligned.from.data();
+    } else {
+      replaced.reserve(text.size() + text.size() / 4 + step.literal.size());
+      if (prepended) replaced = step.literal;
+      for (char c : text) {
+        if (c == ' ') replaced += step.literal;
+        else replaced += c;
+      }
+      text = replaced;
     }
-    text = replaced;
-    if (!step.split) return apply(k + 1, text, at_start, word);
+    if (!step.split) return apply(k + 1, text, from, at_start, word);
   }
-  for (const auto& [b, e] : split(step, text)) apply(k + 1, text.substr(b, e - b), at_start && b == 0, word);
+  for (const auto& [b, e] : split(step, text)) apply(k + 1, text.substr(b, e - b), from ? from + b : nullptr, at_start && b == 0, word);
 }
 
 std::vector<std::pair<size_t, size_t>> PreTokenizer::split(const Step& step, std::string_view text) {

@@ -1,7 +1,8 @@
 // The pre-tokenizer of a tokenizer.json: cuts normalized text into the words the BPE model
 // merges one by one. ByteLevel (GPT-2's pattern, bytes to the byte-level alphabet), Split (a
 // model's own pattern), Metaspace (SentencePiece: spaces become "▁", one is prepended) and
-// Sequence; anything else is refused by name.
+// Sequence; anything else is refused by name. Words can carry their origins in the input
+// (aligned_text.h), for token offsets.
 #pragma once
 #include <functional>
 #include <memory>
@@ -10,6 +11,8 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "runtime/data/tokenizers/aligned_text.h"
 
 namespace runner {
 class Regex;
@@ -25,9 +28,11 @@ class PreTokenizer {
   ~PreTokenizer();
   // Calls `word` on each word of `text`, in order, without collecting them (a corpus is one
   // call). `at_start`: `text` begins the input (Metaspace's prepend_scheme "first" prepends
-  // only there).
-  using Sink = std::function<void(std::string_view)>;
-  void run(std::string_view text, bool at_start, const Sink& word) const;
+  // only there). `from`: the origin of each byte of `text`, or null; the word gets its own
+  // (null when `from` is).
+  using Sink = std::function<void(std::string_view word, const Origin* from)>;
+  void run(std::string_view text, bool at_start, const Sink& word) const { apply(0, text, nullptr, at_start, word); }
+  void run(std::string_view text, const Origin* from, bool at_start, const Sink& word) const { apply(0, text, from, at_start, word); }
 
   enum class Behavior { kIsolated, kRemoved, kMergedWithPrevious, kMergedWithNext, kContiguous };
 
@@ -44,7 +49,7 @@ class PreTokenizer {
   };
   void load(const nlohmann::json& spec);
   // Step `k` on to the end: each piece `text` cuts into goes through step k + 1.
-  void apply(size_t k, std::string_view text, bool at_start, const Sink& word) const;
+  void apply(size_t k, std::string_view text, const Origin* from, bool at_start, const Sink& word) const;
   // The [begin, end) pieces a Split (or Metaspace's split) cuts `text` into.
   static std::vector<std::pair<size_t, size_t>> split(const Step& step, std::string_view text);
 
