@@ -198,13 +198,13 @@ class Sft(unittest.TestCase):
     def test_packed_rows_into_a_model_that_ignores_position_ids_are_refused(self):
         # models.gpt reads no position_ids: packed examples would attend to each other.
         with TempDir() as d:
-            make_tokenizer(d)
+            tokenizer_folder(d, "tok")
             rows = [{"prompt": f"Say the number {i}.", "response": f"The number is {i}."} for i in range(12)]
             write(os.path.join(d, "many.jsonl"), "\n".join(json.dumps(r) for r in rows) + "\n")
             gpt = (TRAIN % ("true", "gpt", "false")).replace(
-                "models.llama{ vocab_size = 300, hidden_size = 32, intermediate_size = 64, num_hidden_layers = 2,\n"
+                "models.llama{ vocab_size = 400, hidden_size = 32, intermediate_size = 64, num_hidden_layers = 2,\n"
                 "                        num_attention_heads = 4, num_key_value_heads = 2, max_position_embeddings = 64 }",
-                "models.gpt{ vocab_size = 300, block_size = 160, n_layer = 1, n_head = 2, n_embd = 16 }").replace(
+                "models.gpt{ vocab_size = 400, block_size = 160, n_layer = 1, n_head = 2, n_embd = 16 }").replace(
                 "max_length = 48", "max_length = 160")  # rows long enough for several examples
             self.assertIn("models.gpt{", gpt)
             write(os.path.join(d, "gpt.lua"), gpt)
