@@ -37,7 +37,7 @@ bool lua_alive(lua_State* L);
 // Module userdata.
 constexpr const char* kModuleMeta = "runner.Module";
 void push_module(lua_State* L, std::shared_ptr<models::Module> m);
-// check_module loads weights still in their files first (deferred_weights.h); peek_module
+// check_module loads weights still in their files first (parameter_store.h); peek_module
 // does not (models.lora adapts a model without reading its weights).
 std::shared_ptr<models::Module> check_module(lua_State* L, int idx);
 std::shared_ptr<models::Module> peek_module(lua_State* L, int idx);

@@ -147,7 +147,7 @@ int m_lora(lua_State* L) {
 }
 
 // The weights stay in their files until the Trainer (or recipe code using the model) needs
-// them: under ZeRO-3 each rank then reads only its shards (deferred_weights.h).
+// them: under ZeRO-3 each rank then reads only its shards (parameter_store.h).
 // models.from_pretrained(dir[, {dtype = "auto" | "float32" | "bfloat16" | "float16"}])
 int m_from_pretrained(lua_State* L) {
   const std::string dir = checked_path(luaL_checkstring(L, 1), "models.from_pretrained");

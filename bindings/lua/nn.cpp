@@ -5,7 +5,7 @@
 
 #include "bindings/lua/lua_module.h"
 #include "runtime/core/errors.h"
-#include "runtime/models/deferred_weights.h"
+#include "runtime/models/parameter_store.h"
 #include "runtime/models/layers.h"
 
 namespace runner::lua {

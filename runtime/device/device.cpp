@@ -2,13 +2,30 @@
 
 #include <cstdlib>
 
-#include <c10/core/impl/DeviceGuardImplInterface.h>
+#include <c10/core/DeviceGuard.h>
+#include <torch/version.h>
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 6)
+#include <ATen/DeviceAccelerator.h>
+#define RUNNER_HAS_ACCELERATOR_API 1
+#endif
 
 #include "runtime/core/errors.h"
 #include "runtime/log/log.h"
 #include "runtime/device/gpu_info.h"
 
 namespace runner::device {
+
+namespace {
+// The rank's GPU becomes the current device for the rest of the process (torch.cuda.set_device).
+void make_current(const at::Device& device) {
+#ifdef RUNNER_HAS_ACCELERATOR_API
+  at::accelerator::setDeviceIndex(device.index());
+#else
+  // LibTorch before 2.6: a guard that is never destroyed, so it never switches back.
+  new c10::DeviceGuard(device);  // NOLINT: intentionally leaked
+#endif
+}
+}  // namespace
 
 bool cuda_available() { return at::hasCUDA() && at::getNumGPUs() > 0; }
 
@@ -27,7 +44,7 @@ DevicePlan resolve_device(const TrainingArguments& args, int local_rank) {
       log::warn(std::to_string(local_rank + 1) + " or more ranks on this node share " + std::to_string(count) +
                                    " GPU(s): rank " + std::to_string(local_rank) + " uses cuda:" + std::to_string(local_rank % count));
     plan.device = at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(local_rank % count));
-    c10::impl::getDeviceGuardImpl(at::kCUDA)->setDevice(plan.device);
+    make_current(plan.device);
     plan.pin_memory = args.dataloader_pin_memory;
   }
   const std::string where = args.use_cpu ? "use_cpu is set" : "no GPU is available (this LibTorch " +

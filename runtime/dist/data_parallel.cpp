@@ -9,6 +9,7 @@
 #include "runtime/dist/ordered_reduce.h"
 #include "runtime/dist/partition.h"
 #include "runtime/dist/zero3.h"
+#include "runtime/models/parameter_store.h"
 #include <c10/core/GradMode.h>
 
 namespace runner::dist {
@@ -29,13 +30,14 @@ void DataParallel::broadcast_model(models::Module& model) {
   const bool flat = full_->data().defined();
   if (flat) comm_->broadcast(full_->data(), 0);
   // Frozen parameters and buffers are not in the flat buffer (under ZeRO-3 nothing is).
-  // Parameters still in their files (meta) are read from the same files on every rank, so
+  // Parameters still in their files are read from the same files on every rank, so
   // they need no broadcast; recipe code may have loaded them on some ranks only, so the
   // ranks first agree on which those are (else they would pair different broadcasts).
   const models::NamedTensorList state = model.state_dict();
   at::Tensor in_files = at::zeros({static_cast<int64_t>(state.size())}, at::kFloat);
+  const models::StoreList stores = models::stores_in(model);
   for (size_t i = 0; i < state.size(); ++i)
-    if (state[i].second.is_meta()) in_files[static_cast<int64_t>(i)] = 1.0;
+    if (models::in_file(stores, state[i].second)) in_files[static_cast<int64_t>(i)] = 1.0;
   comm_->all_reduce(in_files, ReduceOp::kSum);
   const auto skip = in_files.accessor<float, 1>();
   for (size_t i = 0; i < state.size(); ++i) {

@@ -6,7 +6,7 @@
 
 #include "runtime/dist/grad_ready.h"
 #include "runtime/dist/zero3_state.h"
-#include "runtime/models/deferred_weights.h"
+#include "runtime/models/parameter_store.h"
 #include <c10/core/GradMode.h>
 
 namespace runner::dist {
@@ -107,11 +107,11 @@ Zero3::Zero3(std::shared_ptr<Communicator> comm, optim::FlatParams& full, models
     }
     if (gi < num_groups) ranges.push_back({begin, shard_total}), trainable_total = shard_total;
   }
-  // A model from_pretrained left in its files (deferred_weights.h) has meta parameters: each
-  // rank reads its own chunks from the files below, on the device the model was moved to.
-  const models::DeferredRecords records = models::deferred_in(model);
+  // A model from_pretrained left in its files (parameter_store.h): each rank reads its own
+  // chunks from the files below, on the device the model was moved to.
+  const models::StoreList records = models::stores_in(model);
   auto opts = full.slots().front().param.options().requires_grad(false);
-  if (opts.device().is_meta()) opts = opts.device(records.empty() ? at::Device(at::kCPU) : records.front()->device());
+  if (models::in_file(records, full.slots().front().param)) opts = opts.device(records.front()->device());
   // Offloaded shards sit in host memory, page-locked when they are copied to and from a GPU.
   const auto shard_opts = options.offload ? opts.device(at::kCPU).pinned_memory(options.pin_offload && !opts.device().is_cpu()) : opts;
   shard_data_ = at::zeros({shard_total}, shard_opts);
@@ -138,13 +138,12 @@ Zero3::Zero3(std::shared_ptr<Communicator> comm, optim::FlatParams& full, models
         // This rank's part of the piece goes into its shard: straight from the files for a
         // parameter still there, unless its unit stays gathered and needs every value.
         const int64_t b = std::max(begin, p.local), e = std::min(end, p.local + p.numel);
-        if (p.param.is_meta() && !u.persistent) {
-          if (b < e)
-            shard_data_.narrow(0, g.shard_offset + (b - begin), e - b)
-                .copy_(models::record_of(records, p.param, p.name).read(p.param, b - p.local, e - b));
-          models::assign_data(p.param, view);  // the parameter now lives in the unit buffer
+        models::ParameterStore* store = models::store_of(records, p.param);
+        if (store && store->in_file(p.param) && !u.persistent) {
+          if (b < e) shard_data_.narrow(0, g.shard_offset + (b - begin), e - b).copy_(store->read(p.param, b - p.local, e - b));
+          store->in_unit(p.param, view);  // the parameter now lives in the unit buffer
         } else {
-          models::place(records, p.param, view, p.name);
+          models::place(records, p.param, view);
           if (b < e) shard_data_.narrow(0, g.shard_offset + (b - begin), e - b).copy_(g.full.narrow(0, b, e - b));
         }
       }

@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include <c10/core/StorageImpl.h>
 #include <torch/csrc/autograd/function.h>
 
 #include "runtime/core/errors.h"
 #include "runtime/dist/zero3.h"
+#include "runtime/models/parameter_store.h"
 
 namespace runner::dist {
 
@@ -46,22 +46,6 @@ struct Unit {
   // gradient): freed when backward enters an earlier unit, or at the micro-step's end.
   bool release_pending = false;
 };
-
-// Frees a buffer's memory while every view of it (parameters, tensors autograd saved)
-// keeps pointing at the same storage object, which allocate() fills again.
-inline void free_storage(at::Tensor& t) {
-  c10::StorageImpl* s = t.storage().unsafeGetStorageImpl();
-  s->set_data_ptr_noswap(at::DataPtr(nullptr, t.device()));
-  s->set_nbytes(0);
-}
-
-inline void allocate(at::Tensor& t) {
-  c10::StorageImpl* s = t.storage().unsafeGetStorageImpl();
-  const size_t bytes = static_cast<size_t>(t.numel()) * t.element_size();
-  if (s->nbytes() >= bytes && s->mutable_data() != nullptr) return;
-  s->set_data_ptr_noswap(s->allocator()->allocate(bytes));
-  s->set_nbytes(bytes);
-}
 
 // The buffer's memory as a plain tensor: writing through it does not bump the version
 // counter of the parameters (autograd must not see a gather as an in-place change).
@@ -158,7 +142,7 @@ struct Zero3::State {
       }
     }
     for (auto& g : u.groups) {
-      allocate(g.full);
+      models::ParameterStore::refill_memory(g.full);  // its parameters' storage gets memory again
       at::Tensor dst = raw(g.full);
       for (int r = 0; r < W; ++r) {
         const int64_t begin = r * g.chunk, len = std::clamp<int64_t>(g.numel - begin, 0, g.chunk);
@@ -170,7 +154,7 @@ struct Zero3::State {
 
   void release(Unit& u) {
     if (!u.gathered || u.persistent) return;
-    for (auto& g : u.groups) free_storage(g.full);
+    for (auto& g : u.groups) models::ParameterStore::release_memory(g.full);  // views keep the storage, not the memory
     u.gathered = false;
     u.release_pending = false;
   }

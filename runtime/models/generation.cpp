@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/core/errors.h"
-#include "runtime/models/deferred_weights.h"
+#include "runtime/models/parameter_store.h"
 #include "runtime/models/kv_cache.h"
 
 namespace runner::models {

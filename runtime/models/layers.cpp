@@ -5,7 +5,7 @@
 
 #include "runtime/core/errors.h"
 #include "runtime/models/builtin.h"
-#include "runtime/models/deferred_weights.h"
+#include "runtime/models/parameter_store.h"
 #include "runtime/kernels/gelu.h"
 #include <c10/core/GradMode.h>
 

@@ -9,6 +9,7 @@
 #include "runtime/core/errors.h"
 #include "runtime/core/regex.h"
 #include "runtime/models/layers.h"
+#include "runtime/models/parameter_store.h"
 
 namespace runner::models {
 
@@ -115,6 +116,7 @@ void apply_lora(Module& model, LoraConfig c) {
     for (auto& [name, p] : model.named_parameters()) p.requires_grad_(false);
   }
   const double scaling = c.scaling();
+  const StoreList stores = stores_in(model);
   for (auto& [name, m] : chosen) {
     const auto [w, transposed] = base_weight(*m);
     const int64_t in = transposed ? w.size(0) : w.size(1), out = transposed ? w.size(1) : w.size(0);
@@ -129,9 +131,9 @@ void apply_lora(Module& model, LoraConfig c) {
     // gradients and optimizer state); a float64 base keeps its dtype.
     const at::ScalarType adapter_dtype = w.scalar_type() == at::kHalf || w.scalar_type() == at::kBFloat16 ? at::kFloat : w.scalar_type();
     a->to(adapter_dtype), b->to(adapter_dtype);
-    // The adapters of a base still in its files (meta, deferred_weights.h) are real CPU
-    // tensors; moving the model moves them with everything else.
-    if (!w.is_meta()) a->to(w.device()), b->to(w.device());
+    // The adapters of a base still in its files (parameter_store.h) are real CPU tensors;
+    // moving the model moves them with everything else.
+    if (!in_file(stores, w)) a->to(w.device()), b->to(w.device());
     m->register_module("lora_A", a);
     m->register_module("lora_B", b);
     const Module* owner = m.get();  // owns the branch, so outlives it

@@ -7,7 +7,7 @@
 
 #include "runtime/core/errors.h"
 #include "runtime/models/activation_checkpoint.h"
-#include "runtime/models/deferred_weights.h"
+#include "runtime/models/parameter_store.h"
 
 namespace runner::models {
 
@@ -122,8 +122,8 @@ Module::LoadReport Module::load_state_dict(const NamedTensorList& tensors, bool 
     if (!it->second.sizes().equals(dst.sizes()))
       throw CheckpointError("'" + name + "': shape " + shape_str(it->second.sizes()) + " in the file, " + shape_str(dst.sizes()) +
                             " in the model");
-    if (dst.is_meta()) materialize(*this);  // copying into a meta tensor would keep nothing
-    if (dst.is_meta())
+    if (in_file(stores_in(*this), dst)) materialize(*this);  // a placeholder would keep nothing
+    if (in_file(stores_in(*this), dst))
       throw CheckpointError("'" + name + "' is still in its model's files: load the whole model (the module from_pretrained returned) first");
     dst.copy_(it->second);
     given.erase(it);
@@ -163,8 +163,12 @@ at::Tensor Module::buffer(const std::string& name) const {
 
 void Module::to(at::ScalarType dtype) {
   c10::NoGradGuard no_grad;
-  for (auto& [name, t] : named_parameters())
-    if (t.is_floating_point()) t.set_data(t.to(dtype));
+  const StoreList stores = stores_in(*this);
+  for (auto& [name, t] : named_parameters()) {
+    if (!t.is_floating_point()) continue;
+    if (const ParameterStore* s = store_of(stores, t)) s->convert(t, dtype);  // a placeholder stays one
+    else t.set_data(t.to(dtype));
+  }
   NamedTensorList persistent;
   std::vector<const void*> seen;
   collect("", false, true, /*persistent_only=*/true, true, persistent, seen);
@@ -174,15 +178,20 @@ void Module::to(at::ScalarType dtype) {
 
 void Module::to(at::Device device) {
   c10::NoGradGuard no_grad;
-  for (const auto& weights : deferred_in(*this)) weights->set_device(device);
+  const StoreList stores = stores_in(*this);
+  for (const auto& s : stores) s->set_device(device);
   for (auto& [name, t] : named_parameters())
-    if (t.device() != device && !t.is_meta()) t.set_data(t.to(device));
+    if (t.device() != device && !in_file(stores, t)) t.set_data(t.to(device));
   for (auto& [name, t] : named_buffers())
     if (t.device() != device) t.set_data(t.to(device));
 }
 
 std::optional<at::Device> Module::device() const {
-  if (const auto params = named_parameters(); !params.empty()) return params.front().second.device();
+  if (const auto params = named_parameters(); !params.empty()) {
+    const at::Tensor& p = params.front().second;
+    if (ParameterStore* s = store_of(stores_in(*this), p); s && s->in_file(p)) return s->device();
+    return p.device();
+  }
   if (const auto buffers = named_buffers(); !buffers.empty()) return buffers.front().second.device();
   return std::nullopt;
 }
@@ -208,6 +217,8 @@ void Module::train(bool mode) {
 at::Tensor& Module::register_parameter(const std::string& name, at::Tensor value, bool requires_grad) {
   for (auto& [n, t] : params_)
     if (n == name) return t = value.requires_grad_(requires_grad && value.defined());
+  // Built under MetaInit: a placeholder until its file's values arrive (parameter_store.h).
+  if (value.defined() && value.is_meta() && meta_init_active()) value = placeholder(value.sizes(), value.scalar_type());
   if (value.defined()) value.requires_grad_(requires_grad);
   params_.emplace_back(name, value);
   return params_.back().second;

@@ -17,7 +17,7 @@ namespace runner::models {
 using TensorMap = std::map<std::string, at::Tensor>;  // a batch, or a model's outputs
 struct KVCache;     // kv_cache.h
 struct LoraConfig;  // lora.h
-class DeferredWeights;  // deferred_weights.h
+class ParameterStore;  // parameter_store.h
 using NamedTensorList = std::vector<std::pair<std::string, at::Tensor>>;
 
 // A batch field of integer ids and the values it may hold: [0, limit), and -100 where
@@ -97,10 +97,11 @@ class Module : public std::enable_shared_from_this<Module> {
   // written as an adapter's base_model_name_or_path.
   const std::string& name_or_path() const { return name_or_path_; }
   void set_name_or_path(std::string path) { name_or_path_ = std::move(path); }
-  // Parameters still in their files (deferred_weights.h), set on the root by from_pretrained
-  // until the weights are loaded; null otherwise.
-  const std::shared_ptr<DeferredWeights>& deferred() const { return deferred_; }
-  void set_deferred(std::shared_ptr<DeferredWeights> weights) { deferred_ = std::move(weights); }
+  // The owner of where this model's parameters live (parameter_store.h): set on the root by
+  // from_pretrained, whose parameters wait in their files until the run loads them; null
+  // otherwise.
+  const std::shared_ptr<ParameterStore>& parameter_store() const { return store_; }
+  void set_parameter_store(std::shared_ptr<ParameterStore> store) { store_ = std::move(store); }
 
   // Parameters in registration order, children after own; a tensor shared by two names
   // (tied weights) is listed once under its first name, as PyTorch does.
@@ -128,10 +129,10 @@ class Module : public std::enable_shared_from_this<Module> {
   void to(at::ScalarType dtype);
   // Moves parameters and buffers to `device` in place (PyTorch's module.to(device)): every
   // holder of a parameter (optimizer, TorchScript module, tied weights) sees the move.
-  // Parameters still in their files (meta) stay there and will load onto `device`.
+  // Parameters still in their files stay there and will load onto `device`.
   void to(at::Device device);
-  // Where the weights are: the device of the first parameter or buffer (meta while they are
-  // still in their files, deferred_weights.h); nullopt for a module without any.
+  // Where the weights are: the device of the first parameter or buffer (for one still in its
+  // file, where it will load: parameter_store.h); nullopt for a module without any.
   std::optional<at::Device> device() const;
 
   // Virtual so wrappers of foreign modules (TorchScript) can pass the mode on.
@@ -184,7 +185,7 @@ class Module : public std::enable_shared_from_this<Module> {
   std::function<at::Tensor(const at::Tensor&)> adapter_;
   std::shared_ptr<const LoraConfig> lora_;
   std::string name_or_path_;
-  std::shared_ptr<DeferredWeights> deferred_;
+  std::shared_ptr<ParameterStore> store_;
 };
 
 using ModulePtr = std::shared_ptr<Module>;

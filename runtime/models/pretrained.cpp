@@ -15,7 +15,7 @@
 #include "runtime/io/safetensors.h"
 #include "runtime/models/batch_inputs.h"
 #include "runtime/models/builtin.h"
-#include "runtime/models/deferred_weights.h"
+#include "runtime/models/parameter_store.h"
 #include "runtime/models/llama_config.h"
 #include "runtime/models/lora.h"
 #include "runtime/models/saved_model.h"
@@ -202,7 +202,7 @@ FileTensors hf_llama_names(FileTensors tensors) {
 }
 
 // load_named's checks for a model built under MetaInit: every parameter is recorded with
-// the file tensor that holds it (DeferredWeights), persistent buffers are read now.
+// the file tensor that holds it (ParameterStore), persistent buffers are read now.
 void defer_named(Module& model, const FileTensors& tensors, const std::string& where) {
   const NamedTensorList own = model.state_dict();
   std::map<std::string, at::Tensor> own_by_name(own.begin(), own.end());
@@ -211,7 +211,7 @@ void defer_named(Module& model, const FileTensors& tensors, const std::string& w
   std::vector<std::string> mismatched, unexpected, missing;
   std::set<const void*> loaded;
   std::map<const void*, std::pair<std::string, const FileTensor*>> first;  // a tied tensor's first key in the files
-  auto weights = std::make_shared<DeferredWeights>();
+  auto weights = std::make_shared<ParameterStore>();
   c10::NoGradGuard no_grad;
   for (const auto& [name, t] : tensors) {
     auto it = own_by_name.find(name);
@@ -247,7 +247,7 @@ void defer_named(Module& model, const FileTensors& tensors, const std::string& w
   for (const auto& [name, t] : own)
     if (!loaded.count(t.unsafeGetTensorImpl())) missing.push_back(name);
   refuse_key_differences(missing, unexpected, where);
-  model.set_deferred(std::move(weights));
+  model.set_parameter_store(std::move(weights));
 }
 
 std::optional<at::ScalarType> dtype_named(const std::string& name) {
@@ -293,7 +293,7 @@ ModulePtr from_pretrained(const std::string& dir, bool deferred, const std::stri
     model = llama ? make_llama(llama_config_from_hf(config, where)) : make_gpt(gpt_config(config, where));  // config errors first
     const FileTensors files = weight_files(folder);
     defer_named(*model, llama ? hf_llama_names(files) : hf_gpt2_names(files, dir), dir);
-    model->to(resolve_dtype(dtype, config, files, where));  // the values are converted as they are read (deferred_weights.h)
+    model->to(resolve_dtype(dtype, config, files, where));  // the values are converted as they are read (parameter_store.h)
   }
   if (!deferred) materialize(*model);
   model->eval();  // as HF's from_pretrained; the Trainer switches to train mode itself

@@ -15,7 +15,7 @@ namespace runner::models {
 // model_type llama / qwen2 / mistral: a make_llama model (llama_config.h reads the config).
 // Anything else is a CheckpointError naming the folder. The model is built without memory
 // for its weights and checked against the files' headers (names, shapes); `deferred` leaves
-// the values in the files until the run loads them (deferred_weights.h: ZeRO-3 ranks read
+// the values in the files until the run loads them (parameter_store.h: ZeRO-3 ranks read
 // their shards only), else they are loaded now.
 // `dtype`: "auto" (transformers v5's default: config.json's dtype, or v4's torch_dtype, else
 // the files' first floating-point tensor's), or "float32", "bfloat16", "float16", "float64".

@@ -38,7 +38,7 @@ class FlatParams {
   // are, so a sharding engine can move them unit by unit without a full extra copy.
   // `place` puts a parameter's values into its slot (a view of the flat buffer, the
   // parameter's shape) and re-points the parameter at it; by default a copy and set_data. A
-  // model whose weights are still in their files (on the meta device) reads them straight
+  // model whose weights are still in their files (parameter_store.h) reads them straight
   // into the slots with its own (models::place), on `device`.
   using Place = std::function<void(const std::string& name, const at::Tensor& param, const at::Tensor& slot)>;
   FlatParams(const std::vector<std::pair<std::string, at::Tensor>>& params, const std::vector<int>& groups, int num_groups,

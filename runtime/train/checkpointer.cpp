@@ -13,7 +13,7 @@
 #include "runtime/io/checkpoint.h"
 #include "runtime/io/manifest.h"
 #include "runtime/log/log.h"
-#include "runtime/models/deferred_weights.h"
+#include "runtime/models/parameter_store.h"
 #include "runtime/models/saved_model.h"
 #include "runtime/train/optimizer_shards.h"
 #include "runtime/train/checkpointer.h"

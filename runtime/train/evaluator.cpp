@@ -6,7 +6,7 @@
 
 #include "runtime/core/errors.h"
 #include "runtime/log/log.h"
-#include "runtime/models/deferred_weights.h"
+#include "runtime/models/parameter_store.h"
 #include "runtime/models/host_facts.h"
 #include "runtime/optim/scheduler.h"
 #include "runtime/train/eval_accumulator.h"

@@ -5,7 +5,7 @@
 #include "runtime/train/optimization.h"
 
 #include "runtime/log/log.h"
-#include "runtime/models/deferred_weights.h"
+#include "runtime/models/parameter_store.h"
 #include "runtime/train/optimizer_factory.h"
 
 namespace runner::train {
@@ -23,11 +23,10 @@ void create_optimizer(RunContext& ctx) {
   layout.optimizer_view = [&dp, &model](optim::FlatParams& full) -> optim::FlatParams& { return dp.attach(full, model); };
   // A model still in its files is read here, straight into the flat buffer (or under ZeRO-3
   // into each rank's shards): no second copy of the model ever exists.
-  const models::DeferredRecords records = models::deferred_in(model);
-  if (!records.empty()) {
-    layout.device = records.front()->device();
-    layout.place = [records](const std::string& name, const at::Tensor& p, const at::Tensor& slot) { models::place(records, p, slot, name); };
-  }
+  // The model's parameter store places each parameter (parameter_store.h).
+  const models::StoreList records = models::stores_in(model);
+  if (!records.empty()) layout.device = records.front()->device();
+  layout.place = [records](const std::string&, const at::Tensor& p, const at::Tensor& slot) { models::place(records, p, slot); };
   auto built = build_optimizer(ctx.args, model, trainable, spec ? &*spec : nullptr, layout);
   models::materialize(model);  // what no buffer took (frozen weights outside ZeRO-3) loads whole
   if (!records.empty()) {

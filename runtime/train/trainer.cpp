@@ -60,7 +60,7 @@ Trainer::Trainer(TrainingArguments args, models::ModulePtr model, Datasets datas
   memory_.set_device(device_.device);
   memory_.start("init");
   // HF moves the model once, in Trainer.__init__. Weights still in their files (from_pretrained)
-  // stay there until create_optimizer reads them into the training buffers (deferred_weights.h).
+  // stay there until create_optimizer reads them into the training buffers (parameter_store.h).
   if (model_) model_->to(device_.device);
   if (model_ && args_.gradient_checkpointing) {
     // HF: model.gradient_checkpointing_enable() in Trainer.train.

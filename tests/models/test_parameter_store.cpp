@@ -1,12 +1,13 @@
-// Weights left in their files (deferred_weights.h): models built on the meta device, loaded
-// whole by materialize() or in pieces by DeferredWeights::read (what ZeRO-3 ranks do;
-// tests/integration/test_distributed.py checks the sharded reading itself).
+// A model's parameters through their life (parameter_store.h): built as placeholders, loaded
+// whole by materialize(), into a flat buffer by place() or in pieces by ParameterStore::read
+// (what ZeRO-3 ranks do; tests/integration/test_distributed.py checks the sharded reading
+// itself), and a unit's memory released and refilled under its views.
 #include <gtest/gtest.h>
 
 #include "runtime/core/errors.h"
 #include "runtime/io/safetensors.h"
 #include "runtime/models/builtin.h"
-#include "runtime/models/deferred_weights.h"
+#include "runtime/models/parameter_store.h"
 #include "runtime/models/generation.h"
 #include "runtime/models/layers.h"
 #include "runtime/models/lora.h"
@@ -47,29 +48,35 @@ void expect_same_state(const Module& a, const Module& b) {
   ASSERT_EQ(x.size(), y.size());
   for (size_t i = 0; i < x.size(); ++i) {
     EXPECT_EQ(x[i].first, y[i].first);
-    EXPECT_FALSE(x[i].second.is_meta()) << x[i].first;
+    EXPECT_GE(x[i].second.storage().nbytes(), x[i].second.nbytes()) << x[i].first << " is still a placeholder";
     EXPECT_TRUE(x[i].second.to(y[i].second.scalar_type()).equal(y[i].second)) << x[i].first;
   }
 }
 
 }  // namespace
 
-TEST(DeferredWeights, MetaInitBuildsLayersWithoutMemory) {
+bool is_placeholder(const at::Tensor& p) { return p.numel() > 1 && p.storage().nbytes() <= static_cast<size_t>(p.element_size()); }
+
+TEST(ParameterStore, MetaInitBuildsLayersWithoutMemory) {
   {
     MetaInit meta;
     EXPECT_TRUE(param_options().device().is_meta());
     Linear l(1000, 1000);
-    EXPECT_TRUE(l.weight.is_meta());
-    EXPECT_TRUE(l.bias.is_meta());
+    EXPECT_TRUE(is_placeholder(l.weight));
+    EXPECT_TRUE(is_placeholder(l.bias));
+    EXPECT_FALSE(l.weight.is_meta());  // a CPU tensor: set_data takes it to its values
+    EXPECT_TRUE(l.weight.requires_grad());
+    // a path that forgot to load it computes NaN, never plausible numbers
+    EXPECT_TRUE(l.forward(at::ones({2, 1000})).isnan().all().item<bool>());
     auto m = make_llama(tiny_llama(true));
-    for (const auto& [name, p] : m->named_parameters()) EXPECT_TRUE(p.is_meta()) << name;
+    for (const auto& [name, p] : m->named_parameters()) EXPECT_TRUE(is_placeholder(p)) << name;
   }
   EXPECT_FALSE(param_options().device().is_meta());
   Linear l(4, 3);
-  EXPECT_FALSE(l.weight.is_meta());
+  EXPECT_FALSE(is_placeholder(l.weight));
 }
 
-TEST(DeferredWeights, DeferredAndEagerLoadsGiveTheSavedModelAndReadEachValueOnce) {
+TEST(ParameterStore, DeferredAndEagerLoadsGiveTheSavedModelAndReadEachValueOnce) {
   for (const bool tied : {true, false}) {
     const auto [dir, source] = llama_folder(tied ? "deferred_tied" : "deferred_untied", tied);
     const ModulePtr eager = from_pretrained(dir);
@@ -77,20 +84,22 @@ TEST(DeferredWeights, DeferredAndEagerLoadsGiveTheSavedModelAndReadEachValueOnce
     expect_same_state(*eager, *source);
     auto lazy = from_pretrained(dir, /*deferred=*/true);
     ASSERT_TRUE(is_deferred(*lazy));
-    const auto weights = lazy->deferred();
+    const auto weights = lazy->parameter_store();
     EXPECT_EQ(weights->values_read(), 0);
     EXPECT_EQ(weights->values_total(), lazy->num_parameters());
     const at::Tensor embed = lazy->named_parameters().front().second;  // held across the load
-    EXPECT_TRUE(embed.is_meta());
+    EXPECT_TRUE(weights->in_file(embed));
+    EXPECT_TRUE(is_placeholder(embed));
     materialize(*lazy);
     EXPECT_FALSE(is_deferred(*lazy));
-    EXPECT_FALSE(embed.is_meta());  // the same tensor now holds the values
+    EXPECT_EQ(weights->state(embed), ParameterStore::State::kWhole);
+    EXPECT_FALSE(is_placeholder(embed));  // the same tensor now holds the values
     EXPECT_EQ(weights->values_read(), lazy->num_parameters());  // the tied head is read once
     expect_same_state(*lazy, *source);
   }
 }
 
-TEST(DeferredWeights, TiedHeadStaysTiedAndTrains) {
+TEST(ParameterStore, TiedHeadStaysTiedAndTrains) {
   const std::string dir = llama_folder("deferred_train", true).dir;
   auto model = from_pretrained(dir, /*deferred=*/true);
   materialize(*model);
@@ -107,23 +116,25 @@ TEST(DeferredWeights, TiedHeadStaysTiedAndTrains) {
   }
 }
 
-TEST(DeferredWeights, DtypeAndDeviceChosenBeforeLoadingApply) {
+TEST(ParameterStore, DtypeAndDeviceChosenBeforeLoadingApply) {
   const auto [dir, source] = llama_folder("deferred_dtype", false);
   auto lazy = from_pretrained(dir, /*deferred=*/true);
   lazy->to(at::kDouble);
   lazy->to(at::Device(at::kCPU));
-  EXPECT_TRUE(lazy->named_parameters().front().second.is_meta());
-  EXPECT_EQ(lazy->deferred()->device(), at::Device(at::kCPU));
+  const at::Tensor first = lazy->named_parameters().front().second;
+  EXPECT_TRUE(is_placeholder(first));  // converted without loading
+  EXPECT_EQ(first.scalar_type(), at::kDouble);
+  EXPECT_EQ(lazy->parameter_store()->device(), at::Device(at::kCPU));
   materialize(*lazy);
   for (const auto& [name, p] : lazy->named_parameters()) EXPECT_EQ(p.scalar_type(), at::kDouble) << name;
   source->to(at::kDouble);
   expect_same_state(*lazy, *source);
 }
 
-TEST(DeferredWeights, ReadGivesAnyRangeOfAParameter) {
+TEST(ParameterStore, ReadGivesAnyRangeOfAParameter) {
   const auto [dir, source] = llama_folder("deferred_read", false);
   auto lazy = from_pretrained(dir, /*deferred=*/true);
-  const auto weights = lazy->deferred();
+  const auto weights = lazy->parameter_store();
   const auto lazy_params = lazy->named_parameters(), source_params = source->named_parameters();
   for (size_t i = 0; i < lazy_params.size(); ++i) {
     const at::Tensor& p = lazy_params[i].second;
@@ -134,7 +145,7 @@ TEST(DeferredWeights, ReadGivesAnyRangeOfAParameter) {
   EXPECT_THROW(weights->read(lazy_params[0].second, 0, lazy_params[0].second.numel() + 1), CheckpointError);
 }
 
-TEST(DeferredWeights, LoraAdaptsABaseStillInItsFiles) {
+TEST(ParameterStore, LoraAdaptsABaseStillInItsFiles) {
   const auto [dir, source] = llama_folder("deferred_lora", false);
   auto lazy = from_pretrained(dir, /*deferred=*/true);
   LoraConfig c;
@@ -142,7 +153,8 @@ TEST(DeferredWeights, LoraAdaptsABaseStillInItsFiles) {
   apply_lora(*lazy, c);
   for (const auto& [name, p] : lazy->named_parameters()) {
     const bool adapter = name.find("lora_") != std::string::npos;
-    EXPECT_EQ(p.is_meta(), !adapter) << name;
+    EXPECT_EQ(lazy->parameter_store()->in_file(p), !adapter) << name;
+    EXPECT_EQ(is_placeholder(p), !adapter) << name;
     EXPECT_EQ(p.requires_grad(), adapter) << name;
   }
   const at::Tensor a = test::find_named(lazy->state_dict(), "model.layers.0.self_attn.q_proj.lora_A.weight").clone();
@@ -151,7 +163,7 @@ TEST(DeferredWeights, LoraAdaptsABaseStillInItsFiles) {
   for (const auto& [name, t] : source->state_dict()) EXPECT_TRUE(test::find_named(lazy->state_dict(), name).equal(t)) << name;
 }
 
-TEST(DeferredWeights, ShapeMismatchesAreFoundWhenTheFolderIsOpened) {
+TEST(ParameterStore, ShapeMismatchesAreFoundWhenTheFolderIsOpened) {
   const std::string dir = llama_folder("deferred_errors", false).dir;
   auto other = make_llama([] {
     LlamaConfig c = tiny_llama(false);
@@ -167,7 +179,7 @@ TEST(DeferredWeights, ShapeMismatchesAreFoundWhenTheFolderIsOpened) {
   }
 }
 
-TEST(DeferredWeights, ForwardGenerateAndLoadStateDictLoadTheFilesFirst) {
+TEST(ParameterStore, ForwardGenerateAndLoadStateDictLoadTheFilesFirst) {
   const auto [dir, source] = llama_folder("deferred_use", false);
   const at::Tensor ids = at::randint(0, 50, {2, 5});
   {
@@ -191,22 +203,60 @@ TEST(DeferredWeights, ForwardGenerateAndLoadStateDictLoadTheFilesFirst) {
   }
 }
 
-TEST(DeferredWeights, FlatBufferTakesTheValuesStraightFromTheFiles) {
+TEST(ParameterStore, FlatBufferTakesTheValuesStraightFromTheFiles) {
   const auto [dir, source] = llama_folder("deferred_flat", false);
   auto lazy = from_pretrained(dir, /*deferred=*/true);
-  const DeferredRecords records = deferred_in(*lazy);
+  const StoreList records = stores_in(*lazy);
   const NamedTensorList params = lazy->named_parameters();
   optim::FlatParams flat(params, std::vector<int>(params.size(), 0), 1, /*grad_buffer=*/true, /*data_buffer=*/true,
-                         [&](const std::string& name, const at::Tensor& p, const at::Tensor& slot) { place(records, p, slot, name); },
+                         [&](const std::string&, const at::Tensor& p, const at::Tensor& slot) { place(records, p, slot); },
                          at::Device(at::kCPU));
   const auto* begin = static_cast<const char*>(flat.data().data_ptr());
   const auto source_params = source->named_parameters();
   for (size_t i = 0; i < params.size(); ++i) {
     const at::Tensor& p = params[i].second;
-    ASSERT_FALSE(p.is_meta()) << params[i].first;
+    ASSERT_EQ(records.front()->state(p), ParameterStore::State::kInFlatBuffer) << params[i].first;
     const auto* at = static_cast<const char*>(p.data_ptr());
     EXPECT_TRUE(at >= begin && at < begin + flat.data().nbytes()) << params[i].first << " is not a view of the flat buffer";
     EXPECT_TRUE(p.equal(source_params[i].second)) << params[i].first;
   }
   EXPECT_EQ(records.front()->values_read(), lazy->num_parameters());  // each value read once, into its slot
+}
+
+TEST(ParameterStore, ReleasedMemoryComesBackUnderEveryView) {
+  // ZeRO-3's unit buffers: parameters and tensors autograd saved are views of the buffer; its
+  // memory goes between uses and comes back in the same storage, so every view sees the
+  // values written after the refill.
+  at::Tensor buffer = at::arange(12, at::kFloat);
+  at::Tensor param = buffer.narrow(0, 4, 6).view({2, 3});
+  at::Tensor saved = param.t();  // what autograd keeps of a weight in a matmul
+  ParameterStore::release_memory(buffer);
+  EXPECT_EQ(buffer.storage().nbytes(), 0u);
+  EXPECT_EQ(param.storage().nbytes(), 0u);  // the same storage: no memory kept by the views
+  ParameterStore::refill_memory(buffer);
+  EXPECT_EQ(buffer.storage().nbytes(), 12 * sizeof(float));
+  at::from_blob(buffer.storage().mutable_data(), {12}, at::kFloat).copy_(at::arange(12, at::kFloat) * 2);
+  EXPECT_TRUE(param.equal((at::arange(4, 10, at::kFloat) * 2).view({2, 3})));
+  EXPECT_TRUE(saved.equal(param.t()));
+  const void* before = buffer.storage().data();
+  ParameterStore::refill_memory(buffer);  // already there: nothing happens
+  EXPECT_EQ(buffer.storage().data(), before);
+}
+
+TEST(ParameterStore, PlacingAModelWithoutFilesKeepsEveryHolder) {
+  // Parameters a recipe built (no store): placed into a flat buffer, the layer's member, the
+  // tied head and the module's list all see the slot.
+  auto model = make_llama(tiny_llama(true));
+  const auto before = model->state_dict();
+  std::vector<std::pair<std::string, at::Tensor>> copies;
+  for (const auto& [name, t] : before) copies.emplace_back(name, t.clone());
+  const NamedTensorList params = model->named_parameters();
+  optim::FlatParams flat(params, std::vector<int>(params.size(), 0), 1, true, true,
+                         [&](const std::string&, const at::Tensor& p, const at::Tensor& slot) { place(stores_in(*model), p, slot); });
+  const auto* begin = static_cast<const char*>(flat.data().data_ptr());
+  for (const auto& [name, t] : model->state_dict()) {
+    const auto* at = static_cast<const char*>(t.data_ptr());
+    EXPECT_TRUE(at >= begin && at < begin + flat.data().nbytes()) << name;
+    EXPECT_TRUE(t.equal(test::find_named(copies, name))) << name;
+  }
 }
