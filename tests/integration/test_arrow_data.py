@@ -5,7 +5,8 @@ with the values and dtypes of its torch format, strings and structs as its Pytho
 absent). Only the columns a recipe names are fields. map (tokenizing a text column with a
 tokenizer.json, compared with `tokenizers`), filter, train_test_split (compared with datasets')
 and data.sft over a messages column (compared with data.sft over the same rows as JSONL) work on
-them. Bad files are one line naming the file, the row group or row, and the column; exit 2.
+them. Bad files are one line naming the file, the row group or row, and the column; exit 2; a
+sandboxed recipe reads none outside its folders.
 Exit 77 (skipped) without pyarrow/datasets/tokenizers."""
 import json
 import os
@@ -317,6 +318,16 @@ class BadFiles(unittest.TestCase):
             self.check_error(tmp, 'data.arrow("t.arrow")', "t.arrow")
             self.check_error(tmp, 'data.parquet("missing/*.parquet")', "missing/*.parquet", "no file matches")
             self.check_error(tmp, 'data.hf_dataset{ path = "saved", split = "test" }', "saved")
+
+    def test_sandboxed_recipes_read_only_their_folders(self):
+        with TempDir() as tmp, TempDir() as outside:
+            pq.write_table(pa.table({"x": [1, 2]}), os.path.join(outside, "x.parquet"))
+            for fn in ("parquet", "arrow", "hf_dataset"):
+                path = write(os.path.join(tmp, "bad.lua"), f'-- runner: sandbox\nlocal data = require "runner.data"\n'
+                             f'local ds = data.{fn}("{outside}/x.parquet")\nreturn {{ datasets = {{ train = ds }}, model = nn.Linear(1, 1) }}\n')
+                code, _, err = run("check", path, cwd=tmp)
+                self.assertEqual(code, 2, err)
+                self.assertIn(f"data.{fn}: \"{outside}/x.parquet\" is outside the folders", err)
 
 
 if __name__ == "__main__":
