@@ -303,6 +303,10 @@ class BadFiles(unittest.TestCase):
             blob[start:start + 64] = b"\xff" * 64
             write_bytes(os.path.join(tmp, "corrupt.parquet"), bytes(blob))
             self.check_error(tmp, 'data.parquet("corrupt.parquet")', "corrupt.parquet", "row group 1", "column 'b'")
+            # Projection: a recipe that names only column "a" never reads b's pages.
+            rows, fields = dump(tmp, 'dump("a", data.parquet{ path = "corrupt.parquet", columns = { "a" } })')
+            self.assertEqual(fields["a"], ["a"])
+            self.assertEqual([r["a"]["value"] for r in rows["a"]], list(range(n)))
 
             # Truncated Arrow files: a datasets stream and an IPC file cut short.
             ds.save_to_disk(os.path.join(tmp, "saved"))
