@@ -215,6 +215,53 @@ class SftChatTemplate(unittest.TestCase):
             self.assertEqual(code, 0, err[-2000:])
             self.assertEqual(literal, got)
 
+    def test_tool_use_template_is_chosen_for_lines_with_tools(self):
+        # transformers v5 saves named templates as additional_chat_templates/NAME.jinja and, without a
+        # name, renders a conversation with tools with "tool_use", one without with "default"
+        tools = [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}]
+        tool_use = ("{{ '<|im_start|>system\\nYou may call: ' + (tools | map(attribute='function.name') | join(', ')) + '<|im_end|>\\n' }}"
+                    + GENERATION_TEMPLATE)
+        rows = [{"messages": conversation(ROWS[1]), "tools": tools}, ROWS[4], {"messages": conversation(ROWS[3]), "tools": []}]
+        with TempDir() as d:
+            tok = byte_level("gpt2", ["<|endoftext|>", "<|im_start|>", "<|im_end|>"])
+            folder = model_folder(d, "named", tok, {"eos_token": "<|im_end|>"}, jinja_file=GENERATION_TEMPLATE)
+            write(os.path.join(folder, "additional_chat_templates", "tool_use.jinja"), tool_use)
+            code, got, err = dump(d, folder, rows)
+            self.assertEqual(code, 0, err[-2000:])
+            hf = PreTrainedTokenizerFast.from_pretrained(folder)
+            self.assertEqual(sorted(hf.chat_template), ["default", "tool_use"])
+            for row, (ids, labels) in zip(rows, got):
+                out = hf.apply_chat_template(conversation(row), tools=row.get("tools"), tokenize=True, return_dict=True,
+                                             return_assistant_tokens_mask=True)
+                self.assertEqual(ids, out["input_ids"], row)
+                self.assertEqual(labels, [t if m else -100 for t, m in zip(out["input_ids"], out["assistant_masks"])])
+            self.assertIn("You may call: get_weather", tok_text(folder, got[0][0]))
+            self.assertNotIn("You may call", tok_text(folder, got[1][0]))
+            self.assertIn("You may call: <|im_end|>", tok_text(folder, got[2][0]))  # tools = []: still tool_use, as in transformers
+            # tokenizer_config.json's list form, with no "default": a name picks one; a line without
+            # tools has no template (transformers raises too)
+            listed = model_folder(d, "listed", tok, {"eos_token": "<|im_end|>", "chat_template": [
+                {"name": "tool_use", "template": tool_use}, {"name": "rag", "template": GENERATION_TEMPLATE}]})
+            hf = PreTrainedTokenizerFast.from_pretrained(listed)
+            code, got, err = dump(d, listed, rows[:1])
+            self.assertEqual(code, 0, err[-2000:])
+            self.assertEqual(got[0][0], hf.apply_chat_template(conversation(rows[0]), tools=tools, tokenize=True, return_dict=True)["input_ids"])
+            code, got, err = dump(d, listed, rows, chat_template='"rag"')
+            self.assertEqual(code, 0, err[-2000:])
+            for row, (ids, _) in zip(rows, got):
+                self.assertEqual(ids, hf.apply_chat_template(conversation(row), tools=row.get("tools"), chat_template="rag", tokenize=True,
+                                                            return_dict=True)["input_ids"])
+            with self.assertRaises(ValueError):
+                hf.apply_chat_template(conversation(rows[1]), tokenize=True)
+            code, _, err = dump(d, listed, rows)
+            self.assertEqual(code, 2, err)
+            self.assertIn('train.jsonl:2: this line has no "tools"', err)
+            self.assertEqual(len(err.strip().splitlines()), 1, err)
+            code, _, err = dump(d, listed, rows, chat_template='"nosuch"')
+            self.assertEqual(code, 2, err)
+            self.assertIn('or a template of', err)
+            self.assertIn('"rag", "tool_use", got "nosuch"', err)
+
     def test_refusals_and_unusable_templates_are_one_clear_line(self):
         with TempDir() as d:
             tok = byte_level("gpt2", ["<pad>", "<eos>", "<bos>", "<start_of_turn>", "<end_of_turn>"], bos="<bos>")

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -97,28 +98,42 @@ json messages_of(const json& j, const SftOptions& o, const std::string& where) {
 // The Jinja layout chat_template asks for, or null for a built-in one.
 std::unique_ptr<SftTemplateLayout> template_layout(const SftOptions& o) {
   const std::string& t = o.chat_template;
-  std::optional<ChatTemplateSource> source;
-  if (t.find("{%") != std::string::npos || t.find("{{") != std::string::npos) {
-    source = ChatTemplateSource{t, "data.sft chat_template"};
+  const std::string folder = o.tokenizer_path.find('/') == std::string::npos ? "." : o.tokenizer_path.substr(0, o.tokenizer_path.rfind('/'));
+  const bool jinja_text = t.find("{%") != std::string::npos || t.find("{{") != std::string::npos;
+  // The model folder's templates by name (transformers' dict of chat templates).
+  const std::map<std::string, ChatTemplateSource> named =
+      jinja_text || o.tokenizer_path.empty() ? std::map<std::string, ChatTemplateSource>{} : find_chat_templates(o.tokenizer_path);
+  std::optional<ChatTemplate> chosen, tool_use;
+  auto compile = [](const ChatTemplateSource& s) { return ChatTemplate(s.text, s.origin); };
+  if (jinja_text) {
+    chosen = ChatTemplate(t, "data.sft chat_template");
   } else if (t == "auto" || t == "tokenizer") {
-    if (!o.tokenizer_path.empty()) source = find_chat_template(o.tokenizer_path);
-    if (!source && t == "tokenizer") {
-      const std::string folder = o.tokenizer_path.find('/') == std::string::npos ? "." : o.tokenizer_path.substr(0, o.tokenizer_path.rfind('/'));
-      throw RecipeError("data.sft: chat_template = \"tokenizer\", but " + folder +
-                        " has no chat_template.jinja and no \"chat_template\" in tokenizer_config.json");
+    if (named.empty()) {
+      if (t == "tokenizer")
+        throw RecipeError("data.sft: chat_template = \"tokenizer\", but " + folder +
+                          " has no chat_template.jinja and no \"chat_template\" in tokenizer_config.json");
+      return nullptr;  // auto without a template: "simple"
     }
-    if (!source) return nullptr;  // auto without a template: "simple"
+    // As apply_chat_template without a name: "tool_use" for lines with tools, else "default".
+    if (auto it = named.find("default"); it != named.end()) chosen = compile(it->second);
+    if (auto it = named.find("tool_use"); it != named.end()) tool_use = compile(it->second);
+    if (!chosen && !tool_use)
+      throw RecipeError("data.sft: the chat templates of " + folder + " are named " + template_names(named) +
+                        ", none \"default\" or \"tool_use\"; choose one with chat_template = \"NAME\"");
+  } else if (auto it = named.find(t); it != named.end()) {
+    chosen = compile(it->second);  // a name the folder's templates have wins over a built-in layout, as in transformers
   } else if (t == "simple" || t == "chatml" || t == "plain") {
     return nullptr;
   } else {
-    throw RecipeError("data.sft: chat_template must be \"auto\", \"tokenizer\", \"simple\", \"chatml\", \"plain\" or a Jinja "
-                      "template (text with {% or {{), got \"" + t + "\"");
+    throw RecipeError("data.sft: chat_template must be \"auto\", \"tokenizer\", \"simple\", \"chatml\", \"plain\", a Jinja "
+                      "template (text with {% or {{)" + (named.empty() ? std::string() : " or a template of " + folder + ": " + template_names(named)) +
+                      ", got \"" + t + "\"");
   }
   json variables = json::object();  // what transformers passes besides the messages: the special tokens
   if (!o.tokenizer_path.empty())
     for (const auto& [k, v] : tokenizer_config_special_tokens(o.tokenizer_path)) variables[k] = v;
   if (!o.eos_token.empty()) variables["eos_token"] = o.eos_token;
-  return std::make_unique<SftTemplateLayout>(ChatTemplate(source->text, source->origin), std::move(variables));
+  return std::make_unique<SftTemplateLayout>(std::move(chosen), std::move(tool_use), std::move(variables), folder);
 }
 
 // The example's text, tokenized once as a whole (as transformers' apply_chat_template and TRL do:

@@ -27,10 +27,10 @@ struct SftOptions {
   std::shared_ptr<const HfTokenizer> tokenizer;
   std::string tokenizer_path;     // its folder's chat template and tokenizer_config.json are the model's
   int64_t max_length = 1024;      // longer examples are cut from the right (HF's truncation_side)
-  // "auto": the Jinja template of the tokenizer's folder (chat_template.jinja, else
-  // tokenizer_config.json's) when there is one, else "simple"; "tokenizer": that template,
-  // required; a Jinja template itself (text containing "{%" or "{{"); or a built-in layout:
-  // "simple", "chatml", "plain" (sft.cpp).
+  // "auto": the Jinja templates of the tokenizer's folder (find_chat_templates: "tool_use" for
+  // lines with tools, else "default") when it has any, else "simple"; "tokenizer": those,
+  // required; "NAME": the folder's template of that name; a Jinja template itself (text
+  // containing "{%" or "{{"); or a built-in layout: "simple", "chatml", "plain" (sft.cpp).
   std::string chat_template = "auto";
   std::string prompt_field = "prompt", response_field = "response", messages_field = "messages";
   // Built-in layouts: appended to each response (trained), "" = none. Jinja templates end turns

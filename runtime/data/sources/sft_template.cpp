@@ -19,16 +19,28 @@ void add(std::vector<SftSegment>& out, const std::string& text, size_t from, siz
 }  // namespace
 
 SftTemplateLayout::SftTemplateLayout(ChatTemplate tmpl, ordered_json variables)
-    : tmpl_(std::move(tmpl)), variables_(std::move(variables)) {}
+    : default_(std::move(tmpl)), variables_(std::move(variables)) {}
 
-ChatTemplate::Rendered SftTemplateLayout::render(const ordered_json& messages, size_t count, const ordered_json& tools,
-                                                 bool add_generation_prompt, const std::string& where) const {
+SftTemplateLayout::SftTemplateLayout(std::optional<ChatTemplate> default_template, std::optional<ChatTemplate> tool_use,
+                                     ordered_json variables, std::string folder)
+    : default_(std::move(default_template)), tool_use_(std::move(tool_use)), variables_(std::move(variables)), folder_(std::move(folder)) {}
+
+const ChatTemplate& SftTemplateLayout::choose(const ordered_json& tools, const std::string& where) const {
+  if (!tools.is_null() && tool_use_) return *tool_use_;
+  if (default_) return *default_;
+  throw DataError("this line has no \"tools\", and the chat templates of " + folder_ +
+                      " are named, none \"default\" (only \"tool_use\"); give the line tools or name a template with chat_template = ...",
+                  where);
+}
+
+ChatTemplate::Rendered SftTemplateLayout::render(const ChatTemplate& tmpl, const ordered_json& messages, size_t count,
+                                                 const ordered_json& tools, bool add_generation_prompt, const std::string& where) const {
   ordered_json context = {{"messages", ordered_json::array()}, {"tools", tools}, {"documents", nullptr},
                           {"add_generation_prompt", add_generation_prompt}};
   for (size_t k = 0; k < count; ++k) context["messages"].push_back(messages[k]);
   for (const auto& [k, v] : variables_.items()) context[k] = v;
   try {
-    return tmpl_.render(context);
+    return tmpl.render(context);
   } catch (const DataError& e) {
     throw DataError("chat template " + e.where() + ": " + e.message(), where);
   }
@@ -37,8 +49,9 @@ ChatTemplate::Rendered SftTemplateLayout::render(const ordered_json& messages, s
 std::vector<SftSegment> SftTemplateLayout::segments(const ordered_json& messages, const ordered_json& tools,
                                                     const std::string& where) const {
   std::vector<SftSegment> out;
-  const ChatTemplate::Rendered full = render(messages, messages.size(), tools, false, where);
-  if (tmpl_.has_generation_markers()) {  // transformers' return_assistant_tokens_mask
+  const ChatTemplate& tmpl = choose(tools, where);
+  const ChatTemplate::Rendered full = render(tmpl, messages, messages.size(), tools, false, where);
+  if (tmpl.has_generation_markers()) {  // transformers' return_assistant_tokens_mask
     auto spans = full.generation;
     std::sort(spans.begin(), spans.end());
     size_t pos = 0;
@@ -54,11 +67,11 @@ std::vector<SftSegment> SftTemplateLayout::segments(const ordered_json& messages
   size_t pos = 0;
   for (size_t i = 0; i < messages.size(); ++i) {
     if (messages[i].value("role", "") != "assistant") continue;
-    const std::string before = render(messages, i, tools, true, where).text;
-    const std::string through = render(messages, i + 1, tools, false, where).text;
+    const std::string before = render(tmpl, messages, i, tools, true, where).text;
+    const std::string through = render(tmpl, messages, i + 1, tools, false, where).text;
     if (!starts_with(full.text, before) || !starts_with(full.text, through) || through.size() < before.size() ||
         before.size() < pos)
-      throw DataError("chat template " + tmpl_.origin() + " is not prefix-stable: the messages up to message " +
+      throw DataError("chat template " + tmpl.origin() + " is not prefix-stable: the messages up to message " +
                           std::to_string(i + 1) + " (assistant) do not render as the start of the whole conversation "
                           "(the template changes earlier text as turns are added), so the assistant text cannot be cut "
                           "out; give the template {% generation %} markers, or use chat_template = \"simple\" or \"chatml\"",

@@ -11,6 +11,7 @@
 // after the last turn) is a DataError naming the line, as guessing the boundary would train on
 // the wrong text.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,11 @@ class SftTemplateLayout {
   // `variables`: what the template sees besides messages, tools and add_generation_prompt
   // (bos_token, eos_token and the other special tokens of tokenizer_config.json).
   SftTemplateLayout(ChatTemplate tmpl, nlohmann::ordered_json variables);
+  // A model folder's "default" and "tool_use" templates (either may be absent): as transformers'
+  // apply_chat_template chooses, a line with "tools" renders with tool_use when there is one.
+  // `folder`: where they came from, for the error when a line has no template.
+  SftTemplateLayout(std::optional<ChatTemplate> default_template, std::optional<ChatTemplate> tool_use,
+                    nlohmann::ordered_json variables, std::string folder);
 
   // `messages`: the line's [{role, content, ...}] (keys with null values dropped, as
   // transformers drops them); `tools`: its "tools" or null. DataError located at `where`.
@@ -37,10 +43,12 @@ class SftTemplateLayout {
                                    const std::string& where) const;
 
  private:
-  ChatTemplate::Rendered render(const nlohmann::ordered_json& messages, size_t count, const nlohmann::ordered_json& tools,
-                                bool add_generation_prompt, const std::string& where) const;
-  ChatTemplate tmpl_;
+  const ChatTemplate& choose(const nlohmann::ordered_json& tools, const std::string& where) const;
+  ChatTemplate::Rendered render(const ChatTemplate& tmpl, const nlohmann::ordered_json& messages, size_t count,
+                                const nlohmann::ordered_json& tools, bool add_generation_prompt, const std::string& where) const;
+  std::optional<ChatTemplate> default_, tool_use_;
   nlohmann::ordered_json variables_;
+  std::string folder_;
 };
 
 }  // namespace runner::data

@@ -1,5 +1,6 @@
 #include "runtime/data/tokenizers/chat_template.h"
 
+#include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <sstream>
@@ -57,26 +58,61 @@ std::string ChatTemplate::render_text(const nlohmann::json& context) const {
 
 bool ChatTemplate::has_generation_markers() const { return program_->has_generation; }
 
-std::optional<ChatTemplateSource> find_chat_template(const std::string& tokenizer_json) {
-  const std::string jinja_path = folder_of(tokenizer_json) + "/chat_template.jinja";
-  if (std::ifstream in(jinja_path); in) {
+std::map<std::string, ChatTemplateSource> find_chat_templates(const std::string& tokenizer_json) {
+  std::map<std::string, ChatTemplateSource> out;
+  const std::string folder = folder_of(tokenizer_json);
+  if (std::ifstream in(folder + "/chat_template.jinja"); in) {
     std::stringstream text;
     text << in.rdbuf();
-    return ChatTemplateSource{text.str(), jinja_path};
+    out["default"] = ChatTemplateSource{text.str(), folder + "/chat_template.jinja"};
+  } else {
+    std::string config_path;
+    const nlohmann::json config = read_config(tokenizer_json, &config_path);
+    const nlohmann::json t = config.is_object() && config.contains("chat_template") ? config["chat_template"] : nlohmann::json();
+    if (t.is_string()) {
+      out["default"] = ChatTemplateSource{t.get<std::string>(), config_path + " (chat_template)"};
+    } else if (t.is_array()) {
+      for (const auto& named : t) {
+        if (!named.is_object() || !named.contains("name") || !named["name"].is_string() || !named.contains("template") ||
+            !named["template"].is_string())
+          throw DataError("chat_template is a list whose entries must be {\"name\": ..., \"template\": ...}", config_path);
+        const std::string name = named["name"].get<std::string>();
+        out[name] = ChatTemplateSource{named["template"].get<std::string>(), config_path + " (chat_template \"" + name + "\")"};
+      }
+    } else if (!t.is_null()) {
+      throw DataError("chat_template must be a string or a list of {name, template}", config_path);
+    }
   }
-  std::string config_path;
-  const nlohmann::json config = read_config(tokenizer_json, &config_path);
-  if (config.is_null() || !config.contains("chat_template") || config["chat_template"].is_null()) return std::nullopt;
-  const nlohmann::json& t = config["chat_template"];
-  const std::string origin = config_path + " (chat_template)";
-  if (t.is_string()) return ChatTemplateSource{t.get<std::string>(), origin};
-  if (t.is_array()) {
-    for (const auto& named : t)
-      if (named.is_object() && named.value("name", "") == "default" && named.contains("template") && named["template"].is_string())
-        return ChatTemplateSource{named["template"].get<std::string>(), config_path + " (chat_template \"default\")"};
-    throw DataError("chat_template is a list without a {\"name\": \"default\", \"template\": ...} entry", config_path);
+  // transformers v5 saves the named templates besides the default here (and then reads them even
+  // when chat_template.jinja is there: a file per name).
+  const std::filesystem::path extra = std::filesystem::path(folder) / "additional_chat_templates";
+  std::error_code ec;
+  if (!out.empty() && std::filesystem::is_directory(extra, ec)) {
+    for (const auto& entry : std::filesystem::directory_iterator(extra, ec)) {
+      if (entry.path().extension() != ".jinja") continue;
+      std::ifstream in(entry.path());
+      std::stringstream text;
+      text << in.rdbuf();
+      out[entry.path().stem().string()] = ChatTemplateSource{text.str(), entry.path().string()};
+    }
   }
-  throw DataError("chat_template must be a string or a list of {name, template}", config_path);
+  return out;
+}
+
+std::optional<ChatTemplateSource> find_chat_template(const std::string& tokenizer_json) {
+  auto all = find_chat_templates(tokenizer_json);
+  if (all.empty()) return std::nullopt;
+  auto it = all.find("default");
+  if (it == all.end())
+    throw DataError("the model folder's chat templates are named " + template_names(all) +
+                        ", none \"default\"; name the one to use", folder_of(tokenizer_json));
+  return it->second;
+}
+
+std::string template_names(const std::map<std::string, ChatTemplateSource>& templates) {
+  std::string out;
+  for (const auto& [name, t] : templates) out += (out.empty() ? "\"" : ", \"") + name + "\"";
+  return out;
 }
 
 namespace {

@@ -8,6 +8,7 @@
 #pragma once
 #include <cstddef>
 #include <ctime>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -51,11 +52,16 @@ struct ChatTemplateSource {
   std::string origin;  // the file it came from, for errors
 };
 
-// The template of the model folder holding `tokenizer_json`: chat_template.jinja there (what
-// newer transformers versions save, and it wins), else tokenizer_config.json's "chat_template" (a
-// string, or a list of {"name", "template"} of which the one named "default" is used).
-// nullopt when the folder has none. DataError for a malformed file.
+// The named templates of the model folder holding `tokenizer_json`, as transformers loads them:
+// "default" is chat_template.jinja there (what transformers v5 saves; it wins), else
+// tokenizer_config.json's "chat_template" string; a "chat_template" list of {"name", "template"}
+// gives each by its name; additional_chat_templates/NAME.jinja adds NAME ("tool_use", "rag").
+// Empty when the folder has none. DataError for a malformed file.
+std::map<std::string, ChatTemplateSource> find_chat_templates(const std::string& tokenizer_json);
+// The folder's "default" template; nullopt when it has none, DataError when it has only named ones.
 std::optional<ChatTemplateSource> find_chat_template(const std::string& tokenizer_json);
+// "\"rag\", \"tool_use\"": the names, for messages.
+std::string template_names(const std::map<std::string, ChatTemplateSource>& templates);
 
 // The time strftime_now renders (Llama 3.2's template prints today's date): fixed once per
 // process, at the first render unless set before. Data-parallel runs set rank 0's on every
