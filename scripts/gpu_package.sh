@@ -5,7 +5,7 @@
 # binaries built here run there with that machine's torch/lib and nvidia/*/lib:
 #   .gpu/bin/   runner and the gpu-labelled GoogleTest binaries, stripped
 #   .gpu/debs/  the Debian packages of every library they load beyond glibc, libstdc++, zlib,
-#               LibTorch and CUDA (LuaJIT, MPICH with its launcher, spdlog, PCRE2, ICU, ...),
+#               LibTorch, Arrow (the GPU machine's own pyarrow; gpu_check.sh says so if it has none) and CUDA (LuaJIT, MPICH with its launcher, spdlog, PCRE2, ICU, ...),
 #               found with ldd and dpkg -S, so a new dependency travels without editing this
 # Then: device run, carry [".gpu"], command: bash scripts/gpu_check.sh
 # The tree that travels (the checkout plus .gpu) must stay under the device tool's 64 MiB.

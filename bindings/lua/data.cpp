@@ -28,11 +28,14 @@ int dataset_len(lua_State* L) {
 }
 int dataset_get(lua_State* L) {
   const auto ds = check_dataset(L, 1);
-  push_tensor_map(L, ds->get(check_int(L, 2, "dataset:get index")));
+  const int64_t i = check_int(L, 2, "dataset:get index");
+  push_row(L, *ds, ds->get(i), i);
   return 1;
 }
 int dataset_fields(lua_State* L) {
-  const auto names = check_dataset(L, 1)->fields();
+  const auto ds = check_dataset(L, 1);
+  auto names = ds->fields();  // the tensors, then the text fields (strings, structs)
+  for (const auto& f : ds->text_fields()) names.push_back(f);
   lua_createtable(L, static_cast<int>(names.size()), 0);
   for (size_t i = 0; i < names.size(); ++i) {
     lua_pushstring(L, names[i].c_str());
@@ -44,6 +47,7 @@ int dataset_tostring(lua_State* L) {
   const auto ds = check_dataset(L, 1);
   std::string fields;
   for (const auto& f : ds->fields()) fields += (fields.empty() ? "" : ", ") + f;
+  for (const auto& f : ds->text_fields()) fields += (fields.empty() ? "" : ", ") + f + " (text)";
   lua_pushstring(L, ("Dataset(" + ds->describe() + ", " + std::to_string(ds->size()) + " examples: " + fields + ")").c_str());
   return 1;
 }
@@ -167,6 +171,7 @@ void push_data_module(lua_State* L) {
   lua_newtable(L);
   set_functions(L, {{"table", guarded<d_table>}, {"tensors", guarded<d_tensors>}, {"jsonl", guarded<d_jsonl>}, {"csv", guarded<d_csv>}});
   add_source_functions(L);
+  add_arrow_source_functions(L);
   add_collator_functions(L);
   add_tokenizer_functions(L);
 }

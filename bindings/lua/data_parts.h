@@ -24,6 +24,10 @@ void add_tokenizer_functions(lua_State* L);  // data.tokenizer (data_tokenizer.c
 // The tokenizer userdata at idx (data.tokenizer), or nullptr when it is something else.
 std::shared_ptr<data::HfTokenizer> tokenizer_at(lua_State* L, int idx);
 int d_sft(lua_State* L);  // data.sft (data_sft.cpp)
+void add_arrow_source_functions(lua_State* L);  // data.parquet, data.arrow, data.hf_dataset (data_arrow.cpp)
+// Example `e` (row `index` of `ds`) as a Lua table: its tensors, and ds's text fields (strings,
+// tables) for that row (data_arrow.cpp).
+void push_row(lua_State* L, const data::Dataset& ds, const data::Example& e, int64_t index);
 
 // A recipe's Lua function used by a dataset (data.lua, ds:map, ds:filter). It runs on the
 // thread that owns the Lua state, so datasets using it report thread_safe() == false.

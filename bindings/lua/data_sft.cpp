@@ -1,4 +1,4 @@
-// data.sft{path = "train.jsonl", tokenizer = "tokenizer.json" | data.tokenizer(...), max_length = 1024,
+// data.sft{path = "train.jsonl" | dataset = data.parquet{...}, tokenizer = "tokenizer.json" | data.tokenizer(...), max_length = 1024,
 //          chat_template = "auto" | "tokenizer" | "simple" | "chatml" | "plain" | "<Jinja template>",
 //          packing = false, eos_token, add_bos (built-in layouts: true; templates: false),
 //          prompt_field = "prompt", response_field = "response", messages_field = "messages",
@@ -13,8 +13,15 @@ namespace runner::lua {
 int d_sft(lua_State* L) {
   Options o(L, 1, "data.sft");
   data::SftOptions s;
-  if (!o.has("path")) throw RecipeError("data.sft: needs path = \"train.jsonl\"");
-  s.path = checked_path(o.string("path", ""), "data.sft");
+  if (o.has("dataset")) {
+    if (o.has("path")) throw RecipeError("data.sft: give path = \"train.jsonl\" or dataset = <a data.parquet/arrow/hf_dataset>, not both");
+    lua_getfield(L, 1, "dataset");
+    s.dataset = check_dataset(L, -1);
+    lua_pop(L, 1);
+  } else {
+    if (!o.has("path")) throw RecipeError("data.sft: needs path = \"train.jsonl\" (or dataset = data.parquet{...})");
+    s.path = checked_path(o.string("path", ""), "data.sft");
+  }
   if (!o.has("tokenizer")) throw RecipeError("data.sft: needs tokenizer = \"tokenizer.json\" (or a data.tokenizer)");
   lua_getfield(L, 1, "tokenizer");
   std::shared_ptr<data::HfTokenizer> tok = tokenizer_at(L, -1);

@@ -88,8 +88,9 @@ bool is_empty_table(lua_State* L, int idx) {
   return false;
 }
 
-void push_example(lua_State* L, const data::Example& e, int64_t i) {
-  push_tensor_map(L, e);
+// The example with its text fields (strings, tables) and its 0-based index.
+void push_example(lua_State* L, const data::Dataset& ds, const data::Example& e, int64_t i) {
+  push_row(L, ds, e, i);
   lua_pushnumber(L, static_cast<double>(i));
 }
 
@@ -111,17 +112,18 @@ int ds_map(lua_State* L) {
     }
     lua_pop(L, 1);
     if (!list) throw RecipeError("ds:map: remove_columns must be a list of field names");
-    const auto fields = ds->fields();
+    auto fields = ds->fields();
+    for (const auto& f : ds->text_fields()) fields.push_back(f);  // a mapped dataset holds no text fields anyway
     for (const auto& f : remove)
       if (std::find(fields.begin(), fields.end(), f) == fields.end())
         throw RecipeError("ds:map: remove_columns names '" + f + "', which " + ds->describe() + " does not have");
   }
   o.finish();
   LuaDataFunction fn(L, 2, "map");
-  auto mapped = [fn, remove](const data::Example& e, int64_t i) {
+  auto mapped = [fn, remove, base = ds.get()](const data::Example& e, int64_t i) {
     data::Example out = e;
     for (const auto& r : remove) out.erase(r);
-    for (auto& [k, v] : fn.call([&](lua_State* S) { push_example(S, e, i); }, 2)) out[k] = v;
+    for (auto& [k, v] : fn.call([&](lua_State* S) { push_example(S, *base, e, i); }, 2)) out[k] = v;
     return out;
   };
   return ret(L, std::make_shared<data::MappedDataset>(ds, mapped, /*thread_safe=*/false, ds->describe() + ".map(" + fn.where() + ")"));
@@ -132,9 +134,9 @@ int ds_filter(lua_State* L) {
   check_function(L, 2, "ds:filter");
   const auto ds = check_dataset(L, 1);
   LuaDataFunction fn(L, 2, "filter");
-  return ret(L, data::filter(ds, [&fn](const data::Example& e, int64_t i) {
+  return ret(L, data::filter(ds, [&fn, &ds](const data::Example& e, int64_t i) {
                bool keep = false;
-               fn.call([&](lua_State* S) { push_example(S, e, i); }, 2, &keep);
+               fn.call([&](lua_State* S) { push_example(S, *ds, e, i); }, 2, &keep);
                return keep;
              }));
 }

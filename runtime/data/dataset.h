@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "runtime/data/example.h"
 
 namespace runner::data {
@@ -23,6 +25,11 @@ class Dataset {
   virtual bool thread_safe() const { return true; }
   // Where the data came from, for error messages ("data.jsonl(train.jsonl)").
   virtual std::string describe() const = 0;
+  // Columns that are not tensors (strings, structs, lists of them: a Parquet "text" or
+  // "messages" column), as one JSON object per example. They reach map/filter functions and
+  // data.sft, never a collator: like the Trainer's remove_unused_columns, a batch holds tensors.
+  virtual std::vector<std::string> text_fields() const { return {}; }
+  virtual nlohmann::ordered_json text(int64_t index) const { return nlohmann::ordered_json::object(); }
 };
 
 using DatasetPtr = std::shared_ptr<const Dataset>;

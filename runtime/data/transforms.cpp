@@ -23,6 +23,12 @@ Example IndexView::get(int64_t index) const {
   return base_->get(indices_[static_cast<size_t>(index)]);
 }
 
+nlohmann::ordered_json IndexView::text(int64_t index) const {
+  if (index < 0 || index >= size())
+    throw DataError("index " + std::to_string(index) + " out of range for " + std::to_string(size()) + " examples", origin_);
+  return base_->text(indices_[static_cast<size_t>(index)]);
+}
+
 bool IndexView::gather(const std::vector<int64_t>& indices, Batch& out) const {
   std::vector<int64_t> mapped;
   mapped.reserve(indices.size());

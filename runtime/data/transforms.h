@@ -30,6 +30,8 @@ class IndexView : public DatasetView {
   bool gather(const std::vector<int64_t>& indices, Batch& out) const override;
   bool thread_safe() const override { return base_->thread_safe(); }
   std::string describe() const override { return origin_; }
+  std::vector<std::string> text_fields() const override { return base_->text_fields(); }
+  nlohmann::ordered_json text(int64_t index) const override;
   const std::vector<int64_t>& indices() const { return indices_; }
 
  private:

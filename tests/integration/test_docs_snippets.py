@@ -11,7 +11,7 @@ syntax errors or passed an option the recipe does not have).
   `runner launch -n N` stripped: the ranks would all parse the same line); every
   scripts/... command must exist and be executable.
 Untagged blocks are sample output, not code. The files snippets read (input.txt, data.txt,
-corpus.txt, train.jsonl, sft.jsonl, tokenizer.json, base.lua) are provided in the folder they run in.
+corpus.txt, train.jsonl, sft.jsonl, train-*.parquet, sft.parquet, tokenizer.json, base.lua) are provided in the folder they run in.
 """
 import json
 import os
@@ -76,6 +76,12 @@ def make_fixtures(folder):
     write(os.path.join(folder, "tokenizer.json"), json.dumps(byte_level_tokenizer()))
     write(os.path.join(folder, "sft.jsonl"), json.dumps({"prompt": "Name a colour.", "response": "Blue."}) + "\n" +
           json.dumps({"messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello."}]}) + "\n")
+    # Parquet files (pyarrow is a build dependency: its wheel ships the libarrow runner links)
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    pq.write_table(pa.table({"text": ["Hello there.", "Blue."], "label": [1, 0]}), os.path.join(folder, "train-00000-of-00001.parquet"))
+    pq.write_table(pa.table({"messages": [[{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello."}]]}),
+                   os.path.join(folder, "sft.parquet"))
     rng = random.Random(0)
     with open(os.path.join(folder, "train.jsonl"), "w") as f:
         for _ in range(24):

@@ -176,8 +176,6 @@ DatasetPtr load_sft(const SftOptions& o) {
   if (o.max_length < 2) throw RecipeError("data.sft: max_length must be >= 2");
   const std::unique_ptr<SftTemplateLayout> jinja = template_layout(o);
   const std::string builtin = o.chat_template == "auto" ? "simple" : o.chat_template;
-  std::ifstream in(o.path);
-  if (!in) throw DataError("cannot read (missing?)", o.path);
   // The tokenizer's start tokens: its post-processor's prefix alone (a template that also appends
   // </s> must not give every example "<s></s>").
   const bool add_bos = o.add_bos.value_or(jinja == nullptr);
@@ -195,12 +193,7 @@ DatasetPtr load_sft(const SftOptions& o) {
     examples.push_back(make_example(row_ids, row_labels, row_pos));
     row_ids.clear(), row_labels.clear(), row_pos.clear();
   };
-  std::string line;
-  for (int64_t n = 1; std::getline(in, line); ++n) {
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    const std::string where = o.path + ":" + std::to_string(n);
-    const json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded() || !j.is_object()) throw DataError("not a JSON object", where);
+  auto add = [&](const json& j, const std::string& where) {
     const std::vector<SftSegment> segments =
         jinja ? jinja->segments(messages_of(j, o, where), j.contains("tools") ? j["tools"] : json(), where)
               : lay_out(turns_of(j, o, builtin, where), builtin, o.eos_token);
@@ -214,7 +207,7 @@ DatasetPtr load_sft(const SftOptions& o) {
     if (static_cast<int64_t>(ids.size()) > o.max_length) ids.resize(o.max_length), labels.resize(o.max_length);
     if (!o.packing) {
       examples.push_back(make_example(ids, labels, {}));
-      continue;
+      return;
     }
     if (static_cast<int64_t>(row_ids.size() + ids.size()) > o.max_length) flush_row(/*pad=*/true);
     for (size_t k = 0; k < ids.size(); ++k) {
@@ -222,10 +215,37 @@ DatasetPtr load_sft(const SftOptions& o) {
       row_labels.push_back(labels[k]);
       row_pos.push_back(static_cast<int64_t>(k));
     }
+  };
+  if (o.dataset) {
+    // Rows of a Parquet/Arrow dataset: its text fields (messages as a list of structs, prompt and
+    // response strings) are the JSON a line would hold; a null (a struct field another row has) is absent.
+    if (o.dataset->text_fields().empty())
+      throw DataError("has no text fields (strings, a messages column); data.sft needs \"" + o.messages_field + "\" or \"" +
+                          o.prompt_field + "\" and \"" + o.response_field + "\"",
+                      o.dataset->describe());
+    for (int64_t i = 0; i < o.dataset->size(); ++i) {
+      const json row = o.dataset->text(i);
+      json j = json::object();
+      for (const auto& [k, v] : row.items())
+        if (!v.is_null()) j[k] = v;
+      add(j, o.dataset->describe() + " row " + std::to_string(i));
+    }
+  } else {
+    std::ifstream in(o.path);
+    if (!in) throw DataError("cannot read (missing?)", o.path);
+    std::string line;
+    for (int64_t n = 1; std::getline(in, line); ++n) {
+      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+      const std::string where = o.path + ":" + std::to_string(n);
+      const json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+      if (j.is_discarded() || !j.is_object()) throw DataError("not a JSON object", where);
+      add(j, where);
+    }
   }
   flush_row(/*pad=*/true);
-  if (examples.empty()) throw DataError("no examples", o.path);
-  return std::make_shared<ExampleListDataset>(std::move(examples), "data.sft(" + o.path + ")");
+  const std::string source = o.dataset ? o.dataset->describe() : o.path;
+  if (examples.empty()) throw DataError("no examples", source);
+  return std::make_shared<ExampleListDataset>(std::move(examples), "data.sft(" + source + ")");
 }
 
 }  // namespace runner::data

@@ -21,6 +21,9 @@ namespace runner::data {
 
 struct SftOptions {
   std::string path;
+  // Instead of a JSONL path: a dataset's rows (data.parquet, data.arrow, data.hf_dataset), their
+  // text fields read as a line's JSON object.
+  DatasetPtr dataset;
   std::shared_ptr<const HfTokenizer> tokenizer;
   std::string tokenizer_path;     // its folder's chat template and tokenizer_config.json are the model's
   int64_t max_length = 1024;      // longer examples are cut from the right (HF's truncation_side)
