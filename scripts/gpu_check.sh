@@ -26,9 +26,7 @@ py=$(command -v python3)
 torch_dir=$($py -c 'import torch, os; print(os.path.dirname(torch.__file__))' 2>/dev/null)
 [ -n "$torch_dir" ] || { note "FAIL: python3 has no torch"; exit 3; }
 nv_libs=$(find "$(dirname "$torch_dir")/nvidia" -maxdepth 3 -type d -name lib 2>/dev/null | tr '\n' ':')
-# libarrow/libparquet (data.parquet, data.arrow): this machine's pyarrow, like its torch (cmake/arrow.cmake).
-arrow_dir=$($py -c 'import pyarrow; print(pyarrow.get_library_dirs()[0])' 2>/dev/null)
-[ -n "$arrow_dir" ] || { note "FAIL: python3 has no pyarrow, whose libarrow/libparquet runner links"; exit 3; }
+# runner is built without Arrow here (scripts/gpu_package.sh: RUNNER_WITH_ARROW=OFF), so no pyarrow is needed.
 if [ "${GPU_BUILD:-0}" = 1 ]; then
   bash .device/gpu-build.sh > "$out/build.log" 2>&1 || { note "FAIL: gpu-build.sh (see build.log)"; exit 3; }
   bin=$root/build-gpu
@@ -51,7 +49,7 @@ else
   mkdir -p "$out/.path" && ln -sf "$deps/usr/bin/mpiexec.hydra" "$out/.path/mpiexec" && ln -sf "$deps/usr/bin/hydra_pmi_proxy" "$out/.path/"
   export PATH=$out/.path:$deps/usr/bin:$PATH
 fi
-export LD_LIBRARY_PATH=$L:$torch_dir/lib:$arrow_dir:$nv_libs/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+export LD_LIBRARY_PATH=$L:$torch_dir/lib:$nv_libs/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export RUNNER_BINARY=$bin/runner RUNNER_SOURCE_DIR=$root RUNNER_PYTHON=$py RUNNER_EXPECT_GPU=1 PYTHONUNBUFFERED=1
 [ "${GPU_CHECK_DRY:-0}" = 1 ] && export RUNNER_EXPECT_GPU=0
 
