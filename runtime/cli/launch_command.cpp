@@ -1,10 +1,11 @@
 // runner launch: mpiexec as a child, not an exec, for two reasons measured with MPICH 4.0.2's
 // hydra. (1) main() blocks the stop signals for its signal thread and an exec'd mpiexec would
 // inherit the mask; here the signal thread passes them on. (2) After a signal, hydra's
-// mpiexec exits 0 in about a third of the runs although every rank exited 75 (it counts only
-// the codes its proxies reported), so a requeue loop would take a preempted job for a
-// finished one (Ctrl-C's 130 is lost the same way): rank 0 also writes its code to a file the
-// launcher names when a signal ends it, and the launcher trusts that file when mpiexec says 0.
+// mpiexec exits 0 in about one run in four (9 of 38 here) although every rank exited 75 (it
+// counts only the codes its proxies reported), so a requeue loop would take a preempted job
+// for a finished one (Ctrl-C's 130 is lost the same way): rank 0 also writes its code to a
+// file the launcher names when a signal ends it, and the launcher trusts that file when
+// mpiexec says 0.
 #include <pthread.h>
 
 #include <cerrno>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -108,6 +110,7 @@ int launch(const CommandLine& cl) {
   // exec's failure comes back through a pipe that a successful exec closes.
   int failed[2];
   if (::pipe2(failed, O_CLOEXEC) != 0) throw DistError("runner launch: cannot create a pipe");
+  const pid_t launcher_pid = ::getpid();
   const pid_t child = ::fork();
   if (child < 0) throw DistError("runner launch: cannot start " + std::string(launcher));
   if (child == 0) {
@@ -117,6 +120,10 @@ int launch(const CommandLine& cl) {
     sigaddset(&stops, SIGTERM);
     sigaddset(&stops, SIGUSR1);
     pthread_sigmask(SIG_UNBLOCK, &stops, nullptr);
+    // A launcher killed outright (SIGKILL) takes the job down as an exec'd mpiexec would:
+    // mpiexec gets SIGTERM, so the ranks save and stop.
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != launcher_pid) ::_exit(128 + SIGTERM);
     ::execvp(launcher, argv.data());
     const int error = errno;
     if (::write(failed[1], &error, sizeof error) < 0) {

@@ -111,6 +111,18 @@ class Launch(unittest.TestCase):
                     self.assertEqual(global_step(out), 30)
                     self.assertFalse(os.path.exists(os.path.join(out, ".runner.lock")))
 
+    def test_a_launcher_killed_outright_stops_its_ranks_with_a_checkpoint(self):
+        # SIGKILL cannot be passed on; mpiexec then gets SIGTERM (its parent died) and the
+        # ranks save and stop instead of training on as orphans.
+        out = self.out("launch_killed")
+        p = self.start([BINARY, "launch", "-n", "2", self.recipe, "--output_dir", out, "--slow", "0.05"])
+        self.wait_for_checkpoint(out, p)
+        p.kill()
+        _, err = p.communicate(timeout=120)  # returns when every process holding its pipes is gone
+        self.assertEqual(p.returncode, -signal.SIGKILL)
+        self.assertEqual(len([line for line in err.splitlines() if line.startswith("runner: stopped by SIGTERM after step ")]), 1, err)
+        self.assertFalse(os.path.exists(os.path.join(out, "model.safetensors")), err)
+
     def test_runner_launch_forwards_ctrl_c(self):
         out = self.out("launch_int")
         p = self.start([BINARY, "launch", "-n", "2", self.recipe, "--output_dir", out, "--slow", "0.05"])
