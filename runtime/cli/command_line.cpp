@@ -1,6 +1,10 @@
 #include "runtime/cli/command_line.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
 
 #include "runtime/core/errors.h"
 #include "runtime/core/training_args.h"
@@ -12,7 +16,8 @@ const char* usage() {
   return "usage: runner RECIPE.lua [--<argument> VALUE ...]   train as the recipe says\n"
          "       runner check RECIPE.lua [--<argument> VALUE ...]   validate; print the resolved arguments as JSON\n"
          "       runner search RECIPE.lua [--<argument> VALUE ...]   hyperparameter search over the recipe's hp_space\n"
-         "       runner launch -n N RECIPE.lua [--<argument> VALUE ...]   run on N ranks (execs mpiexec -n N runner ...)\n"
+         "       runner launch -n N [-f HOSTFILE] [--hosts LIST] [--ppn N] [--launcher_args 'MPIEXEC OPTIONS'] RECIPE.lua [--<argument> VALUE ...]\n"
+         "                       run on N ranks: execs mpiexec (RUNNER_MPIEXEC) -n N runner ...; forwards SIGTERM, SIGUSR1, SIGINT\n"
          "       runner launch RECIPE.lua --accelerate_config FILE ...   as many ranks as the file's num_processes\n"
          "       runner consolidate CHECKPOINT OUT.safetensors   full fp32 weights of a checkpoint (any mode, any world size)\n"
          "       runner generate MODEL_DIR|RECIPE.lua --prompt TEXT [--max_new_tokens N --do_sample --temperature T\n"
@@ -29,7 +34,8 @@ const char* usage() {
          "recipe line \"-- runner: sandbox\") keeps the recipe's file access inside its folder, output_dir\n"
          "and --allow_path DIR folders. --accelerate_config FILE maps an `accelerate config` YAML onto\n"
          "the arguments (docs/migrating.md). Exit codes: 0 ok,\n"
-         "2 user error (recipe, argument, data, checkpoint), 1 internal error.\n";
+         "2 user error (recipe, argument, data, checkpoint), 1 internal error, 75 stopped by SIGTERM/SIGUSR1\n"
+         "with a checkpoint saved (resume it: --resume_from_checkpoint true), 130 Ctrl-C, 143/138 stopped at once.\n";
 }
 
 namespace {
@@ -43,6 +49,77 @@ bool is_argument(const std::string& name) { return find_arg_field(name) || find_
 bool is_flag(const std::string& token) { return token.rfind("--", 0) == 0 && token.size() > 2; }
 bool looks_like_bool(const std::string& v) {
   return v == "true" || v == "false" || v == "1" || v == "0" || v == "True" || v == "False" || v == "yes" || v == "no";
+}
+
+int positive(const std::string& option, const std::string& n) {
+  char* end = nullptr;
+  const long v = std::strtol(n.c_str(), &end, 10);
+  if (n.empty() || *end != '\0' || v < 1 || v > 1000000)
+    throw ArgumentError("runner launch: " + option + " takes a positive count, got \"" + n + "\"", "command line");
+  return static_cast<int>(v);
+}
+
+// runner launch [options] RECIPE ...: mpiexec's options (torchrun's names where they exist)
+// before the recipe, the run's command line after it.
+CommandLine parse_launch(const std::vector<std::string>& a, const char* program) {
+  CommandLine cl;
+  cl.command = "launch";
+  int per_node = 0, nodes = 0;
+  size_t j = 1;
+  while (j < a.size() && a[j].size() > 1 && a[j][0] == '-') {
+    std::string option = a[j], value;
+    const auto eq = option.find('=');
+    const bool inline_value = option.rfind("--", 0) == 0 && eq != std::string::npos;
+    if (inline_value) value = option.substr(eq + 1), option = option.substr(0, eq);
+    static const std::set<std::string> known{"-n", "-np", "--nproc", "-f", "-hostfile", "--hostfile", "-hosts", "--hosts",
+                                             "-ppn", "--ppn", "--nproc_per_node", "--nnodes", "--launcher_args"};
+    if (!known.count(option))
+      throw ArgumentError("runner launch: unknown option \"" + option +
+                              "\" before the recipe (launch options: -n N, -f/--hostfile FILE, --hosts LIST, --ppn N, --nproc_per_node N, "
+                              "--nnodes N, --launcher_args 'MPIEXEC OPTIONS')",
+                          "command line");
+    if (!inline_value) {
+      if (j + 1 >= a.size()) throw ArgumentError("runner launch: " + option + " needs a value", "command line");
+      value = a[j + 1];
+    }
+    cl.launch_options.insert(cl.launch_options.end(), a.begin() + static_cast<long>(j), a.begin() + static_cast<long>(j + (inline_value ? 1 : 2)));
+    j += inline_value ? 1 : 2;
+    if (option == "-n" || option == "-np" || option == "--nproc") {
+      cl.launch_ranks = positive(option, value);
+    } else if (option == "-f" || option == "-hostfile" || option == "--hostfile") {
+      // Checked here: mpiexec's own message for a missing hostfile is a page of noise.
+      std::ifstream f(value);
+      if (!f) throw ArgumentError("runner launch: " + option + " " + value + ": cannot read the hostfile", "command line");
+      cl.launcher_args.insert(cl.launcher_args.end(), {"-f", value});
+    } else if (option == "-hosts" || option == "--hosts") {
+      cl.launcher_args.insert(cl.launcher_args.end(), {"-hosts", value});
+    } else if (option == "-ppn" || option == "--ppn" || option == "--nproc_per_node") {
+      per_node = positive(option, value);
+      cl.launcher_args.insert(cl.launcher_args.end(), {"-ppn", std::to_string(per_node)});
+    } else if (option == "--nnodes") {
+      nodes = positive(option, value);
+    } else {  // --launcher_args: words for mpiexec, passed as they are
+      std::istringstream words(value);
+      for (std::string w; words >> w;) cl.launcher_args.push_back(w);
+    }
+  }
+  // torchrun's form: --nnodes K --nproc_per_node P is K·P ranks, P on each node.
+  if (!cl.launch_ranks && per_node) cl.launch_ranks = per_node * std::max(1, nodes);
+  if (nodes && !per_node && !cl.launch_ranks) throw ArgumentError("runner launch: --nnodes needs --nproc_per_node (or -n N)", "command line");
+  cl.launch_args.assign(a.begin() + static_cast<long>(j), a.end());
+  // The rest must be a valid run command line; checking it here reports mistakes once,
+  // not once per rank.
+  std::vector<const char*> rest{program};
+  for (const auto& s : cl.launch_args) rest.push_back(s.c_str());
+  const CommandLine inner = parse_command_line(static_cast<int>(rest.size()), rest.data());
+  if (inner.command != "run" && inner.command != "check" && inner.command != "search")
+    throw ArgumentError("runner launch: expected a recipe after the launch options", "command line");
+  if (cl.launch_ranks == 0 && inner.accelerate_config.empty())
+    throw ArgumentError("runner launch needs -n N before the recipe (runner launch -n 2 recipe.lua ...), or --accelerate_config FILE with num_processes",
+                        "command line");
+  cl.recipe = inner.recipe;
+  cl.accelerate_config = inner.accelerate_config;
+  return cl;
 }
 }  // namespace
 
@@ -106,31 +183,7 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
     cl.command_args.assign(a.begin() + 1, a.end());
     return cl;
   }
-  if (first == "launch") {
-    cl.command = "launch";
-    size_t j = 1;
-    if (j + 1 < a.size() && (a[j] == "-n" || a[j] == "--nproc" || a[j] == "-np")) {
-      const std::string n = a[j + 1];
-      char* end = nullptr;
-      const long v = std::strtol(n.c_str(), &end, 10);
-      if (n.empty() || *end != '\0' || v < 1) throw ArgumentError("runner launch: -n takes a positive rank count, got \"" + n + "\"", "command line");
-      cl.launch_ranks = static_cast<int>(v);
-      j += 2;
-    }
-    cl.launch_args.assign(a.begin() + static_cast<long>(j), a.end());
-    // The rest must be a valid run command line; checking it here reports mistakes once,
-    // not once per rank.
-    std::vector<const char*> rest{argv[0]};
-    for (const auto& s : cl.launch_args) rest.push_back(s.c_str());
-    const CommandLine inner = parse_command_line(static_cast<int>(rest.size()), rest.data());
-    if (inner.command != "run" && inner.command != "check" && inner.command != "search") throw ArgumentError("runner launch: expected a recipe after -n N", "command line");
-    if (cl.launch_ranks == 0 && inner.accelerate_config.empty())
-      throw ArgumentError("runner launch needs -n N before the recipe (runner launch -n 2 recipe.lua ...), or --accelerate_config FILE with num_processes",
-                          "command line");
-    cl.recipe = inner.recipe;
-    cl.accelerate_config = inner.accelerate_config;
-    return cl;
-  }
+  if (first == "launch") return parse_launch(a, argv[0]);
   if (first == "check" || first == "search") {
     cl.command = first;
     i = 1;
@@ -140,6 +193,7 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
   if (i >= a.size() || a[i].rfind("--", 0) == 0) throw ArgumentError("missing the recipe file (runner --help shows usage)", "command line");
   cl.recipe = a[i++];
   while (i < a.size()) {
+    const size_t start = i;
     const std::string token = a[i];
     const std::string position = "command line:" + std::to_string(i + 1);
     if (token.rfind("--", 0) != 0 || token.size() == 2)
@@ -147,6 +201,7 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
     std::string name = token.substr(2), value;
     if (name == "sandbox") {
       cl.sandbox = true;
+      cl.replay_args.push_back(token);
       ++i;
       continue;
     }
@@ -165,12 +220,14 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
       if (is_argument(name) || name == "allow_path" || name == "accelerate_config") throw ArgumentError("--" + name + " needs a value", position);
       cl.bare_options.insert(name);
       cl.recipe_options[name] = "true";
+      cl.replay_args.push_back(token);
       ++i;
       continue;
     } else {
       value = a[i + 1];
       i += 2;
     }
+    if (name != "resume_from_checkpoint") cl.replay_args.insert(cl.replay_args.end(), a.begin() + static_cast<long>(start), a.begin() + static_cast<long>(i));
     if (name == "allow_path") cl.allow_paths.push_back(value);
     else if (name == "accelerate_config") cl.accelerate_config = value;
     else if (is_argument(name)) cl.arg_overrides.emplace_back(name, value);

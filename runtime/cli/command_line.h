@@ -25,10 +25,17 @@ struct CommandLine {
   std::vector<std::string> allow_paths;
   // --accelerate_config FILE: an `accelerate config` YAML mapped onto the arguments.
   std::string accelerate_config;
-  // runner launch [-n N] RECIPE ...: the rank count (0: take num_processes from
-  // --accelerate_config) and the arguments after it.
+  // runner launch [-n N] [launcher options] RECIPE ...: the rank count (0: take
+  // num_processes from --accelerate_config), the options for mpiexec (-f FILE, -hosts LIST,
+  // -ppn N and --launcher_args' words), the launch options as given (for the resume line)
+  // and the arguments from the recipe on.
   int launch_ranks = 0;
+  std::vector<std::string> launcher_args;
+  std::vector<std::string> launch_options;
   std::vector<std::string> launch_args;
+  // The tokens after the recipe, without --resume_from_checkpoint and its value: what the
+  // printed resume command repeats, so the resumed run is the same run.
+  std::vector<std::string> replay_args;
   // runner consolidate CHECKPOINT OUT.safetensors (recipe holds CHECKPOINT).
   std::string output;
   // runner generate MODEL_DIR|RECIPE --prompt ... (recipe holds the target) and runner

@@ -78,51 +78,18 @@ int run_recipe(const CommandLine& cl) {
     std::cout << args.to_json().dump(2) << std::endl;
     return 0;
   }
-  std::string resume = world.size > 1 ? "mpiexec -n " + std::to_string(world.size) + " runner " : "runner ";
-  resume += cl.recipe;
-  auto quoted = [](const std::string& v) {
-    if (!v.empty() && v.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:=,+-") == std::string::npos) return v;
-    std::string q = "'";
-    for (char c : v) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-  };
-  for (const auto& [name, value] : cl.arg_overrides)
-    if (name != "resume_from_checkpoint") resume += " --" + name + " " + quoted(value);
+  const std::string resume = resume_command(cl, world);
   set_interrupt_context(args.output_dir, resume, world.rank, args.enable_jit_checkpoint);
   train::TrainerOptions options = make_trainer_options(cl, prepared, world, /*single_process=*/false);
   train::Trainer trainer(args, recipe.model, recipe.datasets, recipe.hooks, recipe.callbacks, options);
   train::run_phases(trainer, prepared.phases);
-  if (stop_requested() && world.rank == 0)
+  if (!stop_requested()) return 0;
+  if (world.rank == 0) {
     std::fprintf(stderr, "runner: stopped by %s after step %lld%s\n", stop_reason().c_str(),
                  static_cast<long long>(trainer.state().global_step), resume_hint().c_str());
-  return 0;
-}
-
-int launch(const CommandLine& cl) {
-  char self[PATH_MAX];
-  const ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (len <= 0) throw DistError("runner launch: cannot find the runner executable (/proc/self/exe)");
-  self[len] = '\0';
-  const char* launcher = std::getenv("RUNNER_MPIEXEC") ? std::getenv("RUNNER_MPIEXEC") : "mpiexec";
-  int ranks = cl.launch_ranks;
-  if (ranks == 0) {  // accelerate launch --config_file: the rank count is the file's num_processes
-    const config::AccelerateConfig acc = config::read_accelerate_config(cl.accelerate_config);
-    if (!acc.num_processes) throw ArgumentError("runner launch: give -n N, or num_processes in the accelerate config", cl.accelerate_config);
-    ranks = *acc.num_processes;
+    report_exit_to_launcher(kPreemptedExitCode);
   }
-  std::vector<std::string> argv_s{launcher, "-n", std::to_string(ranks), self};
-  argv_s.insert(argv_s.end(), cl.launch_args.begin(), cl.launch_args.end());
-  std::vector<char*> argv;
-  for (auto& a : argv_s) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::cout.flush();
-  // The signal mask survives exec: mpiexec must see Ctrl-C (it forwards it to the ranks).
-  sigset_t interrupt;
-  sigemptyset(&interrupt);
-  sigaddset(&interrupt, SIGINT);
-  pthread_sigmask(SIG_UNBLOCK, &interrupt, nullptr);
-  execvp(launcher, argv.data());
-  throw DistError(std::string("runner launch: cannot run ") + launcher + " (install mpich, or set RUNNER_MPIEXEC)");
+  return kPreemptedExitCode;  // every rank: srun (and mpiexec, mostly: launch_command.cpp) report it as the job's code
 }
 
 int consolidate(const CommandLine& cl) {

@@ -24,9 +24,16 @@ int print_args(bool markdown);
 void agree_on_setup(const dist::World& world, const std::function<void()>& setup);
 // runner search RECIPE ...: the recipe's hyperparameter search (search_command.cpp).
 int search(const CommandLine& cl);
-// runner launch -n N ...: replaces this process with `mpiexec -n N <this runner> ...`.
-// Returns only on failure (mpiexec not found).
+// runner launch -n N ...: runs `mpiexec -n N <this runner> ...` (launch_command.cpp), passes
+// the stop signals on to it and returns the job's exit code.
 int launch(const CommandLine& cl);
+// Rank 0 of a run `runner launch` started, ended by a signal (75 after a checkpoint, 128+N at
+// once): tells the launcher the code, which mpiexec may lose (launch_command.cpp).
+void report_exit_to_launcher(int code);
+// The command that resumes this run: how it was started (runner, mpiexec -n N runner, srun
+// or the `runner launch` line its launcher passed down), the recipe and every option given,
+// without --resume_from_checkpoint (the caller appends it).
+std::string resume_command(const CommandLine& cl, const dist::World& world);
 // runner consolidate CHECKPOINT OUT: the checkpoint's model as fp32 safetensors (what
 // DeepSpeed's zero_to_fp32.py produces; our checkpoints already hold whole weights).
 int consolidate(const CommandLine& cl);

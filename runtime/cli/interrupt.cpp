@@ -3,13 +3,18 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <optional>
 #include <thread>
 
+#include "runtime/cli/commands.h"
 #include "runtime/core/stop_request.h"
 #include "runtime/io/checkpoint.h"
+#include "runtime/io/dir_lock.h"
 
 namespace runner::cli {
 
@@ -22,6 +27,7 @@ struct InterruptState {
   std::string output_dir, resume;
   int rank = 0;
   bool checkpoint_on_stop = false;
+  pid_t forward_to = 0;  // runner launch: mpiexec's pid
 };
 InterruptState& state() {
   static InterruptState* s = new InterruptState;
@@ -47,26 +53,53 @@ void say(const std::string& line) {
   std::fflush(stderr);
 }
 
+bool rank_zero() {
+  std::lock_guard<std::mutex> lock(state().mu);
+  return state().rank == 0;
+}
+
 const char* name_of(int sig) { return sig == SIGTERM ? "SIGTERM" : sig == SIGUSR1 ? "SIGUSR1" : "SIGINT"; }
 
+constexpr std::chrono::seconds kDuplicateWindow{2};
+
 void wait_for_signals(sigset_t set) {
+  std::optional<std::chrono::steady_clock::time_point> first_stop;  // this process's first stop signal
   for (;;) {
-    int sig = 0;
-    if (sigwait(&set, &sig) != 0) return;
+    siginfo_t info{};
+    const int sig = sigwaitinfo(&set, &info);
+    if (sig < 0) {
+      if (errno == EINTR) continue;
+      return;
+    }
     bool checkpoint = false;
+    pid_t forward_to = 0;
     {
       std::lock_guard<std::mutex> lock(state().mu);
       checkpoint = state().checkpoint_on_stop;
+      forward_to = state().forward_to;
+    }
+    if (forward_to > 0) {
+      // A terminal's Ctrl-C reached mpiexec too (one process group); a second SIGINT would
+      // make it abort the ranks at once.
+      if (!(sig == SIGINT && info.si_code == SI_KERNEL)) ::kill(forward_to, sig);
+      continue;
     }
     // Preemption: the first SIGTERM/SIGUSR1 during training finishes the step and saves; a
-    // second one, Ctrl-C, or a stop outside training ends the process now.
-    if (sig != SIGINT && checkpoint && stop_point_active() && !stop_requested()) {
-      request_stop(name_of(sig));
+    // second one, Ctrl-C, or a stop outside training ends the process now. Copies that come
+    // within kDuplicateWindow of the first are the same stop delivered twice (Slurm's time
+    // limit signals every process of the job, and mpiexec forwards its own copy too).
+    const auto now = std::chrono::steady_clock::now();
+    if (sig != SIGINT && first_stop && now - *first_stop < kDuplicateWindow) continue;
+    if (sig != SIGINT && checkpoint && stop_point_active() && !first_stop) {
+      first_stop = now;
+      if (!stop_requested()) request_stop(name_of(sig));  // else another rank's signal already did
       say(std::string("runner: ") + name_of(sig) + " received: saving a checkpoint after this optimizer step, then stopping "
           "(send it again to stop at once)");
       continue;
     }
     say(std::string("runner: ") + (sig == SIGINT ? "interrupted (Ctrl-C)" : std::string("stopped by ") + name_of(sig)) + where_to_resume());
+    io::release_dir_locks();  // _Exit runs no destructors
+    if (rank_zero()) report_exit_to_launcher(128 + sig);
     std::_Exit(128 + sig);  // as a shell reports it: 130 for SIGINT, 143 for SIGTERM
   }
 }
@@ -92,5 +125,10 @@ void set_interrupt_context(const std::string& output_dir, const std::string& res
 }
 
 std::string resume_hint() { return where_to_resume(); }
+
+void forward_signals_to(pid_t pid) {
+  std::lock_guard<std::mutex> lock(state().mu);
+  state().forward_to = pid;
+}
 
 }  // namespace runner::cli

@@ -10,6 +10,7 @@
 #include "runtime/cli/version.h"
 #include "runtime/core/errors.h"
 #include "runtime/dist/world.h"
+#include "runtime/io/dir_lock.h"
 
 namespace {
 
@@ -20,9 +21,15 @@ int fail(const std::string& message, int code) {
   for (auto& c : line)
     if (c == '\n') c = ' ';
   const auto& w = runner::dist::world();
-  if (w.size > 1) std::fprintf(stderr, "runner: error: [rank %d] %s\n", w.rank, line.c_str());
-  else std::fprintf(stderr, "runner: error: %s\n", line.c_str());
+  if (line.empty()) {
+    // a process that stays quiet because another one says it (world.cpp)
+  } else if (w.size > 1) {
+    std::fprintf(stderr, "runner: error: [rank %d] %s\n", w.rank, line.c_str());
+  } else {
+    std::fprintf(stderr, "runner: error: %s\n", line.c_str());
+  }
   std::fflush(stderr);
+  runner::io::release_dir_locks();  // MPI_Abort runs no destructors
   runner::dist::abort_world(code);
   return code;
 }

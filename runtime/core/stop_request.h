@@ -7,6 +7,11 @@
 
 namespace runner {
 
+// The exit code of a run that a stop signal ended with a checkpoint: distinct from 0 (done),
+// 1/2 (errors) and 128+N (killed), so a requeue loop can test it. 75 is EX_TEMPFAIL
+// (sysexits.h): "a temporary failure; try again later" — resume with the same command.
+constexpr int kPreemptedExitCode = 75;
+
 void request_stop(const std::string& reason);  // e.g. "SIGTERM"
 bool stop_requested();
 std::string stop_reason();

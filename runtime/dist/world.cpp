@@ -5,8 +5,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <thread>
 #include <string>
+#include <thread>
+#include <utility>
 
 #include <mpi.h>
 
@@ -36,10 +37,40 @@ int env_int(const char* name, int fallback) {
   return v ? std::atoi(v) : fallback;
 }
 
+// Inside an srun job step: SLURM_STEP_ID is a real step's number. A batch script (step
+// "batch") or an salloc shell also carries SLURM_NTASKS (and the batch step SLURM_PROCID),
+// and a runner started there directly is one process, not one of N.
+bool in_srun_step() {
+  const char* step = env("SLURM_STEP_ID") ? env("SLURM_STEP_ID") : env("SLURM_STEPID");
+  if (!step || !env("SLURM_PROCID")) return false;
+  char* end = nullptr;
+  const unsigned long id = std::strtoul(step, &end, 10);
+  return *end == '\0' && id < 0xfffffff0UL;  // Slurm's batch, extern and interactive steps are 0xfffffffa..
+}
+
+// How many processes the launcher says it started (0: it says nothing), and which variable
+// says so.
+std::pair<int, std::string> announced_size() {
+  for (const char* name : {"PMI_SIZE", "OMPI_COMM_WORLD_SIZE"})
+    if (env(name)) return {env_int(name, 0), name};
+  if (in_srun_step()) {
+    const char* name = env("SLURM_STEP_NUM_TASKS") ? "SLURM_STEP_NUM_TASKS" : "SLURM_NTASKS";
+    return {env_int(name, 0), name};
+  }
+  return {0, ""};
+}
+
+// This process's rank as the launcher's variables give it (0 when they do not).
+int announced_rank() {
+  for (const char* name : {"PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK"})
+    if (env(name)) return env_int(name, 0);
+  return in_srun_step() ? env_int("SLURM_PROCID", 0) : 0;
+}
+
 // Which launcher started us, from the variables each one sets for its processes.
 std::string detect_launcher() {
+  if (in_srun_step() && announced_size().first > 1) return "srun";
   if (env("PMI_RANK") || env("PMI_FD") || env("PMI_SIZE") || env("PMIX_RANK") || env("OMPI_COMM_WORLD_SIZE")) return "mpiexec";
-  if (env("SLURM_PROCID") && env_int("SLURM_NTASKS", 1) > 1) return "srun";
   return "";
 }
 
@@ -66,6 +97,18 @@ const World& init_world(int* argc, char*** argv) {
   if (provided < MPI_THREAD_MULTIPLE) throw DistError("the MPI library does not grant MPI_THREAD_MULTIPLE, which the runner needs");
   MPI_Comm_rank(MPI_COMM_WORLD, &g_world.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_world.size);
+  // A launcher whose processes cannot reach each other (srun with the wrong --mpi plugin, an
+  // MPI built without PMI support): each one would train alone into one output_dir. The
+  // launcher's first process says so; the others exit with the same code, quietly.
+  if (const auto [announced, variable] = announced_size(); announced > 1 && g_world.size != announced) {
+    const int env_rank = announced_rank();
+    const std::string size = std::to_string(announced);
+    throw DistError(env_rank != 0 ? ""
+                                  : variable + "=" + size + " but MPI sees a world of " + std::to_string(g_world.size) + " (" + g_world.launcher +
+                                        " started the processes without a working PMI, so each would train alone): with srun, pass the MPI "
+                                        "plugin this MPI needs (srun --mpi=pmi2 or pmix; `srun --mpi=list`), or use `mpiexec -n " +
+                                        size + " runner ...`");
+  }
   MPI_Comm node;
   BlockingCall splitting("MPI_Comm_split (start-up)");
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, g_world.rank, MPI_INFO_NULL, &node);

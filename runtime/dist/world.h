@@ -22,7 +22,10 @@ struct World {
 // Initialises MPI (MPI_THREAD_MULTIPLE) when a launcher started this process (PMI, PMIx,
 // Open MPI or SLURM variables), and otherwise returns a world of one. RANK / WORLD_SIZE /
 // LOCAL_RANK (torchrun style) are honoured as a cross-check: WORLD_SIZE > 1 without an MPI
-// launcher is a DistError, because ranks need MPI to talk. Idempotent.
+// launcher is a DistError, because ranks need MPI to talk. So is a launcher that announces
+// N > 1 processes (PMI_SIZE, OMPI_COMM_WORLD_SIZE, or SLURM_STEP_NUM_TASKS inside an srun
+// step) when MPI sees fewer: no working PMI, each would train alone (exit 2; only the
+// launcher's first process says it). Idempotent.
 const World& init_world(int* argc, char*** argv);
 const World& world();  // the current world (one process before init_world)
 

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -21,9 +22,10 @@ namespace {
 // Locks this process already holds (flock would refuse a second descriptor of our own):
 // several Trainers of one process may share a folder, one after another or at once.
 std::mutex mutex;
+// Never destroyed: the signal thread may release the locks while the process exits.
 std::map<std::string, std::pair<int, int>>& held() {  // path → (fd, count)
-  static std::map<std::string, std::pair<int, int>> m;
-  return m;
+  static auto* m = new std::map<std::string, std::pair<int, int>>;
+  return *m;
 }
 
 }  // namespace
@@ -41,30 +43,50 @@ DirLock::DirLock(const std::string& dir) {
     return;
   }
   const std::string path = dir_ + "/.runner.lock";
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) throw CheckpointError("cannot create the output folder's lock file", path);
-  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    char buf[32] = {0};
-    const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
-    ::close(fd);
-    const std::string pid = n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string("unknown");
-    throw ArgumentError("args.output_dir: \"" + dir + "\" is in use by another runner process (pid " + pid +
-                        "); wait for it to finish or choose another output_dir");
+  for (;;) {
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) throw CheckpointError("cannot create the output folder's lock file", path);
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      char buf[32] = {0};
+      const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
+      ::close(fd);
+      const std::string pid = n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string("unknown");
+      throw ArgumentError("args.output_dir: \"" + dir + "\" is in use by another runner process (pid " + pid +
+                          "); wait for it to finish or choose another output_dir");
+    }
+    // The holder removes the file before it lets go: a lock taken on a removed file is no
+    // lock (a third run would create a new file and lock that one too).
+    struct stat locked {}, at_path {};
+    if (::fstat(fd, &locked) != 0 || ::stat(path.c_str(), &at_path) != 0 || locked.st_ino != at_path.st_ino || locked.st_dev != at_path.st_dev) {
+      ::close(fd);
+      continue;
+    }
+    const std::string pid = std::to_string(::getpid());
+    if (::ftruncate(fd, 0) == 0 && ::pwrite(fd, pid.data(), pid.size(), 0) < 0) {
+      // the pid is only a hint in the message above
+    }
+    fd_ = fd;
+    held()[dir_] = {fd, 1};
+    return;
   }
-  const std::string pid = std::to_string(::getpid());
-  if (::ftruncate(fd, 0) == 0 && ::pwrite(fd, pid.data(), pid.size(), 0) < 0) {
-    // the pid is only a hint in the message above
-  }
-  fd_ = fd;
-  held()[dir_] = {fd, 1};
 }
 
 DirLock::~DirLock() {
   std::lock_guard<std::mutex> lock(mutex);
   auto it = held().find(dir_);
   if (it == held().end() || --it->second.second > 0) return;
-  ::close(it->second.first);  // releases the flock; the file stays (removing it would race)
+  ::unlink((dir_ + "/.runner.lock").c_str());  // still locked: see the constructor
+  ::close(it->second.first);
   held().erase(it);
+}
+
+void release_dir_locks() {
+  std::lock_guard<std::mutex> lock(mutex);
+  for (const auto& [dir, entry] : held()) {
+    ::unlink((dir + "/.runner.lock").c_str());
+    ::close(entry.first);
+  }
+  held().clear();
 }
 
 int sweep_temporaries(const std::string& dir) {

@@ -78,7 +78,11 @@ class Progress : public Callback {
   std::string name() const override { return terminal_ ? "ProgressCallback" : "PrinterCallback"; }
 
   void on_event(Event e, const TrainingArguments&, const TrainerState& state, TrainerControl&, const json& payload) override {
-    if (!state.is_local_process_zero) return;
+    // HF: the bar (ProgressCallback; runner's plain progress lines stand in for it off a
+    // terminal) belongs to the world's first process only; PrinterCallback (disable_tqdm =
+    // true: log lines only) prints on every node's first process. Other nodes' first
+    // processes repeat the info-level log lines (log_on_each_node), never the progress.
+    if (!(printer_only() ? state.is_local_process_zero : state.is_world_process_zero)) return;
     switch (e) {
       case Event::kTrainBegin:
         start_ = Clock::now();
@@ -109,6 +113,7 @@ class Progress : public Callback {
   }
 
  private:
+  bool printer_only() const { return !terminal_ && !plain_lines_; }
   double seconds_since(Clock::time_point t) const { return std::chrono::duration<double>(Clock::now() - t).count(); }
   std::string loss_text() const {
     return std::isnan(loss_) ? "" : ", loss " + log::format_number(std::round(loss_ * 1e4) / 1e4);

@@ -34,8 +34,10 @@ Phases resolve_phases(const TrainingArguments& args, const Datasets& d) {
 
 namespace {
 
-// HF log_metrics: a table of the phase's metrics, keys padded.
-void log_metrics(const std::string& split, const json& metrics) {
+// HF log_metrics: a table of the phase's metrics, keys padded; on the world's first process
+// only (not on other nodes' first processes, log_on_each_node or not).
+void log_metrics(const Trainer& trainer, const std::string& split, const json& metrics) {
+  if (!trainer.state().is_world_process_zero) return;
   log::info("***** " + split + " metrics *****");
   size_t width = 0;
   for (auto it = metrics.begin(); it != metrics.end(); ++it) width = std::max(width, it.key().size());
@@ -101,12 +103,12 @@ void run_phases(Trainer& trainer, const Phases& phases) {
     if (trainer.preempted()) return;
     trainer.save_model();
     trainer.save_state();
-    log_metrics("train", result.metrics);
+    log_metrics(trainer, "train", result.metrics);
     if (write) save_metrics(out, "train", result.metrics, all);
   }
   if (phases.eval) {
     json metrics = oom_guarded("evaluation", "per_device_eval_batch_size", trainer.args().per_device_eval_batch_size, [&] { return trainer.evaluate(); });
-    log_metrics("eval", metrics);
+    log_metrics(trainer, "eval", metrics);
     if (write) {
       io::make_dirs(out);
       save_metrics(out, "eval", metrics, all);
@@ -114,7 +116,7 @@ void run_phases(Trainer& trainer, const Phases& phases) {
   }
   if (phases.predict) {
     PredictionOutput p = oom_guarded("prediction", "per_device_eval_batch_size", trainer.args().per_device_eval_batch_size, [&] { return trainer.predict(); });
-    log_metrics("test", p.metrics);
+    log_metrics(trainer, "test", p.metrics);
     if (write) {
       io::make_dirs(out);
       save_metrics(out, "test", p.metrics, all);

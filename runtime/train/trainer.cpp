@@ -11,6 +11,7 @@
 #include "runtime/core/stop_request.h"
 #include "runtime/device/gpu_info.h"
 #include "runtime/io/dir_lock.h"
+#include "runtime/train/shared_folder_check.h"
 #include "runtime/log/log.h"
 #include "runtime/models/activation_checkpoint.h"
 #include "runtime/train/batch_size_finder.h"
@@ -56,6 +57,7 @@ Trainer::Trainer(TrainingArguments args, models::ModulePtr model, Datasets datas
     if (const int n = io::sweep_temporaries(args_.output_dir))
       log::info("Removed " + std::to_string(n) + " leftover(s) of an interrupted save from " + args_.output_dir);
   }
+  check_node_local_storage(args_.output_dir, args_.save_on_each_node, *dp_, options_.local_rank);
   device_ = device::resolve_device(args_, options_.local_rank);
   memory_.set_device(device_.device);
   memory_.start("init");

@@ -8,7 +8,7 @@ syntax errors or passed an option the recipe does not have).
   something undefined or is not valid Lua fails.
 - ```python blocks: run with the test's Python (PyTorch installed).
 - ```sh blocks: every runner command line is checked with `runner check` (mpiexec, srun and
-  `runner launch -n N` stripped: the ranks would all parse the same line); every
+  `runner launch` with its options stripped: the ranks would all parse the same line); every
   scripts/... command must exist and be executable.
 Untagged blocks are sample output, not code. The files snippets read (input.txt, data.txt,
 corpus.txt, train.jsonl, sft.jsonl, train-*.parquet, sft.parquet, tokenizer.json, base.lua) are provided in the folder they run in.
@@ -210,9 +210,11 @@ class DocsSnippets(unittest.TestCase):
                 at = f"{where}:{n + 1 + k}: {line}"
                 argv = runner_argv(line)
                 if argv is not None:
-                    if argv and argv[0] == "launch":
-                        self.assertEqual(argv[1], "-n", at)
-                        argv = argv[3:]
+                    if argv and argv[0] == "launch":  # its options (-n N, -f FILE, ...) come before the recipe
+                        self.assertTrue(argv[1].startswith("-"), at)
+                        argv = argv[1:]
+                        while argv and argv[0].startswith("-"):
+                            argv = argv[1:] if "=" in argv[0] else argv[2:]
                     if argv and not argv[0].startswith("-") and argv[0] not in ("args", "check", "consolidate", "generate", "prepare-data",
                                                                                 "merge-adapters"):
                         argv = ["check"] + argv

@@ -1,4 +1,4 @@
-"""Reliability (#13): preemption (SIGTERM / SIGUSR1 save a checkpoint and exit 0, also under
+"""Reliability (#13): preemption (SIGTERM / SIGUSR1 save a checkpoint and exit 75, also under
 mpiexec), SIGKILL at random moments then resume (bit-identical), damaged checkpoints found by
 their manifest, a full disk during a save, one run per output folder, and leftovers of
 crashed saves swept. docs/reliability.md records the figures."""
@@ -83,7 +83,7 @@ class Reliability(unittest.TestCase):
         code, _, err = run(self.recipe, "--output_dir", out, "--resume_from_checkpoint", "true", *extra)
         self.assertEqual(code, 0, err)
 
-    def test_preemption_saves_a_checkpoint_exits_0_and_resumes_bit_identically(self):
+    def test_preemption_saves_a_checkpoint_exits_75_and_resumes_bit_identically(self):
         for sig, name in ((signal.SIGTERM, "SIGTERM"), (signal.SIGUSR1, "SIGUSR1")):
             with self.subTest(signal=name):
                 out = os.path.join(self.tmp, f"preempted_{name}")
@@ -91,7 +91,7 @@ class Reliability(unittest.TestCase):
                 self.wait_for_step(out, 5, p)
                 p.send_signal(sig)
                 _, err = p.communicate(timeout=60)
-                self.assertEqual(p.returncode, 0, err)
+                self.assertEqual(p.returncode, 75, err)  # preempted with a checkpoint: a requeue loop resumes
                 stopped = [line for line in err.splitlines() if line.startswith(f"runner: stopped by {name} after step ")]
                 self.assertEqual(len(stopped), 1, err)
                 step = int(stopped[0].split("after step ")[1].split(";")[0])
@@ -104,12 +104,14 @@ class Reliability(unittest.TestCase):
 
     def test_a_second_stop_signal_exits_at_once(self):
         out = os.path.join(self.tmp, "twice")
-        p = self.start(out, step_seconds=1.0)  # a step takes a second: both signals land in one step
+        p = self.start(out, "--save_steps", "1", step_seconds=5.0)  # a step takes 5 s: both signals land in one step
         # Right after a step ended (its checkpoint appeared), so the next one is far from over;
         # on a busy machine a fixed sleep could land near a step's end and let the run finish.
-        self.wait_for_step(out, 5, p)
+        self.wait_for_step(out, 1, p)
         p.send_signal(signal.SIGTERM)
-        time.sleep(0.2)
+        time.sleep(0.3)
+        p.send_signal(signal.SIGTERM)  # within 2 s: the same stop delivered twice, ignored
+        time.sleep(2.2)
         p.send_signal(signal.SIGTERM)
         _, err = p.communicate(timeout=60)
         self.assertEqual(p.returncode, 128 + signal.SIGTERM, err)
@@ -138,7 +140,7 @@ class Reliability(unittest.TestCase):
         self.assertIsNotNone(victim)
         os.kill(victim, signal.SIGUSR1)
         _, err = p.communicate(timeout=120)
-        self.assertEqual(p.returncode, 0, err)
+        self.assertEqual(p.returncode, 75, err)  # every rank's code, reported by mpiexec
         self.assertEqual(err.count("runner: stopped by"), 1, err)
         r = subprocess.run([MPIEXEC, "-n", "2", BINARY, self.recipe, "--output_dir", out, "--resume_from_checkpoint", "true"],
                            capture_output=True, text=True, timeout=300)
