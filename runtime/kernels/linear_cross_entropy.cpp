@@ -46,7 +46,9 @@ Pass run_chunks(const at::Tensor& hidden, const at::Tensor& weight, const at::Te
   if (want_hidden) p.grad_hidden = at::empty({n, x.size(1)}, x.options());
   if (want_weight) p.grad_weight = at::zeros({v, x.size(1)}, f32);
   if (want_bias) p.grad_bias = at::zeros({v}, f32);
-  const int64_t rows = o.chunk_rows > 0 ? o.chunk_rows : linear_cross_entropy_chunk_rows(n, x.size(1), v);
+  const int64_t rows = o.chunk_rows > 0 ? o.chunk_rows
+                       : hidden.is_cuda()  ? linear_cross_entropy_chunk_rows(n, x.size(1), v, kGpuChunkElements)
+                                           : linear_cross_entropy_chunk_rows(n, x.size(1), v);
   for (int64_t start = 0; start < n; start += rows) {
     const int64_t m = std::min(rows, n - start);
     const at::Tensor xs = x.narrow(0, start, m);  // (m, H)
@@ -136,9 +138,8 @@ void check_inputs(const at::Tensor& hidden, const at::Tensor& weight, const at::
 
 }  // namespace
 
-int64_t linear_cross_entropy_chunk_rows(int64_t n, int64_t h, int64_t v) {
-  constexpr int64_t kMinElements = int64_t{1} << 22;
-  int64_t rows = std::max((n * h + v - 1) / v, kMinElements / std::max<int64_t>(v, 1));
+int64_t linear_cross_entropy_chunk_rows(int64_t n, int64_t h, int64_t v, int64_t min_elements) {
+  int64_t rows = std::max((n * h + v - 1) / v, min_elements / std::max<int64_t>(v, 1));
   rows = (rows + 7) / 8 * 8;
   return std::max<int64_t>(1, std::min(rows, n));
 }

@@ -40,9 +40,12 @@ at::Tensor linear_cross_entropy(const at::Tensor& hidden, const at::Tensor& weig
 at::Tensor linear_cross_entropy_reference(const at::Tensor& hidden, const at::Tensor& weight, const at::Tensor& bias,
                                           const at::Tensor& labels, const LinearCrossEntropyOptions& options = {});
 
-// Rows per chunk for N rows of width H over V classes: a chunk's logits are about as large as
-// the hidden states (N·H elements, Liger's choice), and at least 4M elements so small batches
-// do not run many thin matmuls; a multiple of 8, at most N.
-int64_t linear_cross_entropy_chunk_rows(int64_t n, int64_t h, int64_t v);
+// Rows per chunk for N rows of width H over V classes: a chunk's logits about as large as the
+// hidden states (N·H elements, Liger's choice), and at least `min_elements` so a short batch
+// does not run many thin matmuls; a multiple of 8, at most N. Every chunk reads and writes the
+// whole (V, H) weight gradient once, so fewer chunks cost less memory traffic: the default
+// floor is 4M elements (16 MiB of fp32 logits) on the CPU and 64M (256 MiB) on a GPU.
+int64_t linear_cross_entropy_chunk_rows(int64_t n, int64_t h, int64_t v, int64_t min_elements = int64_t{1} << 22);
+constexpr int64_t kGpuChunkElements = int64_t{1} << 26;
 
 }  // namespace runner::kernels

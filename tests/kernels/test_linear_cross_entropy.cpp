@@ -242,4 +242,6 @@ TEST(LinearCrossEntropy, ChunkRowsBoundTheLogits) {
   EXPECT_EQ(linear_cross_entropy_chunk_rows(8192, 768, 50257), 128);     // GPT-2, 8 × 1024
   EXPECT_EQ(linear_cross_entropy_chunk_rows(100, 64, 65), 100);          // small: one chunk
   EXPECT_EQ(linear_cross_entropy_chunk_rows(1, 8, 1 << 30), 1);
+  // On a GPU: fewer, larger chunks (each one reads and writes the whole weight gradient).
+  EXPECT_EQ(linear_cross_entropy_chunk_rows(16384, 2048, 128256, runner::kernels::kGpuChunkElements), 528);
 }
