@@ -67,8 +67,11 @@ int m_gpt(lua_State* L) {
   c.dropout = o.number("dropout", c.dropout);
   c.bias = o.boolean("bias", c.bias);
   c.layer_norm_epsilon = o.number("layer_norm_epsilon", c.layer_norm_epsilon);
+  const bool fused = o.boolean("fused_linear_cross_entropy", true);
   o.finish();
-  return ret(L, models::make_gpt(c));
+  models::ModulePtr m = models::make_gpt(c);
+  m->set_fused_linear_cross_entropy(fused);
+  return ret(L, m);
 }
 
 // models.llama{...}: the keys and defaults of HF's LlamaConfig / Qwen2Config / MistralConfig
@@ -78,15 +81,24 @@ int m_llama(lua_State* L) {
       "model_type", "vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads",
       "num_key_value_heads", "head_dim", "max_position_embeddings", "rms_norm_eps", "attention_dropout", "initializer_range",
       "rope_theta", "rope_scaling", "rope_parameters", "attention_bias", "mlp_bias", "tie_word_embeddings", "sliding_window",
-      "use_sliding_window", "max_window_layers", "layer_types", "hidden_act", "bos_token_id", "eos_token_id", "pad_token_id"};
+      "use_sliding_window", "max_window_layers", "layer_types", "hidden_act", "bos_token_id", "eos_token_id", "pad_token_id",
+      "fused_linear_cross_entropy"};
   nlohmann::json config = lua_isnoneornil(L, 1) ? nlohmann::json::object() : to_json(L, 1, "models.llama");
   if (!config.is_object()) throw RecipeError("models.llama: expected a table of options");
   for (const auto& [key, value] : config.items())
     if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end())
       throw RecipeError("models.llama: unknown option '" + key + "'" + did_you_mean(key, kKeys));
   if (!config.contains("model_type")) config["model_type"] = "llama";
+  bool fused = true;  // runner's option, not a config.json key
+  if (auto it = config.find("fused_linear_cross_entropy"); it != config.end()) {
+    if (!it->is_boolean()) throw RecipeError("models.llama: fused_linear_cross_entropy must be true or false, got " + it->dump());
+    fused = it->get<bool>();
+    config.erase(it);
+  }
   try {
-    return ret(L, models::make_llama(models::llama_config_from_hf(config, "models.llama")));
+    models::ModulePtr m = models::make_llama(models::llama_config_from_hf(config, "models.llama"));
+    m->set_fused_linear_cross_entropy(fused);
+    return ret(L, m);
   } catch (const CheckpointError& e) {
     throw RecipeError("models.llama: " + e.message());
   }
@@ -148,13 +160,16 @@ int m_lora(lua_State* L) {
 
 // The weights stay in their files until the Trainer (or recipe code using the model) needs
 // them: under ZeRO-3 each rank then reads only its shards (parameter_store.h).
-// models.from_pretrained(dir[, {dtype = "auto" | "float32" | "bfloat16" | "float16"}])
+// models.from_pretrained(dir[, {dtype = "auto" | "float32" | "bfloat16" | "float16", fused_linear_cross_entropy = true}])
 int m_from_pretrained(lua_State* L) {
   const std::string dir = checked_path(luaL_checkstring(L, 1), "models.from_pretrained");
   Options o(L, 2, "models.from_pretrained");
   const std::string dtype = o.string("dtype", "auto");
+  const bool fused = o.boolean("fused_linear_cross_entropy", true);
   o.finish();
-  return ret(L, models::from_pretrained(dir, /*deferred=*/true, dtype));
+  models::ModulePtr m = models::from_pretrained(dir, /*deferred=*/true, dtype);  // a GPT-2 or Llama-family model
+  m->set_fused_linear_cross_entropy(fused);
+  return ret(L, m);
 }
 int m_torchscript(lua_State* L) { return ret(L, models::load_torchscript(checked_path(luaL_checkstring(L, 1), "models.torchscript"))); }
 

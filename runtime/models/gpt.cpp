@@ -30,6 +30,7 @@
 #include "runtime/models/builtin.h"
 #include "runtime/models/layers.h"
 #include "runtime/models/parameter_store.h"
+#include "runtime/models/loss_only.h"
 #include "runtime/models/losses.h"
 #include "runtime/kernels/gelu.h"
 
@@ -185,9 +186,11 @@ class GPT : public Module {
     x = maybe_dropout(x, config_.dropout, is_training());
     for (const auto& block : blocks_) x = block->forward(x);
     x = ln_f_->forward(x);
+    at::Tensor labels = optional_field(batch, "labels");
+    if (labels.defined() && fused_linear_cross_entropy() && loss_only())
+      return {{"loss", fused_shifted_lm_loss(x, wte_->weight, labels, "models.gpt")}};  // no (B, T, V) logits
     at::Tensor logits = at::linear(x, wte_->weight);  // (B, T, V)
     TensorMap out{{"logits", logits}};
-    at::Tensor labels = optional_field(batch, "labels");
     if (labels.defined()) out["loss"] = shifted_lm_loss(logits, labels, "models.gpt");
     return out;
   }

@@ -27,6 +27,7 @@
 #include "runtime/models/kv_cache.h"
 #include "runtime/models/layers.h"
 #include "runtime/models/llama_config.h"
+#include "runtime/models/loss_only.h"
 #include "runtime/models/losses.h"
 #include "runtime/models/rope.h"
 
@@ -239,9 +240,12 @@ class Llama : public Module {
       if (known ? *known : positions_restart(positions)) packed = sequence_starts(positions).cumsum(-1);  // (B, T) sequence index
     }
     if (!positions.defined()) positions = at::arange(ids.size(1), ids.options()).unsqueeze(0).expand_as(ids);
-    at::Tensor logits = run(ids, positions, masks(ids.size(1), 0, mask, packed, ids.device()), nullptr);
-    TensorMap out{{"logits", logits}};
+    const at::Tensor x = hidden_states(ids, positions, masks(ids.size(1), 0, mask, packed, ids.device()), nullptr);  // (B, T, C)
     at::Tensor labels = optional_field(batch, "labels");
+    if (labels.defined() && fused_linear_cross_entropy() && loss_only())
+      return {{"loss", fused_shifted_lm_loss(x, lm_head_, labels, kName)}};  // no (B, T, V) logits
+    at::Tensor logits = at::linear(x, lm_head_);  // (B, T, V)
+    TensorMap out{{"logits", logits}};
     if (labels.defined()) out["loss"] = shifted_lm_loss(logits, labels, kName);
     return out;
   }
@@ -261,7 +265,7 @@ class Llama : public Module {
       positions = at::arange(past, past + t, ids.options().dtype(at::kLong)).unsqueeze(0).expand({ids.size(0), t});
     }
     if (cache.keys.empty()) cache.keys.resize(layers_.size()), cache.values.resize(layers_.size());
-    return run(ids, positions, masks(t, past, mask, at::Tensor(), ids.device()), &cache, logits_to_keep);
+    return at::linear(hidden_states(ids, positions, masks(t, past, mask, at::Tensor(), ids.device()), &cache, logits_to_keep), lm_head_);
   }
 
   // HF: 6 · (parameters outside embedding layers) · tokens, forward and backward together.
@@ -302,13 +306,15 @@ class Llama : public Module {
     return m;
   }
 
-  at::Tensor run(const at::Tensor& ids, const at::Tensor& positions, const AttentionMasks& masks, KVCache* cache, int64_t logits_to_keep = 0) {
+  // The final-norm hidden states (B, T or logits_to_keep, C) the output projection reads.
+  at::Tensor hidden_states(const at::Tensor& ids, const at::Tensor& positions, const AttentionMasks& masks, KVCache* cache,
+                           int64_t logits_to_keep = 0) {
     at::Tensor x = embed_->forward(ids);  // (B, T, C)
     auto [cos, sin] = rope_cos_sin(inv_freq_, positions, x.scalar_type());
     for (size_t i = 0; i < layers_.size(); ++i)
       x = layers_[i]->forward_layer(x, cos, sin, masks, cache ? &cache->keys[i] : nullptr, cache ? &cache->values[i] : nullptr);
     if (logits_to_keep > 0 && logits_to_keep < x.size(1)) x = x.narrow(1, x.size(1) - logits_to_keep, logits_to_keep);
-    return at::linear(norm_->forward(x), lm_head_);  // (B, T or logits_to_keep, V)
+    return norm_->forward(x);
   }
 
   LlamaConfig config_;

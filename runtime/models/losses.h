@@ -20,7 +20,13 @@ at::Tensor regression_loss(const at::Tensor& logits, const at::Tensor& labels, c
 // cross-entropy with logits, labels (B, K) of 0/1 floats.
 at::Tensor multi_label_loss(const at::Tensor& logits, const at::Tensor& labels, const std::string& model);
 
-// Causal language modelling: logits (B, T, V) at position t predict labels (B, T) at t+1.
+// Causal language modelling: logits (B, T, V) at position t predict labels (B, T) at t+1;
+// the cross-entropy is taken on the logits upcast to fp32, as HF's ForCausalLMLoss does.
 at::Tensor shifted_lm_loss(const at::Tensor& logits, const at::Tensor& labels, const std::string& model);
+
+// The same loss from the last hidden states (B, T, C) and the output projection (V, C)
+// without making the logits (kernels/linear_cross_entropy.h): equal to
+// shifted_lm_loss(linear(hidden, weight), labels) to float rounding, gradients included.
+at::Tensor fused_shifted_lm_loss(const at::Tensor& hidden, const at::Tensor& weight, const at::Tensor& labels, const std::string& model);
 
 }  // namespace runner::models

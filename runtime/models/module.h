@@ -57,6 +57,12 @@ class Module : public std::enable_shared_from_this<Module> {
   // gradients on, forward keeps no activations and backward recomputes them.
   void set_checkpointing(bool on) { checkpointing_ = on; }
   bool checkpointing() const { return checkpointing_; }
+  // Causal LMs (models.gpt, the Llama family): a forward with labels whose caller reads only
+  // the loss (loss_only.h, the Trainer's training step) computes it fused with the output
+  // projection, without logits (kernels/linear_cross_entropy.h). On by default; the recipe
+  // option fused_linear_cross_entropy = false turns it off (docs/models.md).
+  void set_fused_linear_cross_entropy(bool on) { fused_linear_cross_entropy_ = on; }
+  bool fused_linear_cross_entropy() const { return fused_linear_cross_entropy_; }
 
   // HF _no_split_modules: the type names of this model's repeated layers, the default
   // FSDP wrapping unit ("GPT2Block").
@@ -182,6 +188,7 @@ class Module : public std::enable_shared_from_this<Module> {
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
   std::shared_ptr<ForwardHooks> hooks_;
   bool checkpointing_ = false;
+  bool fused_linear_cross_entropy_ = true;
   std::function<at::Tensor(const at::Tensor&)> adapter_;
   std::shared_ptr<const LoraConfig> lora_;
   std::string name_or_path_;

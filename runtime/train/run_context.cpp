@@ -5,6 +5,7 @@
 
 #include "runtime/data/sampler.h"
 #include "runtime/models/batch_inputs.h"
+#include "runtime/models/loss_only.h"
 
 namespace runner::train {
 
@@ -32,6 +33,9 @@ data::Batch RunContext::on_device(const data::Batch& host) const {
 
 LossResult RunContext::compute_loss(const data::Batch& batch, LossContext& ctx) const {
   if (auto r = hooks.compute_loss(*model, batch, ctx)) return std::move(*r);
+  if (!ctx.training) return default_compute_loss(*model, batch, call);  // evaluation collects the logits
+  // The training step reads only the loss: a causal LM may skip its logits (loss_only.h).
+  const models::LossOnlyScope loss_only;
   return default_compute_loss(*model, batch, call);
 }
 

@@ -111,7 +111,8 @@ struct RunContext {
   // ids are checked against the model's tables first: a bad id on a GPU is a device-side
   // assert that poisons the CUDA context, on the host it is one line.
   data::Batch on_device(const data::Batch& host) const;
-  // The recipe's compute_loss, else the model's own loss (HF compute_loss).
+  // The recipe's compute_loss, else the model's own loss (HF compute_loss); in training the
+  // default asks for the loss only, so a causal LM may skip its logits (models/loss_only.h).
   LossResult compute_loss(const data::Batch& batch, LossContext& ctx) const;
   // `shard`: under data parallelism, this rank's slice of every global batch.
   data::DataLoader make_loader(const data::DatasetPtr& ds, bool train, int64_t batch_size, bool shard) const;

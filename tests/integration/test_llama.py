@@ -325,6 +325,36 @@ return { datasets = { train = (require "runner.data").tensors{ x = torch.zeros(2
             self.assertEqual(code, 2, err)
             self.assertIn("cannot generate", err)
 
+    def test_fused_loss_trains_like_the_plain_loss(self):
+        # The default computes the training loss without logits (docs/models.md); the option
+        # off keeps the plain path. Same logged losses and final weights, through the recipe.
+        base = TRAIN.replace("logging_steps = 5, save_strategy = \"steps\", save_steps = 30",
+                             "logging_steps = 1, save_strategy = \"no\"").replace("max_steps = 30", "max_steps = 6")
+        self.assertNotEqual(base, TRAIN)
+        plain = base.replace("bos_token_id = 1 }", "bos_token_id = 1, fused_linear_cross_entropy = false }")
+        self.assertNotEqual(plain, base)
+        with TempDir() as d:
+            losses, weights = {}, {}
+            for name, recipe in (("fused", base), ("plain", plain)):
+                write(os.path.join(d, name + ".lua"), recipe)
+                code, _, err = run(os.path.join(d, name + ".lua"), "--output_dir", name, cwd=d, timeout=600)
+                self.assertEqual(code, 0, err[-3000:])
+                with open(os.path.join(d, name, "trainer_state.json")) as f:
+                    losses[name] = [e["loss"] for e in json.load(f)["log_history"] if "loss" in e]
+                weights[name] = read_safetensors(os.path.join(d, name, "model.safetensors"))
+            self.assertEqual(len(losses["fused"]), 6)
+            for a, b in zip(losses["fused"], losses["plain"]):
+                self.assertAlmostEqual(a, b, delta=1e-4 * abs(b))
+            for k, w in weights["plain"].items():
+                w = w.astype("float64")
+                diff = float(abs(weights["fused"][k].astype("float64") - w).max()) / max(1e-12, float(abs(w).max()))
+                self.assertLess(diff, 1e-4, k)
+
+            write(os.path.join(d, "bad.lua"), base.replace("bos_token_id = 1 }", "bos_token_id = 1, fused_linear_cross_entropy = 1 }"))
+            code, _, err = run("check", os.path.join(d, "bad.lua"), cwd=d)
+            self.assertEqual(code, 2, err)
+            self.assertIn("fused_linear_cross_entropy must be true or false", err)
+
     def test_bad_config_is_one_clear_line(self):
         with TempDir() as d:
             write(os.path.join(d, "r.lua"), 'local models = require "runner.models"\n'
