@@ -38,8 +38,8 @@ bool check_node_local_storage(const std::string& output_dir, bool save_on_each_n
   const bool shared = total[0] > 0;
   if (shared && dp.rank() == 0)
     log::warn("save_on_each_node: the first processes of different nodes see one another's files in " + output_dir +
-              ", a folder the nodes share: each node would write the same checkpoints into it. save_on_each_node is for "
-              "node-local disks; on a shared filesystem leave it false (rank 0 writes once)");
+              ", a folder the nodes share: each node would write the same checkpoints into it, so rank 0 writes them once (save_on_each_node is off "
+              "for this run). save_on_each_node is for node-local disks; on a shared filesystem leave it false");
   return shared;
 }
 

@@ -57,7 +57,9 @@ Trainer::Trainer(TrainingArguments args, models::ModulePtr model, Datasets datas
     if (const int n = io::sweep_temporaries(args_.output_dir))
       log::info("Removed " + std::to_string(n) + " leftover(s) of an interrupted save from " + args_.output_dir);
   }
-  check_node_local_storage(args_.output_dir, args_.save_on_each_node, *dp_, options_.local_rank);
+  // On a folder the nodes share, the node leaders would write one checkpoint folder at once
+  // (and race to rename it into place): rank 0 writes it once instead.
+  if (check_node_local_storage(args_.output_dir, args_.save_on_each_node, *dp_, options_.local_rank)) args_.save_on_each_node = false;
   device_ = device::resolve_device(args_, options_.local_rank);
   memory_.set_device(device_.device);
   memory_.start("init");

@@ -302,7 +302,9 @@ class TwoNodes(unittest.TestCase):
         text = self.launch(out, "--save_on_each_node")
         self.assertEqual(text.count("save_on_each_node: the first processes of different nodes see one another's files"), 1, text)
         self.assertFalse([f for f in os.listdir(out) if f.startswith(".runner-node-")], "markers left behind")
+        self.assertIn("so rank 0 writes them once", text)
         self.assertTrue(os.path.isfile(os.path.join(out, "model.safetensors")))
+        self.assertTrue([f for f in os.listdir(out) if f.startswith("checkpoint-")], os.listdir(out))
         # One node: no warning.
         r = subprocess.run([MPIEXEC, "-n", "2", BINARY, self.recipe, "--output_dir", out + "1", "--steps", "2", "--save_on_each_node"],
                            capture_output=True, text=True, timeout=180)

@@ -56,19 +56,24 @@ TEST(ProgressBar, ShowsStepsEtaRateLossAndTheEvaluationsOwnBar) {
   std::fclose(out);
 }
 
-TEST(ProgressBar, OnlyTheLocalMainProcessDraws) {
-  std::FILE* out = std::tmpfile();
-  auto cb = log::make_progress_callback(true, true, out);
-  TrainingArguments args;
-  TrainerState state;
-  TrainerControl control;
-  state.is_local_process_zero = false;
-  state.max_steps = 10;
-  cb->on_event(Event::kTrainBegin, args, state, control, nullptr);
-  state.global_step = 5;
-  cb->on_event(Event::kStepEnd, args, state, control, nullptr);
-  EXPECT_EQ(contents(out), "");
-  std::fclose(out);
+TEST(ProgressBar, OnlyTheWorldMainProcessDraws) {
+  // HF: the bar belongs to the world's first process; another node's first process (local
+  // zero, not world zero) repeats info lines only (log_on_each_node), and a replica nothing.
+  for (const bool local_zero : {false, true}) {
+    std::FILE* out = std::tmpfile();
+    auto cb = log::make_progress_callback(true, true, out);
+    TrainingArguments args;
+    TrainerState state;
+    TrainerControl control;
+    state.is_local_process_zero = local_zero;
+    state.is_world_process_zero = false;
+    state.max_steps = 10;
+    cb->on_event(Event::kTrainBegin, args, state, control, nullptr);
+    state.global_step = 5;
+    cb->on_event(Event::kStepEnd, args, state, control, nullptr);
+    EXPECT_EQ(contents(out), "") << "local_zero " << local_zero;
+    std::fclose(out);
+  }
 }
 
 TEST(ProgressBar, DurationsReadLikeTqdm) {
