@@ -6,8 +6,8 @@
 #include <sstream>
 
 #include "runtime/core/errors.h"
-#include "runtime/data/tokenizers/jinja/evaluate.h"
-#include "runtime/data/tokenizers/jinja/parser.h"
+#include "runtime/jinja/evaluate.h"
+#include "runtime/jinja/parser.h"
 
 namespace runner::data {
 

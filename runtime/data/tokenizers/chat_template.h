@@ -1,6 +1,6 @@
 // Hugging Face chat templates: the Jinja program a model folder ships (chat_template.jinja, or
 // tokenizer_config.json's "chat_template") that lays a conversation out as the text the model
-// was trained on. Parsed once, rendered per conversation by runtime/data/tokenizers/jinja/, a
+// was trained on. Parsed once, rendered per conversation by runtime/jinja/, a
 // from-scratch interpreter of the Jinja subset chat templates use, with transformers' settings
 // (trim_blocks, lstrip_blocks, loopcontrols, {% generation %}, tojson without HTML escaping,
 // raise_exception, strftime_now). Its output equals transformers' apply_chat_template(...,
@@ -17,11 +17,11 @@
 
 #include <nlohmann/json.hpp>
 
-namespace runner::data {
-
-namespace jinja {
-struct Program;
+namespace runner::jinja {
+struct Program;  // runtime/jinja/parser.h
 }
+
+namespace runner::data {
 
 class ChatTemplate {
  public:

@@ -1,14 +1,14 @@
-#include "runtime/data/tokenizers/jinja/filters.h"
+#include "runtime/jinja/filters.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "runtime/data/tokenizers/jinja/is_tests.h"
-#include "runtime/data/tokenizers/jinja/methods.h"
-#include "runtime/data/tokenizers/jinja/operators.h"
-#include "runtime/data/tokenizers/jinja/text.h"
+#include "runtime/jinja/is_tests.h"
+#include "runtime/jinja/methods.h"
+#include "runtime/jinja/operators.h"
+#include "runtime/jinja/text.h"
 
-namespace runner::data::jinja {
+namespace runner::jinja {
 
 namespace {
 
@@ -302,4 +302,4 @@ Value apply_filter(const std::string& name, const Value& input, const Args& args
   throw TemplateError("no filter named '" + name + "'");
 }
 
-}  // namespace runner::data::jinja
+}  // namespace runner::jinja

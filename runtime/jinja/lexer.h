@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-namespace runner::data::jinja {
+namespace runner::jinja {
 
 struct Token {
   enum class Kind { kText, kExprBegin, kExprEnd, kStmtBegin, kStmtEnd, kName, kString, kInteger, kFloat, kOperator, kEnd };
@@ -24,4 +24,4 @@ struct Token {
 // Throws TemplateSyntaxError (a TemplateError) with the line for an unclosed tag or string.
 std::vector<Token> lex(std::string_view source);
 
-}  // namespace runner::data::jinja
+}  // namespace runner::jinja

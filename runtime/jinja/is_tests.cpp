@@ -1,11 +1,11 @@
-#include "runtime/data/tokenizers/jinja/is_tests.h"
+#include "runtime/jinja/is_tests.h"
 
 #include <algorithm>
 #include <iterator>
 
-#include "runtime/data/tokenizers/jinja/text.h"
+#include "runtime/jinja/text.h"
 
-namespace runner::data::jinja {
+namespace runner::jinja {
 
 bool is_test(const std::string& name) {
   static const char* const kNames[] = {"defined", "undefined", "none", "boolean", "true", "false", "integer",
@@ -63,4 +63,4 @@ bool apply_test(const std::string& name, const Value& v, const Args& args) {
   throw TemplateError("no test named '" + name + "'");
 }
 
-}  // namespace runner::data::jinja
+}  // namespace runner::jinja

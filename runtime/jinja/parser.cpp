@@ -1,12 +1,12 @@
-#include "runtime/data/tokenizers/jinja/parser.h"
+#include "runtime/jinja/parser.h"
 
 #include <algorithm>
 
-#include "runtime/data/tokenizers/jinja/filters.h"
-#include "runtime/data/tokenizers/jinja/is_tests.h"
-#include "runtime/data/tokenizers/jinja/lexer.h"
+#include "runtime/jinja/filters.h"
+#include "runtime/jinja/is_tests.h"
+#include "runtime/jinja/lexer.h"
 
-namespace runner::data::jinja {
+namespace runner::jinja {
 
 namespace {
 
@@ -516,4 +516,4 @@ class Parser {
 
 Program parse(std::string_view source) { return Parser(lex(source)).run(); }
 
-}  // namespace runner::data::jinja
+}  // namespace runner::jinja

@@ -5,12 +5,12 @@
 #pragma once
 #include <string>
 
-#include "runtime/data/tokenizers/jinja/value.h"
+#include "runtime/jinja/value.h"
 
-namespace runner::data::jinja {
+namespace runner::jinja {
 
 // TemplateError naming an unknown test.
 bool apply_test(const std::string& name, const Value& value, const Args& args);
 bool is_test(const std::string& name);  // the parser refuses unknown tests, as Jinja does when compiling
 
-}  // namespace runner::data::jinja
+}  // namespace runner::jinja

@@ -15,7 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace runner::data::jinja {
+namespace runner::jinja {
 
 // What Python would raise (TypeError, UndefinedError, ...): the interpreter adds the template
 // line and turns it into a DataError.
@@ -119,4 +119,4 @@ bool contains(const Value& container, const Value& item);  // Python `in`
 List iterate(const Value& v);
 int64_t length(const Value& v);  // len(); TemplateError for what has none
 
-}  // namespace runner::data::jinja
+}  // namespace runner::jinja

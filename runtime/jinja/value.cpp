@@ -1,11 +1,11 @@
-#include "runtime/data/tokenizers/jinja/value.h"
+#include "runtime/jinja/value.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "runtime/data/tokenizers/jinja/text.h"
+#include "runtime/jinja/text.h"
 
-namespace runner::data::jinja {
+namespace runner::jinja {
 
 Value Value::undefined(std::string hint) {
   Value v;
@@ -335,4 +335,4 @@ int64_t length(const Value& v) {
   }
 }
 
-}  // namespace runner::data::jinja
+}  // namespace runner::jinja

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-namespace runner::data::jinja::text {
+namespace runner::jinja::text {
 
 std::u32string decode(std::string_view s);  // invalid bytes become U+FFFD
 std::string encode(std::u32string_view cps);
@@ -35,4 +35,4 @@ std::string repr(std::string_view s);        // repr(str): quoted as Python prin
 std::string json_quote(std::string_view s);  // json.dumps(s, ensure_ascii=False)
 std::string format_float(double d);          // repr(float): 1.0, 0.1, 1e+16, inf, nan
 
-}  // namespace runner::data::jinja::text
+}  // namespace runner::jinja::text

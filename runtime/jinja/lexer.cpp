@@ -1,12 +1,12 @@
-#include "runtime/data/tokenizers/jinja/lexer.h"
+#include "runtime/jinja/lexer.h"
 
 #include <cstring>
 
-#include "runtime/data/tokenizers/byte_level.h"
-#include "runtime/data/tokenizers/jinja/text.h"
-#include "runtime/data/tokenizers/jinja/value.h"
+#include "runtime/core/utf8.h"
+#include "runtime/jinja/text.h"
+#include "runtime/jinja/value.h"
 
-namespace runner::data::jinja {
+namespace runner::jinja {
 
 namespace {
 
@@ -213,7 +213,7 @@ class Lexer {
         if (pos_ + n > src_.size()) fail("truncated \\x, \\u or \\U escape", pos_);
         const char32_t cp = static_cast<char32_t>(std::stoul(src_.substr(pos_, n), nullptr, 16));
         pos_ += n;
-        data::append_utf8(out, cp);
+        append_utf8(out, cp);
       };
       switch (e) {
         case 'n': out += '\n'; break;
@@ -234,7 +234,7 @@ class Lexer {
           if (e >= '0' && e <= '7') {
             int value = e - '0';
             for (int k = 0; k < 2 && pos_ < src_.size() && src_[pos_] >= '0' && src_[pos_] <= '7'; ++k) value = value * 8 + (src_[pos_++] - '0');
-            data::append_utf8(out, static_cast<char32_t>(value));
+            append_utf8(out, static_cast<char32_t>(value));
           } else {
             out += '\\', out += e;  // unknown escapes stay as written, as in Python
           }
@@ -266,4 +266,4 @@ std::vector<Token> lex(std::string_view source) {
   return Lexer(std::move(normalized)).run();
 }
 
-}  // namespace runner::data::jinja
+}  // namespace runner::jinja

@@ -8,9 +8,9 @@
 #include <utility>
 #include <vector>
 
-#include "runtime/data/tokenizers/jinja/ast.h"
+#include "runtime/jinja/ast.h"
 
-namespace runner::data::jinja {
+namespace runner::jinja {
 
 struct Rendered {
   std::string text;
@@ -21,4 +21,4 @@ struct Rendered {
 // `context` is a dict of the template's variables. TemplateError carries the line that failed.
 Rendered render(const Program& program, const Value& context);
 
-}  // namespace runner::data::jinja
+}  // namespace runner::jinja

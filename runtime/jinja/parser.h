@@ -7,11 +7,11 @@
 #pragma once
 #include <string_view>
 
-#include "runtime/data/tokenizers/jinja/ast.h"
+#include "runtime/jinja/ast.h"
 
-namespace runner::data::jinja {
+namespace runner::jinja {
 
 // TemplateError (with its line) for a syntax error or an unsupported tag.
 Program parse(std::string_view source);
 
-}  // namespace runner::data::jinja
+}  // namespace runner::jinja

@@ -6,9 +6,9 @@
 #include <utility>
 #include <vector>
 
-#include "runtime/data/tokenizers/jinja/value.h"
+#include "runtime/jinja/value.h"
 
-namespace runner::data::jinja {
+namespace runner::jinja {
 
 struct Expr;
 using ExprPtr = std::unique_ptr<Expr>;
@@ -70,4 +70,4 @@ struct Program {
   bool has_generation = false;  // contains {% generation %} blocks
 };
 
-}  // namespace runner::data::jinja
+}  // namespace runner::jinja

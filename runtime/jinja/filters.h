@@ -7,11 +7,11 @@
 #pragma once
 #include <string>
 
-#include "runtime/data/tokenizers/jinja/value.h"
+#include "runtime/jinja/value.h"
 
-namespace runner::data::jinja {
+namespace runner::jinja {
 
 Value apply_filter(const std::string& name, const Value& input, const Args& args);
 bool is_filter(const std::string& name);  // the parser refuses unknown filters, as Jinja does when compiling
 
-}  // namespace runner::data::jinja
+}  // namespace runner::jinja

@@ -1,11 +1,11 @@
-#include "runtime/data/tokenizers/jinja/operators.h"
+#include "runtime/jinja/operators.h"
 
 #include <cmath>
 #include <cstdio>
 
-#include "runtime/data/tokenizers/jinja/text.h"
+#include "runtime/jinja/text.h"
 
-namespace runner::data::jinja {
+namespace runner::jinja {
 
 namespace {
 
@@ -138,4 +138,4 @@ Value unary_op(const std::string& op, const Value& a) {
   return a.is_int() ? Value(-a.as_int()) : Value(-a.as_float());
 }
 
-}  // namespace runner::data::jinja
+}  // namespace runner::jinja

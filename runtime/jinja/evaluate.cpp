@@ -1,14 +1,14 @@
-#include "runtime/data/tokenizers/jinja/evaluate.h"
+#include "runtime/jinja/evaluate.h"
 
 #include <ctime>
 
 #include "runtime/data/tokenizers/chat_template.h"
-#include "runtime/data/tokenizers/jinja/filters.h"
-#include "runtime/data/tokenizers/jinja/is_tests.h"
-#include "runtime/data/tokenizers/jinja/methods.h"
-#include "runtime/data/tokenizers/jinja/operators.h"
+#include "runtime/jinja/filters.h"
+#include "runtime/jinja/is_tests.h"
+#include "runtime/jinja/methods.h"
+#include "runtime/jinja/operators.h"
 
-namespace runner::data::jinja {
+namespace runner::jinja {
 
 namespace {
 
@@ -332,4 +332,4 @@ class Interpreter {
 
 Rendered render(const Program& program, const Value& context) { return Interpreter(program, context).run(); }
 
-}  // namespace runner::data::jinja
+}  // namespace runner::jinja

@@ -1,4 +1,4 @@
-#include "runtime/data/tokenizers/jinja/text.h"
+#include "runtime/jinja/text.h"
 
 #include <algorithm>
 #include <cctype>
@@ -10,15 +10,15 @@
 #include <unicode/uchar.h>
 #include <unicode/unistr.h>
 
-#include "runtime/data/tokenizers/byte_level.h"
+#include "runtime/core/utf8.h"
 
-namespace runner::data::jinja::text {
+namespace runner::jinja::text {
 
 std::u32string decode(std::string_view s) {
   std::u32string out;
   out.reserve(s.size());
   for (size_t i = 0; i < s.size();) {
-    const size_t n = utf8_length(s, i);  // the tokenizers' UTF-8 helpers (byte_level.h)
+    const size_t n = utf8_length(s, i);  // runtime/core/utf8.h
     out.push_back(static_cast<char32_t>(utf8_code_point(s, i, n)));
     i += n;
   }
@@ -282,4 +282,4 @@ std::string format_float(double d) {
   return out + buf;
 }
 
-}  // namespace runner::data::jinja::text
+}  // namespace runner::jinja::text

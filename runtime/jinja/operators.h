@@ -4,11 +4,11 @@
 #pragma once
 #include <string>
 
-#include "runtime/data/tokenizers/jinja/value.h"
+#include "runtime/jinja/value.h"
 
-namespace runner::data::jinja {
+namespace runner::jinja {
 
 Value binary_op(const std::string& op, const Value& a, const Value& b);
 Value unary_op(const std::string& op, const Value& a);  // "-" or "+"
 
-}  // namespace runner::data::jinja
+}  // namespace runner::jinja

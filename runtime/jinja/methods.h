@@ -6,9 +6,9 @@
 #pragma once
 #include <string>
 
-#include "runtime/data/tokenizers/jinja/value.h"
+#include "runtime/jinja/value.h"
 
-namespace runner::data::jinja {
+namespace runner::jinja {
 
 Value get_attr(const Value& obj, const std::string& name);
 Value get_item(const Value& obj, const Value& key);
@@ -17,4 +17,4 @@ Value get_slice(const Value& obj, const Value& start, const Value& stop, const V
 // obj.name(args): a method, or a callable attribute (loop.cycle, a namespace's function).
 Value call_method(const Value& obj, const std::string& name, const Args& args);
 
-}  // namespace runner::data::jinja
+}  // namespace runner::jinja

@@ -1,13 +1,13 @@
-#include "runtime/data/tokenizers/jinja/methods.h"
+#include "runtime/jinja/methods.h"
 
 #include <algorithm>
 #include <set>
 
 #include <unicode/uchar.h>
 
-#include "runtime/data/tokenizers/jinja/text.h"
+#include "runtime/jinja/text.h"
 
-namespace runner::data::jinja {
+namespace runner::jinja {
 
 namespace {
 
@@ -273,4 +273,4 @@ Value call_method(const Value& obj, const std::string& name, const Args& args) {
   return Value(all([](char32_t c) { return u_isalnum(static_cast<UChar32>(c)) != 0; }));  // isalnum
 }
 
-}  // namespace runner::data::jinja
+}  // namespace runner::jinja
