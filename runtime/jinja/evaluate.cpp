@@ -2,7 +2,7 @@
 
 #include <ctime>
 
-#include "runtime/data/tokenizers/chat_template.h"
+#include "runtime/jinja/clock.h"
 #include "runtime/jinja/filters.h"
 #include "runtime/jinja/is_tests.h"
 #include "runtime/jinja/methods.h"
@@ -49,7 +49,7 @@ Value range(const Args& args) {
 
 Value strftime_now(const Args& args) {
   const std::string fmt = args.get(0, "format").defined().to_str();
-  const std::time_t now = template_time();  // one frozen time per run (chat_template.h)
+  const std::time_t now = render_time();  // one frozen time per run (clock.h)
   std::tm local{};
   localtime_r(&now, &local);
   char buf[512];

@@ -103,10 +103,10 @@ TEST_F(HfTokenizerGolden, SentencePieceUnkNeverPrepend) { check("sp_unk"); }
 
 TEST(HfTokenizer, InvalidUtf8IsReplacedAsRustDoes) {
   // One U+FFFD per maximal invalid subpart: a truncated 3-byte sequence is one replacement.
-  EXPECT_EQ(data::utf8_lossy("a\xE2\x82" "b"), "a\xEF\xBF\xBD" "b");
-  EXPECT_EQ(data::utf8_lossy("\xFF\xFE"), "\xEF\xBF\xBD\xEF\xBF\xBD");
-  EXPECT_EQ(data::utf8_lossy("\xED\xA0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // a surrogate
-  EXPECT_EQ(data::utf8_lossy("ok \xF0\x9F\x99\x82"), "ok \xF0\x9F\x99\x82");
+  EXPECT_EQ(runner::utf8_lossy("a\xE2\x82" "b"), "a\xEF\xBF\xBD" "b");
+  EXPECT_EQ(runner::utf8_lossy("\xFF\xFE"), "\xEF\xBF\xBD\xEF\xBF\xBD");
+  EXPECT_EQ(runner::utf8_lossy("\xED\xA0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // a surrogate
+  EXPECT_EQ(runner::utf8_lossy("ok \xF0\x9F\x99\x82"), "ok \xF0\x9F\x99\x82");
 }
 
 TEST(HfTokenizer, UnsupportedPartsAreNamed) {

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "runtime/core/errors.h"
+#include "runtime/jinja/clock.h"
 #include "runtime/jinja/evaluate.h"
 #include "runtime/jinja/parser.h"
 
@@ -115,21 +116,8 @@ std::string template_names(const std::map<std::string, ChatTemplateSource>& temp
   return out;
 }
 
-namespace {
-std::mutex g_time_mutex;
-std::optional<std::time_t> g_template_time;
-}  // namespace
-
-void set_template_time(std::time_t t) {
-  std::lock_guard<std::mutex> lock(g_time_mutex);
-  g_template_time = t;
-}
-
-std::time_t template_time() {
-  std::lock_guard<std::mutex> lock(g_time_mutex);
-  if (!g_template_time) g_template_time = std::time(nullptr);
-  return *g_template_time;
-}
+void set_template_time(std::time_t t) { jinja::set_render_time(t); }
+std::time_t template_time() { return jinja::render_time(); }
 
 std::vector<std::pair<std::string, std::string>> tokenizer_config_special_tokens(const std::string& tokenizer_json) {
   std::vector<std::pair<std::string, std::string>> out;
