@@ -13,6 +13,8 @@
 #include <lua.hpp>
 #include <nlohmann/json.hpp>
 
+#include "runtime/data/dtype_name.h"
+
 namespace runner::lua {
 
 using LuaFn = int (*)(lua_State*);
@@ -49,7 +51,7 @@ void register_tensor_type(lua_State* L);  // metatable + methods
 
 // --- dtypes ---------------------------------------------------------------------------
 at::ScalarType parse_dtype(const std::string& name);   // "float32", "long", ...
-std::string dtype_name(at::ScalarType t);               // "float32", ...
+using data::dtype_name;                                  // "float32", ...
 // --- devices --------------------------------------------------------------------------
 bool is_device_name(const std::string& name);          // "cpu", "cuda", "cuda:1"
 at::Device parse_device(const std::string& name);      // RecipeError when unknown or absent

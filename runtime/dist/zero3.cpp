@@ -111,7 +111,8 @@ Zero3::Zero3(std::shared_ptr<Communicator> comm, optim::FlatParams& full, models
   // chunks from the files below, on the device the model was moved to.
   const models::StoreList records = models::stores_in(model);
   auto opts = full.slots().front().param.options().requires_grad(false);
-  if (models::in_file(records, full.slots().front().param)) opts = opts.device(records.front()->device());
+  const at::Tensor& first = full.slots().front().param;
+  if (const models::ParameterStore* store = models::store_of(records, first); store && store->in_file(first)) opts = opts.device(store->device());
   // Offloaded shards sit in host memory, page-locked when they are copied to and from a GPU.
   const auto shard_opts = options.offload ? opts.device(at::kCPU).pinned_memory(options.pin_offload && !opts.device().is_cpu()) : opts;
   shard_data_ = at::zeros({shard_total}, shard_opts);

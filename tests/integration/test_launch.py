@@ -46,7 +46,9 @@ def global_step(folder):
         return json.load(f)["global_step"]
 
 
-class Launch(unittest.TestCase):
+class WithRecipe(unittest.TestCase):
+    """A class's tests share one folder holding RECIPE."""
+
     @classmethod
     def setUpClass(cls):
         cls.tmp = TempDir().__enter__()
@@ -55,6 +57,9 @@ class Launch(unittest.TestCase):
     @classmethod
     def tearDownClass(cls):
         shutil.rmtree(cls.tmp, ignore_errors=True)
+
+
+class Launch(WithRecipe):
 
     def out(self, name):
         return os.path.join(self.tmp, name)
@@ -268,17 +273,8 @@ class Launch(unittest.TestCase):
 TWO_NODES = ["--hosts", "nodea,nodeb", "--ppn", "1", "--launcher_args", "-launcher fork"]
 
 
-class TwoNodes(unittest.TestCase):
+class TwoNodes(WithRecipe):
     """MPICH's fork launcher with two host names: two proxies, so MPI reports two nodes."""
-
-    @classmethod
-    def setUpClass(cls):
-        cls.tmp = TempDir().__enter__()
-        cls.recipe = write(os.path.join(cls.tmp, "r.lua"), RECIPE)
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(cls.tmp, ignore_errors=True)
 
     def launch(self, out, *extra):
         r = subprocess.run([BINARY, "launch", "-n", "2", *TWO_NODES, self.recipe, "--output_dir", out, "--steps", "10", *extra],

@@ -8,6 +8,7 @@
 #include <arrow/util/float16.h>
 
 #include "runtime/core/errors.h"
+#include "runtime/data/dtype_name.h"
 
 namespace runner::data {
 
@@ -219,23 +220,6 @@ class ArrowDataset : public Dataset {
 
 std::string type_text(const arrow::DataType& type) { return type.ToString(); }
 
-// The names recipes use for dtypes ("int64", not ATen's "Long").
-std::string dtype_text(at::ScalarType t) {
-  switch (t) {
-    case at::kLong: return "int64";
-    case at::kInt: return "int32";
-    case at::kShort: return "int16";
-    case at::kChar: return "int8";
-    case at::kByte: return "uint8";
-    case at::kBool: return "bool";
-    case at::kDouble: return "float64";
-    case at::kFloat: return "float32";
-    case at::kHalf: return "float16";
-    case at::kBFloat16: return "bfloat16";
-    default: return c10::toString(t);
-  }
-}
-
 }  // namespace
 
 void check_status(const arrow::Status& status, const std::string& where, const std::string& what) {
@@ -287,10 +271,10 @@ DatasetPtr make_arrow_dataset(std::vector<ArrowPart> parts, const ArrowOptions& 
     c.dtype = leaf == Leaf::kFloat ? at::kFloat : leaf == Leaf::kBool ? at::kBool : at::kLong;
     auto want = options.dtypes.find(c.name);
     if (want != options.dtypes.end()) {
-      if (!c.tensor) throw DataError("column '" + c.name + "' holds " + type_text(type) + ", not numbers: dtypes cannot make it " + dtype_text(want->second), where);
+      if (!c.tensor) throw DataError("column '" + c.name + "' holds " + type_text(type) + ", not numbers: dtypes cannot make it " + dtype_name(want->second), where);
       if (c.floating && !at::isFloatingType(want->second))
         throw DataError("column '" + c.name + "' holds floating-point values (" + type_text(type) + ") but dtypes asks for " +
-                            dtype_text(want->second) + " (cast it in the data, or ask for a float dtype)",
+                            dtype_name(want->second) + " (cast it in the data, or ask for a float dtype)",
                         where);
       c.dtype = want->second;
     }

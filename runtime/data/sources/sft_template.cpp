@@ -18,9 +18,6 @@ void add(std::vector<SftSegment>& out, const std::string& text, size_t from, siz
 
 }  // namespace
 
-SftTemplateLayout::SftTemplateLayout(ChatTemplate tmpl, ordered_json variables)
-    : default_(std::move(tmpl)), variables_(std::move(variables)) {}
-
 SftTemplateLayout::SftTemplateLayout(std::optional<ChatTemplate> default_template, std::optional<ChatTemplate> tool_use,
                                      ordered_json variables, std::string folder)
     : default_(std::move(default_template)), tool_use_(std::move(tool_use)), variables_(std::move(variables)), folder_(std::move(folder)) {}

@@ -28,12 +28,11 @@ struct SftSegment {
 
 class SftTemplateLayout {
  public:
-  // `variables`: what the template sees besides messages, tools and add_generation_prompt
-  // (bos_token, eos_token and the other special tokens of tokenizer_config.json).
-  SftTemplateLayout(ChatTemplate tmpl, nlohmann::ordered_json variables);
-  // A model folder's "default" and "tool_use" templates (either may be absent): as transformers'
-  // apply_chat_template chooses, a line with "tools" renders with tool_use when there is one.
-  // `folder`: where they came from, for the error when a line has no template.
+  // A model folder's "default" and "tool_use" templates (either may be absent; a recipe's own
+  // template is the default): as transformers' apply_chat_template chooses, a line with "tools"
+  // renders with tool_use when there is one. `variables`: what the templates see besides
+  // messages, tools and add_generation_prompt (bos_token, eos_token and the other special tokens
+  // of tokenizer_config.json). `folder`: where they came from, for the error when a line has none.
   SftTemplateLayout(std::optional<ChatTemplate> default_template, std::optional<ChatTemplate> tool_use,
                     nlohmann::ordered_json variables, std::string folder);
 

@@ -2,10 +2,9 @@
 
 #include <filesystem>
 #include <fstream>
-#include <mutex>
-#include <sstream>
 
 #include "runtime/core/errors.h"
+#include "runtime/data/sources/file_bytes.h"
 #include "runtime/jinja/clock.h"
 #include "runtime/jinja/evaluate.h"
 #include "runtime/jinja/parser.h"
@@ -62,10 +61,9 @@ bool ChatTemplate::has_generation_markers() const { return program_->has_generat
 std::map<std::string, ChatTemplateSource> find_chat_templates(const std::string& tokenizer_json) {
   std::map<std::string, ChatTemplateSource> out;
   const std::string folder = folder_of(tokenizer_json);
-  if (std::ifstream in(folder + "/chat_template.jinja"); in) {
-    std::stringstream text;
-    text << in.rdbuf();
-    out["default"] = ChatTemplateSource{text.str(), folder + "/chat_template.jinja"};
+  std::error_code ec;
+  if (const std::string jinja = folder + "/chat_template.jinja"; std::filesystem::is_regular_file(jinja, ec)) {
+    out["default"] = ChatTemplateSource{read_file_bytes(jinja), jinja};
   } else {
     std::string config_path;
     const nlohmann::json config = read_config(tokenizer_json, &config_path);
@@ -87,14 +85,10 @@ std::map<std::string, ChatTemplateSource> find_chat_templates(const std::string&
   // transformers v5 saves the named templates besides the default here (and then reads them even
   // when chat_template.jinja is there: a file per name).
   const std::filesystem::path extra = std::filesystem::path(folder) / "additional_chat_templates";
-  std::error_code ec;
   if (!out.empty() && std::filesystem::is_directory(extra, ec)) {
     for (const auto& entry : std::filesystem::directory_iterator(extra, ec)) {
-      if (entry.path().extension() != ".jinja") continue;
-      std::ifstream in(entry.path());
-      std::stringstream text;
-      text << in.rdbuf();
-      out[entry.path().stem().string()] = ChatTemplateSource{text.str(), entry.path().string()};
+      if (entry.path().extension() == ".jinja")
+        out[entry.path().stem().string()] = ChatTemplateSource{read_file_bytes(entry.path().string()), entry.path().string()};
     }
   }
   return out;
