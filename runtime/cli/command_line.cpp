@@ -16,7 +16,8 @@ const char* usage() {
   return "usage: runner RECIPE.lua [--<argument> VALUE ...]   train as the recipe says\n"
          "       runner check RECIPE.lua [--<argument> VALUE ...]   validate; print the resolved arguments as JSON\n"
          "       runner search RECIPE.lua [--<argument> VALUE ...]   hyperparameter search over the recipe's hp_space\n"
-         "       runner launch -n N [-f HOSTFILE] [--hosts LIST] [--ppn N] [--launcher_args 'MPIEXEC OPTIONS'] RECIPE.lua [--<argument> VALUE ...]\n"
+         "       runner launch -n N [-f HOSTFILE] [--hosts LIST] [--ppn N] [--launcher_args 'MPIEXEC OPTIONS']\n"
+         "                    [--max_restarts K [--min_ranks M]] RECIPE.lua [--<argument> VALUE ...]\n"
          "                       run on N ranks: execs mpiexec (RUNNER_MPIEXEC) -n N runner ...; forwards SIGTERM, SIGUSR1, SIGINT\n"
          "       runner launch RECIPE.lua --accelerate_config FILE ...   as many ranks as the file's num_processes\n"
          "       runner consolidate CHECKPOINT OUT.safetensors   full fp32 weights of a checkpoint (any mode, any world size)\n"
@@ -72,11 +73,12 @@ CommandLine parse_launch(const std::vector<std::string>& a, const char* program)
     const bool inline_value = option.rfind("--", 0) == 0 && eq != std::string::npos;
     if (inline_value) value = option.substr(eq + 1), option = option.substr(0, eq);
     static const std::set<std::string> known{"-n", "-np", "--nproc", "-f", "-hostfile", "--hostfile", "-hosts", "--hosts",
-                                             "-ppn", "--ppn", "--nproc_per_node", "--nnodes", "--launcher_args"};
+                                             "-ppn", "--ppn", "--nproc_per_node", "--nnodes", "--launcher_args",
+                                             "--max_restarts", "--min_ranks"};
     if (!known.count(option))
       throw ArgumentError("runner launch: unknown option \"" + option +
                               "\" before the recipe (launch options: -n N, -f/--hostfile FILE, --hosts LIST, --ppn N, --nproc_per_node N, "
-                              "--nnodes N, --launcher_args 'MPIEXEC OPTIONS')",
+                              "--nnodes N, --launcher_args 'MPIEXEC OPTIONS', --max_restarts K, --min_ranks M)",
                           "command line");
     if (!inline_value) {
       if (j + 1 >= a.size()) throw ArgumentError("runner launch: " + option + " needs a value", "command line");
@@ -91,8 +93,14 @@ CommandLine parse_launch(const std::vector<std::string>& a, const char* program)
       std::ifstream f(value);
       if (!f) throw ArgumentError("runner launch: " + option + " " + value + ": cannot read the hostfile", "command line");
       cl.launcher_args.insert(cl.launcher_args.end(), {"-f", value});
+      cl.hostfile = value;
     } else if (option == "-hosts" || option == "--hosts") {
       cl.launcher_args.insert(cl.launcher_args.end(), {"-hosts", value});
+      cl.hosts = value;
+    } else if (option == "--max_restarts") {
+      cl.max_restarts = value == "0" ? 0 : positive(option, value);
+    } else if (option == "--min_ranks") {
+      cl.min_ranks = positive(option, value);
     } else if (option == "-ppn" || option == "--ppn" || option == "--nproc_per_node") {
       per_node = positive(option, value);
       cl.launcher_args.insert(cl.launcher_args.end(), {"-ppn", std::to_string(per_node)});
@@ -106,6 +114,11 @@ CommandLine parse_launch(const std::vector<std::string>& a, const char* program)
   // torchrun's form: --nnodes K --nproc_per_node P is K·P ranks, P on each node.
   if (!cl.launch_ranks && per_node) cl.launch_ranks = per_node * std::max(1, nodes);
   if (nodes && !per_node && !cl.launch_ranks) throw ArgumentError("runner launch: --nnodes needs --nproc_per_node (or -n N)", "command line");
+  if (cl.min_ranks && !cl.max_restarts) throw ArgumentError("runner launch: --min_ranks applies to restarts: give --max_restarts K too", "command line");
+  if (cl.min_ranks && cl.launch_ranks && cl.min_ranks > cl.launch_ranks)
+    throw ArgumentError("runner launch: --min_ranks " + std::to_string(cl.min_ranks) + " is more than the " + std::to_string(cl.launch_ranks) +
+                            " ranks asked for",
+                        "command line");
   cl.launch_args.assign(a.begin() + static_cast<long>(j), a.end());
   // The rest must be a valid run command line; checking it here reports mistakes once,
   // not once per rank.

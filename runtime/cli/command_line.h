@@ -33,6 +33,13 @@ struct CommandLine {
   std::vector<std::string> launcher_args;
   std::vector<std::string> launch_options;
   std::vector<std::string> launch_args;
+  // -f FILE / --hosts LIST as given (re-read when a restart looks for live hosts), and
+  // torchrun's --max_restarts K (restart a failed job from its newest checkpoint up to K
+  // times) with --min_ranks M (a restart may go on with fewer ranks, not fewer than M).
+  std::string hostfile;
+  std::string hosts;
+  int max_restarts = 0;
+  int min_ranks = 0;
   // The tokens after the recipe, without --resume_from_checkpoint and its value: what the
   // printed resume command repeats, so the resumed run is the same run.
   std::vector<std::string> replay_args;

@@ -28,6 +28,7 @@ struct InterruptState {
   int rank = 0;
   bool checkpoint_on_stop = false;
   pid_t forward_to = 0;  // runner launch: mpiexec's pid
+  bool forwarded = false;  // runner launch passed a stop signal on
 };
 InterruptState& state() {
   static InterruptState* s = new InterruptState;
@@ -82,6 +83,8 @@ void wait_for_signals(sigset_t set) {
       // A terminal's Ctrl-C reached mpiexec too (one process group); a second SIGINT would
       // make it abort the ranks at once.
       if (!(sig == SIGINT && info.si_code == SI_KERNEL)) ::kill(forward_to, sig);
+      std::lock_guard<std::mutex> lock(state().mu);
+      state().forwarded = true;
       continue;
     }
     // Preemption: the first SIGTERM/SIGUSR1 during training finishes the step and saves; a
@@ -129,6 +132,11 @@ std::string resume_hint() { return where_to_resume(); }
 void forward_signals_to(pid_t pid) {
   std::lock_guard<std::mutex> lock(state().mu);
   state().forward_to = pid;
+}
+
+bool stop_signal_forwarded() {
+  std::lock_guard<std::mutex> lock(state().mu);
+  return state().forwarded;
 }
 
 }  // namespace runner::cli

@@ -25,5 +25,7 @@ void set_interrupt_context(const std::string& output_dir, const std::string& res
 std::string resume_hint();
 // runner launch: pass SIGTERM, SIGUSR1 and SIGINT on to `pid` (mpiexec) instead of acting on them.
 void forward_signals_to(pid_t pid);
+// runner launch: whether a stop signal was passed on (the job was stopped, not failed).
+bool stop_signal_forwarded();
 
 }  // namespace runner::cli

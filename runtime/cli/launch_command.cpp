@@ -26,6 +26,7 @@
 
 #include "runtime/cli/commands.h"
 #include "runtime/cli/interrupt.h"
+#include "runtime/cli/launch_hosts.h"
 #include "runtime/config/accelerate_config.h"
 #include "runtime/core/errors.h"
 #include "runtime/core/stop_request.h"
@@ -81,30 +82,14 @@ void report_exit_to_launcher(int code) {
   ::close(fd);
 }
 
-int launch(const CommandLine& cl) {
-  char self[PATH_MAX];
-  const ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (len <= 0) throw DistError("runner launch: cannot find the runner executable (/proc/self/exe)");
-  self[len] = '\0';
-  const char* launcher = std::getenv("RUNNER_MPIEXEC") && *std::getenv("RUNNER_MPIEXEC") ? std::getenv("RUNNER_MPIEXEC") : "mpiexec";
-  int ranks = cl.launch_ranks;
-  if (ranks == 0) {  // accelerate launch --config_file: the rank count is the file's num_processes
-    const config::AccelerateConfig acc = config::read_accelerate_config(cl.accelerate_config);
-    if (!acc.num_processes) throw ArgumentError("runner launch: give -n N, or num_processes in the accelerate config", cl.accelerate_config);
-    ranks = *acc.num_processes;
-  }
-  std::vector<std::string> argv_s{launcher, "-n", std::to_string(ranks)};
-  argv_s.insert(argv_s.end(), cl.launcher_args.begin(), cl.launcher_args.end());
-  argv_s.push_back(self);
-  argv_s.insert(argv_s.end(), cl.launch_args.begin(), cl.launch_args.end());
+namespace {
+
+// One mpiexec run: its exit code, or rank 0's reported one where hydra lost it (above).
+int run_launcher(const std::string& launcher, std::vector<std::string> argv_s, const std::string& status_file) {
   std::vector<char*> argv;
   for (auto& a : argv_s) argv.push_back(a.data());
   argv.push_back(nullptr);
-  std::string as_given = "runner launch";
-  for (const auto& token : cl.launch_options) as_given += " " + shell_quoted(token);
-  setenv(kLaunchCommandVariable, as_given.c_str(), 1);
-  const std::string status_file = temp_status_file();
-  if (!status_file.empty()) setenv(kLaunchStatusVariable, status_file.c_str(), 1);
+  if (!status_file.empty()) std::ofstream(status_file, std::ios::trunc).flush();  // a restart's slate is clean
   std::cout.flush();
   std::fflush(stderr);
   // exec's failure comes back through a pipe that a successful exec closes.
@@ -112,7 +97,7 @@ int launch(const CommandLine& cl) {
   if (::pipe2(failed, O_CLOEXEC) != 0) throw DistError("runner launch: cannot create a pipe");
   const pid_t launcher_pid = ::getpid();
   const pid_t child = ::fork();
-  if (child < 0) throw DistError("runner launch: cannot start " + std::string(launcher));
+  if (child < 0) throw DistError("runner launch: cannot start " + launcher);
   if (child == 0) {
     sigset_t stops;  // main() blocked them for its signal thread; mpiexec must see them
     sigemptyset(&stops);
@@ -124,7 +109,7 @@ int launch(const CommandLine& cl) {
     // mpiexec gets SIGTERM, so the ranks save and stop.
     ::prctl(PR_SET_PDEATHSIG, SIGTERM);
     if (::getppid() != launcher_pid) ::_exit(128 + SIGTERM);
-    ::execvp(launcher, argv.data());
+    ::execvp(launcher.c_str(), argv.data());
     const int error = errno;
     if (::write(failed[1], &error, sizeof error) < 0) {
       // the parent then reports mpiexec's exit code (127)
@@ -141,15 +126,110 @@ int launch(const CommandLine& cl) {
   }
   forward_signals_to(0);
   int reported = 0;
-  if (!status_file.empty()) {
-    std::ifstream(status_file) >> reported;
-    std::remove(status_file.c_str());
-  }
+  if (!status_file.empty()) std::ifstream(status_file) >> reported;
   if (exec_failed)
-    throw DistError(std::string("runner launch: cannot run ") + launcher + ": " + std::strerror(exec_error) + " (install mpich, or set RUNNER_MPIEXEC)");
+    throw DistError("runner launch: cannot run " + launcher + ": " + std::strerror(exec_error) + " (install mpich, or set RUNNER_MPIEXEC)");
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
   return code == 0 && reported != 0 ? reported : code;
+}
+
+// Whether an exit code is a failure a restart may cure: not success, a user error (2: the same
+// recipe fails the same way), a preemption stop (75) or a stop by a signal (130/138/143).
+bool restartable(int code) {
+  return code != 0 && code != 2 && code != kPreemptedExitCode && code != 128 + SIGINT && code != 128 + SIGTERM && code != 128 + SIGUSR1;
+}
+
+// The run's own arguments for a restart: resume_from_checkpoint becomes "auto" (the newest
+// intact checkpoint, or a fresh start when the first one was never written).
+std::vector<std::string> restart_args(const std::vector<std::string>& args) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--resume_from_checkpoint") {
+      ++i;
+      continue;
+    }
+    if (args[i].rfind("--resume_from_checkpoint=", 0) == 0) continue;
+    out.push_back(args[i]);
+  }
+  out.insert(out.end(), {"--resume_from_checkpoint", "auto"});
+  return out;
+}
+
+constexpr double kHostProbeSeconds = 30;
+
+}  // namespace
+
+int launch(const CommandLine& cl) {
+  char self[PATH_MAX];
+  const ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (len <= 0) throw DistError("runner launch: cannot find the runner executable (/proc/self/exe)");
+  self[len] = '\0';
+  const std::string launcher = std::getenv("RUNNER_MPIEXEC") && *std::getenv("RUNNER_MPIEXEC") ? std::getenv("RUNNER_MPIEXEC") : "mpiexec";
+  int ranks = cl.launch_ranks;
+  if (ranks == 0) {  // accelerate launch --config_file: the rank count is the file's num_processes
+    const config::AccelerateConfig acc = config::read_accelerate_config(cl.accelerate_config);
+    if (!acc.num_processes) throw ArgumentError("runner launch: give -n N, or num_processes in the accelerate config", cl.accelerate_config);
+    ranks = *acc.num_processes;
+  }
+  if (cl.min_ranks > ranks)
+    throw ArgumentError("runner launch: --min_ranks " + std::to_string(cl.min_ranks) + " is more than the " + std::to_string(ranks) + " ranks asked for",
+                        "command line");
+  std::string as_given = "runner launch";
+  for (const auto& token : cl.launch_options) as_given += " " + shell_quoted(token);
+  setenv(kLaunchCommandVariable, as_given.c_str(), 1);
+  const std::string status_file = temp_status_file();
+  if (!status_file.empty()) setenv(kLaunchStatusVariable, status_file.c_str(), 1);
+  int ppn = 0;
+  for (size_t i = 0; i + 1 < cl.launcher_args.size(); ++i)
+    if (cl.launcher_args[i] == "-ppn") ppn = std::atoi(cl.launcher_args[i + 1].c_str());
+
+  int attempt_ranks = ranks;
+  std::vector<std::string> launcher_args = cl.launcher_args, run_args = cl.launch_args;
+  int code = 0;
+  for (int restart = 0;; ++restart) {
+    std::vector<std::string> argv_s{launcher, "-n", std::to_string(attempt_ranks)};
+    argv_s.insert(argv_s.end(), launcher_args.begin(), launcher_args.end());
+    argv_s.push_back(self);
+    argv_s.insert(argv_s.end(), run_args.begin(), run_args.end());
+    code = run_launcher(launcher, argv_s, status_file);
+    if (!restartable(code) || stop_signal_forwarded() || cl.max_restarts == 0) break;
+    if (restart == cl.max_restarts) {
+      std::fprintf(stderr, "runner launch: the job failed again (exit %d) and its %d restart%s are used up\n", code, cl.max_restarts,
+                   cl.max_restarts == 1 ? "" : "s");
+      break;
+    }
+    std::string where;
+    if (cl.min_ranks) {
+      // The job's hosts again (the hostfile may have lost a node), minus the ones that do not answer.
+      const auto hosts = read_launch_hosts(cl.hostfile, cl.hosts, ppn);
+      if (!hosts.empty()) {
+        std::vector<std::string> dropped;
+        const auto live = live_hosts(hosts, launcher, cl.launcher_args, kHostProbeSeconds, dropped);
+        int slots = 0;
+        for (const auto& h : live) slots += h.slots;
+        attempt_ranks = restart_ranks(ranks, slots, cl.min_ranks);
+        std::string lost;
+        for (const auto& d : dropped) lost += (lost.empty() ? "" : ", ") + d;
+        if (attempt_ranks == 0) {
+          std::fprintf(stderr, "runner launch: the job failed (exit %d) and the hosts left hold %d rank%s, fewer than --min_ranks %d%s\n", code, slots,
+                       slots == 1 ? "" : "s", cl.min_ranks, lost.empty() ? "" : ("; gone: " + lost).c_str());
+          break;
+        }
+        launcher_args = with_hosts(cl.launcher_args, live);
+        if (attempt_ranks < ranks) where = " on " + std::to_string(attempt_ranks) + " of its " + std::to_string(ranks) + " ranks";
+        if (!lost.empty()) where += " (gone: " + lost + ")";
+      }
+    }
+    // The ranks keep the planned global batch on fewer ranks (prepare_run.cpp).
+    if (attempt_ranks < ranks) setenv(kPlannedRanksVariable, std::to_string(ranks).c_str(), 1);
+    else unsetenv(kPlannedRanksVariable);
+    run_args = restart_args(cl.launch_args);
+    std::fprintf(stderr, "runner launch: the job failed (exit %d); restart %d of %d%s from the newest checkpoint\n", code, restart + 1,
+                 cl.max_restarts, where.c_str());
+  }
+  if (!status_file.empty()) std::remove(status_file.c_str());
+  return code;
 }
 
 }  // namespace runner::cli

@@ -8,6 +8,7 @@
 #include <ATen/Context.h>
 
 #include "bindings/lua/lua_hooks.h"
+#include "runtime/cli/commands.h"
 #include "runtime/cli/process_setup.h"
 #include "runtime/core/errors.h"
 #include "runtime/core/regex.h"
@@ -78,6 +79,24 @@ std::string choose_backend(const TrainingArguments& args, const device::DevicePl
 
 }  // namespace
 
+namespace {
+
+// A restart of `runner launch --min_ranks` on fewer ranks than planned: each rank takes
+// planned/world times the micro-batches, so the global batch, and with full_determinism every
+// sum, stays the same (docs/distributed.md, "Automatic restarts").
+void keep_planned_global_batch(TrainingArguments& args, const dist::World& world) {
+  const char* planned = std::getenv(kPlannedRanksVariable);
+  const int n = planned ? std::atoi(planned) : 0;
+  if (n <= world.size || n % world.size != 0) return;
+  const int64_t before = args.gradient_accumulation_steps;
+  args.gradient_accumulation_steps *= n / world.size;
+  if (world.rank == 0)
+    log::warn("restarted on " + std::to_string(world.size) + " of " + std::to_string(n) + " planned ranks: gradient_accumulation_steps " +
+              std::to_string(before) + " -> " + std::to_string(args.gradient_accumulation_steps) + " keeps the global batch");
+}
+
+}  // namespace
+
 void prepare_run(const CommandLine& cl, PreparedRun& p, const dist::World& world,
                  const std::function<void(PreparedRun&)>& adjust, bool single_process) {
   auto& lua = p.lua;
@@ -140,6 +159,7 @@ void prepare_run(const CommandLine& cl, PreparedRun& p, const dist::World& world
     accelerate_line = config::apply_accelerate_config(acc, args);
     warnings = acc.warnings;
   }
+  keep_planned_global_batch(args, world);
   if (adjust) adjust(p);
   try {
     for (auto& w : args.finalize()) warnings.push_back(std::move(w));

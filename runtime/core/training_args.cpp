@@ -473,7 +473,7 @@ std::vector<std::string> TrainingArguments::finalize() {
   if (lr_scheduler_kwargs.is_null()) lr_scheduler_kwargs = json::object();
   if (!lr_scheduler_kwargs.is_object()) fail("args.lr_scheduler_kwargs: expected a table of options");
   if (!resume_from_checkpoint.is_null() && !resume_from_checkpoint.is_boolean() && !resume_from_checkpoint.is_string())
-    fail("args.resume_from_checkpoint: expected true, false or a checkpoint folder");
+    fail("args.resume_from_checkpoint: expected true, false, \"auto\" or a checkpoint folder");
   if (lr_scheduler_type == "reduce_lr_on_plateau" && eval_strategy == "no")
     fail("args.lr_scheduler_type: reduce_lr_on_plateau requires an eval strategy");
   if (lr_scheduler_type == "reduce_lr_on_plateau" && !metric_for_best_model) {

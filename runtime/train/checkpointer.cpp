@@ -242,10 +242,15 @@ json Checkpointer::stateful_callbacks() const {
 std::string Checkpointer::resume_path() const {
   const json& r = ctx_.args.resume_from_checkpoint;
   if (r.is_null() || (r.is_boolean() && !r.get<bool>())) return "";
-  if (r.is_boolean()) {
+  // "auto": as true when output_dir holds a checkpoint, a fresh start when it holds none, so
+  // one command line serves a job's first start and its restarts (runner launch
+  // --max_restarts, a requeued sbatch script).
+  const bool if_any = r.is_string() && r.get<std::string>() == "auto";
+  if (r.is_boolean() || if_any) {
     // The newest intact checkpoint: a damaged one (truncated, bit-flipped: manifest.h) is
     // passed over with a warning.
     const auto all = io::list_checkpoints(ctx_.args.output_dir);
+    if (all.empty() && if_any) return "";
     std::string newest_problem;
     for (auto it = all.rbegin(); it != all.rend(); ++it) {
       const std::string problem = io::checkpoint_problem(it->second);
