@@ -215,6 +215,13 @@ train::TrainerOptions make_trainer_options(const CommandLine& cl, PreparedRun& p
   }
   if (single_process) return options;  // no communicator: this rank trains alone
   options.comm = dist::world_communicator(static_cast<double>(args.ddp_timeout), backend, world.local_rank);
+  if (options.parallel.hybrid_shard) {  // shard within each node, replicate across nodes
+    const dist::NodeGroups groups = dist::node_groups(static_cast<double>(args.ddp_timeout), backend, world.local_rank);
+    options.parallel.shard_group = groups.node;
+    options.parallel.replica_group = groups.replicas;
+    log::info("Hybrid sharding: states sharded over the " + std::to_string(world.local_size) + " ranks of each node, replicated over " +
+              std::to_string(world.num_nodes) + " nodes");
+  }
   if (world.size > 1) log::info("Data parallel over " + std::to_string(world.size) + " ranks: " + backend + " backend, " + device::device_string(device.device));
   else if (options.comm->backend() == "nccl") log::info("One rank with the nccl backend (ddp_backend = \"nccl\"), " + device::device_string(device.device));
   return options;

@@ -26,6 +26,7 @@ namespace {
 World g_world;
 bool g_initialised = false;
 std::shared_ptr<Communicator> g_comm, g_nccl;
+NodeGroups g_groups;
 
 const char* env(const char* name) {
   const char* v = std::getenv(name);
@@ -145,7 +146,31 @@ std::shared_ptr<Communicator> world_communicator(double timeout_seconds, const s
   return g_comm;
 }
 
+NodeGroups node_groups(double timeout_seconds, const std::string& backend, int local_rank) {
+  if (g_groups.node) return g_groups;
+  if (!g_world.mpi) return g_groups = {world_communicator(timeout_seconds, backend, local_rank), make_local_communicator()};
+  MPI_Comm node = MPI_COMM_NULL, replicas = MPI_COMM_NULL;
+  {
+    BlockingCall splitting("MPI_Comm_split (node groups)");
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, g_world.rank, MPI_INFO_NULL, &node);
+    MPI_Comm_split(MPI_COMM_WORLD, g_world.local_rank, g_world.rank, &replicas);
+  }
+  if (backend == "nccl") {
+#ifdef RUNNER_HAVE_NCCL
+    g_groups = {make_nccl_communicator(node, local_rank, timeout_seconds), make_nccl_communicator(replicas, local_rank, timeout_seconds)};
+#else
+    throw DistError("ddp_backend = \"nccl\": this runner was built without NCCL (no CUDA toolkit with NCCL at build time); use \"mpi\"");
+#endif
+  } else {
+    g_groups = {make_mpi_communicator(node, timeout_seconds), make_mpi_communicator(replicas, timeout_seconds)};
+  }
+  MPI_Comm_free(&node);  // the communicators hold duplicates
+  MPI_Comm_free(&replicas);
+  return g_groups;
+}
+
 void finalize_world() {
+  g_groups = {};
   g_nccl.reset();
   g_comm.reset();
   int finalized = 0;
