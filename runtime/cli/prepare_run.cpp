@@ -177,6 +177,11 @@ void prepare_run(const CommandLine& cl, PreparedRun& p, const dist::World& world
       hidden = c.value("hidden_size", c.value("n_embd", int64_t{0}));
     }
     parallel = single_process ? config::resolve_parallel(args, 1, 1, hidden) : config::resolve_parallel(args, world.size, world.num_nodes, hidden);
+    // Hybrid sharding pairs each rank with the same local rank on every other node.
+    if (parallel.config.hybrid_shard && world.local_size * world.num_nodes != world.size)
+      throw ArgumentError("args.fsdp: hybrid sharding needs the same number of processes on every node (this run has " + std::to_string(world.size) +
+                          " on " + std::to_string(world.num_nodes) + " nodes, " + std::to_string(world.local_size) + " on rank " +
+                          std::to_string(world.rank) + "'s); use full_shard, or -ppn");
     // HF: cuda:<local_rank> unless use_cpu; fp16 and tf32 are checked against it here, so
     // `runner check` sees the same errors a run would.
     device = device::resolve_device(args, world.local_rank);
