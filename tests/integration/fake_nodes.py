@@ -115,9 +115,12 @@ class FakeNodes:
         os.chmod(self.wrapper, 0o755)
 
     def _destroy(self):
-        for host in self.hosts:
+        for i, host in enumerate(self.hosts):
             ns = self.namespace(host)
-            _sh("ip", "netns", "del", ns, check=False)  # takes its end of the veth pair along
+            # The pair goes with either end, but a deleted namespace's links go later, in the
+            # kernel's own time: delete ours now.
+            _sh("ip", "link", "del", f"rnv{self.tag}-{i}", check=False)
+            _sh("ip", "netns", "del", ns, check=False)
             shutil.rmtree(f"/etc/netns/{ns}", ignore_errors=True)
         _sh("ip", "link", "del", self.bridge, check=False)
         if self.tmp:
