@@ -22,7 +22,7 @@ from runner_test_util import BINARY, TempDir, read_safetensors, write  # noqa: E
 from test_distributed import GPT, MLP, MODES, trainable_params  # noqa: E402
 
 # Who each rank is, as the recipe sees it (dist module), and main_process_first's order: every
-# rank's fn takes 2 s and says when it started and ended.
+# rank's fn takes 3 s (more than the ranks' start-up skew) and says when it started and ended.
 WHO = """local recipe, dist = require "runner.recipe", require "runner.dist"
 local opt = recipe.options{ first = "node" }  -- "node", "world" or "none"
 print(string.format("who rank=%d local_rank=%d local_world_size=%d node_rank=%d num_nodes=%d world_size=%d",
@@ -30,7 +30,7 @@ print(string.format("who rank=%d local_rank=%d local_world_size=%d node_rank=%d 
 if opt.first ~= "none" then
   dist.main_process_first(function()
     local start = os.time()
-    while os.time() < start + 2 do end
+    while os.time() < start + 3 do end
     print(string.format("first rank=%d start=%d end=%d", dist.rank, start, os.time()))
   end, { per_node = opt.first == "node" })
 end
