@@ -197,6 +197,11 @@ void prepare_run(const CommandLine& cl, PreparedRun& p, const dist::World& world
       hidden = c.value("hidden_size", c.value("n_embd", int64_t{0}));
     }
     parallel = single_process ? config::resolve_parallel(args, 1, 1, hidden) : config::resolve_parallel(args, world.size, world.num_nodes, hidden);
+    // Hybrid sharding pairs each rank with the same local rank on every other node.
+    if (parallel.config.hybrid_shard && world.local_size * world.num_nodes != world.size)
+      throw ArgumentError("args.fsdp: hybrid sharding needs the same number of processes on every node (this run has " + std::to_string(world.size) +
+                          " on " + std::to_string(world.num_nodes) + " nodes, " + std::to_string(world.local_size) + " on rank " +
+                          std::to_string(world.rank) + "'s); use full_shard, or -ppn");
     // HF: cuda:<local_rank> unless use_cpu; fp16 and tf32 are checked against it here, so
     // `runner check` sees the same errors a run would.
     device = device::resolve_device(args, world.local_rank);
@@ -235,6 +240,13 @@ train::TrainerOptions make_trainer_options(const CommandLine& cl, PreparedRun& p
   }
   if (single_process) return options;  // no communicator: this rank trains alone
   options.comm = dist::world_communicator(static_cast<double>(args.ddp_timeout), backend, world.local_rank);
+  if (options.parallel.hybrid_shard) {  // shard within each node, replicate across nodes
+    const dist::NodeGroups groups = dist::node_groups(static_cast<double>(args.ddp_timeout), backend, world.local_rank);
+    options.parallel.shard_group = groups.node;
+    options.parallel.replica_group = groups.replicas;
+    log::info("Hybrid sharding: states sharded over the " + std::to_string(world.local_size) + " ranks of each node, replicated over " +
+              std::to_string(world.num_nodes) + " nodes");
+  }
   if (world.size > 1) log::info("Data parallel over " + std::to_string(world.size) + " ranks: " + backend + " backend, " + device::device_string(device.device));
   else if (options.comm->backend() == "nccl") log::info("One rank with the nccl backend (ddp_backend = \"nccl\"), " + device::device_string(device.device));
   return options;

@@ -176,10 +176,11 @@ ParallelPlan resolve_parallel(TrainingArguments& args, int world_size, int num_n
       args.gradient_checkpointing = true;
     }
     if (strategy.empty()) strategy = "full_shard";  // HF's default when only offload/auto_wrap are given
-    // Hybrid strategies shard inside a node and replicate across nodes: on one node they
-    // are exactly their single-node counterparts.
-    if ((strategy == "hybrid_shard" || strategy == "hybrid_shard_zero2") && num_nodes > 1)
-      throw ArgumentError("args.fsdp: " + strategy + " across " + std::to_string(num_nodes) + " nodes is not implemented (one node, or full_shard)");
+    // Hybrid strategies shard inside a node and replicate across nodes (FSDP's HYBRID_SHARD
+    // and _HYBRID_SHARD_ZERO2): on one node they are exactly their single-node counterparts.
+    c.hybrid_shard = (strategy == "hybrid_shard" || strategy == "hybrid_shard_zero2") && num_nodes > 1;
+    if (c.hybrid_shard && args.full_determinism)
+      throw ArgumentError("args.fsdp: " + strategy + " across nodes with full_determinism is not implemented (its ordered sums assume one shard group); use full_shard");
     c.zero_stage = strategy == "no_shard" ? 0 : (strategy == "shard_grad_op" || strategy == "hybrid_shard_zero2") ? 2 : 3;
     c.zero3.offload = c.offload_optimizer && c.zero_stage == 3;  // FSDP's CPUOffload moves the parameter shards too
     if (cfg.contains("transformer_layer_cls_to_wrap")) {

@@ -18,6 +18,9 @@ DataParallel::DataParallel(std::shared_ptr<Communicator> comm, ParallelConfig co
     : comm_(comm ? std::move(comm) : make_local_communicator()), config_(std::move(config)) {
   if (config_.zero_stage < 0 || config_.zero_stage > 3)
     throw ArgumentError("ZeRO stage " + std::to_string(config_.zero_stage) + " does not exist (0, 1, 2 or 3)");
+  shard_comm_ = config_.shard_group ? config_.shard_group : comm_;
+  if (hybrid() && config_.ordered_reduction)
+    throw ArgumentError("full_determinism with hybrid_shard across nodes is not implemented (its ordered sums assume one shard group); use full_shard");
 }
 
 DataParallel::~DataParallel() = default;
@@ -67,11 +70,11 @@ optim::FlatParams& DataParallel::attach_owned(optim::FlatParams& full, models::M
   if (config_.zero_stage == 3) {
     Zero3Options o = config_.zero3;
     o.ordered = config_.ordered_reduction;
-    zero3_ = std::make_unique<Zero3>(comm_, full, model, o);
+    zero3_ = std::make_unique<Zero3>(shard_comm_, full, model, o, config_.replica_group);
     return zero3_->optimizer_params();
   }
   const bool ordered = config_.ordered_reduction;
-  const Partition part = make_partition(full.numel(), world(), rank(), ordered ? kOrderedChunk : 2);
+  const Partition part = make_partition(full.numel(), shard_world(), shard_rank(), ordered ? kOrderedChunk : 2);
   begin_ = config_.zero_stage >= 1 ? part.begin() : 0;
   end_ = config_.zero_stage >= 1 ? part.end() : full.numel();
   shard_size_ = config_.zero_stage >= 1 ? part.shard : full.numel();
@@ -194,7 +197,8 @@ at::Tensor DataParallel::clip_grad_norm(double max_norm, double unscale) {
     at::Tensor sq = at::zeros({}, g.options().dtype(at::kDouble));
     for (int64_t b = 0; b < g.numel(); b += int64_t{1} << 22)
       sq.add_(g.narrow(0, b, std::min<int64_t>(int64_t{1} << 22, g.numel() - b)).to(at::kDouble).pow(2).sum());
-    if (world() > 1) comm_->all_reduce(sq, ReduceOp::kSum);
+    // Over the shard group only: under hybrid sharding the other nodes hold the same shards.
+    if (shard_world() > 1) shard_comm_->all_reduce(sq, ReduceOp::kSum);
     norm = sq.sqrt();
   } else {
     g = full_->grad();  // identical on every rank after the all-reduce
@@ -214,10 +218,10 @@ void DataParallel::before_optimizer_step() {
 void DataParallel::after_optimizer_step() {
   if (offload_) offload_->to_device();
   if (zero3_) return zero3_->after_optimizer_step();
-  if (config_.zero_stage == 0 || world() == 1) return;
+  if (config_.zero_stage == 0 || shard_world() == 1) return;
   c10::NoGradGuard no_grad;
   at::Tensor& data = full_->data();
-  const int64_t n = data.numel(), W = world();
+  const int64_t n = data.numel(), W = shard_world();
   const int64_t chunk = std::max<int64_t>(1, std::min(shard_size_, config_.allgather_bucket_elems));
   for (int64_t off = 0; off < shard_size_; off += chunk) {
     const int64_t c = std::min(chunk, shard_size_ - off);
@@ -225,11 +229,11 @@ void DataParallel::after_optimizer_step() {
     const int64_t mine = std::clamp<int64_t>(end_ - (begin_ + off), 0, c);
     if (mine > 0) in.narrow(0, 0, mine).copy_(data.narrow(0, begin_ + off, mine));
     at::Tensor out = at::empty({W * c}, data.options());
-    comm_->all_gather(in, out);
+    shard_comm_->all_gather(in, out);
     for (int64_t r = 0; r < W; ++r) {
       const int64_t dst = r * shard_size_ + off;
       const int64_t len = std::clamp<int64_t>(n - dst, 0, c);
-      if (len > 0 && r != rank()) data.narrow(0, dst, len).copy_(out.narrow(0, r * c, len));
+      if (len > 0 && r != shard_rank()) data.narrow(0, dst, len).copy_(out.narrow(0, r * c, len));
     }
   }
 }
@@ -243,14 +247,14 @@ void DataParallel::zero_grad() {
 std::map<std::string, at::Tensor> DataParallel::gather_optimizer_state(const optim::Optimizer& optimizer) const {
   std::map<std::string, at::Tensor> out = optimizer.state_tensors();
   if (zero3_) return zero3_->gather_state(out);
-  if (config_.zero_stage == 0 || world() == 1) return out;
+  if (config_.zero_stage == 0 || shard_world() == 1) return out;
   for (auto& [name, t] : out) {
     if (t.numel() != end_ - begin_)
       throw CheckpointError("optimizer state '" + name + "' is not per element; it cannot be gathered from ZeRO shards");
     at::Tensor in = at::zeros({shard_size_}, t.options());
     in.narrow(0, 0, t.numel()).copy_(t.reshape(-1));
-    at::Tensor all = at::empty({shard_size_ * world()}, t.options());
-    comm_->all_gather(in, all);
+    at::Tensor all = at::empty({shard_size_ * shard_world()}, t.options());
+    shard_comm_->all_gather(in, all);
     t = all.narrow(0, 0, full_->numel()).clone();
   }
   return out;

@@ -52,6 +52,14 @@ struct ParallelConfig {
   // Page-locked host buffers for the offloaded optimizer (faster copies to and from a GPU;
   // no effect on a CPU run): DeepSpeed's offload pin_memory, FSDP's CPU offload (pinned).
   bool pin_optimizer_offload = true;
+  // FSDP HYBRID_SHARD (zero_stage 3) / _HYBRID_SHARD_ZERO2 (zero_stage 2): shard over
+  // `shard_group` (the node's ranks) and sum gradients over `replica_group` too (the ranks
+  // with the same local rank on the other nodes, which hold the same shard), so each node
+  // holds one copy of the states, 1/local_size per rank. Null: shard over the whole world.
+  // `hybrid_shard`: the run asked for it across nodes; the groups are made where the world
+  // is known (prepare_run).
+  bool hybrid_shard = false;
+  std::shared_ptr<Communicator> shard_group, replica_group;
 };
 
 class DataParallel {
@@ -61,6 +69,9 @@ class DataParallel {
 
   int rank() const;
   int world() const;
+  // The ranks this rank's shard is cut among: the world, or its node under hybrid sharding.
+  int shard_rank() const { return shard_comm_->rank(); }
+  int shard_world() const { return shard_comm_->size(); }
   std::string backend() const;  // "mpi", "nccl" or "local" (a world of one that copies)
   const ParallelConfig& config() const { return config_; }
   // Whether FlatParams should hold a full flat gradient (not under ZeRO-2, which reduces
@@ -112,7 +123,8 @@ class DataParallel {
   std::map<std::string, at::Tensor> slice_optimizer_state(const std::map<std::string, at::Tensor>& full) const;
   // Whether this rank holds only a shard of the optimizer state (ZeRO ≥ 1 over > 1 rank),
   // and which values of the flat layout it holds (per-rank checkpoint files).
-  bool sharded_state() const { return config_.zero_stage >= 1 && world() > 1; }
+  // Hybrid sharding saves the gathered state (each node's ranks gather their node's copy).
+  bool sharded_state() const { return config_.zero_stage >= 1 && world() > 1 && !hybrid(); }
   std::vector<OwnedRange> owned_ranges() const;
   // Bytes of parameters, gradients and optimizer state this rank holds (ZeRO's model states).
   int64_t model_state_bytes(const optim::Optimizer& optimizer) const;
@@ -136,7 +148,10 @@ class DataParallel {
   optim::FlatParams& attach_owned(optim::FlatParams& full, models::Module& model);
   void ordered_fold();  // full_determinism: this micro-step's gradient into shard_grad_
 
-  std::shared_ptr<Communicator> comm_;
+  bool hybrid() const { return config_.replica_group != nullptr; }
+
+  std::shared_ptr<Communicator> comm_;        // every rank: the training loop's collectives
+  std::shared_ptr<Communicator> shard_comm_;  // the ranks shards are cut among (comm_ unless hybrid)
   ParallelConfig config_;
   optim::FlatParams* full_ = nullptr;
   std::unique_ptr<optim::FlatParams> shard_;

@@ -26,6 +26,7 @@ namespace {
 World g_world;
 bool g_initialised = false;
 std::shared_ptr<Communicator> g_comm, g_nccl;
+NodeGroups g_groups;
 
 const char* env(const char* name) {
   const char* v = std::getenv(name);
@@ -114,14 +115,21 @@ const World& init_world(int* argc, char*** argv) {
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, g_world.rank, MPI_INFO_NULL, &node);
   MPI_Comm_rank(node, &g_world.local_rank);
   MPI_Comm_size(node, &g_world.local_size);
+  // The nodes' first processes, ordered by global rank: a leader's rank there is its node's
+  // index, which it tells the rest of its node. (Counting the processes with this local rank
+  // instead would give a node with fewer processes a smaller world of nodes.)
+  MPI_Comm leaders;
+  MPI_Comm_split(MPI_COMM_WORLD, g_world.local_rank == 0 ? 0 : MPI_UNDEFINED, g_world.rank, &leaders);
+  int nodes[2] = {0, 1};  // node rank, node count
+  if (leaders != MPI_COMM_NULL) {
+    MPI_Comm_rank(leaders, &nodes[0]);
+    MPI_Comm_size(leaders, &nodes[1]);
+    MPI_Comm_free(&leaders);
+  }
+  MPI_Bcast(nodes, 2, MPI_INT, 0, node);
+  g_world.node_rank = nodes[0];
+  g_world.num_nodes = nodes[1];
   MPI_Comm_free(&node);
-  // Processes with the same local rank, one per node, ordered by global rank: a process's
-  // rank there is its node's index.
-  MPI_Comm across;
-  MPI_Comm_split(MPI_COMM_WORLD, g_world.local_rank, g_world.rank, &across);
-  MPI_Comm_rank(across, &g_world.node_rank);
-  MPI_Comm_size(across, &g_world.num_nodes);
-  MPI_Comm_free(&across);
   const int env_world = env_int("WORLD_SIZE", g_world.size);
   if (env_world != g_world.size)
     throw DistError("WORLD_SIZE=" + std::to_string(env_world) + " disagrees with the " + std::to_string(g_world.size) + " processes MPI started");
@@ -145,7 +153,31 @@ std::shared_ptr<Communicator> world_communicator(double timeout_seconds, const s
   return g_comm;
 }
 
+NodeGroups node_groups(double timeout_seconds, const std::string& backend, int local_rank) {
+  if (g_groups.node) return g_groups;
+  if (!g_world.mpi) return g_groups = {world_communicator(timeout_seconds, backend, local_rank), make_local_communicator()};
+  MPI_Comm node = MPI_COMM_NULL, replicas = MPI_COMM_NULL;
+  {
+    BlockingCall splitting("MPI_Comm_split (node groups)");
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, g_world.rank, MPI_INFO_NULL, &node);
+    MPI_Comm_split(MPI_COMM_WORLD, g_world.local_rank, g_world.rank, &replicas);
+  }
+  if (backend == "nccl") {
+#ifdef RUNNER_HAVE_NCCL
+    g_groups = {make_nccl_communicator(node, local_rank, timeout_seconds), make_nccl_communicator(replicas, local_rank, timeout_seconds)};
+#else
+    throw DistError("ddp_backend = \"nccl\": this runner was built without NCCL (no CUDA toolkit with NCCL at build time); use \"mpi\"");
+#endif
+  } else {
+    g_groups = {make_mpi_communicator(node, timeout_seconds), make_mpi_communicator(replicas, timeout_seconds)};
+  }
+  MPI_Comm_free(&node);  // the communicators hold duplicates
+  MPI_Comm_free(&replicas);
+  return g_groups;
+}
+
 void finalize_world() {
+  g_groups = {};
   g_nccl.reset();
   g_comm.reset();
   int finalized = 0;

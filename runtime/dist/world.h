@@ -36,6 +36,16 @@ const World& world();  // the current world (one process before init_world)
 // communicator per backend, made on first use.
 std::shared_ptr<Communicator> world_communicator(double timeout_seconds = 1800, const std::string& backend = "mpi", int local_rank = 0);
 
+// FSDP HYBRID_SHARD's two groups: `node`, the ranks of this node (parameters, gradients and
+// optimizer state are sharded over them), and `replicas`, the ranks with this local rank on
+// every node (each holds the same shard, so they sum their gradients). Split from the world
+// the way init_world finds nodes (MPI_COMM_TYPE_SHARED, i.e. the launcher's host map), on
+// the backend `backend` names; made on first use, like world_communicator.
+struct NodeGroups {
+  std::shared_ptr<Communicator> node, replicas;
+};
+NodeGroups node_groups(double timeout_seconds = 1800, const std::string& backend = "mpi", int local_rank = 0);
+
 // Ends MPI cleanly (after the last collective). Safe to call when MPI is not up.
 void finalize_world();
 

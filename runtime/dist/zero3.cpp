@@ -11,10 +11,12 @@
 
 namespace runner::dist {
 
-Zero3::Zero3(std::shared_ptr<Communicator> comm, optim::FlatParams& full, models::Module& model, Zero3Options options)
+Zero3::Zero3(std::shared_ptr<Communicator> comm, optim::FlatParams& full, models::Module& model, Zero3Options options,
+             std::shared_ptr<Communicator> replicas)
     : state_(std::make_shared<State>()) {
   State& s = *state_;
   s.comm = std::move(comm);
+  s.replicas = std::move(replicas);
   s.W = s.comm->size();
   s.rank = s.comm->rank();
   s.options = options;

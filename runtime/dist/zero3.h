@@ -56,7 +56,10 @@ class Zero3 {
  public:
   // `full`: the model's FlatParams (grad_buffer off); its values are moved into the shards
   // and its flat data buffer released.
-  Zero3(std::shared_ptr<Communicator> comm, optim::FlatParams& full, models::Module& model, Zero3Options options);
+  // `replicas` (hybrid sharding): the ranks on other nodes that hold the same shard; each
+  // reduce-scattered gradient chunk is summed over them too.
+  Zero3(std::shared_ptr<Communicator> comm, optim::FlatParams& full, models::Module& model, Zero3Options options,
+        std::shared_ptr<Communicator> replicas = nullptr);
   ~Zero3();
 
   optim::FlatParams& optimizer_params() { return *shard_; }

@@ -57,6 +57,7 @@ using namespace zero3_detail;
 
 struct Zero3::State {
   std::shared_ptr<Communicator> comm;
+  std::shared_ptr<Communicator> replicas;  // hybrid sharding: the same chunk on the other nodes
   int W = 1, rank = 0;
   std::vector<Unit> units;          // [0] is the root
   std::vector<size_t> order;        // reduction order
@@ -207,6 +208,7 @@ struct Zero3::State {
         out = at::empty({C}, in.options());
         comm->reduce_scatter(in, out);
       }
+      if (replicas && replicas->size() > 1) replicas->all_reduce(out, ReduceOp::kSum);  // HYBRID_SHARD
       out = out.to(shard_grad.device());  // offload: this rank's chunk goes to the host
       for (auto& g : u.groups)
         if (!g.frozen) shard_grad.narrow(0, g.shard_offset, g.chunk).add_(out.narrow(0, g.in_unit, g.chunk));

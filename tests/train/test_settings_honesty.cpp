@@ -167,6 +167,23 @@ TEST(SettingsHonesty, FsdpConfigStrategyAndOffloadAreRead) {
   expect(resolve(b), Outcome::kWarns, "without args.fsdp");
 }
 
+// Hybrid strategies: their single-node stage, and hybrid sharding only across nodes (the
+// multi-node behaviour is tests/integration/test_multinode.py's).
+TEST(SettingsHonesty, HybridShardIsItsStageAndHybridOnlyAcrossNodes) {
+  for (const auto& [strategy, stage] : std::vector<std::pair<std::string, int>>{{"hybrid_shard", 3}, {"hybrid_shard_zero2", 2}}) {
+    TrainingArguments a;
+    a.fsdp = strategy;
+    EXPECT_EQ(config::resolve_parallel(a, 4, 2).config.zero_stage, stage) << strategy;
+    EXPECT_TRUE(config::resolve_parallel(a, 4, 2).config.hybrid_shard) << strategy;
+    EXPECT_FALSE(config::resolve_parallel(a, 2, 1).config.hybrid_shard) << strategy;
+    a.full_determinism = true;
+    EXPECT_THROW(config::resolve_parallel(a, 4, 2), ArgumentError) << strategy;
+  }
+  TrainingArguments f;
+  f.fsdp = "full_shard";
+  EXPECT_FALSE(config::resolve_parallel(f, 4, 2).config.hybrid_shard);
+}
+
 TEST(SettingsHonesty, DeepSpeedAutoSizesFollowTheModelsHiddenSize) {
   // HF's trainer_config_finalize: reduce_bucket_size = h², under ZeRO-3 prefetch 0.9·h² and
   // persistence 10·h; a model without a hidden size cannot fill them.
