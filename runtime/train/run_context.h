@@ -20,6 +20,7 @@
 #include "runtime/core/trainer_state.h"
 #include "runtime/core/training_args.h"
 #include "runtime/data/dataloader.h"
+#include "runtime/data/stream/stream_loader.h"
 #include "runtime/device/autocast.h"
 #include "runtime/device/device.h"
 #include "runtime/dist/data_parallel.h"
@@ -42,9 +43,11 @@ using Clock = std::chrono::steady_clock;
 
 struct Datasets {
   data::DatasetPtr train, eval, test;
+  data::StreamPtr train_stream;  // datasets.train = data.stream{...} (then `train` is null)
   // A table of eval datasets: each is evaluated with the prefix eval_<name> (HF dict form).
   std::map<std::string, data::DatasetPtr> named_evals;
   bool has_eval() const { return eval != nullptr || !named_evals.empty(); }
+  bool has_train() const { return train != nullptr || train_stream != nullptr; }
 };
 
 struct TrainerOptions {
@@ -71,6 +74,7 @@ struct LoopState {
   LossTracker losses;
   int64_t last_logged_step = 0;
   nlohmann::json pending_rng;  // applied once the resumed epoch's skipped batches are passed
+  data::StreamLoader* stream = nullptr;  // training from a data.stream: its position goes into checkpoints
   bool preempted = false;      // a stop signal (stop_request.h) ended training with a checkpoint
   bool in_training = false;
   Clock::time_point train_start;

@@ -1,0 +1,43 @@
+// The records of one shard of a data.stream, read lazily from a position: lines of a text
+// file, one string field of each JSONL line, one string column of a Parquet file. A reader
+// opened at a saved position goes straight there (a byte offset, or a Parquet row group), so
+// resuming a stream reads nothing it had read before, except the rows before the position
+// inside its Parquet row group (`skipped()` counts them).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace runner::data {
+
+// Where the next record of a shard starts: text and JSONL a byte offset (`major`), Parquet a
+// row group (`major`) and a row in it (`minor`).
+struct RecordPos {
+  int64_t major = 0, minor = 0;
+  bool operator==(const RecordPos& o) const { return major == o.major && minor == o.minor; }
+};
+
+class RecordReader {
+ public:
+  virtual ~RecordReader() = default;
+  // The next record (UTF-8 or raw bytes); false at the end of the shard.
+  virtual bool next(std::string& record) = 0;
+  // Where the record after the last one returned starts.
+  virtual RecordPos position() const = 0;
+  // Records decoded only to reach the position the reader was opened at.
+  int64_t skipped() const { return skipped_; }
+
+ protected:
+  int64_t skipped_ = 0;
+};
+
+// format: "text" (one record per line, "\n" or "\r\n"; empty lines skipped as HF's text
+// loader keeps them but they hold no tokens), "json" / "jsonl" (the string field `column` of
+// each line's object), "parquet" (the string column `column`). A DataError names the file and
+// the key (or line) for a missing file, a missing column or a value that is not a string.
+std::unique_ptr<RecordReader> open_records(const std::string& format, const std::string& path, const std::string& column, RecordPos start);
+
+// Parquet, in the Arrow target (sources/parquet_records.cpp; arrow_unavailable.cpp without Arrow).
+std::unique_ptr<RecordReader> open_parquet_records(const std::string& path, const std::string& column, RecordPos start);
+
+}  // namespace runner::data
