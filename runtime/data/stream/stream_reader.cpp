@@ -46,7 +46,7 @@ std::string unbase64(const std::string& in, const std::string& where) {
 
 nlohmann::json StreamReaderState::to_json() const {
   nlohmann::json records = nlohmann::json::array();
-  for (const auto& r : buffer) records.push_back(base64(r));
+  for (const auto& r : buffer) records.push_back(base64(*r));
   return {{"epoch", epoch}, {"shard_slot", slot}, {"offset", {pos.major, pos.minor}}, {"record_index", record_index},
           {"rng", std::to_string(rng)}, {"draining", draining}, {"epoch_had_records", epoch_had_records},
           {"buffer", records}, {"carry", carry}};
@@ -62,7 +62,7 @@ StreamReaderState StreamReaderState::from_json(const nlohmann::json& j, const st
     s.rng = std::stoull(j.at("rng").get<std::string>());
     s.draining = j.at("draining").get<bool>();
     s.epoch_had_records = j.at("epoch_had_records").get<bool>();
-    for (const auto& r : j.at("buffer")) s.buffer.push_back(unbase64(r.get<std::string>(), where));
+    for (const auto& r : j.at("buffer")) s.buffer.push_back(std::make_shared<const std::string>(unbase64(r.get<std::string>(), where)));
     s.carry = j.at("carry").get<std::vector<int64_t>>();
   } catch (const nlohmann::json::exception& e) {
     throw CheckpointError(std::string("malformed stream state: ") + e.what(), where);
@@ -144,17 +144,17 @@ bool StreamReader::next_record(std::string& record) {
       return true;
     }
     if (s_.buffer.size() < capacity) {
-      s_.buffer.push_back(std::move(incoming));
+      s_.buffer.push_back(std::make_shared<const std::string>(std::move(incoming)));
       continue;
     }
     const size_t i = splitmix64(s_.rng) % capacity;
-    record = std::move(s_.buffer[i]);
-    s_.buffer[i] = std::move(incoming);
+    record = *s_.buffer[i];
+    s_.buffer[i] = std::make_shared<const std::string>(std::move(incoming));
     return true;
   }
   if (s_.buffer.empty()) return false;
   const size_t i = splitmix64(s_.rng) % s_.buffer.size();
-  record = std::move(s_.buffer[i]);
+  record = *s_.buffer[i];
   s_.buffer[i] = std::move(s_.buffer.back());
   s_.buffer.pop_back();
   return true;

@@ -32,7 +32,9 @@ struct StreamReaderState {
   uint64_t rng = 0;          // the shuffle buffer's generator
   bool draining = false;     // the epoch's shards are done; the buffer empties
   bool epoch_had_records = false;
-  std::vector<std::string> buffer;
+  // Shared, immutable records: the loader snapshots this state after every batch, and a
+  // snapshot then copies pointers, not the buffer's text.
+  std::vector<std::shared_ptr<const std::string>> buffer;
   std::vector<int64_t> carry;  // tokens waiting for the next example
   // Not saved: what this process read, for the resume counters.
   int64_t records_read = 0, records_skipped = 0;
