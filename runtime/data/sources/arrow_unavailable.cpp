@@ -16,6 +16,9 @@ namespace {
 std::unique_ptr<RecordReader> open_parquet_records(const std::string& path, const std::string&, RecordPos) {
   unavailable("data.stream{format = \"parquet\"}", path);
 }
+std::unique_ptr<RecordReader> open_arrow_records(const std::string& path, const std::string&, RecordPos) {
+  unavailable("data.stream{format = \"arrow\"}", path);
+}
 DatasetPtr load_parquet(const std::string& path, const ArrowOptions&) { unavailable("data.parquet", path); }
 DatasetPtr load_arrow(const std::string& path, const ArrowOptions&) { unavailable("data.arrow", path); }
 DatasetPtr load_arrow_files(const std::vector<std::string>& files, const ArrowOptions&, const std::string& origin) {

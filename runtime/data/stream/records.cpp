@@ -83,7 +83,8 @@ std::unique_ptr<RecordReader> open_records(const std::string& format, const std:
   if (format == "text") return std::make_unique<TextRecords>(path, start);
   if (format == "json" || format == "jsonl") return std::make_unique<JsonlRecords>(path, column, start);
   if (format == "parquet") return open_parquet_records(path, column, start);
-  throw RecipeError("data.stream: format \"" + format + "\" cannot be streamed; expected text, jsonl or parquet");
+  if (format == "arrow") return open_arrow_records(path, column, start);
+  throw RecipeError("data.stream: format \"" + format + "\" cannot be streamed; expected text, jsonl, parquet or arrow");
 }
 
 }  // namespace runner::data

@@ -2,7 +2,7 @@
 // file, one string field of each JSONL line, one string column of a Parquet file. A reader
 // opened at a saved position goes straight there (a byte offset, or a Parquet row group), so
 // resuming a stream reads nothing it had read before, except the rows before the position
-// inside its Parquet row group (`skipped()` counts them).
+// inside its Parquet row group or Arrow record batch (`skipped()` counts them).
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -11,7 +11,7 @@
 namespace runner::data {
 
 // Where the next record of a shard starts: text and JSONL a byte offset (`major`), Parquet a
-// row group (`major`) and a row in it (`minor`).
+// row group / Arrow a record batch (`major`) and a row in it (`minor`).
 struct RecordPos {
   int64_t major = 0, minor = 0;
   bool operator==(const RecordPos& o) const { return major == o.major && minor == o.minor; }
@@ -33,11 +33,13 @@ class RecordReader {
 
 // format: "text" (one record per line, "\n" or "\r\n"; empty lines skipped as HF's text
 // loader keeps them but they hold no tokens), "json" / "jsonl" (the string field `column` of
-// each line's object), "parquet" (the string column `column`). A DataError names the file and
+// each line's object), "parquet" / "arrow" (the string column `column`; Arrow IPC files and
+// streams). A DataError names the file and
 // the key (or line) for a missing file, a missing column or a value that is not a string.
 std::unique_ptr<RecordReader> open_records(const std::string& format, const std::string& path, const std::string& column, RecordPos start);
 
-// Parquet, in the Arrow target (sources/parquet_records.cpp; arrow_unavailable.cpp without Arrow).
+// Parquet and Arrow IPC, in the Arrow target (sources/arrow_records.cpp; arrow_unavailable.cpp without Arrow).
 std::unique_ptr<RecordReader> open_parquet_records(const std::string& path, const std::string& column, RecordPos start);
+std::unique_ptr<RecordReader> open_arrow_records(const std::string& path, const std::string& column, RecordPos start);
 
 }  // namespace runner::data

@@ -19,6 +19,7 @@ bool ends_with(const std::string& s, const std::string& tail) {
 
 std::string format_of(const std::string& path) {
   if (ends_with(path, ".parquet")) return "parquet";
+  if (ends_with(path, ".arrow") || ends_with(path, ".feather")) return "arrow";
   if (ends_with(path, ".jsonl") || ends_with(path, ".json")) return "jsonl";
   return "text";
 }

@@ -17,7 +17,7 @@ namespace runner::data {
 
 struct StreamOptions {
   std::vector<std::string> sources;  // files, folders and globs; expanded and sorted once
-  std::string format;                // "text" | "jsonl" | "parquet"; "" = from the first shard's extension
+  std::string format;                // "text" | "jsonl" | "parquet" | "arrow"; "" = from the first shard's extension
   std::string column = "text";       // the JSONL key / Parquet column holding each record's text
   int64_t buffer_size = 1000;        // shuffle buffer per reader; 0 or 1 = the shards' order
   int64_t seed = 42;
