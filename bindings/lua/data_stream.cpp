@@ -42,7 +42,7 @@ int stream_shards(lua_State* L) {
 }
 
 // data.stream{source = "data/*.parquet" | {files...}, format, column = "text", buffer_size = 1000,
-// seed = 42, tokenizer = "bytes" | "tokenizer.json", block_size, eos_token_id}
+// seed = 42, tokenizer = "bytes" | "tokenizer.json", block_size, eos_token_id, dtype (token_bin)}
 int d_stream(lua_State* L) {
   if (!lua_istable(L, 1)) throw RecipeError("data.stream: expected a table of options, data.stream{source = ..., block_size = ...}");
   Options o(L, 1, "data.stream");
@@ -61,6 +61,7 @@ int d_stream(lua_State* L) {
   if (s.tokenizer != "bytes") s.tokenizer = checked_path(s.tokenizer, "data.stream");
   s.block_size = o.integer("block_size", 0);
   s.eos_token_id = o.integer("eos_token_id", -1);
+  s.dtype = o.string("dtype", "");
   o.finish();
   push_stream(L, std::make_shared<const data::Stream>(std::move(s)));
   return 1;

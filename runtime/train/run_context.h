@@ -20,7 +20,6 @@
 #include "runtime/core/trainer_state.h"
 #include "runtime/core/training_args.h"
 #include "runtime/data/dataloader.h"
-#include "runtime/data/stream/stream_loader.h"
 #include "runtime/device/autocast.h"
 #include "runtime/device/device.h"
 #include "runtime/dist/data_parallel.h"
@@ -34,6 +33,12 @@
 #include "runtime/train/loss_tracker.h"
 #include "runtime/train/memory_tracker.h"
 #include "runtime/train/model_call.h"
+
+namespace runner::data {
+class Stream;
+class StreamLoader;
+using StreamPtr = std::shared_ptr<const Stream>;
+}  // namespace runner::data
 
 namespace runner::train {
 

@@ -10,6 +10,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
+#include "runtime/data/stream/stream_loader.h"
 #include "runtime/train/run_context.h"
 
 namespace runner::train {

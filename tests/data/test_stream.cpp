@@ -141,6 +141,34 @@ TEST(StreamLoader, RestoreContinuesWithoutReadingAgain) {
   }
 }
 
+TEST(Stream, TokenFilesStreamTheirIdsInWindows) {
+  std::string bytes;
+  for (int t = 0; t < 1000; ++t) bytes += static_cast<char>(t & 0xff), bytes += static_cast<char>(t >> 8);  // uint16 little-endian
+  const std::string a = temp_file("tok_a.bin", bytes.substr(0, 1200)), b = temp_file("tok_b.bin", bytes.substr(1200));
+  temp_file("tok_a.bin.json", R"({"dtype": "uint16", "vocab_size": 1000})");
+  StreamOptions o;
+  o.sources = {a, b};
+  o.block_size = 10;
+  o.buffer_size = 0;  // windows in file order
+  auto stream = std::make_shared<const Stream>(o);
+  EXPECT_EQ(stream->vocab_size(), 1000);
+  std::multiset<int64_t> seen;
+  for (int k = 0; k < 2; ++k) {  // two readers: one shard each
+    StreamReader r(stream, k, 2);
+    const std::vector<int64_t> first = r.next_example();
+    EXPECT_EQ(first[1], first[0] + 1);
+    seen.insert(first.begin(), first.end());
+    while (true) {  // to the end of the epoch (the shards are whole windows: nothing carries over)
+      const auto w = r.next_example();
+      if (r.state().epoch != 0) break;
+      seen.insert(w.begin(), w.end());
+    }
+  }
+  ASSERT_EQ(seen.size(), 1000u);
+  for (int t = 0; t < 1000; ++t) EXPECT_EQ(seen.count(t), 1u) << t;
+  EXPECT_NE(data_error([&] { Stream s([&] { auto bad = o; bad.sources = {temp_file("odd.bin", "abc")}; return bad; }()); }).find("odd.bin"), std::string::npos);
+}
+
 TEST(Stream, BadInputNamesFileAndKey) {
   const std::string jsonl = temp_file("bad.jsonl", "{\"text\": \"a\"}\n{\"content\": \"b\"}\n");
   StreamOptions o;

@@ -1,6 +1,7 @@
 """data.stream: training from shards in streaming mode resumes exactly. A run resumed from any
 of its checkpoints ends with weights bit-identical to the uninterrupted run's, in one process
-(with and without dataloader workers), under `mpiexec -n 2` with workers, and from Parquet; a
+(with and without dataloader workers), under `mpiexec -n 2` with workers, from Parquet and from
+token files (more Parquet and Arrow cases: test_arrow_data.py, StreamShards); a
 resume reads no record before the saved position (train_stream_records_skipped is 0 for text,
 and the later the checkpoint, the fewer records the resumed run reads: what resuming costs
 does not grow with how far the stream had gone). max_steps is required; a checkpoint of another
@@ -116,6 +117,18 @@ class Stream(unittest.TestCase):
             if code != 0 and "without Arrow" in err:
                 self.skipTest("runner built with RUNNER_WITH_ARROW=OFF")
             self.train_and_resume(tmp, recipe, 1, [4], "--dataloader_num_workers", "2")
+
+    def test_resume_token_files(self):
+        with TempDir() as tmp:
+            rng = random.Random(1)
+            for k in range(3):  # nanoGPT's uint16 ids, with the header runner prepare-data writes
+                ids = [rng.randrange(300) for _ in range(700 + 50 * k)]
+                with open(os.path.join(tmp, f"tok-{k}.bin"), "wb") as f:
+                    f.write(b"".join(i.to_bytes(2, "little") for i in ids))
+                write(os.path.join(tmp, f"tok-{k}.bin.json"), json.dumps({"dtype": "uint16", "num_tokens": len(ids), "vocab_size": 300}))
+            recipe = write(os.path.join(tmp, "r.lua"), RECIPE % {"source": json.dumps(os.path.join(tmp, "tok-*.bin"))})
+            _, resumed = self.train_and_resume(tmp, recipe, 1, [4], "--dataloader_num_workers", "2")
+            self.assertEqual(resumed[4]["train_stream_records_skipped"], 0)
 
     def test_errors(self):
         with TempDir() as tmp:

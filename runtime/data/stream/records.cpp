@@ -1,5 +1,6 @@
 #include "runtime/data/stream/records.h"
 
+#include <algorithm>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
@@ -77,14 +78,48 @@ class JsonlRecords : public LineReader {
   std::string column_;
 };
 
+// A token file's ids in chunks of `chunk` tokens, each record their raw bytes (Stream::encode
+// reads them back), from a byte offset.
+class TokenChunks : public RecordReader {
+ public:
+  TokenChunks(const std::string& path, int width, int64_t chunk, RecordPos start)
+      : path_(path), in_(path, std::ios::binary), width_(width), chunk_(chunk), offset_(start.major) {
+    if (!in_) throw DataError("data.stream: cannot open the shard", path);
+    in_.seekg(0, std::ios::end);
+    size_ = in_.tellg();
+    if (size_ % width_ != 0)
+      throw DataError("data.stream: " + std::to_string(size_) + " bytes is not a whole number of " + std::to_string(width_) +
+                      "-byte tokens (truncated, or another dtype?)", path);
+    if (offset_ < 0 || offset_ > size_ || offset_ % width_ != 0)
+      throw DataError("data.stream: saved offset " + std::to_string(offset_) + " does not fit the shard: was the file changed since the checkpoint?", path);
+    in_.seekg(offset_);
+  }
+  bool next(std::string& record) override {
+    const int64_t n = std::min<int64_t>(chunk_ * width_, size_ - offset_);
+    if (n <= 0) return false;
+    record.resize(static_cast<size_t>(n));
+    if (!in_.read(record.data(), n)) throw DataError("data.stream: cannot read at byte " + std::to_string(offset_), path_);
+    offset_ += n;
+    return true;
+  }
+  RecordPos position() const override { return {offset_, 0}; }
+
+ private:
+  std::string path_;
+  std::ifstream in_;
+  int width_;
+  int64_t chunk_, offset_, size_ = 0;
+};
+
 }  // namespace
 
-std::unique_ptr<RecordReader> open_records(const std::string& format, const std::string& path, const std::string& column, RecordPos start) {
-  if (format == "text") return std::make_unique<TextRecords>(path, start);
-  if (format == "json" || format == "jsonl") return std::make_unique<JsonlRecords>(path, column, start);
-  if (format == "parquet") return open_parquet_records(path, column, start);
-  if (format == "arrow") return open_arrow_records(path, column, start);
-  throw RecipeError("data.stream: format \"" + format + "\" cannot be streamed; expected text, jsonl, parquet or arrow");
+std::unique_ptr<RecordReader> open_records(const RecordFormat& f, const std::string& path, RecordPos start) {
+  if (f.format == "text") return std::make_unique<TextRecords>(path, start);
+  if (f.format == "json" || f.format == "jsonl") return std::make_unique<JsonlRecords>(path, f.column, start);
+  if (f.format == "parquet") return open_parquet_records(path, f.column, start);
+  if (f.format == "arrow") return open_arrow_records(path, f.column, start);
+  if (f.format == "token_bin") return std::make_unique<TokenChunks>(path, f.token_bytes, f.chunk_tokens, start);
+  throw RecipeError("data.stream: format \"" + f.format + "\" cannot be streamed; expected text, jsonl, parquet, arrow or token_bin");
 }
 
 }  // namespace runner::data

@@ -10,7 +10,7 @@
 
 namespace runner::data {
 
-// Where the next record of a shard starts: text and JSONL a byte offset (`major`), Parquet a
+// Where the next record of a shard starts: text, JSONL and token files a byte offset (`major`), Parquet a
 // row group / Arrow a record batch (`major`) and a row in it (`minor`).
 struct RecordPos {
   int64_t major = 0, minor = 0;
@@ -31,12 +31,21 @@ class RecordReader {
   int64_t skipped_ = 0;
 };
 
-// format: "text" (one record per line, "\n" or "\r\n"; empty lines skipped as HF's text
-// loader keeps them but they hold no tokens), "json" / "jsonl" (the string field `column` of
-// each line's object), "parquet" / "arrow" (the string column `column`; Arrow IPC files and
-// streams). A DataError names the file and
-// the key (or line) for a missing file, a missing column or a value that is not a string.
-std::unique_ptr<RecordReader> open_records(const std::string& format, const std::string& path, const std::string& column, RecordPos start);
+// What a shard holds and how its records are cut.
+//   "text": one record per non-empty line ("\n" or "\r\n"; HF's text loader keeps empty lines,
+//     but they hold no tokens); "jsonl": the string field `column` of each line's object;
+//   "parquet" / "arrow": the string column `column` (Arrow IPC files and streams);
+//   "token_bin": token ids already (nanoGPT's .bin, `token_bytes` little-endian bytes each),
+//     cut into records of `chunk_tokens` tokens.
+// A DataError names the file and the key (or byte offset) for a missing file, a missing column
+// or a value that is not a string.
+struct RecordFormat {
+  std::string format;
+  std::string column = "text";
+  int token_bytes = 2;
+  int64_t chunk_tokens = 1024;
+};
+std::unique_ptr<RecordReader> open_records(const RecordFormat& format, const std::string& path, RecordPos start);
 
 // Parquet and Arrow IPC, in the Arrow target (sources/arrow_records.cpp; arrow_unavailable.cpp without Arrow).
 std::unique_ptr<RecordReader> open_parquet_records(const std::string& path, const std::string& column, RecordPos start);

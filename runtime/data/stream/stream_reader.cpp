@@ -111,8 +111,7 @@ void StreamReader::restore(StreamReaderState state) {
 bool StreamReader::read_source(std::string& record) {
   while (s_.slot < static_cast<int64_t>(shards_.size())) {
     if (!reader_) {
-      const auto& opts = stream_->options();
-      reader_ = open_records(opts.format, stream_->shards()[static_cast<size_t>(shards_[static_cast<size_t>(s_.slot)])], opts.column, s_.pos);
+      reader_ = open_records(stream_->record_format(), stream_->shards()[static_cast<size_t>(shards_[static_cast<size_t>(s_.slot)])], s_.pos);
       s_.records_skipped += reader_->skipped();
       s_.records_read += reader_->skipped();
     }
