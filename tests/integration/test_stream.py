@@ -6,7 +6,7 @@ resume reads no record before the saved position (train_stream_records_skipped i
 and the later the checkpoint, the fewer records the resumed run reads: what resuming costs
 does not grow with how far the stream had gone). max_steps is required; a checkpoint of another
 split of the stream, a missing shard, a missing key and a stream given as eval data are one
-line and exit 2."""
+line and exit 2, and so are ranks that build different streams."""
 import filecmp
 import json
 import os
@@ -108,6 +108,15 @@ class Stream(unittest.TestCase):
             code, _, err = run(recipe, "--output_dir", out, "--resume_from_checkpoint", os.path.join(out, "checkpoint-4"), "--dataloader_num_workers", "2")
             self.assertEqual(code, 2, err)
             self.assertIn("same world size", err)
+
+    def test_ranks_must_build_the_same_stream(self):
+        with TempDir() as tmp:
+            text = RECIPE % {"source": json.dumps(make_shards(tmp))}
+            text = text.replace("seed = 5,", 'seed = (require "runner.dist").rank,')  # a seed that differs by rank
+            recipe = write(os.path.join(tmp, "r.lua"), text)
+            code, _, err = launch(2, recipe, "--output_dir", os.path.join(tmp, "out"))
+            self.assertEqual(code, 2, err)
+            self.assertIn("datasets.train (a data.stream) differs between ranks", err)
 
     def test_resume_parquet(self):
         parquet = os.path.join(SOURCE, "recipes", "lib", "shakespeare.parquet")
