@@ -87,6 +87,14 @@ TEST(Stream, EpochsReshuffleAndSeedsRepeat) {
   EXPECT_NE(a0, epoch_records(c, 0));  // another seed
 }
 
+TEST(Stream, ReadsLazily) {
+  // A corpus is never loaded whole: the first examples cost a buffer's worth of records.
+  StreamReader r(make_stream(make_shards("lazy", 20, 100), 10, 5), 0, 1);
+  for (int i = 0; i < 3; ++i) r.next_example();
+  EXPECT_LE(r.state().records_read, 10 + 3);  // the buffer, then at most a record per example
+  EXPECT_GE(r.state().records_read, 11);
+}
+
 TEST(Stream, RestoredReaderContinuesExactly) {
   const auto stream = make_stream(make_shards("restore", 3, 40), 16, 9);
   StreamReader whole(stream, 1, 2);
