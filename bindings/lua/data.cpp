@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "bindings/lua/data_binding.h"
+#include "bindings/lua/data_stream.h"
 #include "bindings/lua/data_parts.h"
 #include "bindings/lua/lua_module.h"
 #include "runtime/core/errors.h"
@@ -174,6 +175,7 @@ void push_data_module(lua_State* L) {
   add_arrow_source_functions(L);
   add_collator_functions(L);
   add_tokenizer_functions(L);
+  add_stream_functions(L);
 }
 
 }  // namespace runner::lua

@@ -3,6 +3,7 @@
 #include <fstream>
 
 #include "bindings/lua/data_binding.h"
+#include "bindings/lua/data_stream.h"
 #include "bindings/lua/lua_callbacks.h"
 #include "bindings/lua/lua_hooks.h"
 #include "bindings/lua/lua_module.h"
@@ -125,7 +126,18 @@ Recipe load_recipe(LuaState& lua, const std::string& path) {
                           locate_key(path, key));
       }
     }
-    r.datasets.train = dataset_field(L, ds, "train", path);
+    lua_getfield(L, ds, "train");
+    r.datasets.train_stream = test_stream(L, -1);  // an iterable dataset (data.stream) trains only
+    lua_pop(L, 1);
+    if (!r.datasets.train_stream) r.datasets.train = dataset_field(L, ds, "train", path);
+    for (const char* split : {"eval", "test"}) {
+      lua_getfield(L, ds, split);
+      const bool is_stream = test_stream(L, -1) != nullptr;
+      lua_pop(L, 1);
+      if (is_stream)
+        throw RecipeError(std::string("datasets.") + split + ": a data.stream can only be datasets.train (evaluation needs a dataset with a length)",
+                          locate_key(path, split));
+    }
     r.datasets.test = dataset_field(L, ds, "test", path);
     lua_getfield(L, ds, "eval");
     const bool named = lua_istable(L, -1);

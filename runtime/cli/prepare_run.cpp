@@ -13,6 +13,7 @@
 #include "runtime/core/errors.h"
 #include "runtime/core/regex.h"
 #include "runtime/data/dataset.h"
+#include "runtime/data/stream/stream.h"
 #include "runtime/data/tokenizers/chat_template.h"
 #include "runtime/dist/blocking_call.h"
 #include "runtime/io/atomic_file.h"
@@ -265,7 +266,25 @@ void check_datasets_agree(const train::Datasets& datasets, const dist::World& wo
   std::string mine;
   for (const auto& [name, ds] : all)
     if (ds) mine += name + " " + std::to_string(ds->size()) + " " + std::to_string(data::fingerprint(*ds)) + "\n";
-  const std::vector<std::string> every = dist::all_gather_strings(mine);
+  // A stream has no examples to fingerprint: its options and shards identify it.
+  std::string stream_id;
+  if (const data::StreamPtr& s = datasets.train_stream) {
+    const data::StreamOptions& o = s->options();
+    std::string names;
+    for (const auto& f : s->shards()) names += f + "\n";
+    stream_id = std::to_string(s->shards().size()) + " shards (names " + std::to_string(std::hash<std::string>{}(names) % 1000000) + "), " + o.format +
+                " column " + o.column + ", buffer_size " + std::to_string(o.buffer_size) + ", seed " + std::to_string(o.seed) + ", tokenizer " +
+                o.tokenizer + ", block_size " + std::to_string(o.block_size) + ", eos_token_id " + std::to_string(o.eos_token_id);
+  }
+  std::vector<std::string> every = dist::all_gather_strings(stream_id + '\x1e' + mine);
+  for (size_t r = 0; r < every.size(); ++r) {
+    const size_t cut = every[r].find('\x1e');
+    const std::string id = every[r].substr(0, cut);
+    every[r] = every[r].substr(cut + 1);
+    if (id != stream_id)  // every rank compares, so every rank stops
+      throw DataError("datasets.train (a data.stream) differs between ranks: rank " + std::to_string(r) + " built " + (id.empty() ? "none" : id) +
+                      ", this rank " + (stream_id.empty() ? "none" : stream_id) + "; every rank must build the same stream");
+  }
   for (size_t r = 1; r < every.size(); ++r) {
     if (every[r] == every[0]) continue;
     // The first dataset whose line differs, in rank 0's words.

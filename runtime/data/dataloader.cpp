@@ -5,6 +5,7 @@
 
 #include "runtime/core/errors.h"
 #include "runtime/data/prefetcher.h"
+#include "runtime/data/stream/stream_loader.h"
 
 namespace runner::data {
 
@@ -55,17 +56,23 @@ DataLoader::DataLoader(DatasetPtr dataset, std::shared_ptr<const Sampler> sample
   set_epoch(0);
 }
 
+DataLoader::DataLoader(std::shared_ptr<StreamLoader> stream, int64_t num_batches, bool pin_memory)
+    : stream_(std::move(stream)), stream_batches_(num_batches) {
+  options_.pin_memory = pin_memory;
+}
+
 DataLoader::~DataLoader() = default;
 DataLoader::DataLoader(DataLoader&&) noexcept = default;
 DataLoader& DataLoader::operator=(DataLoader&&) noexcept = default;
 
 int64_t DataLoader::num_batches() const {
+  if (stream_) return stream_batches_;
   const int64_t n = static_cast<int64_t>(order_->size()), bs = options_.batch_size;
   return options_.drop_last ? n / bs : (n + bs - 1) / bs;
 }
 
 void DataLoader::set_epoch(int64_t epoch) {
-  if (epoch == epoch_) return;
+  if (epoch == epoch_ || stream_) return;
   epoch_ = epoch;
   order_ = std::make_shared<const std::vector<int64_t>>(sampler_->order(epoch));
   if (prefetcher_) {
@@ -76,6 +83,13 @@ void DataLoader::set_epoch(int64_t epoch) {
 }
 
 Batch DataLoader::batch(int64_t index) const {
+  if (stream_) {
+    Batch b = stream_->batch(index);
+    if (options_.pin_memory)
+      for (auto& [name, t] : b) t = t.pin_memory();
+    wait_seconds_ = stream_->wait_seconds();
+    return b;
+  }
   if (index < 0 || index >= num_batches())
     throw DataError("batch " + std::to_string(index) + " out of range (" + std::to_string(num_batches()) + " per epoch)",
                     dataset_->describe());

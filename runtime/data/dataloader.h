@@ -19,6 +19,7 @@
 namespace runner::data {
 
 class Prefetcher;
+class StreamLoader;
 
 struct LoaderOptions {
   int64_t batch_size = 8;
@@ -35,6 +36,10 @@ struct LoaderOptions {
 class DataLoader {
  public:
   DataLoader(DatasetPtr dataset, std::shared_ptr<const Sampler> sampler, LoaderOptions options);
+  // A data.stream's loader (stream/stream_loader.h): `num_batches` is what the run reads
+  // (max_steps × accumulation), batches come in order only and set_epoch does nothing (the
+  // stream moves to its next epoch itself when its shards are done).
+  DataLoader(std::shared_ptr<StreamLoader> stream, int64_t num_batches, bool pin_memory);
   ~DataLoader();  // joins the workers
   DataLoader(DataLoader&&) noexcept;
   DataLoader& operator=(DataLoader&&) noexcept;
@@ -45,7 +50,8 @@ class DataLoader {
   // index-th batch of the current epoch. Fastest when read in increasing order; any other
   // index restarts prefetching there. Not for concurrent callers.
   Batch batch(int64_t index) const;
-  const Dataset& dataset() const { return *dataset_; }
+  const Dataset& dataset() const { return *dataset_; }  // not for a stream
+  StreamLoader* stream() const { return stream_.get(); }  // null for a dataset
   int64_t batch_size() const { return options_.batch_size; }
   // Whether batches are built on background threads.
   bool prefetching() const { return prefetcher_ != nullptr; }
@@ -61,6 +67,8 @@ class DataLoader {
   std::shared_ptr<const std::vector<int64_t>> order_;
   std::unique_ptr<Prefetcher> prefetcher_;
   mutable double wait_seconds_ = 0;
+  std::shared_ptr<StreamLoader> stream_;
+  int64_t stream_batches_ = 0;
 };
 
 }  // namespace runner::data

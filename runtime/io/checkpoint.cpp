@@ -26,6 +26,7 @@ void write_checkpoint(const std::string& dir, const CheckpointContents& c) {
   if (!c.rng.is_null()) write_json_atomic(p + "/rng_state.json", c.rng);
   if (!c.loop.is_null()) write_json_atomic(p + "/loop_state.json", c.loop);
   if (!c.scaler.is_null()) write_json_atomic(p + "/scaler.json", c.scaler);
+  if (!c.stream.is_null()) write_json_atomic(p + "/stream_state.json", c.stream);
   write_json_atomic(p + "/trainer_state.json", c.trainer_state);
   write_json_atomic(p + "/training_args.json", c.training_args);
   if (!c.model_config.is_null()) write_json_atomic(p + "/" + c.model_config_file, c.model_config);

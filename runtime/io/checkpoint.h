@@ -22,6 +22,7 @@ struct CheckpointContents {
   nlohmann::json rng;              // rng_state.json (skipped when null)
   nlohmann::json loop;             // loop_state.json: runner's unlogged loss bookkeeping (skipped when null)
   nlohmann::json scaler;           // scaler.json: fp16 loss scale and counters (skipped when null)
+  nlohmann::json stream;           // stream_state.json: a data.stream's position on every rank (skipped when null)
   nlohmann::json trainer_state;    // trainer_state.json
   nlohmann::json training_args;    // training_args.json
   nlohmann::json model_config;     // model_config_file: the HF model config, so transformers (or peft) loads the folder (skipped when null)

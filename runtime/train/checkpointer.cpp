@@ -15,6 +15,7 @@
 #include "runtime/log/log.h"
 #include "runtime/models/parameter_store.h"
 #include "runtime/models/saved_model.h"
+#include "runtime/train/stream_training.h"
 #include "runtime/train/optimizer_shards.h"
 #include "runtime/train/checkpointer.h"
 
@@ -139,6 +140,7 @@ void Checkpointer::save() {
       }
     }
     if (ctx_.opt.scaler) c.scaler = ctx_.opt.scaler->state_dict();
+    if (ctx_.loop.stream) c.stream = gather_stream_state(*ctx_.loop.stream, ctx_.dp);  // collective: every rank
     c.loop = {{"tr_loss", ctx_.loop.losses.pending(ctx_.dp)}, {"total_loss", ctx_.loop.losses.total()}, {"last_logged_step", ctx_.loop.last_logged_step}};
   }
   ctx_.loop.state.stateful_callbacks = stateful_callbacks();

@@ -19,14 +19,14 @@ using nlohmann::json;
 
 Phases resolve_phases(const TrainingArguments& args, const Datasets& d) {
   Phases p;
-  p.train = args.do_train.value_or(d.train != nullptr);
+  p.train = args.do_train.value_or(d.has_train());
   p.eval = args.do_eval.value_or(d.has_eval() || args.eval_strategy != "no");
   p.predict = args.do_predict;
-  if (p.train && !d.train) throw RecipeError("do_train is set but the recipe has no datasets.train");
+  if (p.train && !d.has_train()) throw RecipeError("do_train is set but the recipe has no datasets.train");
   if (p.eval && !d.has_eval()) throw RecipeError("evaluation is on (do_eval or eval_strategy=" + args.eval_strategy + ") but the recipe has no datasets.eval");
   if (p.predict && !d.test) throw RecipeError("do_predict is set but the recipe has no datasets.test");
   if (!p.train && !p.eval && !p.predict)
-    throw RecipeError(d.train || d.has_eval() || d.test
+    throw RecipeError(d.has_train() || d.has_eval() || d.test
                           ? "do_train, do_eval and do_predict are all off: the run would do nothing"
                           : "the recipe has no datasets: nothing to train, evaluate or predict (add datasets.train, as HF's Trainer needs a train_dataset)");
   return p;

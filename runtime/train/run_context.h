@@ -34,6 +34,12 @@
 #include "runtime/train/memory_tracker.h"
 #include "runtime/train/model_call.h"
 
+namespace runner::data {
+class Stream;
+class StreamLoader;
+using StreamPtr = std::shared_ptr<const Stream>;
+}  // namespace runner::data
+
 namespace runner::train {
 
 using device::AutocastGuard;
@@ -42,9 +48,11 @@ using Clock = std::chrono::steady_clock;
 
 struct Datasets {
   data::DatasetPtr train, eval, test;
+  data::StreamPtr train_stream;  // datasets.train = data.stream{...} (then `train` is null)
   // A table of eval datasets: each is evaluated with the prefix eval_<name> (HF dict form).
   std::map<std::string, data::DatasetPtr> named_evals;
   bool has_eval() const { return eval != nullptr || !named_evals.empty(); }
+  bool has_train() const { return train != nullptr || train_stream != nullptr; }
 };
 
 struct TrainerOptions {
@@ -71,6 +79,7 @@ struct LoopState {
   LossTracker losses;
   int64_t last_logged_step = 0;
   nlohmann::json pending_rng;  // applied once the resumed epoch's skipped batches are passed
+  data::StreamLoader* stream = nullptr;  // training from a data.stream: its position goes into checkpoints
   bool preempted = false;      // a stop signal (stop_request.h) ended training with a checkpoint
   bool in_training = false;
   Clock::time_point train_start;

@@ -16,6 +16,7 @@
 #include "runtime/models/activation_checkpoint.h"
 #include "runtime/train/batch_size_finder.h"
 #include "runtime/train/optimization.h"
+#include "runtime/train/stream_training.h"
 #include "runtime/train/training_plan.h"
 
 namespace runner::train {
@@ -140,7 +141,9 @@ TrainOutput Trainer::train() {
     if (loop_.control.should_training_stop) break;
   }
   data_wait_seconds_ = run.loader.wait_seconds();
-  return finish_training(run, tracking);
+  TrainOutput out = finish_training(run, tracking);
+  loop_.stream = nullptr;  // the loader goes with `run`
+  return out;
 }
 
 Trainer::Plan Trainer::begin_training() {
@@ -149,18 +152,22 @@ Trainer::Plan Trainer::begin_training() {
   if (auto fresh = hooks_->model_init()) model_ = fresh;
   if (!model_) throw RecipeError("the recipe has no model (give `model` or `model_init`)");
   model_->to(device_.device);
-  if (!datasets_.train) throw RecipeError("training needs a train dataset (datasets.train)");
+  if (!datasets_.has_train()) throw RecipeError("training needs a train dataset (datasets.train)");
+  const data::StreamPtr& stream = datasets_.train_stream;
+  if (stream) check_stream_arguments(args_);
   // The optimizer (and its state) exists before the batch-size search, so a batch that
   // fits fits next to it; the schedule depends on the batch size, so it comes after.
   create_optimizer(ctx_);
   const std::string resume = checkpoints_.resume_path();
   if (args_.auto_find_batch_size) args_.per_device_train_batch_size = find_batch_size(ctx_, steps_, datasets_.train, resume);
-  data::DataLoader loader = ctx_.make_loader(datasets_.train, /*train=*/true, args_.per_device_train_batch_size, /*shard=*/true);
   // Global batches per epoch: a rank whose slice of the last one is empty still takes part
-  // in its collectives with an empty micro-batch.
+  // in its collectives with an empty micro-batch. A stream's one epoch is the whole run (HF).
   const int64_t global_batch = args_.per_device_train_batch_size * dp_->world();
-  const int64_t n_train = datasets_.train->size();
-  const int64_t steps_in_epoch = dp_->world() == 1 ? loader.num_batches()
+  const int64_t n_train = stream ? args_.max_steps * args_.gradient_accumulation_steps * global_batch : datasets_.train->size();
+  data::DataLoader loader = stream ? make_stream_loader(ctx_, stream, args_.max_steps * args_.gradient_accumulation_steps)
+                                   : ctx_.make_loader(datasets_.train, /*train=*/true, args_.per_device_train_batch_size, /*shard=*/true);
+  loop_.stream = loader.stream();
+  const int64_t steps_in_epoch = dp_->world() == 1 || stream ? loader.num_batches()
                                  : args_.dataloader_drop_last ? n_train / global_batch
                                                               : (n_train + global_batch - 1) / global_batch;
   const TrainingPlan plan = plan_training(args_, steps_in_epoch, n_train, dp_->world());
@@ -191,6 +198,13 @@ Trainer::Plan Trainer::begin_training() {
   }
   const int64_t first_epoch = state.global_step / plan.update_steps_per_epoch;
   const int64_t skip = args_.ignore_data_skip ? 0 : (state.global_step % plan.update_steps_per_epoch) * args_.gradient_accumulation_steps;
+  if (stream && !resume.empty() && !args_.ignore_data_skip && first_epoch == 0) {
+    // The stream continues where the checkpoint left it, instead of skipping batches.
+    restore_stream_state(*loader.stream(), resume, dp_->rank(), dp_->world());
+    if (loader.stream()->next_index() != skip)
+      throw CheckpointError("stream_state.json is at batch " + std::to_string(loader.stream()->next_index()) + " but trainer_state.json at step " +
+                            std::to_string(state.global_step) + " (" + std::to_string(skip) + " batches)", resume);
+  }
   log_plan(plan, *model_, args_, device::device_string(device_.device));
   if (!resume.empty())
     log::info("  Resuming from " + resume + ": " + std::to_string(first_epoch) + " epochs done, skipping " + std::to_string(skip) +
@@ -245,6 +259,10 @@ TrainOutput Trainer::finish_training(const Plan& run, bool tracking_memory) {
   metrics["epoch"] = state.epoch;  // HF's train metrics carry it (Trainer.log adds it)
   // Time spent waiting for batches (building them, or for the prefetch workers).
   metrics["train_data_wait_seconds"] = round_to(data_wait_seconds_, 4);
+  if (loop_.stream) {  // this rank's reads from a data.stream's shards; skipped: read only to reach a resumed position
+    metrics["train_stream_records_read"] = loop_.stream->records_read();
+    metrics["train_stream_records_skipped"] = loop_.stream->records_skipped();
+  }
   if (dp_->world() > 1 || dp_->config().zero_stage > 0 || dp_->backend() == "nccl") {
     const int64_t state_bytes = steps_.state_bytes();
     metrics["model_state_bytes"] = state_bytes >= 0 ? state_bytes : dp_->model_state_bytes(*opt_.optimizer);  // no step ran: now

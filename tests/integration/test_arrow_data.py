@@ -11,6 +11,7 @@ Exit 77 (skipped) without pyarrow/datasets/tokenizers."""
 import json
 import os
 import re
+import shutil
 import sys
 import unittest
 
@@ -332,6 +333,65 @@ class BadFiles(unittest.TestCase):
                 code, _, err = run("check", path, cwd=tmp)
                 self.assertEqual(code, 2, err)
                 self.assertIn(f"data.{fn}: \"{outside}/x.parquet\" is outside the folders", err)
+
+
+STREAM_RECIPE = """
+local data, models = require "runner.data", require "runner.models"
+local s = data.stream{ source = %s, format = %s, column = "text", buffer_size = 8, seed = 3, block_size = 9, eos_token_id = 10 }
+torch.manual_seed(0)
+return {
+  args = { max_steps = 6, per_device_train_batch_size = 2, learning_rate = 3e-3, save_strategy = "steps", save_steps = 3,
+           report_to = "none", dataloader_num_workers = 2 },
+  datasets = { train = s },
+  model = models.gpt{ vocab_size = s:vocab_size(), block_size = 9, n_layer = 1, n_head = 1, n_embd = 8 },
+}
+"""
+
+
+class StreamShards(unittest.TestCase):
+    """data.stream over shards datasets and pyarrow write (Parquet with several row groups, the
+    Arrow IPC streams of save_to_disk, Arrow IPC files): a run resumed mid-shard ends with the
+    uninterrupted run's weights, and reads at most one group's rows to get back there."""
+
+    def resume_matches(self, tmp, source, fmt, group_rows):
+        name = os.path.basename(source).replace("*", "_")
+        recipe = write(os.path.join(tmp, f"{name}.lua"), STREAM_RECIPE % (json.dumps(source), json.dumps(fmt)))
+        full, again = os.path.join(tmp, f"full-{name}"), os.path.join(tmp, f"again-{name}")
+        code, _, err = run(recipe, "--output_dir", full)
+        self.assertEqual(code, 0, err)
+        shutil.copytree(os.path.join(full, "checkpoint-3"), os.path.join(again, "checkpoint-3"))
+        code, _, err = run(recipe, "--output_dir", again, "--resume_from_checkpoint", os.path.join(again, "checkpoint-3"))
+        self.assertEqual(code, 0, err)
+        with open(os.path.join(full, "model.safetensors"), "rb") as a, open(os.path.join(again, "model.safetensors"), "rb") as b:
+            self.assertEqual(a.read(), b.read(), f"{name}: the resumed run's weights differ")
+        with open(os.path.join(again, "train_results.json")) as f:
+            skipped = json.load(f)["train_stream_records_skipped"]
+        self.assertLessEqual(skipped, 2 * group_rows)  # two readers, each at most its group's rows
+
+    def test_resume_parquet_and_arrow(self):
+        texts = [f"row {i}: " + "xyz" * (i % 7) for i in range(120)]
+        with TempDir() as tmp:
+            for k in range(2):
+                pq.write_table(pa.table({"id": list(range(60)), "text": texts[60 * k:60 * (k + 1)]}),
+                               os.path.join(tmp, f"train-{k}.parquet"), row_group_size=10)
+            self.resume_matches(tmp, os.path.join(tmp, "train-*.parquet"), "parquet", 10)
+            Dataset.from_dict({"text": texts}).save_to_disk(os.path.join(tmp, "saved"), num_shards=2)
+            self.resume_matches(tmp, os.path.join(tmp, "saved", "data-*.arrow"), "arrow", 60)
+            table = pa.table({"text": texts})
+            with pa.ipc.new_file(os.path.join(tmp, "t.arrow"), table.schema) as w:
+                for batch in table.to_batches(max_chunksize=16):
+                    w.write_batch(batch)
+            self.resume_matches(tmp, os.path.join(tmp, "t.arrow"), "arrow", 16)
+
+    def test_missing_column(self):
+        with TempDir() as tmp:
+            pq.write_table(pa.table({"content": ["a", "b"]}), os.path.join(tmp, "x.parquet"))
+            recipe = write(os.path.join(tmp, "r.lua"), STREAM_RECIPE % (json.dumps(os.path.join(tmp, "x.parquet")), json.dumps("parquet")))
+            code, _, err = run(recipe, "--output_dir", os.path.join(tmp, "out"))
+            self.assertEqual(code, 2, err)
+            self.assertEqual(len(err.strip().splitlines()), 1, err)
+            self.assertIn("x.parquet", err)
+            self.assertIn("no column 'text'", err)
 
 
 if __name__ == "__main__":

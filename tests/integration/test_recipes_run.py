@@ -12,6 +12,7 @@ from runner_test_util import SOURCE, TempDir, read_safetensors, run  # noqa: E40
 SHORT = {
     "char_gpt": ["--iters", "20"],
     "char_gpt_parquet": ["--iters", "20"],
+    "char_gpt_stream": ["--iters", "20"],
     "torchscript_finetune": ["--max_steps", "20"],
 }
 

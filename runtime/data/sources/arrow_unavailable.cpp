@@ -2,6 +2,7 @@
 // each is one line saying so, never a silent empty dataset.
 #include "runtime/core/errors.h"
 #include "runtime/data/sources/arrow_table.h"
+#include "runtime/data/stream/records.h"
 
 namespace runner::data {
 
@@ -12,6 +13,12 @@ namespace {
 }
 }  // namespace
 
+std::unique_ptr<RecordReader> open_parquet_records(const std::string& path, const std::string&, RecordPos) {
+  unavailable("data.stream{format = \"parquet\"}", path);
+}
+std::unique_ptr<RecordReader> open_arrow_records(const std::string& path, const std::string&, RecordPos) {
+  unavailable("data.stream{format = \"arrow\"}", path);
+}
 DatasetPtr load_parquet(const std::string& path, const ArrowOptions&) { unavailable("data.parquet", path); }
 DatasetPtr load_arrow(const std::string& path, const ArrowOptions&) { unavailable("data.arrow", path); }
 DatasetPtr load_arrow_files(const std::vector<std::string>& files, const ArrowOptions&, const std::string& origin) {
