@@ -16,7 +16,7 @@ from runner_test_util import BINARY, SOURCE, TempDir, read_safetensors, write  #
 MPIEXEC = shutil.which("mpiexec") or "/usr/bin/mpiexec"
 
 RECIPE = """local data, recipe, dist = require "runner.data", require "runner.recipe", require "runner.dist"
-local opt = recipe.options{ steps = 40, slow = 0.0 }
+local opt = recipe.options{ steps = 40, tick = false }
 print("world_size=" .. dist.world_size)
 torch.manual_seed(3)
 local x = torch.randn(64, 8)
@@ -28,7 +28,9 @@ return {
   model = nn.Sequential(nn.Linear(8, 16), nn.Tanh(), nn.Linear(16, 1)),
   compute_loss = function(model, inputs) return F.mse_loss(model(inputs.x), inputs.labels) end,
   callbacks = { { on_step_end = function(args, state)
-    local t = os.clock() while os.clock() - t < opt.slow do end
+    -- tick: each step ends at the next wall-clock second, so the run lasts its step count in
+    -- seconds whatever the machine's speed or load (os.time is the only wall clock Lua has).
+    if opt.tick then local t = os.time() while os.time() == t do end end
   end } },
 }
 """
@@ -68,10 +70,10 @@ class Slurm(unittest.TestCase):
         self.assertIn("MPI sees a world of 1", errors[0])
 
     def test_the_docs_batch_script_requeues_itself_and_finishes_bit_identical(self):
-        args = "--steps 500 --slow 0.1"  # 50 s of training at least: longer than Slurm's signal may be late
+        args = "--steps 55 --tick"  # 55 s of training: longer than Slurm's signal may be late (about 40 s)
         expected_dir = os.path.join(self.tmp, "uninterrupted")
         # The slow-down hook only spends time: the uninterrupted run needs none.
-        r = subprocess.run([MPIEXEC, "-n", "2", BINARY, self.recipe, "--output_dir", expected_dir, "--steps", "500"],
+        r = subprocess.run([MPIEXEC, "-n", "2", BINARY, self.recipe, "--output_dir", expected_dir, "--steps", "55"],
                            capture_output=True, text=True, timeout=600)
         self.assertEqual(r.returncode, 0, r.stderr)
         out = os.path.join(self.tmp, "requeued")
@@ -81,8 +83,8 @@ class Slurm(unittest.TestCase):
             script = script.replace(old, new)
         path = write(os.path.join(self.tmp, "job.sh"), script)
         log = os.path.join(self.tmp, "job.log")
-        # A one-minute limit with the signal 50 s before it (Slurm sends it up to ~30 s late or
-        # early): the run is stopped at least once, long before its 500 steps are done.
+        # A one-minute limit with the signal 50 s before it (Slurm's timer checks every 30 s, so
+        # it comes 10-40 s in): the run is stopped at least once before its 55 s are done.
         r = self.slurm.run("sbatch", "--parsable", "--ntasks=2", "--time=1", "--signal=USR1@50", "-o", log, path)
         self.assertEqual(r.returncode, 0, r.stderr)
         job = self.slurm.wait_for(r.stdout.strip().split(";")[0], timeout=900)
