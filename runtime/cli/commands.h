@@ -30,6 +30,9 @@ int launch(const CommandLine& cl);
 // Rank 0 of a run `runner launch` started, ended by a signal (75 after a checkpoint, 128+N at
 // once): tells the launcher the code, which mpiexec may lose (launch_command.cpp).
 void report_exit_to_launcher(int code);
+// The folder where the ranks of a `runner launch` keep their latest flight records for it
+// ("" when no launcher started this run); launch_watch.h.
+std::string launch_ranks_folder();
 // The command that resumes this run: how it was started (runner, mpiexec -n N runner, srun
 // or the `runner launch` line its launcher passed down), the recipe and every option given,
 // without --resume_from_checkpoint (the caller appends it).

@@ -12,10 +12,12 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <fcntl.h>
@@ -26,6 +28,7 @@
 
 #include "runtime/cli/commands.h"
 #include "runtime/cli/interrupt.h"
+#include "runtime/cli/launch_watch.h"
 #include "runtime/config/accelerate_config.h"
 #include "runtime/core/errors.h"
 #include "runtime/core/stop_request.h"
@@ -67,6 +70,11 @@ std::string resume_command(const CommandLine& cl, const dist::World& world) {
   return command;
 }
 
+std::string launch_ranks_folder() {
+  const char* path = std::getenv(kLaunchStatusVariable);
+  return path && *path ? std::string(path) + ".ranks" : "";
+}
+
 void report_exit_to_launcher(int code) {
   const char* path = std::getenv(kLaunchStatusVariable);
   // Only where the file exists: rank 0 may run on another node than the launcher. Plain
@@ -105,6 +113,7 @@ int launch(const CommandLine& cl) {
   setenv(kLaunchCommandVariable, as_given.c_str(), 1);
   const std::string status_file = temp_status_file();
   if (!status_file.empty()) setenv(kLaunchStatusVariable, status_file.c_str(), 1);
+  RankWatch watch(status_file.empty() ? "" : status_file + ".ranks");
   std::cout.flush();
   std::fflush(stderr);
   // exec's failure comes back through a pipe that a successful exec closes.
@@ -137,8 +146,13 @@ int launch(const CommandLine& cl) {
   const bool exec_failed = ::read(failed[0], &exec_error, sizeof exec_error) == static_cast<ssize_t>(sizeof exec_error);
   ::close(failed[0]);
   int status = 0;
-  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  for (;;) {  // polling: the watch looks at the ranks meanwhile
+    const pid_t done = ::waitpid(child, &status, WNOHANG);
+    if (done == child || (done < 0 && errno != EINTR)) break;
+    watch.poll();
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
+  watch.poll();  // a rank that died in the last moments
   forward_signals_to(0);
   int reported = 0;
   if (!status_file.empty()) {
@@ -149,6 +163,12 @@ int launch(const CommandLine& cl) {
     throw DistError(std::string("runner launch: cannot run ") + launcher + ": " + std::strerror(exec_error) + " (install mpich, or set RUNNER_MPIEXEC)");
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+  if (const std::string died = watch.report(code); !died.empty()) {
+    // A distributed fault is a runtime error (exit 1), whatever code mpiexec made of it.
+    std::fprintf(stderr, "runner: error: %s\n", died.c_str());
+    std::fflush(stderr);
+    return 1;
+  }
   return code == 0 && reported != 0 ? reported : code;
 }
 
