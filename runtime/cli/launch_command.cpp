@@ -32,6 +32,7 @@
 #include "runtime/config/accelerate_config.h"
 #include "runtime/core/errors.h"
 #include "runtime/core/stop_request.h"
+#include "runtime/dist/fault_monitor.h"
 
 namespace runner::cli {
 
@@ -76,6 +77,7 @@ std::string launch_ranks_folder() {
 }
 
 void report_exit_to_launcher(int code) {
+  dist::leave_launch_folder();  // the stop explains the end: the launcher's watch adds nothing
   const char* path = std::getenv(kLaunchStatusVariable);
   // Only where the file exists: rank 0 may run on another node than the launcher. Plain
   // write(2): the signal thread calls this right before _Exit.

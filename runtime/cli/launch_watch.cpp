@@ -68,7 +68,9 @@ void RankWatch::poll() {
 }
 
 std::string RankWatch::report(int code) {
-  if (first_dead_ < 0 || code == 0) return "";
+  // 0: done; 75, 130, 143, 138: a stop signal ended the job (the ranks exit at once on a
+  // second one, or on Ctrl-C: not a death to explain).
+  if (first_dead_ < 0 || code == 0 || code == 75 || code == 130 || code == 143 || code == 138) return "";
   std::error_code any;
   for (const auto& e : std::filesystem::directory_iterator(folder_, any))
     if (e.path().filename().string().rfind("spoke-", 0) == 0) return "";  // a rank explained it

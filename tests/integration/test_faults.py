@@ -76,7 +76,20 @@ class Faults(unittest.TestCase):
         out = os.path.join(self.tmp, name)
         start = time.time()
         p = subprocess.run(self.command(launcher, self.recipe(name, fault), out), capture_output=True, text=True, timeout=FAULT_TIMEOUT + 120)
-        return p, time.time() - start, out
+        ended = time.time()
+        self.report_exit(fault, launcher, ended, out)
+        return p, ended - start, out
+
+    def report_exit(self, fault, launcher, ended, out, since=None):
+        # The figures of docs/reliability.md: from the fault (rank 1's last collective before
+        # its hook, or the signal) to the end of the job.
+        if since is None:
+            try:
+                since = load_json(os.path.join(out, "flight_record", "rank-1.json"))["entries"][-1]["time_started"]
+            except (OSError, KeyError, IndexError, ValueError):
+                return
+        print(f"\n{fault} under {launcher}: every rank exited {ended - since:.1f} s after the fault (fault_timeout = {FAULT_TIMEOUT} s)",
+              file=sys.stderr)
 
     def rank_pid(self, out, rank):
         # hydra gives rank R PMI_RANK=R; the launcher (no PMI_RANK) names the folder too
@@ -119,6 +132,7 @@ class Faults(unittest.TestCase):
             os.kill(victim, signal.SIGKILL)
             p.kill()
             self.fail(f"the job did not end within {FAULT_TIMEOUT + MARGIN} s of {sig.name} to rank 1")
+        self.report_exit(sig.name, launcher, time.time(), out, since=start)
         return p.returncode, stderr, time.time() - start, out
 
     def last_line(self, stderr):
