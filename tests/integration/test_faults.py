@@ -107,10 +107,10 @@ class Faults(unittest.TestCase):
             time.sleep(0.1)
         return None
 
-    def signal_rank_1(self, launcher, sig):
+    def signal_rank_1(self, launcher, sig, rank=1):
         """Starts a long run, sends `sig` to rank 1 once it passed step 3; returns the result,
         the seconds from the signal to the end of every process, and the output folder."""
-        name = f"signal{int(sig)}_{launcher}"
+        name = f"signal{int(sig)}_{launcher}_rank{rank}"
         out = os.path.join(self.tmp, name)
         cmd = self.command(launcher, self.recipe(name, "mark", max_steps=100000), out, "--log_level_replica", "info")
         p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -120,10 +120,10 @@ class Faults(unittest.TestCase):
             if "RANK1-AT-STEP-3" in line:
                 break
         time.sleep(1)  # a few heartbeats into training: rank 0 has heard where rank 1 is
-        victim = self.rank_pid(out, 1)
+        victim = self.rank_pid(out, rank)
         if victim is None:
             p.kill()
-            self.fail("rank 1 not found: " + "".join(seen)[-2000:])
+            self.fail(f"rank {rank} not found: " + "".join(seen)[-2000:])
         os.kill(victim, sig)
         start = time.time()
         try:
@@ -223,6 +223,15 @@ class Faults(unittest.TestCase):
                 peers = records[0]["peers"]
                 self.assertGreaterEqual(peers[1]["silent_for"], FAULT_TIMEOUT)
                 self.assertLessEqual(peers[1]["last_seq"], records[0]["entries"][-1]["seq"])
+
+    def test_a_stopped_rank_0_is_named_by_the_others(self):
+        code, stderr, seconds, out = self.signal_rank_1("mpiexec", signal.SIGSTOP, rank=0)
+        self.assertEqual(code, 1, stderr[-2000:])
+        self.assertLess(seconds, FAULT_TIMEOUT + MARGIN)
+        line = self.last_line(stderr)
+        self.assertRegex(line, r"^runner: error: \[rank 1\] rank 0 stopped answering \d+ s ago")
+        self.assert_names(line, 0, r"\d+", "phase ")
+        self.assertIn(1, self.records(out))
 
     def test_a_killed_rank_under_runner_launch_is_named_by_the_launcher(self):
         code, stderr, seconds, out = self.signal_rank_1("launch", signal.SIGKILL)
