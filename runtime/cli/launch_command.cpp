@@ -152,7 +152,7 @@ int launch(const CommandLine& cl) {
     const pid_t done = ::waitpid(child, &status, WNOHANG);
     if (done == child || (done < 0 && errno != EINTR)) break;
     watch.poll();
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   watch.poll();  // a rank that died in the last moments
   forward_signals_to(0);

@@ -17,7 +17,7 @@ class RankWatch {
   ~RankWatch();                            // removes the folder and what is left in it
   RankWatch(const RankWatch&) = delete;
   RankWatch& operator=(const RankWatch&) = delete;
-  void poll();  // call often (every 50 ms) while the job runs
+  void poll();  // call often (every 10 ms) while the job runs
   // After the job ended with `code`: the error line for a rank that died silently first ("" if
   // none did, or it spoke for itself).
   std::string report(int code);
@@ -30,6 +30,7 @@ class RankWatch {
   std::string folder_;
   std::map<int, Rank> ranks_;
   int first_dead_ = -1;
+  int looks_ = 0;
 };
 
 }  // namespace runner::cli

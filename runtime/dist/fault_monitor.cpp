@@ -58,7 +58,9 @@ struct Peer {
 
 struct Monitor {
   std::mutex mu;
-  double timeout = 60;
+  // Atomic: a recipe's dist.main_process_first starts the monitor before the arguments are
+  // known; set_fault_timeout then changes it under the running thread (0: no verdicts).
+  std::atomic<double> timeout{60};
   void (*exit_hook)() = nullptr;
   int rank = 0, size = 1;
   int fd = -1;
@@ -233,6 +235,7 @@ void run(Monitor& m) {
       else peer.last = b;
     }
     if (m.stop) break;
+    if (m.timeout <= 0) continue;
     // Silence counts from the monitor's start for a peer not heard yet.
     std::vector<Beat> states(m.size);
     std::vector<double> silent_for(m.size, 0.0);
