@@ -33,6 +33,9 @@ void report_exit_to_launcher(int code);
 // Set by `runner launch --min_ranks` when a restart runs on fewer ranks than planned: the
 // planned count, so each rank scales gradient accumulation to keep the global batch.
 constexpr const char* kPlannedRanksVariable = "RUNNER_PLANNED_RANKS";
+// The folder where the ranks of a `runner launch` keep their latest flight records for it
+// ("" when no launcher started this run); launch_watch.h.
+std::string launch_ranks_folder();
 // The command that resumes this run: how it was started (runner, mpiexec -n N runner, srun
 // or the `runner launch` line its launcher passed down), the recipe and every option given,
 // without --resume_from_checkpoint (the caller appends it).

@@ -12,10 +12,12 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <fcntl.h>
@@ -27,9 +29,11 @@
 #include "runtime/cli/commands.h"
 #include "runtime/cli/interrupt.h"
 #include "runtime/cli/launch_hosts.h"
+#include "runtime/cli/launch_watch.h"
 #include "runtime/config/accelerate_config.h"
 #include "runtime/core/errors.h"
 #include "runtime/core/stop_request.h"
+#include "runtime/dist/fault_monitor.h"
 
 namespace runner::cli {
 
@@ -68,7 +72,13 @@ std::string resume_command(const CommandLine& cl, const dist::World& world) {
   return command;
 }
 
+std::string launch_ranks_folder() {
+  const char* path = std::getenv(kLaunchStatusVariable);
+  return path && *path ? std::string(path) + ".ranks" : "";
+}
+
 void report_exit_to_launcher(int code) {
+  dist::leave_launch_folder();  // the stop explains the end: the launcher's watch adds nothing
   const char* path = std::getenv(kLaunchStatusVariable);
   // Only where the file exists: rank 0 may run on another node than the launcher. Plain
   // write(2): the signal thread calls this right before _Exit.
@@ -90,6 +100,7 @@ int run_launcher(const std::string& launcher, std::vector<std::string> argv_s, c
   for (auto& a : argv_s) argv.push_back(a.data());
   argv.push_back(nullptr);
   if (!status_file.empty()) std::ofstream(status_file, std::ios::trunc).flush();  // a restart's slate is clean
+  RankWatch watch(status_file.empty() ? "" : status_file + ".ranks");  // this attempt's ranks
   std::cout.flush();
   std::fflush(stderr);
   // exec's failure comes back through a pipe that a successful exec closes.
@@ -122,8 +133,13 @@ int run_launcher(const std::string& launcher, std::vector<std::string> argv_s, c
   const bool exec_failed = ::read(failed[0], &exec_error, sizeof exec_error) == static_cast<ssize_t>(sizeof exec_error);
   ::close(failed[0]);
   int status = 0;
-  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  for (;;) {  // polling: the watch looks at the ranks meanwhile
+    const pid_t done = ::waitpid(child, &status, WNOHANG);
+    if (done == child || (done < 0 && errno != EINTR)) break;
+    watch.poll();
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
+  watch.poll();  // a rank that died in the last moments
   forward_signals_to(0);
   int reported = 0;
   if (!status_file.empty()) std::ifstream(status_file) >> reported;
@@ -131,6 +147,12 @@ int run_launcher(const std::string& launcher, std::vector<std::string> argv_s, c
     throw DistError("runner launch: cannot run " + launcher + ": " + std::strerror(exec_error) + " (install mpich, or set RUNNER_MPIEXEC)");
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+  if (const std::string died = watch.report(code); !died.empty()) {
+    // A distributed fault is a runtime error (exit 1), whatever code mpiexec made of it.
+    std::fprintf(stderr, "runner: error: %s\n", died.c_str());
+    std::fflush(stderr);
+    return 1;
+  }
   return code == 0 && reported != 0 ? reported : code;
 }
 

@@ -9,6 +9,7 @@
 #include "runtime/cli/interrupt.h"
 #include "runtime/cli/version.h"
 #include "runtime/core/errors.h"
+#include "runtime/dist/fault_monitor.h"
 #include "runtime/dist/world.h"
 #include "runtime/io/dir_lock.h"
 
@@ -24,7 +25,14 @@ int fail(const std::string& message, int code) {
   if (line.empty()) {
     // a process that stays quiet because another one says it (world.cpp)
   } else if (w.size > 1) {
-    std::fprintf(stderr, "runner: error: [rank %d] %s\n", w.rank, line.c_str());
+    // Once training has started: where this rank was, and its flight record (docs/distributed.md).
+    runner::dist::leave_launch_folder();  // this line explains it: runner launch adds nothing
+    std::string where = runner::dist::fault_context();
+    if (!where.empty()) {
+      const std::string record = runner::dist::dump_own_flight_record(line);
+      where = " (rank " + std::to_string(w.rank) + " " + where + (record.empty() ? "" : "; flight record " + record) + ")";
+    }
+    std::fprintf(stderr, "runner: error: [rank %d] %s%s\n", w.rank, line.c_str(), where.c_str());
   } else {
     std::fprintf(stderr, "runner: error: %s\n", line.c_str());
   }

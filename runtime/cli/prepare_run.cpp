@@ -16,6 +16,9 @@
 #include "runtime/data/stream/stream.h"
 #include "runtime/data/tokenizers/chat_template.h"
 #include "runtime/dist/blocking_call.h"
+#include "runtime/dist/fault_monitor.h"
+#include "runtime/dist/flight_recorder.h"
+#include "runtime/io/dir_lock.h"
 #include "runtime/io/atomic_file.h"
 #include "runtime/log/log.h"
 #include "runtime/config/accelerate_config.h"
@@ -180,6 +183,12 @@ void prepare_run(const CommandLine& cl, PreparedRun& p, const dist::World& world
     for (const auto& w : warnings) log::warn(w);
   }
   dist::set_blocking_timeout(static_cast<double>(args.ddp_timeout));
+  // The heartbeats start with the communicator (dist/fault_monitor.h); a fault that ends the
+  // job from the monitor's thread releases the output folder's lock first.
+  dist::set_fault_timeout(args.fault_timeout);
+  dist::set_flight_record_folder(args.output_dir + "/flight_record");
+  dist::set_fault_exit_hook([] { io::release_dir_locks(); });
+  if (world.size > 1) dist::set_launch_folder(launch_ranks_folder());
   if (sandboxed) {  // the recipe's own output_dir, for module:save in callbacks
     roots.push_back(args.output_dir);
     lua::set_sandbox_roots(roots);

@@ -398,6 +398,7 @@ std::vector<std::string> TrainingArguments::finalize() {
   if (dataloader_num_workers < 0) fail("args.dataloader_num_workers: must be >= 0");
   if (dataloader_num_workers > 1024) fail("args.dataloader_num_workers: at most 1024 worker threads, got " + std::to_string(dataloader_num_workers));
   if (ddp_timeout <= 0) fail("args.ddp_timeout: must be > 0 seconds, got " + std::to_string(ddp_timeout));
+  if (!(fault_timeout >= 0) || fault_timeout > 1e7) fail("args.fault_timeout: must be >= 0 seconds (0: off), got " + number_text(fault_timeout));
   if (eval_steps && *eval_steps <= 0) fail("args.eval_steps: must be > 0, got " + number_text(*eval_steps));
   if (logging_steps < 0) fail("args.logging_steps: must be >= 0, got " + number_text(logging_steps));
   if (dataloader_prefetch_factor && dataloader_num_workers == 0)

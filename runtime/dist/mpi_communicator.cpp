@@ -1,6 +1,7 @@
 #include "runtime/dist/mpi_communicator.h"
 
 #include "runtime/dist/blocking_call.h"
+#include "runtime/dist/flight_recorder.h"
 #include "runtime/dist/status_check.h"
 
 #include <atomic>
@@ -8,6 +9,7 @@
 #include <climits>
 #include <condition_variable>
 #include <cstdio>
+#include <exception>
 #include <mutex>
 #include <thread>
 
@@ -77,8 +79,8 @@ class MpiWork : public Work {
  public:
   // `staging` is copied into `target` when the request completes; `keep` (a host copy
   // being sent) only has to outlive the request.
-  MpiWork(MpiCommunicator& comm, MPI_Request req, at::Tensor target, at::Tensor staging, const char* what, at::Tensor keep = {})
-      : comm_(comm), req_(req), target_(std::move(target)), staging_(std::move(staging)), keep_(std::move(keep)), what_(what) {}
+  MpiWork(MpiCommunicator& comm, MPI_Request req, at::Tensor target, at::Tensor staging, const char* what, int64_t seq, at::Tensor keep = {})
+      : comm_(comm), req_(req), target_(std::move(target)), staging_(std::move(staging)), keep_(std::move(keep)), what_(what), seq_(seq) {}
   ~MpiWork() override {
     if (req_ == MPI_REQUEST_NULL) return;
     BlockingCall waiting("a pending collective (teardown)");
@@ -89,6 +91,7 @@ class MpiWork : public Work {
 
  private:
   void finish() {
+    record_complete(seq_);
     if (staging_.defined()) target_.copy_(staging_);
     staging_ = keep_ = at::Tensor();
   }
@@ -96,6 +99,7 @@ class MpiWork : public Work {
   MPI_Request req_;
   at::Tensor target_, staging_, keep_;
   const char* what_;
+  int64_t seq_;
 };
 
 class MpiCommunicator : public Communicator {
@@ -128,20 +132,30 @@ class MpiCommunicator : public Communicator {
   class Busy {
    public:
     // `new_call`: false when waiting for a non-blocking call already counted at its start.
-    Busy(MpiCommunicator& c, const char* what, int64_t bytes, bool new_call = true) : c_(c), start_(Clock::now()) {
+    // A new call is recorded in the flight record (flight_recorder.h) from `t`; waiting for
+    // a non-blocking one names the entry its start recorded (`seq`).
+    Busy(MpiCommunicator& c, const char* what, const at::Tensor& t, int64_t bytes) : Busy(c, what, record(what, t, bytes, false), bytes, true) {}
+    Busy(MpiCommunicator& c, const char* what, int64_t seq, int64_t bytes, bool new_call) : c_(c), start_(Clock::now()), seq_(seq) {
       c_.what_ = what;
       c_.busy_since_.store(start_.time_since_epoch().count());
       c_.stats_.calls += new_call ? 1 : 0;
       c_.stats_.bytes += bytes;
+      record_wait_begin(seq_);
     }
     ~Busy() {
+      record_wait_end();
+      if (!std::uncaught_exceptions()) record_complete(seq_);
       c_.busy_since_.store(0);
       c_.stats_.seconds += std::chrono::duration<double>(Clock::now() - start_).count();
+    }
+    static int64_t record(const char* what, const at::Tensor& t, int64_t bytes, bool async) {
+      return record_start(what, t.defined() ? c10::getDtypeNames(t.scalar_type()).first : "none", t.defined() ? t.numel() : 0, bytes, async);
     }
 
    private:
     MpiCommunicator& c_;
     Clock::time_point start_;
+    int64_t seq_;
   };
 
   void broadcast(at::Tensor& t, int root) override {
@@ -152,7 +166,7 @@ class MpiCommunicator : public Communicator {
       t.copy_(h);
       return;
     }
-    Busy busy(*this, "broadcast", t.nbytes());
+    Busy busy(*this, "broadcast", t, t.nbytes());
     // Pure data movement: bytes, chunked below INT_MAX.
     auto* p = static_cast<char*>(t.data_ptr());
     for (int64_t off = 0, n = static_cast<int64_t>(t.nbytes()); off < n; off += INT_MAX / 2)
@@ -173,7 +187,7 @@ class MpiCommunicator : public Communicator {
       t.copy_(f);
       return;
     }
-    Busy busy(*this, "all_reduce", t.nbytes());
+    Busy busy(*this, "all_reduce", t, t.nbytes());
     const MPI_Datatype type = mpi_type(t.scalar_type());
     const int64_t chunk = INT_MAX / 2, esize = t.element_size();
     auto* p = static_cast<char*>(t.data_ptr());
@@ -198,7 +212,7 @@ class MpiCommunicator : public Communicator {
       out.copy_(f.view_as(out));
       return;
     }
-    Busy busy(*this, "reduce_scatter", in.nbytes());
+    Busy busy(*this, "reduce_scatter", in, in.nbytes());
     RUNNER_MPI_CHECK(MPI_Reduce_scatter_block(in.data_ptr(), out.data_ptr(), count_of(out.numel(), "reduce_scatter"),
                                               mpi_type(in.scalar_type()), MPI_SUM, comm_));
   }
@@ -214,7 +228,7 @@ class MpiCommunicator : public Communicator {
       out.copy_(h);
       return;
     }
-    Busy busy(*this, "all_gather", out.nbytes());
+    Busy busy(*this, "all_gather", in, out.nbytes());
     const int bytes = count_of(static_cast<int64_t>(in.nbytes()), "all_gather");
     RUNNER_MPI_CHECK(MPI_Allgather(in.data_ptr(), bytes, MPI_BYTE, out.data_ptr(), bytes, MPI_BYTE, comm_));
   }
@@ -231,13 +245,13 @@ class MpiCommunicator : public Communicator {
       out.copy_(h);
       return;
     }
-    Busy busy(*this, "all_to_all", in.nbytes());
+    Busy busy(*this, "all_to_all", in, in.nbytes());
     const int bytes = count_of(static_cast<int64_t>(in.nbytes()) / size_, "all_to_all");
     RUNNER_MPI_CHECK(MPI_Alltoall(in.data_ptr(), bytes, MPI_BYTE, out.data_ptr(), bytes, MPI_BYTE, comm_));
   }
 
   void barrier() override {
-    Busy busy(*this, "barrier", 0);
+    Busy busy(*this, "barrier", at::Tensor(), 0);
     RUNNER_MPI_CHECK(MPI_Barrier(comm_));
   }
 
@@ -250,7 +264,7 @@ class MpiCommunicator : public Communicator {
     MPI_Request req;
     RUNNER_MPI_CHECK(MPI_Iallreduce(MPI_IN_PLACE, buf.data_ptr(), count_of(buf.numel(), "all_reduce_async"), mpi_type(buf.scalar_type()),
                                     MPI_SUM, comm_, &req));
-    return std::make_unique<MpiWork>(*this, req, t, staging, "all_reduce (bucket)");
+    return std::make_unique<MpiWork>(*this, req, t, staging, "all_reduce (bucket)", Busy::record("all_reduce (bucket)", buf, buf.nbytes(), true));
   }
 
   std::unique_ptr<Work> all_gather_async(const at::Tensor& in, at::Tensor& out) override {
@@ -266,7 +280,7 @@ class MpiCommunicator : public Communicator {
     MPI_Request req;
     RUNNER_MPI_CHECK(MPI_Iallgather(send.data_ptr(), bytes, MPI_BYTE, recv.data_ptr(), bytes, MPI_BYTE, comm_, &req));
     return std::make_unique<MpiWork>(*this, req, on_device(out) ? out : at::Tensor(), on_device(out) ? recv : at::Tensor(),
-                                     "all_gather (prefetch)", send);
+                                     "all_gather (prefetch)", Busy::record("all_gather (prefetch)", recv, out.nbytes(), true), send);
   }
 
  private:
@@ -311,7 +325,7 @@ bool MpiWork::test() {
 void MpiWork::wait() {
   if (req_ == MPI_REQUEST_NULL) return;
   {
-    MpiCommunicator::Busy busy(comm_, what_, 0, /*new_call=*/false);
+    MpiCommunicator::Busy busy(comm_, what_, seq_, 0, /*new_call=*/false);
     RUNNER_MPI_CHECK(MPI_Wait(&req_, MPI_STATUS_IGNORE));
   }
   finish();

@@ -1,6 +1,7 @@
 #include "runtime/dist/nccl_communicator.h"
 
 #include "runtime/dist/blocking_call.h"
+#include "runtime/dist/flight_recorder.h"
 #include "runtime/dist/status_check.h"
 
 #include <chrono>
@@ -51,15 +52,20 @@ class NcclCommunicator;
 class NcclWork : public Work {
  public:
   // `keep`: a device copy the collective reads, alive until it is done.
-  NcclWork(NcclCommunicator& c, cudaEvent_t e, at::Tensor keep = {}) : comm_(c), event_(e), keep_(std::move(keep)) {}
+  NcclWork(NcclCommunicator& c, cudaEvent_t e, int64_t seq, at::Tensor keep = {}) : comm_(c), event_(e), keep_(std::move(keep)), seq_(seq) {}
   ~NcclWork() override { cudaEventDestroy(event_); }
-  bool test() override { return cudaEventQuery(event_) == cudaSuccess; }
+  bool test() override {
+    const bool done = cudaEventQuery(event_) == cudaSuccess;
+    if (done) record_complete(seq_);
+    return done;
+  }
   void wait() override;
 
  private:
   NcclCommunicator& comm_;
   cudaEvent_t event_;
   at::Tensor keep_;
+  int64_t seq_;
 };
 
 class NcclCommunicator : public Communicator {
@@ -109,14 +115,14 @@ class NcclCommunicator : public Communicator {
     check_device(t, "broadcast");
     after_default_stream();
     RUNNER_NCCL_CHECK(ncclBroadcast(t.data_ptr(), t.data_ptr(), t.numel(), nccl_type(t.scalar_type()), root, comm_, stream_));
-    sync("broadcast", t.nbytes());
+    sync("broadcast", t, t.nbytes());
   }
   void all_reduce(at::Tensor& t, ReduceOp op) override {
     if (staged(t, t, [&](const at::Tensor&, at::Tensor& d) { all_reduce(d, op); })) return;
     check_device(t, "all_reduce");
     after_default_stream();
     RUNNER_NCCL_CHECK(ncclAllReduce(t.data_ptr(), t.data_ptr(), t.numel(), nccl_type(t.scalar_type()), nccl_op(op), comm_, stream_));
-    sync("all_reduce", t.nbytes());
+    sync("all_reduce", t, t.nbytes());
   }
   void reduce_scatter(const at::Tensor& in, at::Tensor& out) override {
     if (staged(in, out, [&](const at::Tensor& i, at::Tensor& o) { reduce_scatter(i, o); })) return;
@@ -125,7 +131,7 @@ class NcclCommunicator : public Communicator {
     if (in.numel() != out.numel() * size_) throw DistError("reduce_scatter: input is not world size × output");
     after_default_stream();
     RUNNER_NCCL_CHECK(ncclReduceScatter(in.data_ptr(), out.data_ptr(), out.numel(), nccl_type(in.scalar_type()), ncclSum, comm_, stream_));
-    sync("reduce_scatter", in.nbytes());
+    sync("reduce_scatter", in, in.nbytes());
   }
   void all_gather(const at::Tensor& in, at::Tensor& out) override {
     if (staged(in, out, [&](const at::Tensor& i, at::Tensor& o) { all_gather(i, o); })) return;
@@ -134,7 +140,7 @@ class NcclCommunicator : public Communicator {
     if (out.numel() != in.numel() * size_) throw DistError("all_gather: output is not world size × input");
     after_default_stream();
     RUNNER_NCCL_CHECK(ncclAllGather(in.data_ptr(), out.data_ptr(), in.numel(), nccl_type(in.scalar_type()), comm_, stream_));
-    sync("all_gather", out.nbytes());
+    sync("all_gather", in, out.nbytes());
   }
   void all_to_all(const at::Tensor& in, at::Tensor& out) override {
     if (staged(in, out, [&](const at::Tensor& i, at::Tensor& o) { all_to_all(i, o); })) return;
@@ -151,7 +157,7 @@ class NcclCommunicator : public Communicator {
       RUNNER_NCCL_CHECK(ncclRecv(static_cast<char*>(out.data_ptr()) + r * bytes, n, type, r, comm_, stream_));
     }
     RUNNER_NCCL_CHECK(ncclGroupEnd());
-    sync("all_to_all", in.nbytes());
+    sync("all_to_all", in, in.nbytes());
   }
   void barrier() override {
     at::Tensor t = at::zeros({1}, at::TensorOptions().dtype(at::kFloat).device(at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(device_))));
@@ -161,7 +167,7 @@ class NcclCommunicator : public Communicator {
     check_device(t, "all_reduce_async");
     after_default_stream();
     RUNNER_NCCL_CHECK(ncclAllReduce(t.data_ptr(), t.data_ptr(), t.numel(), nccl_type(t.scalar_type()), ncclSum, comm_, stream_));
-    return pending(t.nbytes());
+    return pending("all_reduce (bucket)", t, t.nbytes());
   }
 
   std::unique_ptr<Work> all_gather_async(const at::Tensor& in, at::Tensor& out) override {
@@ -170,17 +176,18 @@ class NcclCommunicator : public Communicator {
     const at::Tensor send = gpu(in).contiguous();  // ZeRO-3 offload: host shards are copied up first
     after_default_stream();
     RUNNER_NCCL_CHECK(ncclAllGather(send.data_ptr(), out.data_ptr(), send.numel(), nccl_type(send.scalar_type()), comm_, stream_));
-    return pending(out.nbytes(), send.is_same(in) ? at::Tensor() : send);
+    return pending("all_gather (prefetch)", out, out.nbytes(), send.is_same(in) ? at::Tensor() : send);
   }
 
   // A Work that completes when everything queued on our stream so far has run.
-  std::unique_ptr<Work> pending(int64_t bytes, at::Tensor keep = {}) {
+  std::unique_ptr<Work> pending(const char* what, const at::Tensor& t, int64_t bytes, at::Tensor keep = {}) {
+    const int64_t seq = record_start(what, c10::getDtypeNames(t.scalar_type()).first, t.numel(), bytes, true);
     cudaEvent_t e;
     RUNNER_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
     RUNNER_CUDA_CHECK(cudaEventRecord(e, stream_));
     stats_.calls += 1;
     stats_.bytes += bytes;
-    return std::make_unique<NcclWork>(*this, e, std::move(keep));
+    return std::make_unique<NcclWork>(*this, e, seq, std::move(keep));
   }
 
   // Our stream is non-blocking, so it does not wait for kernels ATen queued on the default
@@ -194,8 +201,11 @@ class NcclCommunicator : public Communicator {
   }
 
   // Waits for the stream, polling NCCL's asynchronous error and the ddp_timeout.
-  void sync(const char* what, int64_t bytes) {
+  void sync(const char* what, const at::Tensor& t, int64_t bytes) {
     const auto start = std::chrono::steady_clock::now();
+    // The flight record (flight_recorder.h): started when queued, completed once the stream ran it.
+    const int64_t seq = record_start(what, c10::getDtypeNames(t.scalar_type()).first, t.numel(), bytes, false);
+    record_wait_begin(seq);
     stats_.calls += 1;
     stats_.bytes += bytes;
     while (cudaStreamQuery(stream_) == cudaErrorNotReady) {
@@ -210,6 +220,8 @@ class NcclCommunicator : public Communicator {
       }
       std::this_thread::yield();
     }
+    record_wait_end();
+    record_complete(seq);
     stats_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
 
@@ -221,7 +233,12 @@ class NcclCommunicator : public Communicator {
   cudaStream_t stream_ = nullptr;
 };
 
-void NcclWork::wait() { RUNNER_CUDA_CHECK(cudaEventSynchronize(event_)); }
+void NcclWork::wait() {
+  record_wait_begin(seq_);
+  RUNNER_CUDA_CHECK(cudaEventSynchronize(event_));
+  record_wait_end();
+  record_complete(seq_);
+}
 
 }  // namespace
 

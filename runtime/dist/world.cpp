@@ -1,6 +1,8 @@
 #include "runtime/dist/world.h"
 
+#include <fcntl.h>
 #include <sched.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -13,6 +15,7 @@
 
 #include "runtime/core/errors.h"
 #include "runtime/dist/blocking_call.h"
+#include "runtime/dist/fault_monitor.h"
 #include "runtime/dist/mpi_communicator.h"
 
 #ifdef RUNNER_HAVE_NCCL
@@ -139,6 +142,9 @@ const World& init_world(int* argc, char*** argv) {
 const World& world() { return g_world; }
 
 std::shared_ptr<Communicator> world_communicator(double timeout_seconds, const std::string& backend, int local_rank) {
+  // Every rank comes here once before its first collective: the heartbeats start (one
+  // MPI_Allgather), whatever the backend.
+  if (g_world.mpi && g_world.size > 1) start_fault_monitor();
   if (backend == "nccl") {
 #ifdef RUNNER_HAVE_NCCL
     // One process without a launcher gets an NCCL communicator of its own (no MPI to
@@ -177,6 +183,7 @@ NodeGroups node_groups(double timeout_seconds, const std::string& backend, int l
 }
 
 void finalize_world() {
+  stop_fault_monitor();  // after the last collective: rank 0 hears that this rank is done
   g_groups = {};
   g_nccl.reset();
   g_comm.reset();
@@ -192,6 +199,9 @@ void abort_world(int exit_code) {
   // The error line sits in a pipe to the launcher's proxy; MPI_Abort tears the proxies down
   // and can drop it. A moment's pause lets the launcher forward it first.
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  // MPICH's MPI_Abort prints a line of its own ("Abort(2) on node 1 ...: application called
+  // MPI_Abort"); the rank's line above says what happened and stays the last one.
+  if (const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC); null >= 0) ::dup2(null, STDERR_FILENO);
   MPI_Abort(MPI_COMM_WORLD, exit_code);
 }
 

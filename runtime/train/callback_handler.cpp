@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include "runtime/dist/flight_recorder.h"
 #include "runtime/log/log.h"
 #include "runtime/train/builtin_callbacks.h"
 #include "runtime/log/progress.h"
@@ -34,7 +35,15 @@ void CallbackHandler::fire(Event event, const TrainerState& state, TrainerContro
     case Event::kSave: control.should_save = false; break;
     default: break;
   }
-  for (auto& c : callbacks_) c->on_event(event, args_, state, control, payload);
+  // Where this rank is, for the flight record (dist/flight_recorder.h): a callback that
+  // never returns while the peers wait is a stuck rank.
+  dist::set_step(state.global_step);
+  if (event == Event::kTrainBegin) dist::set_phase("train");
+  {
+    dist::Phase phase(event_name(event), /*in_user_code=*/true);
+    for (auto& c : callbacks_) c->on_event(event, args_, state, control, payload);
+  }
+  if (event == Event::kTrainEnd) dist::set_phase("after training");
 }
 
 }  // namespace runner::train

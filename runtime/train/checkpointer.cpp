@@ -19,6 +19,8 @@
 #include "runtime/train/optimizer_shards.h"
 #include "runtime/train/checkpointer.h"
 
+#include "runtime/dist/flight_recorder.h"
+
 namespace runner::train {
 
 using nlohmann::json;
@@ -79,6 +81,7 @@ std::map<std::string, at::Tensor> read_whole_optimizer_state(const std::string& 
 }  // namespace
 
 void Checkpointer::save() {
+  dist::Phase phase("save");
   const std::string dir = ctx_.args.output_dir + "/checkpoint-" + std::to_string(ctx_.loop.state.global_step);
   // HF: best_model_checkpoint points at checkpoint-<best_global_step> once it exists; this
   // checkpoint counts, since it is committed below together with its trainer_state.json.

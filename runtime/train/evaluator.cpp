@@ -1,5 +1,7 @@
 #include "runtime/train/evaluator.h"
 
+#include "runtime/dist/flight_recorder.h"
+
 #include <c10/core/GradMode.h>
 
 #include <cmath>
@@ -172,6 +174,7 @@ PredictionOutput Evaluator::evaluation_loop(const data::DatasetPtr& ds, const st
 }
 
 json Evaluator::evaluate() {
+  dist::Phase phase("evaluate");
   if (!datasets_.has_eval()) throw RecipeError("evaluation needs an eval dataset (datasets.eval)");
   std::vector<std::pair<std::string, data::DatasetPtr>> sets;
   if (datasets_.eval) sets.emplace_back("eval", datasets_.eval);
@@ -200,6 +203,7 @@ json Evaluator::evaluate() {
 }
 
 PredictionOutput Evaluator::predict() {
+  dist::Phase phase("predict");
   if (!datasets_.test) throw RecipeError("prediction needs datasets.test");
   const bool tracking = ctx_.memory.start("test");
   const auto start = std::chrono::steady_clock::now();

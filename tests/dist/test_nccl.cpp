@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "runtime/dist/communicator.h"
+#include "runtime/dist/flight_recorder.h"
 #include "runtime/dist/world.h"
 #include "tests/gpu_test_util.h"
 
@@ -51,6 +52,17 @@ TEST(Nccl, OneRankRunsEveryCollective) {
   comm->barrier();
   EXPECT_GE(comm->stats().calls, 5 * 9 + 1);
   EXPECT_GT(comm->stats().bytes, 0);
+  // The flight record (flight_recorder.h) saw NCCL's collectives, each completed.
+  const std::vector<CollectiveRecord> record = flight_record();
+  ASSERT_FALSE(record.empty());
+  EXPECT_EQ(record.back().op, "all_reduce");  // the barrier is a one-value sum
+  EXPECT_EQ(record.back().dtype, "float32");
+  bool async_seen = false;
+  for (const auto& e : record) {
+    EXPECT_TRUE(e.completed) << describe(e);
+    async_seen = async_seen || (e.async && e.op == "all_reduce (bucket)");
+  }
+  EXPECT_TRUE(async_seen);
 }
 
 TEST(Nccl, RefusesHostTensorsItCannotStage) {
