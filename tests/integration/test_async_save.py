@@ -11,6 +11,7 @@ import random
 import re
 import resource
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -168,6 +169,28 @@ class AsyncSave(unittest.TestCase):
         print(f"\nsave_async, SIGKILL at 8 random moments: 8/8 bit-identical after resuming; {mid_write} killed during a "
               "background write", file=sys.stderr)
         self.assertGreaterEqual(mid_write, 4)
+
+    def test_a_preemption_stop_waits_for_the_save_in_flight_then_exits_75(self):
+        reference = os.path.join(self.tmp, "preempt_reference")
+        self.run_ok(reference, "--max_steps", "40")
+        out = os.path.join(self.tmp, "preempted")
+        env = dict(os.environ, RUNNER_TEST_SAVE_SECONDS="0.5")
+        p = subprocess.Popen(self.cmd(out, "--save_async", "true", "--max_steps", "40"), stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, env=env)
+        deadline = time.time() + 60
+        while not os.path.isdir(os.path.join(out, "checkpoint-5")) and time.time() < deadline:
+            time.sleep(0.01)
+        p.send_signal(signal.SIGTERM)
+        stdout, err = p.communicate(timeout=120)
+        self.assertEqual(p.returncode, 75, err)
+        step = int(re.search(r"runner: stopped by SIGTERM after step (\d+)", err).group(1))
+        self.assertLess(step, 40)
+        # The stop's own checkpoint was written in the background and committed before the exit.
+        self.assertIn(f"checkpoint-{step} written in the background and committed", stdout)
+        self.assertTrue(os.path.exists(os.path.join(out, f"checkpoint-{step}", "manifest.json")))
+        self.assertEqual([d for d in os.listdir(out) if d.startswith(".tmp-")], [])
+        self.run_ok(out, "--save_async", "true", "--max_steps", "40", "--resume_from_checkpoint", "true")
+        self.assert_same_weights(weights(reference), weights(out))
 
     def test_a_failed_background_write_stops_the_run_like_a_synchronous_save(self):
         out = os.path.join(self.tmp, "full_disk")
