@@ -53,7 +53,8 @@ void BackgroundSave::start(SaveJob job) {
 void BackgroundSave::run(const SaveJob& job) {
   try {
     const double slow = test_save_seconds();
-    if (!job.writer) pause(slow, cancelled_);
+    // The other ranks longer than the writer, so its wait for their files is exercised.
+    if (!job.writer) pause(2 * slow, cancelled_);
     write_save_job(job, [&] {
       pause(slow, cancelled_);
       // Every other rank's shard file appears by an atomic rename once it is whole.

