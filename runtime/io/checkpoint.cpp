@@ -14,7 +14,7 @@ namespace runner::io {
 
 namespace fs = std::filesystem;
 
-void write_checkpoint(const std::string& dir, const CheckpointContents& c) {
+void write_checkpoint(const std::string& dir, const CheckpointContents& c, const std::function<void()>& before_moves) {
   StagedDir staged(dir);
   const std::string& p = staged.path();
   save_safetensors(p + "/" + c.model_file, c.model, {{"format", "pt"}});
@@ -37,6 +37,7 @@ void write_checkpoint(const std::string& dir, const CheckpointContents& c) {
     ss << in.rdbuf();
     write_file_atomic(p + "/" + name, ss.str());
   }
+  if (before_moves) before_moves();
   for (const auto& src : c.move_files) {
     std::error_code ec;
     fs::rename(src, p + "/" + fs::path(src).filename().string(), ec);

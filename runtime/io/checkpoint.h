@@ -1,6 +1,7 @@
 // Checkpoint folders (DESIGN.md output contract). A checkpoint is staged in a temporary
 // folder and renamed into place, so a crash never leaves a half-written checkpoint-N.
 #pragma once
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -32,7 +33,9 @@ struct CheckpointContents {
   std::vector<std::string> move_files;
 };
 
-void write_checkpoint(const std::string& dir, const CheckpointContents& contents);
+// `before_moves` (optional) runs once this process's files are staged, before move_files
+// are moved in: a background save waits there for the other ranks' files (async_save.h).
+void write_checkpoint(const std::string& dir, const CheckpointContents& contents, const std::function<void()>& before_moves = nullptr);
 
 // checkpoint-<N> folders of `output_dir`, sorted by N.
 std::vector<std::pair<int64_t, std::string>> list_checkpoints(const std::string& output_dir);

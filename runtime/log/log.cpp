@@ -14,9 +14,9 @@ namespace {
 Level g_level = Level::kInfo;
 
 spdlog::logger& logger() {
-  // stdout (stderr is kept for the one-line error), unsynchronised sink: the runner logs from one thread; data workers never log.
+  // stdout (stderr is kept for the one-line error), synchronised sink: a background save (save_async) logs its commit from its own thread; data workers never log.
   static std::shared_ptr<spdlog::logger> l = [] {
-    auto lg = std::make_shared<spdlog::logger>("runner", std::make_shared<spdlog::sinks::stdout_sink_st>());
+    auto lg = std::make_shared<spdlog::logger>("runner", std::make_shared<spdlog::sinks::stdout_sink_mt>());
     lg->set_pattern("[%H:%M:%S] %v");
     lg->set_level(spdlog::level::info);
     return lg;

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 #include <mutex>
+#include <optional>
 
 #include "runtime/core/errors.h"
 #include "runtime/core/regex.h"
@@ -18,6 +19,7 @@
 #include "runtime/train/stream_training.h"
 #include "runtime/train/optimizer_shards.h"
 #include "runtime/train/checkpointer.h"
+#include "runtime/train/async_save.h"
 
 #include "runtime/dist/flight_recorder.h"
 
@@ -80,29 +82,66 @@ std::map<std::string, at::Tensor> read_whole_optimizer_state(const std::string& 
 
 }  // namespace
 
+namespace {
+
+void remove_checkpoint(const std::string& dir) {  // a failure is reported, not fatal
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  if (ec) log::warn("could not delete " + dir + " (save_total_limit): " + ec.message() + "; it stays on disk");
+}
+
+// Side folders of per-rank optimizer files: the current one is empty after the move, and
+// one left by a crashed save would otherwise hold a whole optimizer state forever.
+void remove_stale_shard_dirs(const std::string& output_dir) {
+  static const Regex pattern(R"(\.tmp-checkpoint-[0-9]+-shards)");
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(output_dir, ec))
+    if (entry.is_directory() && pattern.full_match(entry.path().filename().string())) io::remove_all(entry.path().string());
+}
+
+// save_total_limit, with the best checkpoint as it was when the save started (a background
+// save commits later, while training has moved on).
+void rotate_checkpoints(const std::string& output_dir, const std::optional<std::string>& best, const std::optional<int64_t>& limit) {
+  if (!limit || *limit <= 0) return;
+  for (const auto& dir : io::checkpoints_to_delete(io::list_checkpoints(output_dir), best, *limit)) {
+    log::info("Deleting older checkpoint [" + dir + "] due to save_total_limit");
+    remove_checkpoint(dir);
+  }
+}
+
+}  // namespace
+
 void Checkpointer::save() {
+  wait_for_save();  // save_async: at most one save in flight, a new one waits for the previous
+  const bool async = ctx_.args.save_async;
+  // What the background thread writes must not change under it: host copies. The
+  // synchronous save writes before training goes on, so it copies only the weights it did.
+  auto keep = [async](const at::Tensor& t) { return async ? host_copy(t) : t; };
+  SaveJob job;
   dist::Phase phase("save");
   const std::string dir = ctx_.args.output_dir + "/checkpoint-" + std::to_string(ctx_.loop.state.global_step);
+  job.dir = dir;
   // HF: best_model_checkpoint points at checkpoint-<best_global_step> once it exists; this
   // checkpoint counts, since it is committed below together with its trainer_state.json.
   if (ctx_.loop.state.best_global_step) {
     const std::string best = ctx_.args.output_dir + "/checkpoint-" + std::to_string(*ctx_.loop.state.best_global_step);
     if (*ctx_.loop.state.best_global_step == ctx_.loop.state.global_step || io::is_directory(best)) ctx_.loop.state.best_model_checkpoint = best;
   }
-  io::CheckpointContents c;
+  io::CheckpointContents& c = job.contents;
   ctx_.dp.gather_params();  // ZeRO-3: whole parameters for the consolidated model.safetensors
   if (ctx_.should_write()) {  // only the writer copies what it writes (gathering is collective)
     models::SavedModel saved = models::saved_model(*ctx_.model);  // a LoRA model: only its adapters
     c.model = std::move(saved.weights);
-    for (auto& [name, t] : c.model) t = t.clone();
+    for (auto& [name, t] : c.model) t = async ? host_copy(t) : t.clone();
     c.model_file = saved.weights_file;
     c.model_config_file = saved.config_file;
     c.model_config = std::move(saved.config);
   }
   ctx_.dp.release_params(/*write_back=*/false);
-  // Sharded state is saved shard by shard (optimizer_shards.h) into a side folder every rank
-  // can reach, then moved into the checkpoint by the writer. save_on_each_node gathers
-  // instead: another node's shard files would not be on this node's disk.
+  // Sharded state is saved shard by shard (optimizer_shards.h), every rank its own file at
+  // once, into a side folder every rank can reach, then moved into the checkpoint by the
+  // writer. save_on_each_node gathers instead: another node's shard files would not be on
+  // this node's disk.
   const bool sharded = ctx_.dp.sharded_state() && !ctx_.args.save_on_each_node;
   const std::string shard_dir = ctx_.args.output_dir + "/.tmp-checkpoint-" + std::to_string(ctx_.loop.state.global_step) + "-shards";
   if (!ctx_.args.save_only_model && ctx_.opt.optimizer) {
@@ -111,14 +150,19 @@ void Checkpointer::save() {
       io::make_dirs(shard_dir);  // every rank: idempotent, and no wait on another node's view
       std::map<std::string, at::Tensor> local = ctx_.opt.optimizer->state_tensors();
       local["param"] = ctx_.opt.optimizer->params().data();
-      save_optimizer_shard(shard_dir + "/" + shard_file_name(ctx_.dp.rank(), ctx_.dp.world()), *ctx_.opt.flat, ctx_.dp.owned_ranges(), local);
+      for (auto& [name, t] : local) t = keep(t);
+      job.shard_path = shard_dir + "/" + shard_file_name(ctx_.dp.rank(), ctx_.dp.world());
+      job.layout = ctx_.opt.flat.get();
+      job.owned = ctx_.dp.owned_ranges();
+      job.shard = std::move(local);
       for (int r = 0; r < ctx_.dp.world(); ++r) c.move_files.push_back(shard_dir + "/" + shard_file_name(r, ctx_.dp.world()));
       c.optimizer_meta["shards"] = ctx_.dp.world();
     } else {
       // Per-parameter tensors under their model names where the state is per element, so a
       // checkpoint does not depend on the flat layout (parameter order, grouping, world
       // size or ZeRO stage: shards are gathered here, on every rank, and sliced on load).
-      for (const auto& [state_name, flat] : ctx_.dp.gather_optimizer_state(*ctx_.opt.optimizer)) {
+      for (const auto& [state_name, gathered] : ctx_.dp.gather_optimizer_state(*ctx_.opt.optimizer)) {
+        const at::Tensor flat = ctx_.should_write() ? keep(gathered) : gathered;
         if (flat.numel() == ctx_.opt.flat->numel()) {
           for (const auto& s : ctx_.opt.flat->slots()) c.optimizer.emplace_back(state_name + "." + s.name, flat.narrow(0, s.offset, s.numel).view(s.shape));
         } else {
@@ -150,37 +194,33 @@ void Checkpointer::save() {
   c.trainer_state = ctx_.loop.state.to_json();
   c.training_args = ctx_.args.to_json();
   if (!ctx_.options.recipe_path.empty()) c.copy_files.emplace_back(ctx_.options.recipe_path, "recipe.lua");
-  if (!c.move_files.empty()) ctx_.dp.barrier();  // every rank's shard is written
-  if (ctx_.should_write()) {
+  job.writer = ctx_.should_write();
+  const bool moved = !c.move_files.empty();
+  job.after_commit = [out = ctx_.args.output_dir, best = ctx_.loop.state.best_model_checkpoint, limit = ctx_.args.save_total_limit, moved, async, dir] {
+    if (moved) remove_stale_shard_dirs(out);
+    rotate_checkpoints(out, best, limit);
+    if (async) log::info("Checkpoint " + dir + " written in the background and committed");
+  };
+  if (async) {
+    if (job.writer) log::info("Saving checkpoint-" + std::to_string(ctx_.loop.state.global_step) + " in the background (" + dir + ")");
+    background_.start(std::move(job));  // every rank's files in parallel; the writer commits
+    return;
+  }
+  if (!job.shard_path.empty()) save_optimizer_shard(job.shard_path, *job.layout, job.owned, job.shard);  // every rank at once
+  if (moved) ctx_.dp.barrier();  // every rank's shard is written
+  if (job.writer) {
     io::write_checkpoint(dir, c);
-    if (!c.move_files.empty()) remove_stale_shard_dirs();
-    rotate();
+    job.after_commit();
   }
   ctx_.dp.barrier();  // no rank reads a checkpoint (best model, resume) before it exists
 }
 
-// Side folders of per-rank optimizer files: the current one is empty after the move, and
-// one left by a crashed save would otherwise hold a whole optimizer state forever.
-void Checkpointer::remove_stale_shard_dirs() const {
-  static const Regex pattern(R"(\.tmp-checkpoint-[0-9]+-shards)");
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(ctx_.args.output_dir, ec))
-    if (entry.is_directory() && pattern.full_match(entry.path().filename().string())) io::remove_all(entry.path().string());
+void Checkpointer::wait_for_save() {
+  // Every rank started the same saves (a save is collective), so every rank waits here.
+  if (background_.wait()) ctx_.dp.barrier();  // no rank reads the checkpoint before it exists
 }
 
-void Checkpointer::rotate() {
-  if (!ctx_.args.save_total_limit || *ctx_.args.save_total_limit <= 0) return;
-  for (const auto& dir : io::checkpoints_to_delete(io::list_checkpoints(ctx_.args.output_dir), ctx_.loop.state.best_model_checkpoint, *ctx_.args.save_total_limit)) {
-    log::info("Deleting older checkpoint [" + dir + "] due to save_total_limit");
-    remove_checkpoint(dir);
-  }
-}
-
-void Checkpointer::remove_checkpoint(const std::string& dir) const {
-  std::error_code ec;
-  fs::remove_all(dir, ec);
-  if (ec) log::warn("could not delete " + dir + " (save_total_limit): " + ec.message() + "; it stays on disk");
-}
+void Checkpointer::check_background_save() { background_.check(); }
 
 // HF: at the end of training with save_total_limit 1, only the best checkpoint remains.
 void Checkpointer::delete_all_but_best() {

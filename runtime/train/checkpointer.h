@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runtime/train/async_save.h"
 #include "runtime/train/run_context.h"
 
 namespace runner::train {
@@ -17,7 +18,14 @@ class Checkpointer {
  public:
   explicit Checkpointer(RunContext& ctx) : ctx_(ctx) {}
 
-  void save();  // checkpoint-<global_step>, written atomically; collective
+  // checkpoint-<global_step>, written atomically; collective. With save_async the states
+  // are copied to host memory and written in the background (async_save.h).
+  void save();
+  // The save in flight, if any, written and committed on every rank; collective. Its write
+  // error is thrown here (a CheckpointError).
+  void wait_for_save();
+  // At a step boundary, without waiting: throws the error of a background write that failed.
+  void check_background_save();
   // resume_from_checkpoint as a folder: "" when not resuming. A CheckpointError when none is
   // valid (true finds the newest intact one, passing damaged ones with a warning).
   std::string resume_path() const;
@@ -36,12 +44,10 @@ class Checkpointer {
   void save_state() const;  // trainer_state.json in output_dir
 
  private:
-  void rotate();
-  void remove_checkpoint(const std::string& dir) const;  // a failure is reported, not fatal
-  void remove_stale_shard_dirs() const;
   void warn_if_another_run(const std::string& checkpoint_dir) const;
 
   RunContext& ctx_;
+  BackgroundSave background_;  // save_async: the save in flight
 };
 
 }  // namespace runner::train

@@ -50,7 +50,7 @@ Trainer::Trainer(TrainingArguments args, models::ModulePtr model, Datasets datas
       dp_(std::make_unique<dist::DataParallel>(options_.comm, options_.parallel)),
       ctx_{args_, options_, model_, *hooks_, call_, *dp_, device_, callbacks_, memory_, loop_, opt_},
       checkpoints_(ctx_),
-      steps_(ctx_, [this] { checkpoints_.save(); }),
+      steps_(ctx_, [this] { checkpoints_.save(); checkpoints_.wait_for_save(); }),  // committed before a nonfinite stop
       evaluator_(ctx_, datasets_) {
   if (dp_->rank() == 0) {
     // One run per output folder; holding it, leftovers of a crashed save can go.
@@ -219,6 +219,7 @@ void Trainer::end_step(const StepOutcome& step, int64_t epoch, int64_t micro_bat
   TrainerState& state = loop_.state;
   TrainerControl& control = loop_.control;
   state.global_step += 1;
+  checkpoints_.check_background_save();  // save_async: a failed write stops the run here, as a synchronous save would have
   if (args_.torch_empty_cache_steps && state.global_step % *args_.torch_empty_cache_steps == 0) device::empty_gpu_cache();
   state.epoch = static_cast<double>(epoch) + static_cast<double>(micro_batch) / static_cast<double>(steps_in_epoch);
   callbacks_.fire(Event::kStepEnd, state, control);
@@ -237,6 +238,7 @@ void Trainer::end_step(const StepOutcome& step, int64_t epoch, int64_t micro_bat
 TrainOutput Trainer::finish_training(const Plan& run, bool tracking_memory) {
   TrainerState& state = loop_.state;
   loop_.in_training = false;
+  checkpoints_.wait_for_save();  // save_async: the last checkpoint is committed before anything reads it or the run stops
   set_stop_point_active(false);
   if (loop_.preempted && dp_->rank() == 0)
     log::info("Stopped by " + stop_reason() + " after step " + std::to_string(state.global_step) + ": checkpoint saved to " +
