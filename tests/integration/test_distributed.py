@@ -711,6 +711,13 @@ return {
             "a peer died or is stuck; aborting every rank"])
 
     def test_a_rank_that_dies_between_collectives_stops_every_rank(self):
+        # Under plain mpiexec, MPICH kills the other ranks at once (only its banner speaks);
+        # under runner launch, runner's own last line names the dead rank and its step.
+        for how in ("mpiexec", "launch"):
+            with self.subTest(launcher=how):
+                self.rank_dies_between_collectives(how)
+
+    def rank_dies_between_collectives(self, how):
         # Rank 1 is killed (SIGKILL: no word, no cleanup) while it is inside runner between
         # step 2's and step 3's collectives (its callback says so on stdout and waits there);
         # rank 0 is then alone in step 3's collectives and must neither train on nor hang.
@@ -722,9 +729,10 @@ return {
       local t = os.clock() while os.clock() - t < 60 do end
     end
   end } },""", 1))
-        out = os.path.join(self.tmp, "dies")
+        out = os.path.join(self.tmp, "dies_" + how)
         # log_level_replica info: rank 1's print is logged at info, which replicas hide by default.
-        p = subprocess.Popen([MPIEXEC, "-n", "2", BINARY, recipe, "--output_dir", out, "--ddp_timeout", "20", "--log_level_replica", "info"],
+        start_ranks = [MPIEXEC, "-n", "2", BINARY] if how == "mpiexec" else [BINARY, "launch", "-n", "2"]
+        p = subprocess.Popen([*start_ranks, recipe, "--output_dir", out, "--ddp_timeout", "20", "--log_level_replica", "info"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         start = time.time()
         seen = []
@@ -757,15 +765,24 @@ return {
             p.kill()
             rest, err = p.communicate()
             self.fail(f"rank 1 not found; processes naming {out}: {candidates[-6:]}\nstdout: {''.join(seen)[-3000:]}{rest[-2000:]}\nstderr: {err[-3000:]}")
+        if how == "launch":
+            # The launcher keeps each rank's record as of its last heartbeat (every second at
+            # the default fault_timeout): let one pass so the record shows step 2.
+            time.sleep(2.5)
         os.kill(victim, 9)
         try:
-            p.communicate(timeout=60)
+            _, err = p.communicate(timeout=60)
         except subprocess.TimeoutExpired:
             p.kill()
             self.fail("rank 0 kept running after rank 1 died")
         self.assertNotEqual(p.returncode, 0)
         self.assertLess(time.time() - start, 60)
         self.assertFalse(os.path.exists(os.path.join(out, "model.safetensors")), "rank 0 finished training alone")
+        if how == "launch":
+            last = err.strip().splitlines()[-1]
+            self.assertRegex(last, r"^runner: error: rank 1 \(pid \d+\) died without a word .* at step 2\b", err[-2000:])
+            self.assertEqual(p.returncode, 1)
+
 
 if __name__ == "__main__":
     unittest.main()
