@@ -125,7 +125,8 @@ class AsyncSave(unittest.TestCase):
 
     def test_at_most_one_save_in_flight_none_lost_and_training_goes_on_while_writing(self):
         out = os.path.join(self.tmp, "every_step")
-        log = self.run_ok(out, "--save_async", "true", "--save_steps", "1", "--max_steps", "6", slow=0.5)
+        # Each write takes 1.5 s: far longer than a step, also on a loaded machine.
+        log = self.run_ok(out, "--save_async", "true", "--save_steps", "1", "--max_steps", "6", slow=1.5)
         self.assertEqual(checkpoints(out), [f"checkpoint-{n}" for n in range(1, 7)])  # none lost
         for d in checkpoints(out):
             self.assertTrue(os.path.exists(os.path.join(out, d, "manifest.json")), d)
