@@ -10,6 +10,7 @@ peak (VmHWM), and the median RSS of the first and the last quarter of the sample
 first). The cgroup's memory.max_usage_in_bytes counts the page cache too (reclaimed under the cap).
 
   .venv/bin/python3 scripts/bench/stream_memory.py --runner build/runner --cap_mb 512 --sizes 0.5 3 --steps 300 --workers 2
+  .venv/bin/python3 scripts/bench/stream_memory.py --runner build/runner --cap_mb 512 --sizes 0.5 3 --full_pass   # every record read
 """
 import argparse
 import os
@@ -26,15 +27,19 @@ RUNNER = os.environ.get("RUNNER_BINARY", os.path.join(ROOT, "build", "runner"))
 TEXT = next((p for p in ("/work/shared/data/tinyshakespeare.txt", os.path.join(ROOT, "recipes/lib/shakespeare.txt")) if os.path.exists(p)))
 
 RECIPE = '''local data, models, recipe = require "runner.data", require "runner.models", require "runner.recipe"
-local opt = recipe.options{ source = "", tokenizer = "bytes", steps = 100, batch_size = 128, block_size = 128, buffer_size = 1000 }
+local opt = recipe.options{ source = "", tokenizer = "bytes", steps = 100, batch_size = 128, block_size = 128, buffer_size = 1000,
+                            full_pass = false }
 local train = data.stream{ source = opt.source, column = "text", buffer_size = opt.buffer_size, seed = 1,
                            tokenizer = opt.tokenizer, block_size = opt.block_size, eos_token_id = opt.tokenizer == "bytes" and 10 or nil }
 torch.manual_seed(1)
-local model = models.gpt{ vocab_size = train:vocab_size(), block_size = opt.block_size, n_layer = 1, n_head = 1, n_embd = 8,
-                          dropout = 0.0, bias = false }
+-- full_pass: a model with one weight per token id and no logits, so a step costs little more than
+-- its batch and the whole corpus can be read in minutes.
+local model = opt.full_pass and nn.Embedding(train:vocab_size(), 1)
+  or models.gpt{ vocab_size = train:vocab_size(), block_size = opt.block_size, n_layer = 1, n_head = 1, n_embd = 8, dropout = 0.0, bias = false }
 return { args = { output_dir = "out", max_steps = opt.steps, per_device_train_batch_size = opt.batch_size, learning_rate = 1e-3,
                   logging_steps = 100000, save_strategy = "no", report_to = "none" },
-         datasets = { train = train }, model = model }
+         datasets = { train = train }, model = model,
+         compute_loss = opt.full_pass and function(m, inputs) return m(inputs.input_ids):mean() end or nil }
 '''
 
 
@@ -163,7 +168,10 @@ def main():
     ap.add_argument("--sizes", type=float, nargs="+", default=[0.5, 3.0], help="corpus sizes, multiples of the cap")
     ap.add_argument("--steps", type=int, default=200)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--full_pass", action="store_true",
+                    help="read the whole corpus: a one-weight-per-token model, 256 x 1024 tokens a step, as many steps as the corpus holds")
     args = ap.parse_args()
+    args.runner = os.path.abspath(args.runner)  # the runs start in the corpus folder
     cap = args.cap_mb << 20
     rows = []
     for size in args.sizes:
@@ -174,22 +182,29 @@ def main():
             gen = time.time() - t0
             with open(os.path.join(tmp, "r.lua"), "w") as f:
                 f.write(RECIPE)
-            cmd = [args.runner, "r.lua", "--source", os.path.join(tmp, "*.parquet"), "--steps", str(args.steps),
-                   "--dataloader_num_workers", str(args.workers), "--output_dir", os.path.join(tmp, "out")]
+            steps = args.steps
+            cmd = [args.runner, "r.lua", "--source", os.path.join(tmp, "*.parquet"), "--dataloader_num_workers", str(args.workers),
+                   "--output_dir", os.path.join(tmp, "out")]
+            if args.full_pass:
+                batch, block = 256, 1024
+                steps = nbytes // (batch * block) + 2  # every byte (and its row's newline) once, and into the next epoch
+                cmd += ["--full_pass", "--batch_size", str(batch), "--block_size", str(block)]
+            cmd += ["--steps", str(steps)]
             r = run_capped(cmd, cap, tmp)
             if r["rc"] != 0:
                 print(r["out"][-3000:], file=sys.stderr)
             records = metric(r["out"], "train_stream_records_read") or 0
-            rows.append((size, n, nbytes, gen, r, records, records / per_shard))
+            rows.append((size, n, nbytes, gen, r, records, records / per_shard, steps))
             print(f"size {size}x: {n} shards, {nbytes / 1e6:.0f} MB text (written in {gen:.0f} s); rc {r['rc']}, peak RSS "
                   f"{r['peak_kb'] / 1024:.0f} MiB, {r['n_samples']} samples", file=sys.stderr)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
-    print(f"\nmemory cap: {rows[0][4]['cap'] if rows else '-'}; {args.steps} steps of 128 x 128 byte tokens, "
+    shape = "256 x 1024 byte tokens a step, the whole corpus" if args.full_pass else f"{args.steps} steps of 128 x 128 byte tokens"
+    print(f"\nmemory cap: {rows[0][4]['cap'] if rows else '-'}; {shape}, "
           f"{args.workers} dataloader workers, buffer_size 1000\n")
     print("| corpus | shards | corpus / cap | exit | records read (shards' worth) | peak RSS MiB (VmHWM) | RSS first quarter -> last quarter MiB | cgroup max usage MiB (incl. page cache) | run s |")
     print("|---|---|---|---|---|---|---|---|---|")
-    for size, n, nbytes, gen, r, records, shards_read in rows:
+    for size, n, nbytes, gen, r, records, shards_read, _ in rows:
         usage = f"{int(r['cgroup_max_usage']) / 2**20:.0f}" if r["cgroup_max_usage"] else "-"
         print(f"| {nbytes / 1e9:.2f} GB | {n} | {nbytes / cap:.1f} | {r['rc']} | {records:.0f} ({shards_read:.1f}) | {r['peak_kb'] / 1024:.0f} "
               f"| {r['first_q_kb'] / 1024:.0f} -> {r['last_q_kb'] / 1024:.0f} | {usage} | {r['seconds']:.0f} |")
