@@ -38,6 +38,7 @@ struct CommandLine {
   // times) with --min_ranks M (a restart may go on with fewer ranks, not fewer than M).
   std::string hostfile;
   std::string hosts;
+  int ppn = 0;  // -ppn / --nproc_per_node (0: not given)
   int max_restarts = 0;
   int min_ranks = 0;
   // The tokens after the recipe, without --resume_from_checkpoint and its value: what the

@@ -202,9 +202,6 @@ int launch(const CommandLine& cl) {
   setenv(kLaunchCommandVariable, as_given.c_str(), 1);
   const std::string status_file = temp_status_file();
   if (!status_file.empty()) setenv(kLaunchStatusVariable, status_file.c_str(), 1);
-  int ppn = 0;
-  for (size_t i = 0; i + 1 < cl.launcher_args.size(); ++i)
-    if (cl.launcher_args[i] == "-ppn") ppn = std::atoi(cl.launcher_args[i + 1].c_str());
 
   int attempt_ranks = ranks;
   std::vector<std::string> launcher_args = cl.launcher_args, run_args = cl.launch_args;
@@ -224,7 +221,7 @@ int launch(const CommandLine& cl) {
     std::string where;
     if (cl.min_ranks) {
       // The job's hosts again (the hostfile may have lost a node), minus the ones that do not answer.
-      const auto hosts = read_launch_hosts(cl.hostfile, cl.hosts, ppn);
+      const auto hosts = read_launch_hosts(cl.hostfile, cl.hosts, cl.ppn);
       if (!hosts.empty()) {
         std::vector<std::string> dropped;
         const auto live = live_hosts(hosts, launcher, cl.launcher_args, kHostProbeSeconds, dropped);

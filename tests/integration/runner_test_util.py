@@ -5,6 +5,7 @@ import shutil
 import struct
 import subprocess
 import tempfile
+import time
 
 import numpy as np
 
@@ -52,3 +53,23 @@ def write(path, text):
     with open(path, "w") as f:
         f.write(text)
     return path
+
+
+def rank_pid(out, rank, tries=50):
+    """The pid of rank `rank` of a job writing to `out`: hydra gives rank R PMI_RANK=R, and
+    its command line names the folder (so does a `runner launch`, which has no PMI_RANK).
+    Looks `tries` times, 0.1 s apart, since a loaded machine may be slow to start it; None if
+    it never shows."""
+    for _ in range(tries):
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                with open(f"/proc/{pid}/environ", "rb") as f:
+                    env = f.read().split(b"\0")
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    cmd = f.read()
+            except OSError:
+                continue
+            if out.encode() in cmd and f"PMI_RANK={rank}".encode() in env and b"launch" not in cmd.split(b"\0"):
+                return int(pid)
+        time.sleep(0.1)
+    return None

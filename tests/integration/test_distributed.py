@@ -15,7 +15,7 @@ import unittest
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from runner_test_util import BINARY, SOURCE, TempDir, read_safetensors, write  # noqa: E402
+from runner_test_util import BINARY, SOURCE, TempDir, rank_pid, read_safetensors, write  # noqa: E402
 
 MPIEXEC = shutil.which("mpiexec") or "/usr/bin/mpiexec"
 
@@ -742,29 +742,11 @@ return {
                 break
         else:
             self.fail("rank 1 never reached its wait: " + "".join(seen)[-3000:] + p.communicate()[1][-2000:])
-        # The rank-1 process: hydra gives it PMI_RANK=1; look a few times, since a loaded
-        # machine may be slow to show it.
-        victim, candidates = None, []
-        for _ in range(50):
-            for pid in filter(str.isdigit, os.listdir("/proc")):
-                try:
-                    with open(f"/proc/{pid}/environ", "rb") as f:
-                        env = f.read().split(b"\0")
-                    with open(f"/proc/{pid}/cmdline", "rb") as f:
-                        cmd = f.read()
-                except OSError:
-                    continue
-                if out.encode() in cmd:
-                    candidates.append((pid, cmd.replace(b"\0", b" ")[:200], [e for e in env if e.startswith(b"PMI_")]))
-                    if b"PMI_RANK=1" in env and BINARY.encode() in cmd:
-                        victim = int(pid)
-            if victim is not None:
-                break
-            time.sleep(0.1)
+        victim = rank_pid(out, 1)
         if victim is None:
             p.kill()
             rest, err = p.communicate()
-            self.fail(f"rank 1 not found; processes naming {out}: {candidates[-6:]}\nstdout: {''.join(seen)[-3000:]}{rest[-2000:]}\nstderr: {err[-3000:]}")
+            self.fail(f"rank 1 not found\nstdout: {''.join(seen)[-3000:]}{rest[-2000:]}\nstderr: {err[-3000:]}")
         if how == "launch":
             # The launcher keeps each rank's record as of its last heartbeat (every second at
             # the default fault_timeout): let one pass so the record shows step 2.

@@ -15,7 +15,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from runner_test_util import BINARY, TempDir, write  # noqa: E402
+from runner_test_util import BINARY, TempDir, rank_pid, write  # noqa: E402
 
 MPIEXEC = shutil.which("mpiexec") or "/usr/bin/mpiexec"
 FAULT_TIMEOUT = 4
@@ -91,22 +91,6 @@ class Faults(unittest.TestCase):
         print(f"\n{fault} under {launcher}: every rank exited {ended - since:.1f} s after the fault (fault_timeout = {FAULT_TIMEOUT} s)",
               file=sys.stderr)
 
-    def rank_pid(self, out, rank):
-        # hydra gives rank R PMI_RANK=R; the launcher (no PMI_RANK) names the folder too
-        for _ in range(50):
-            for pid in filter(str.isdigit, os.listdir("/proc")):
-                try:
-                    with open(f"/proc/{pid}/environ", "rb") as f:
-                        env = f.read().split(b"\0")
-                    with open(f"/proc/{pid}/cmdline", "rb") as f:
-                        cmd = f.read()
-                except OSError:
-                    continue
-                if out.encode() in cmd and f"PMI_RANK={rank}".encode() in env and b"launch" not in cmd.split(b"\0"):
-                    return int(pid)
-            time.sleep(0.1)
-        return None
-
     def signal_rank_1(self, launcher, sig, rank=1):
         """Starts a long run, sends `sig` to rank 1 once it passed step 3; returns the result,
         the seconds from the signal to the end of every process, and the output folder."""
@@ -120,7 +104,7 @@ class Faults(unittest.TestCase):
             if "RANK1-AT-STEP-3" in line:
                 break
         time.sleep(1)  # a few heartbeats into training: rank 0 has heard where rank 1 is
-        victim = self.rank_pid(out, rank)
+        victim = rank_pid(out, rank)
         if victim is None:
             p.kill()
             self.fail(f"rank {rank} not found: " + "".join(seen)[-2000:])

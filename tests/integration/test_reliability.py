@@ -14,7 +14,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from runner_test_util import BINARY, TempDir, read_safetensors, run, write  # noqa: E402
+from runner_test_util import BINARY, TempDir, rank_pid, read_safetensors, run, write  # noqa: E402
 
 MPIEXEC = shutil.which("mpiexec") or "/usr/bin/mpiexec"
 
@@ -126,17 +126,7 @@ class Reliability(unittest.TestCase):
         p = self.start(out, ranks=2)
         self.wait_for_step(out, 5, p)
         # Only rank 1 is told (a rank-local signal): the vote makes every rank stop together.
-        victim = None
-        for pid in filter(str.isdigit, os.listdir("/proc")):
-            try:
-                with open(f"/proc/{pid}/environ", "rb") as f:
-                    env = f.read().split(b"\0")
-                with open(f"/proc/{pid}/cmdline", "rb") as f:
-                    cmd = f.read()
-            except OSError:
-                continue
-            if b"PMI_RANK=1" in env and BINARY.encode() in cmd and out.encode() in cmd:
-                victim = int(pid)
+        victim = rank_pid(out, 1, tries=1)
         self.assertIsNotNone(victim)
         os.kill(victim, signal.SIGUSR1)
         _, err = p.communicate(timeout=120)
