@@ -206,8 +206,24 @@ void run(Monitor& m) {
   const auto tick = std::chrono::milliseconds(std::clamp<int64_t>(static_cast<int64_t>(m.timeout * 100), 50, 1000));
   const auto started = Clock::now();
   auto next_send = started;
+  // The launcher names the step and phase a silently killed rank died in from this record, so it
+  // is also rewritten (at most every 100 ms) when the step, phase or last collective moved, not
+  // only once per heartbeat tick.
+  const bool records = !m.launch_folder.empty();
+  const auto record_every = std::chrono::milliseconds(100);
+  auto next_record = started;
+  int64_t recorded_step = -1, recorded_seq = -1;
+  std::string recorded_phase;
   while (!m.stop) {
     const auto now = Clock::now();
+    if (records && !m.left_launch_folder && now >= next_record) {
+      const RankActivity a = activity();
+      if (a.step != recorded_step || a.last.seq != recorded_seq || a.phase != recorded_phase) {
+        recorded_step = a.step, recorded_seq = a.last.seq, recorded_phase = a.phase;
+        dump_flight_record(m.launch_folder, m.rank, m.size, "heartbeat", "", /*durable=*/false);
+      }
+      next_record = now + record_every;
+    }
     if (now >= next_send) {
       const Beat mine = my_beat(m.rank, kBeat);
       if (m.rank == 0)
@@ -218,7 +234,7 @@ void run(Monitor& m) {
       if (!m.launch_folder.empty() && !m.left_launch_folder) dump_flight_record(m.launch_folder, m.rank, m.size, "heartbeat", "", /*durable=*/false);
     }
     pollfd p{m.fd, POLLIN, 0};
-    ::poll(&p, 1, static_cast<int>(tick.count() / 2));
+    ::poll(&p, 1, static_cast<int>(records ? std::min<int64_t>(tick.count() / 2, record_every.count()) : tick.count() / 2));
     Beat b;
     while (::recv(m.fd, &b, sizeof b, MSG_DONTWAIT) == static_cast<ssize_t>(sizeof b)) {
       if (b.magic != kMagic || b.rank < 0 || b.rank >= m.size) continue;

@@ -17,6 +17,7 @@
 #include "runtime/dist/blocking_call.h"
 #include "runtime/dist/fault_monitor.h"
 #include "runtime/dist/mpi_communicator.h"
+#include "runtime/dist/parent_watch.h"
 
 #ifdef RUNNER_HAVE_NCCL
 #include "runtime/dist/nccl_communicator.h"
@@ -96,6 +97,7 @@ const World& init_world(int* argc, char*** argv) {
   int provided = 0;
   MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
   g_world.mpi = true;
+  watch_process_manager();
   // The ddp_timeout watchdog aborts from its own thread while the main thread may sit in a
   // collective: that needs full thread support (MPICH grants it).
   if (provided < MPI_THREAD_MULTIPLE) throw DistError("the MPI library does not grant MPI_THREAD_MULTIPLE, which the runner needs");

@@ -91,9 +91,9 @@ class Faults(unittest.TestCase):
         print(f"\n{fault} under {launcher}: every rank exited {ended - since:.1f} s after the fault (fault_timeout = {FAULT_TIMEOUT} s)",
               file=sys.stderr)
 
-    def signal_rank_1(self, launcher, sig, rank=1):
-        """Starts a long run, sends `sig` to rank 1 once it passed step 3; returns the result,
-        the seconds from the signal to the end of every process, and the output folder."""
+    def signal_rank_1(self, launcher, sig, rank=1, settle=1.0):
+        """Starts a long run, sends `sig` to rank 1 `settle` s after it passed step 3; returns the
+        result, the seconds from the signal to the end of every process, and the output folder."""
         name = f"signal{int(sig)}_{launcher}_rank{rank}"
         out = os.path.join(self.tmp, name)
         cmd = self.command(launcher, self.recipe(name, "mark", max_steps=100000), out, "--log_level_replica", "info")
@@ -103,7 +103,7 @@ class Faults(unittest.TestCase):
             seen.append(line)
             if "RANK1-AT-STEP-3" in line:
                 break
-        time.sleep(1)  # a few heartbeats into training: rank 0 has heard where rank 1 is
+        time.sleep(settle)  # a few heartbeats into training: rank 0 has heard where rank 1 is
         victim = rank_pid(out, rank)
         if victim is None:
             p.kill()
@@ -218,12 +218,15 @@ class Faults(unittest.TestCase):
         self.assertIn(1, self.records(out))
 
     def test_a_killed_rank_under_runner_launch_is_named_by_the_launcher(self):
-        code, stderr, seconds, out = self.signal_rank_1("launch", signal.SIGKILL)
+        # Half a heartbeat (1 s) after step 3: the launcher's copy is refreshed when the step
+        # moves, so it names step 3 or later, not the last tick's step.
+        code, stderr, seconds, out = self.signal_rank_1("launch", signal.SIGKILL, settle=0.2)
         self.assertEqual(code, 1, stderr[-2000:])
         self.assertLess(seconds, FAULT_TIMEOUT + MARGIN)
         line = self.last_line(stderr)
         self.assertRegex(line, r"^runner: error: rank 1 \(pid \d+\) died without a word")
         self.assert_names(line, 1, r"\d+", "phase ")
+        self.assertGreaterEqual(int(re.search(r"at step (\d+)", line).group(1)), 3, line)
         self.assertEqual(sorted(self.records(out)), [0, 1])
 
     def test_a_killed_rank_under_plain_mpiexec_ends_the_job_at_once(self):

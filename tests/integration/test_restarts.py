@@ -54,12 +54,32 @@ def descendants(pid):
     return out
 
 
+def state_of(pid):
+    """The process's state letter (Z: a zombie, its parent has not reaped it), "" when gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return ""
+
+
 def name_of(pid):
     try:
         with open(f"/proc/{pid}/comm") as f:
             return f.read().strip()
     except OSError:
         return ""
+
+
+def saved_up_to(out):
+    """The newest checkpoint's step, 0 when none. Tests wait for "at least step N", never for
+    checkpoint-N itself: save_total_limit rotates it away, and a loaded machine may not look in
+    between."""
+    try:
+        steps = [int(n.split("-")[1]) for n in os.listdir(out) if n.startswith("checkpoint-") and n.split("-")[1].isdigit()]
+    except OSError:
+        return 0
+    return max(steps, default=0)
 
 
 class Restarts(unittest.TestCase):
@@ -97,7 +117,11 @@ class Restarts(unittest.TestCase):
     def ranks_of(self, launcher_pid):
         """The job's rank processes and hydra proxies now running under the launcher."""
         procs = descendants(launcher_pid)
-        return [p for p in procs if name_of(p) == "runner"], [p for p in procs if name_of(p) == "hydra_pmi_proxy"]
+        proxies = [p for p in procs if name_of(p) == "hydra_pmi_proxy"]
+        # A rank is a live runner under a proxy: not the launcher's own fork before it execs
+        # mpiexec (still named runner), not a zombie or an orphan of an earlier attempt.
+        ranks = [c for x in proxies for c in children(x) if name_of(c) == "runner" and state_of(c) not in ("", "Z")]
+        return ranks, proxies
 
     def test_ranks_killed_at_10_random_moments_restart_to_the_same_weights(self):
         args = ("--steps", "400", "--slow", "0.02")
@@ -106,10 +130,11 @@ class Restarts(unittest.TestCase):
         p = self.launch(["-n", "2", "--max_restarts", "10"], out, *args)
         rng = random.Random(26)
         faults = []
+        spent = set()  # every rank of an attempt already faulted
         try:
             while len(faults) < 10 and p.poll() is None:
                 ranks, proxies = self.ranks_of(p.pid)
-                if len(ranks) < 2 or set(ranks) & {pid for _, pid in faults}:
+                if len(ranks) != 2 or set(ranks) & spent:
                     time.sleep(0.01)  # the next attempt's ranks are not all up yet
                     continue
                 # A random moment of this attempt: start-up, training or a save; then a random
@@ -119,17 +144,30 @@ class Restarts(unittest.TestCase):
                 victim = rng.choice(ranks)
                 if p.poll() is not None:
                     break
+                if state_of(victim) in ("", "Z"):
+                    time.sleep(2)
+                    if p.poll() is not None:
+                        break  # training finished during the pause
+                    self.fail(f"rank {victim} ended by itself before fault {len(faults) + 1}: {p.communicate(timeout=300)[1]}")
                 if kind == "node":
                     parent = next((x for x in proxies if victim in children(x)), None)
                     os.kill(parent if parent else victim, signal.SIGKILL)
                 else:
                     os.kill(victim, signal.SIGKILL if kind == "SIGKILL" else signal.SIGSEGV)
                 faults.append((kind, victim))
+                spent |= set(ranks)
+                if kind == "node":
+                    # Its ranks, orphaned, must not train on into the output_dir the restart
+                    # resumes from: they end themselves when their process manager is gone.
+                    deadline = time.time() + 10
+                    while time.time() < deadline and state_of(victim) not in ("", "Z"):
+                        time.sleep(0.05)
+                    self.assertIn(state_of(victim), ("", "Z"), "a rank orphaned by its proxy's death kept running")
             _, err = p.communicate(timeout=600)
         finally:
             if p.poll() is None:
                 p.kill()
-        self.assertEqual(len(faults), 10, f"the job ended after {len(faults)} faults: {err}")
+        self.assertEqual(len(faults), 10, f"the job ended (exit {p.returncode}) after faults {faults}: {err}")
         self.assertEqual(p.returncode, 0, err)
         restarts = [line for line in err.splitlines() if line.startswith("runner launch: the job failed")]
         self.assertEqual(len(restarts), 10, err)
@@ -144,7 +182,7 @@ class Restarts(unittest.TestCase):
         try:
             while p.poll() is None and len(killed) < 3:
                 ranks, _ = self.ranks_of(p.pid)
-                if len(ranks) == 2 and not set(ranks) & killed and os.path.isdir(os.path.join(out, "checkpoint-5")):
+                if len(ranks) == 2 and not set(ranks) & killed and saved_up_to(out) >= 5:
                     time.sleep(0.3)
                     os.kill(ranks[1], signal.SIGKILL)
                     killed.add(ranks[1])
@@ -172,7 +210,7 @@ class Restarts(unittest.TestCase):
         out = self.out("preempted")
         p = self.launch(["-n", "2", "--max_restarts", "3"], out, "--slow", "0.05")
         deadline = time.time() + 120
-        while time.time() < deadline and not os.path.isdir(os.path.join(out, "checkpoint-5")):
+        while time.time() < deadline and saved_up_to(out) < 5:
             time.sleep(0.02)
         p.send_signal(signal.SIGTERM)
         _, err = p.communicate(timeout=120)
@@ -234,7 +272,7 @@ class Restarts(unittest.TestCase):
 
     def kill_a_rank_after(self, p, out, step, before=None):
         deadline = time.time() + 120
-        while time.time() < deadline and not os.path.isdir(os.path.join(out, f"checkpoint-{step}")):
+        while time.time() < deadline and saved_up_to(out) < step:
             self.assertIsNone(p.poll(), "the job ended before the fault")
             time.sleep(0.02)
         if before:
