@@ -71,8 +71,12 @@ std::vector<std::string> with_hosts(const std::vector<std::string>& launcher_arg
   return out;
 }
 
-std::vector<LaunchHost> live_hosts(const std::vector<LaunchHost>& hosts, const std::string& launcher,
-                                   const std::vector<std::string>& launcher_args, double timeout_s, std::vector<std::string>& dropped) {
+namespace {
+
+// One probe per host, in parallel: each host's exit code, 128 + a signal, or -1 when it did
+// not answer within the deadline (then killed with its process group).
+std::vector<int> probe(const std::vector<LaunchHost>& hosts, const std::string& launcher, const std::vector<std::string>& launcher_args,
+                       double timeout_s) {
   std::vector<pid_t> probes;
   for (const auto& h : hosts) {
     std::vector<std::string> words{launcher};
@@ -107,11 +111,33 @@ std::vector<LaunchHost> live_hosts(const std::vector<LaunchHost>& hosts, const s
     if (!running || std::chrono::steady_clock::now() > deadline) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  std::vector<LaunchHost> live;
-  for (size_t i = 0; i < hosts.size(); ++i) {
+  for (size_t i = 0; i < hosts.size(); ++i)
     if (probes[i] > 0 && result[i] == -1) {
       ::kill(-probes[i], SIGKILL);
       ::waitpid(probes[i], nullptr, 0);
+    }
+  return result;
+}
+
+}  // namespace
+
+std::vector<LaunchHost> live_hosts(const std::vector<LaunchHost>& hosts, const std::string& launcher,
+                                   const std::vector<std::string>& launcher_args, double timeout_s, std::vector<std::string>& dropped) {
+  std::vector<int> result = probe(hosts, launcher, launcher_args, timeout_s);
+  // A probe that failed fast is asked once more: hydra's own start-up can fail on a loaded
+  // machine (a proxy's control socket closed under it: exit 141), and a host is dropped from
+  // the job only when it fails twice. One that did not answer in time is not waited for again.
+  std::vector<LaunchHost> again;
+  for (size_t i = 0; i < hosts.size(); ++i)
+    if (result[i] > 0) again.push_back(hosts[i]);
+  if (!again.empty()) {
+    const std::vector<int> second = probe(again, launcher, launcher_args, timeout_s);
+    for (size_t i = 0, j = 0; i < hosts.size(); ++i)
+      if (result[i] > 0) result[i] = second[j++];
+  }
+  std::vector<LaunchHost> live;
+  for (size_t i = 0; i < hosts.size(); ++i) {
+    if (result[i] == -1) {
       std::ostringstream seconds;
       seconds << timeout_s;
       dropped.push_back(hosts[i].name + " (no answer in " + seconds.str() + " s)");

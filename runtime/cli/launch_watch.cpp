@@ -1,7 +1,10 @@
 #include "runtime/cli/launch_watch.h"
 
 #include <signal.h>
+#include <sys/epoll.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <filesystem>
@@ -34,11 +37,36 @@ bool gone(int pid) {
 
 RankWatch::RankWatch(std::string folder) : folder_(std::move(folder)) {
   if (!folder_.empty() && ::mkdir(folder_.c_str(), 0700) != 0) folder_.clear();
+  if (!folder_.empty()) epoll_ = ::epoll_create1(EPOLL_CLOEXEC);
 }
 
 RankWatch::~RankWatch() {
   std::error_code ec;
   if (!folder_.empty()) std::filesystem::remove_all(folder_, ec);
+  for (const auto& [rank, fd] : pidfds_) ::close(fd);
+  if (epoll_ >= 0) ::close(epoll_);
+}
+
+void RankWatch::watch_pid(int rank, int pid) {
+  if (epoll_ < 0 || pid <= 0) return;
+  const auto known = watched_pid_.find(rank);
+  if (known != watched_pid_.end() && known->second == pid) return;
+  watched_pid_[rank] = pid;
+  if (const auto old = pidfds_.find(rank); old != pidfds_.end()) {
+    ::close(old->second);
+    pidfds_.erase(old);
+  }
+  // A pidfd turns readable when its process exits (zombie or not), whoever reaps it.
+  const int fd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  if (fd < 0) return;  // already reaped: the pid polling below still sees it gone
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.u32 = static_cast<uint32_t>(rank);
+  if (::epoll_ctl(epoll_, EPOLL_CTL_ADD, fd, &ev) != 0) {
+    ::close(fd);
+    return;
+  }
+  pidfds_[rank] = fd;
 }
 
 void RankWatch::poll() {
@@ -52,11 +80,29 @@ void RankWatch::poll() {
       if (name.rfind("rank-", 0) != 0 || e.path().extension() != ".json") continue;  // not a .tmp file
       const nlohmann::json j = nlohmann::json::parse(read_text(e.path()), nullptr, false);
       if (j.is_discarded() || !j.contains("rank") || !j.contains("pid")) continue;
-      Rank& r = ranks_[j["rank"].get<int>()];
+      const int rank = j["rank"].get<int>();
+      Rank& r = ranks_[rank];
       r.pid = j["pid"].get<int>();
       r.record = j.dump(2);
+      watch_pid(rank, r.pid);
     }
   if (first_dead_ >= 0) return;
+  // The kernel's order: epoll's ready list holds the exited ranks in the order they exited.
+  if (epoll_ >= 0 && !pidfds_.empty()) {
+    epoll_event events[64];
+    const int n = ::epoll_wait(epoll_, events, 64, 0);
+    for (int i = 0; i < n; ++i) {
+      const int rank = static_cast<int>(events[i].data.u32);
+      const auto fd = pidfds_.find(rank);
+      if (fd == pidfds_.end()) continue;
+      ::epoll_ctl(epoll_, EPOLL_CTL_DEL, fd->second, nullptr);
+      ::close(fd->second);
+      pidfds_.erase(fd);
+      // A rank that ends or speaks for itself removes its file first: not a silent death.
+      if (first_dead_ < 0 && std::filesystem::exists(folder_ + "/rank-" + std::to_string(rank) + ".json", ec)) first_dead_ = rank;
+    }
+    if (first_dead_ >= 0) return;
+  }
   // A rank that ends or speaks for itself removes its file: one whose file is still there
   // while its process is gone died silently.
   // Two gone at one look (mpiexec is quick to kill the others): the one whose heartbeats
@@ -64,7 +110,7 @@ void RankWatch::poll() {
   std::filesystem::file_time_type oldest = std::filesystem::file_time_type::max();
   for (const auto& [rank, r] : ranks_) {
     const std::string file = folder_ + "/rank-" + std::to_string(rank) + ".json";
-    if (!gone(r.pid) || !std::filesystem::exists(file, ec)) continue;
+    if (pidfds_.count(rank) || !gone(r.pid) || !std::filesystem::exists(file, ec)) continue;  // watched by its pidfd
     const auto written = std::filesystem::last_write_time(file, ec);
     if (!ec && written < oldest) oldest = written, first_dead_ = rank;
   }
