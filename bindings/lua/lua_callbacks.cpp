@@ -82,6 +82,19 @@ const std::vector<std::string>& callback_keys() {
 
 LuaCallback::LuaCallback(lua_State* L, int table_idx, std::string name) : L_(L), table_(L, table_idx), name_(std::move(name)) {}
 
+bool LuaCallback::observes_optimizer_step() const {
+  lua_State* L = L_;
+  StackScope scope(L);
+  table_.push();
+  for (const Event e : {Event::kPreOptimizerStep, Event::kOptimizerStep}) {
+    lua_getfield(L, -1, event_name(e));
+    const bool defined = !lua_isnil(L, -1);
+    lua_pop(L, 1);
+    if (defined) return true;
+  }
+  return false;
+}
+
 void LuaCallback::on_event(Event event, const TrainingArguments& args, const TrainerState& state, TrainerControl& control,
                            const nlohmann::json& payload) {
   lua_State* L = L_;

@@ -18,6 +18,7 @@ class LuaCallback : public Callback {
   std::string name() const override { return name_; }
   void on_event(Event event, const TrainingArguments& args, const TrainerState& state, TrainerControl& control,
                 const nlohmann::json& payload) override;
+  bool observes_optimizer_step() const override;
   nlohmann::json state() const override;
   void load_state(const nlohmann::json& s) override;
 

@@ -97,6 +97,13 @@ LuaHooks::LuaHooks(lua_State* L, int table_idx, std::string origin) : L_(L), ori
   }
 }
 
+std::vector<std::string> LuaHooks::step_hooks() const {
+  std::vector<std::string> out;
+  for (const char* name : {"compute_loss", "training_step"})
+    if (has(name)) out.emplace_back(name);
+  return out;
+}
+
 bool LuaHooks::push(const std::string& name) const {
   auto it = fns_.find(name);
   if (it == fns_.end()) return false;

@@ -26,6 +26,7 @@ class LuaHooks : public train::Hooks, public std::enable_shared_from_this<LuaHoo
   std::optional<train::OptimizerSpec> create_optimizer(models::Module& model, const TrainingArguments& args) override;
   std::optional<train::SchedulerSpec> create_scheduler(int64_t num_training_steps, const TrainingArguments& args) override;
   models::ModulePtr model_init() override;
+  std::vector<std::string> step_hooks() const override;
   std::string origin() const override { return origin_; }
 
   // A search trial's parameters, given to model_init (HF: model_init(trial)); null: none.

@@ -22,6 +22,7 @@ class LuaModule : public models::Module {
   at::Tensor forward_impl(const at::Tensor& x) override;
   models::TensorMap forward_batch_impl(const models::TensorMap& batch) override;
   bool takes_batch() const override { return true; }
+  bool forward_runs_host_code() const override { return true; }
   void push_attrs(lua_State* L) const;  // pushes the attribute table
 
  private:

@@ -23,6 +23,11 @@ class Callback {
   // `payload` carries the event's data: logs for on_log, metrics for on_evaluate/on_predict.
   virtual void on_event(Event event, const TrainingArguments& args, const TrainerState& state,
                         TrainerControl& control, const nlohmann::json& payload) = 0;
+  // Whether on_pre_optimizer_step / on_optimizer_step may read the gradients or weights: a
+  // captured step (cuda_graphs, runtime/train/step_graph.h) fires both around its whole
+  // replay, so such a callback keeps the steps eager. Recipe callbacks say so when they
+  // define either function; the built-in ones do nothing there.
+  virtual bool observes_optimizer_step() const { return false; }
   // Stateful callbacks (HF ExportableState): saved in trainer_state.json.
   virtual nlohmann::json state() const { return nullptr; }
   virtual void load_state(const nlohmann::json&) {}

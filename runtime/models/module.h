@@ -68,6 +68,9 @@ class Module : public std::enable_shared_from_this<Module> {
   // FSDP wrapping unit ("GPT2Block").
   virtual std::vector<std::string> no_split_modules() const { return {}; }
   virtual bool takes_batch() const { return false; }
+  // A forward written as host code runtime cannot see into (a recipe's Lua function): a
+  // captured step (cuda_graphs) would replay its tensor work but not its host side.
+  virtual bool forward_runs_host_code() const { return false; }
   // The batch fields forward_batch reads (empty = unknown: keep every field).
   virtual std::vector<std::string> input_names() const { return {}; }
   // The id fields this model indexes tables with. The Trainer checks them on the host batch

@@ -27,6 +27,10 @@ class AdamW : public Optimizer {
 
   void step() override {
     c10::NoGradGuard no_grad;
+    if (!lr_tensors_.empty()) {
+      begin_step();
+      return device_step();
+    }
     ++step_;
     if (o_.fused) return fused_step();
     const double bc1 = 1.0 - std::pow(o_.beta1, static_cast<double>(step_));
@@ -63,6 +67,32 @@ class AdamW : public Optimizer {
     });
   }
 
+  // The fused kernel's tensor-lr form. On a GPU the kernel reads the learning rate as fp32
+  // (torch.optim's capturable AdamW does the same); on the CPU it reads a double, so there
+  // the result equals the double-lr kernel's bit for bit.
+  bool capturable() const override { return o_.fused; }
+  void use_device_scalars() override {
+    if (!o_.fused || !lr_tensors_.empty()) return;
+    const at::ScalarType type = params_.data().is_cuda() ? at::kFloat : at::kDouble;
+    for (size_t g = 0; g < groups_.size(); ++g) lr_tensors_.push_back(at::zeros({}, params_.data().options().dtype(type)));
+  }
+  void begin_step() override {
+    c10::NoGradGuard no_grad;
+    ++step_;
+    step_tensor_.fill_(static_cast<double>(step_));
+    for (size_t g = 0; g < groups_.size(); ++g) lr_tensors_[g].fill_(groups_[g].lr);
+  }
+  void device_step() override {
+    c10::NoGradGuard no_grad;
+    for (size_t g = 0; g < groups_.size(); ++g) {
+      const GroupRange r = params_.groups()[g];
+      if (r.size() == 0) continue;
+      auto of = [&](const at::Tensor& flat) { return flat.narrow(0, r.begin, r.size()); };
+      at::_fused_adamw_({of(params_.data())}, {of(params_.grad())}, {of(exp_avg_)}, {of(exp_avg_sq_)}, {}, {step_tensor_}, lr_tensors_[g],
+                        o_.beta1, o_.beta2, groups_[g].weight_decay, o_.eps, /*amsgrad=*/false, /*maximize=*/false);
+    }
+  }
+
   std::map<std::string, at::Tensor> state_tensors() const override {
     return {{"exp_avg", exp_avg_}, {"exp_avg_sq", exp_avg_sq_}};
   }
@@ -82,6 +112,7 @@ class AdamW : public Optimizer {
   AdamWOptions o_;
   at::Tensor exp_avg_, exp_avg_sq_;  // (N)
   at::Tensor step_tensor_;           // () fp32, fused only
+  std::vector<at::Tensor> lr_tensors_;  // () per group, device scalars only (use_device_scalars)
 };
 
 }  // namespace

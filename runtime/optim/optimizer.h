@@ -27,6 +27,17 @@ class Optimizer {
   virtual std::string name() const = 0;
   virtual void step() = 0;
 
+  // Whole-step CUDA graphs (runtime/train/step_graph.h) replay a captured update, so every
+  // value that changes from step to step must come from device memory, not be baked into the
+  // graph. A capturable optimizer, once use_device_scalars() is on, runs every step (captured
+  // or eager, so both give the same numbers) as begin_step(): the step count and each group's
+  // learning rate written into device tensors (host → device, outside the graph), then
+  // device_step(): the update reading only those tensors (what the graph holds).
+  virtual bool capturable() const { return false; }
+  virtual void use_device_scalars() {}
+  virtual void begin_step() {}
+  virtual void device_step() {}
+
   // Learning rate of every group (schedulers scale each group's base lr).
   const std::vector<GroupOptions>& groups() const { return groups_; }
   void set_lr(size_t group, double lr) { groups_.at(group).lr = lr; }

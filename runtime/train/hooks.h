@@ -95,6 +95,10 @@ class Hooks {
     return std::nullopt;
   }
   virtual models::ModulePtr model_init() { return nullptr; }
+  // The hooks that run inside a training step (compute_loss, training_step) as host code the
+  // runtime cannot see into: a captured step (cuda_graphs) would replay their tensor work but
+  // not their host side, so their presence keeps the steps eager.
+  virtual std::vector<std::string> step_hooks() const { return {}; }
   // A short description of where hooks come from ("recipes/x.lua"), for messages.
   virtual std::string origin() const { return "C++"; }
 };

@@ -10,7 +10,8 @@
 
 namespace runner::train {
 
-StepRunner::StepRunner(RunContext& ctx, std::function<void()> save_checkpoint) : ctx_(ctx), save_checkpoint_(std::move(save_checkpoint)) {}
+StepRunner::StepRunner(RunContext& ctx, std::function<void()> save_checkpoint)
+    : ctx_(ctx), save_checkpoint_(std::move(save_checkpoint)), graph_(ctx) {}
 
 Window StepRunner::load(const data::DataLoader& loader, int64_t first, int64_t length) {
   // The window is loaded up front so num_items_in_batch covers all of its micro-batches.
@@ -53,6 +54,11 @@ void StepRunner::run(const data::DataLoader& loader, const Window& w, size_t i) 
   const TrainingArguments& args = ctx_.args;
   dist::DataParallel& dp = ctx_.dp;
   LoopState& loop = ctx_.loop;
+  if (i == 0) {
+    static_window_ = graph_.accepts(w, loop.state.global_step + 1);
+    if (static_window_) static_items_ = w.micro_items, static_num_items_ = w.num_items;
+  }
+  if (static_window_) return graph_.stage(w, i);  // the step runs in finish()
   LossContext loss_ctx;
   loss_ctx.num_items_in_batch = w.num_items;
   loss_ctx.micro_items = w.micro_items[i];
@@ -150,6 +156,7 @@ at::Tensor StepRunner::training_step(const Batch& batch, LossContext& loss_ctx) 
 }
 
 StepOutcome StepRunner::finish() {
+  if (static_window_) return finish_static();
   dist::DataParallel& dp = ctx_.dp;
   Optimization& opt = ctx_.opt;
   LoopState& loop = ctx_.loop;
@@ -178,6 +185,54 @@ StepOutcome StepRunner::finish() {
   out.lr = opt.current_lr();
   if (apply_step) opt.scheduler->step();
   dp.zero_grad();
+  measure_state_bytes();
+  return out;
+}
+
+StepOutcome StepRunner::finish_static() {
+  static_window_ = false;
+  dist::DataParallel& dp = ctx_.dp;
+  Optimization& opt = ctx_.opt;
+  LoopState& loop = ctx_.loop;
+  opt.flat->ensure_grad_views();
+  // Fired before the replay, which holds the whole step: StepGraph::start refused callbacks
+  // that look at the step here.
+  ctx_.callbacks.fire(Event::kPreOptimizerStep, loop.state, loop.control);
+  const double lr_factor = opt.scheduler->current_factor();
+  for (size_t g = 0; g < opt.base_lrs.size(); ++g) opt.optimizer->set_lr(g, opt.base_lrs[g] * lr_factor);
+  opt.optimizer->begin_step();  // the step count and learning rates into the graph's device scalars
+  const StepGraph::Outputs o = graph_.run([this, &dp, &opt](const std::vector<Batch>& inputs, const std::vector<models::HostFacts>& facts) {
+    StepGraph::Outputs r;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      dp.begin_micro_step(i + 1 == inputs.size());
+      LossContext loss_ctx;
+      loss_ctx.num_items_in_batch = static_num_items_;
+      loss_ctx.micro_items = static_items_[i];
+      const models::HostFactsScope known(facts[i]);
+      r.losses.push_back(training_step(inputs[i], loss_ctx));
+      dp.end_micro_step();
+    }
+    r.grad_norm = dp.clip_grad_norm(ctx_.args.max_grad_norm, 1.0);
+    dp.before_optimizer_step();
+    opt.optimizer->device_step();
+    dp.after_optimizer_step();
+    dp.zero_grad();
+    return r;
+  });
+  const int64_t since_log = 1 + loop.state.global_step - loop.last_logged_step;
+  for (const at::Tensor& loss : o.losses) loop.losses.add(loss, ctx_.args.logging_nan_inf_filter, since_log);
+  StepOutcome out;
+  out.grad_norm = o.grad_norm.clone();  // a replay's output is rewritten by the next replay
+  ctx_.callbacks.fire(Event::kOptimizerStep, loop.state, loop.control);
+  out.lr = opt.current_lr();
+  opt.scheduler->step();
+  measure_state_bytes();
+  return out;
+}
+
+void StepRunner::measure_state_bytes() {
+  dist::DataParallel& dp = ctx_.dp;
+  Optimization& opt = ctx_.opt;
   if (state_bytes_ < 0) {
     state_bytes_ = dp.model_state_bytes(*opt.optimizer);
     int64_t optimizer_bytes = 0;
@@ -186,7 +241,6 @@ StepOutcome StepRunner::finish() {
                      dp.world() > 1 || dp.config().zero_stage > 0 ? " (" + dp.config().description + ", " + std::to_string(dp.world()) + " ranks)"
                                                                  : "");
   }
-  return out;
 }
 
 void StepRunner::seed_slice(int64_t micro) {

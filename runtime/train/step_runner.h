@@ -6,7 +6,8 @@
 // the nonfinite policy deciding whether it runs, the learning rate, the schedule).
 //
 // Nothing in it reads a value back from the device except fp16's overflow check and a
-// non-default nonfinite policy: it is the part of a run a CUDA graph can capture.
+// non-default nonfinite policy: it is the part of a run a CUDA graph captures (cuda_graphs,
+// step_graph.h).
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -14,6 +15,7 @@
 
 #include "runtime/models/host_facts.h"
 #include "runtime/train/run_context.h"
+#include "runtime/train/step_graph.h"
 
 namespace runner::train {
 
@@ -51,6 +53,8 @@ class StepRunner {
   at::Tensor training_step(const Batch& batch, LossContext& loss_ctx);
   // The model states' bytes on this rank, measured after the first optimizer step (-1 before).
   int64_t state_bytes() const { return state_bytes_; }
+  // cuda_graphs (step_graph.h): decided when training starts, summed up when it ends.
+  StepGraph& graph() { return graph_; }
 
  private:
   // full_determinism: seeds the RNG for micro-step `micro` of this window from (seed, step,
@@ -59,6 +63,11 @@ class StepRunner {
   // nonfinite_policy: false = skip this optimizer step; throws for "stop".
   bool nonfinite_step_allowed(const at::Tensor& grad_norm);
   int64_t count_input_tokens(const Batch& batch) const;
+  // finish() for a window StepGraph runs: the static step (captured or not) between the
+  // host-side work an eager step does around its optimizer step.
+  StepOutcome finish_static();
+  // After the first optimizer step: the model states' bytes, logged once.
+  void measure_state_bytes();
 
   // A micro-batch on the device, with what the model may ask about it (host_facts.h).
   struct Staged {
@@ -74,6 +83,10 @@ class StepRunner {
   std::function<void()> save_checkpoint_;
   Staged next_;                  // the window's next micro-batch, already on its way
   bool lockstep_dummy_ = false;  // ZeRO-3: this micro-step's batch is a zero-weight stand-in
+  StepGraph graph_;
+  bool static_window_ = false;          // this window runs as StepGraph's static step
+  std::vector<int64_t> static_items_;   // its micro-batches' label counts
+  int64_t static_num_items_ = 0;
   int64_t state_bytes_ = -1;     // measured at rest after the first optimizer step
 };
 

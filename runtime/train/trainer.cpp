@@ -209,6 +209,7 @@ Trainer::Plan Trainer::begin_training() {
   if (!resume.empty())
     log::info("  Resuming from " + resume + ": " + std::to_string(first_epoch) + " epochs done, skipping " + std::to_string(skip) +
               " batches of the current one");
+  steps_.graph().start();
   dp_->zero_grad();
   loop_.in_training = true;
   set_stop_point_active(true);
@@ -238,6 +239,7 @@ void Trainer::end_step(const StepOutcome& step, int64_t epoch, int64_t micro_bat
 TrainOutput Trainer::finish_training(const Plan& run, bool tracking_memory) {
   TrainerState& state = loop_.state;
   loop_.in_training = false;
+  steps_.graph().log_summary();
   checkpoints_.wait_for_save();  // save_async: the last checkpoint is committed before anything reads it or the run stops
   set_stop_point_active(false);
   if (loop_.preempted && dp_->rank() == 0)

@@ -31,7 +31,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-RUNNER = os.path.join(ROOT, "build", "runner")
+RUNNER = os.environ.get("RUNNER_BINARY", os.path.join(ROOT, "build", "runner"))
 
 WORKLOADS = {
     "gpt2": dict(kind="gpt", vocab=50257, block=1024, layers=12, heads=12, embd=768, batch=8),
@@ -179,9 +179,10 @@ return {{
 """
 
 
-def run_runner(args, name, w, tmp, binary=RUNNER):
+def run_runner(args, name, w, tmp, binary=RUNNER, extra=()):
     """Two runs, of 4 and 4 + steps optimizer steps, that log only their first step (which
-    times start-up): the difference of their train_runtime is the timed steps alone."""
+    times start-up): the difference of their train_runtime is the timed steps alone. `extra`:
+    more runner arguments (peer runner_graphs: --cuda_graphs true)."""
     recipe = os.path.join(tmp, f"{name}.lua")
     with open(recipe, "w") as f:
         f.write(RECIPE.format(kind=w["kind"], vocab=w.get("vocab", 0), block=w.get("block", 0), layers=w.get("layers", 0),
@@ -192,7 +193,7 @@ def run_runner(args, name, w, tmp, binary=RUNNER):
     for max_steps in (4, 4 + args.steps):
         out = os.path.join(tmp, f"out_{name}_{max_steps}")
         t0 = time.monotonic()
-        p = subprocess.Popen([binary, recipe, "--output_dir", out, "--max_steps", str(max_steps)], stdout=subprocess.PIPE,
+        p = subprocess.Popen([binary, recipe, "--output_dir", out, "--max_steps", str(max_steps), *extra], stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True)
         startup = None
         for line in p.stdout:  # logging_first_step: printed right after the first optimizer step
@@ -231,7 +232,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--device", default="cuda", choices=["cuda", "cpu"])
     ap.add_argument("--workloads", nargs="+", default=["gpt2", "char"], choices=list(WORKLOADS))
-    ap.add_argument("--peers", nargs="+", default=["runner", "plain", "compiled", "hf"], choices=["runner", "plain", "compiled", "hf"])
+    ap.add_argument("--peers", nargs="+", default=None, choices=["runner", "runner_graphs", "plain", "compiled", "hf"],
+                    help="default: runner, runner_graphs (cuda_graphs = true; CUDA only), plain, compiled, hf")
     ap.add_argument("--precision", default=None, choices=["bf16", "fp32"], help="default: bf16 on CUDA, fp32 on the CPU")
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--reps", type=int, default=5)
@@ -252,6 +254,7 @@ def main():
         have_hf = True
     except ImportError:
         have_hf = False
+    args.peers = args.peers or ["runner"] + (["runner_graphs"] if args.device == "cuda" else []) + ["plain", "compiled", "hf"]
     peers = [p for p in args.peers if p != "hf" or have_hf]
     if args.baseline:
         peers.insert(peers.index("runner") + 1 if "runner" in peers else 0, "baseline")
@@ -267,6 +270,8 @@ def main():
                 for p in peers:  # interleaved, so drift hits every peer alike
                     if p == "runner":
                         r = run_runner(args, f"{wl}_{rep}", w, tmp)
+                    elif p == "runner_graphs":
+                        r = run_runner(args, f"{wl}_{rep}_graphs", w, tmp, extra=["--cuda_graphs", "true"])
                     elif p == "baseline":
                         r = run_runner(args, f"{wl}_{rep}_baseline", w, tmp, binary=os.path.abspath(args.baseline))
                     else:

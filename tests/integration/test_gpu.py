@@ -307,6 +307,32 @@ class Gpu(unittest.TestCase):
         torch_peak = float(subprocess.run([sys.executable, "-c", TORCH_PEAK], capture_output=True, text=True, timeout=600, check=True).stdout)
         self.assertLess(abs(runner_peak - torch_peak) / torch_peak, 0.2, (runner_peak, torch_peak))
 
+    def test_cuda_graphs_replay_equals_the_static_step(self):
+        # hello_gpt (dropout, a cosine schedule, clipping, fused AdamW, the fused loss) under
+        # bf16 with cuda_graphs: the captured graph's replays give the weights and logs of the
+        # same static step run eagerly (RUNNER_TEST_STEP_GRAPH=eager), bit for bit, and stay
+        # close to the plain step (which reads the learning rate as a double, the graph as fp32).
+        hello = os.path.join(SOURCE, "recipes", "hello_gpt.lua")
+        common = ["--steps", "40", "--batch_size", "16", "--sample_chars", "5", "--eval_strategy", "no", "--logging_steps", "5", "--bf16", "true"]
+        runs = {}
+        for name, extra, env in (("replayed", ["--cuda_graphs", "true"], {}), ("static_eager", ["--cuda_graphs", "true"], {"RUNNER_TEST_STEP_GRAPH": "eager"}),
+                                 ("plain", [], {})):
+            out = os.path.join(self.tmp, "graphs_" + name)
+            p = subprocess.run([BINARY, hello, "--output_dir", out, *common, *extra], capture_output=True, text=True, timeout=600, env=dict(os.environ, **env))
+            self.assertEqual(p.returncode, 0, f"{name}: {p.stderr[-3000:]}")
+            runs[name] = (out, p.stdout)
+            print(f"cuda_graphs {name}: train_runtime {load_json(os.path.join(out, 'train_results.json'))['train_runtime']} s", file=sys.stderr)
+        stdout = runs["replayed"][1]
+        self.assertIn("cuda_graphs: the training step is captured (1 micro-batches); later steps replay it", stdout)
+        self.assertIn("cuda_graphs: 39 steps replayed the captured graph, 1 warmed it up, 0 ran eagerly", stdout)
+        a = read_safetensors(os.path.join(runs["replayed"][0], "model.safetensors"))
+        b = read_safetensors(os.path.join(runs["static_eager"][0], "model.safetensors"))
+        for k in a:
+            np.testing.assert_array_equal(a[k], b[k], err_msg=k)
+        logs = [load_json(os.path.join(runs[n][0], "trainer_state.json"))["log_history"] for n in ("replayed", "static_eager")]
+        self.assertEqual(logs[0][:-1], logs[1][:-1])  # the last entry holds run times
+        self.assert_close(runs["replayed"][0], runs["plain"][0], rtol=2e-2)
+
     def test_version_lists_the_gpu(self):
         p = subprocess.run([BINARY, "--version"], capture_output=True, text=True, timeout=120)
         self.assertRegex(p.stdout, r"GPU 0: .*sm_\d+")

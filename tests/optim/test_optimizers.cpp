@@ -161,3 +161,44 @@ TEST(FlatParams, MixedDtypesAreRejected) {
                                                          {"b", at::zeros({2}, at::kDouble).requires_grad_()}};
   EXPECT_THROW(FlatParams(params, {0, 0}, 1), RecipeError);
 }
+
+TEST(AdamW, DeviceScalarsGiveTheDoubleLrKernelsNumbers) {
+  // cuda_graphs' form of the fused update (step count and learning rates read from tensors,
+  // filled by begin_step): on the CPU the kernel reads a double, so it must equal the plain
+  // fused step bit for bit, through learning-rate changes, per-group weight decay and a
+  // resume that sets the step count.
+  Model a, b;
+  FlatParams fa(a.params, {0, 1, 0}, 2), fb(b.params, {0, 1, 0}, 2);
+  auto plain = make_adamw(fa, {{1e-2, 0.1}, {1e-2, 0.0}}, {0.9, 0.99, 1e-8, true});
+  auto scalars = make_adamw(fb, {{1e-2, 0.1}, {1e-2, 0.0}}, {0.9, 0.99, 1e-8, true});
+  ASSERT_TRUE(scalars->capturable());
+  EXPECT_FALSE(make_adamw(fa, {{1e-2, 0.1}, {1e-2, 0.0}}, {0.9, 0.99, 1e-8, false})->capturable());
+  scalars->use_device_scalars();
+  const auto x = at::randn({5, 3});
+  for (int step = 1; step <= 6; ++step) {
+    const double lr = 1e-2 / step;  // a schedule
+    for (size_t g = 0; g < 2; ++g) {
+      plain->set_lr(g, lr * (g == 1 ? 0.5 : 1.0));
+      scalars->set_lr(g, lr * (g == 1 ? 0.5 : 1.0));
+    }
+    fa.zero_grad();
+    fb.zero_grad();
+    a.loss(x).backward();
+    b.loss(x).backward();
+    plain->step();
+    if (step % 2) {
+      scalars->step();  // the eager form: begin_step + device_step
+    } else {
+      scalars->begin_step();
+      scalars->device_step();
+    }
+    ASSERT_TRUE(fa.data().equal(fb.data())) << "step " << step;
+  }
+  EXPECT_EQ(scalars->step_count(), 6);
+  plain->set_step_count(20), scalars->set_step_count(20);  // a resumed run
+  fa.zero_grad(), fb.zero_grad();
+  a.loss(x).backward(), b.loss(x).backward();
+  plain->step(), scalars->step();
+  EXPECT_TRUE(fa.data().equal(fb.data()));
+  for (const auto& [name, t] : plain->state_tensors()) EXPECT_TRUE(t.equal(scalars->state_tensors().at(name))) << name;
+}
