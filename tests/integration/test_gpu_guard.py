@@ -40,6 +40,17 @@ class GpuExpectation(unittest.TestCase):
         self.assertEqual(expected.returncode, 1, expected.stdout + expected.stderr)
         self.assertIn("RUNNER_EXPECT_GPU is set but runner sees no GPU", expected.stdout)
 
+    def test_the_gpu_check_runs_every_python_gpu_case(self):
+        # scripts/gpu_check.sh names the cases one by one (each its own time limit): a case
+        # added to test_gpu.py but not to the script would never run on a GPU machine.
+        import re
+        with open(PY_GPU_TESTS) as f:
+            cases = re.findall(r"^    def (test_\w+)\(self", f.read(), re.M)
+        with open(os.path.join(os.path.dirname(__file__), "..", "..", "scripts", "gpu_check.sh")) as f:
+            script = f.read()
+        self.assertGreater(len(cases), 10)
+        self.assertEqual([c for c in cases if not re.search(rf"\b{c}\b", script)], [])
+
 
 if __name__ == "__main__":
     version = subprocess.run([BINARY, "--version"], capture_output=True, text=True, timeout=120).stdout
