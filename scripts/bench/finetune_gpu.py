@@ -293,9 +293,9 @@ def header(a):
     commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     cmd = " ".join(shlex.quote(x) for x in [os.path.relpath(sys.executable, ROOT) if sys.executable.startswith(ROOT)
                                             else "python3", os.path.relpath(os.path.abspath(__file__), ROOT), *sys.argv[1:]])
-    return [f"GPU: {gpu}; {versions}; runner {commit or '?'} ({RUNNER})",
-            f"command: `RUNNER_BINARY={RUNNER} {cmd}`",
-            f"scale {a.scale}, batch {a.batch} x {a.seq} tokens, {'bf16 autocast' if a.bf16 else 'fp32'}, {a.steps} timed steps "
+    return [f"- GPU: {gpu}; {versions}; checkout {commit or '?'}, runner {RUNNER}",
+            f"- command: `RUNNER_BINARY={RUNNER} {cmd}`",
+            f"- scale {a.scale}, batch {a.batch} x {a.seq} tokens, {'bf16 autocast' if a.bf16 else 'fp32'}, {a.steps} timed steps "
             f"(long {a.short + a.steps} minus short {a.short}) x {a.reps} reps, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"]
 
 
