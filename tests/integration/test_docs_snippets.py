@@ -143,6 +143,8 @@ def runner_argv(line):
     """The runner arguments of a shell line that runs runner, else None."""
     words = shlex.split(line, comments=True)
     for i, w in enumerate(words):
+        if re.match(r"[A-Za-z_]\w*=", w):
+            continue  # VAR=value, e.g. RUNNER_BINARY=.gpu/bin/runner before a script: not a command
         if w == "runner" or w.endswith("/runner"):
             return words[i + 1:]
     return None
