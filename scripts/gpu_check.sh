@@ -21,57 +21,8 @@ summary=$out/summary.txt
 : > "$summary"
 note() { echo "$*" | tee -a "$summary"; }
 
-# --- libraries: the shipped Debian packages, this machine's torch and CUDA -------------------
-py=$(command -v python3)
-torch_dir=$($py -c 'import torch, os; print(os.path.dirname(torch.__file__))' 2>/dev/null)
-[ -n "$torch_dir" ] || { note "FAIL: python3 has no torch"; exit 3; }
-nv_libs=$(find "$(dirname "$torch_dir")/nvidia" -maxdepth 3 -type d -name lib 2>/dev/null | tr '\n' ':')
-# runner is built without Arrow here (scripts/gpu_package.sh: RUNNER_WITH_ARROW=OFF), so no pyarrow is needed.
-if [ "${GPU_BUILD:-0}" = 1 ]; then
-  bash .device/gpu-build.sh > "$out/build.log" 2>&1 || { note "FAIL: gpu-build.sh (see build.log)"; exit 3; }
-  bin=$root/build-gpu
-  gtests=("$bin/tests/train/test_gpu_training" "$bin/tests/dist/test_nccl")
-  L=/opt/deps/usr/lib/x86_64-linux-gnu
-  export PATH=/opt/deps/usr/bin:$PATH
-else
-  [ -d .gpu/bin ] || { note "FAIL: no .gpu/ (run scripts/gpu_package.sh on the CPU machine and carry .gpu)"; exit 3; }
-  deps=${RUNNER_GPU_DEPS:-/opt/runner-deps}
-  L=$deps/usr/lib/x86_64-linux-gnu
-  if [ ! -d "$deps/usr" ]; then
-    mkdir -p "$deps"
-    for f in .gpu/debs/*.deb; do dpkg -x "$f" "$deps"; done
-    # Base-system libraries the machine has itself: its own build wins.
-    for so in libudev.so.1 libnuma.so.1; do ldconfig -p | grep -q "$so " && rm -f "$L/$so"*; done
-  fi
-  bin=$root/.gpu/bin
-  gtests=("$bin/test_gpu_training" "$bin/test_nccl")
-  # hydra looks for its proxy beside the mpiexec it was started as
-  mkdir -p "$out/.path" && ln -sf "$deps/usr/bin/mpiexec.hydra" "$out/.path/mpiexec" && ln -sf "$deps/usr/bin/hydra_pmi_proxy" "$out/.path/"
-  export PATH=$out/.path:$deps/usr/bin:$PATH
-fi
-export LD_LIBRARY_PATH=$L:$torch_dir/lib:$nv_libs/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-export RUNNER_BINARY=$bin/runner RUNNER_SOURCE_DIR=$root RUNNER_PYTHON=$py RUNNER_EXPECT_GPU=1 PYTHONUNBUFFERED=1
+. "$root/scripts/gpu_env.sh"
 [ "${GPU_CHECK_DRY:-0}" = 1 ] && export RUNNER_EXPECT_GPU=0
-
-# step NAME LIMIT LOG COMMAND...: runs under the smaller of LIMIT and the time left; one
-# summary line with the exit code and the seconds it took.
-step() {
-  local name=$1 limit=$2 log=$out/$3
-  shift 3
-  local left=$((deadline - $(date +%s)))
-  if [ "$left" -le 5 ]; then note "SKIP $name: deadline reached"; return 0; fi
-  [ "$limit" -gt "$left" ] && limit=$left
-  echo "===== $name (limit ${limit}s)" >> "$log"
-  local t0=$(date +%s)
-  timeout --kill-after=10 "$limit" "$@" >> "$log" 2>&1
-  local rc=$?
-  local verdict=PASS
-  [ $rc -ne 0 ] && verdict=FAIL
-  [ $rc -eq 124 ] && verdict=TIMEOUT
-  [ $rc -eq 77 ] && verdict=SKIP
-  note "$verdict $name: rc $rc, $(($(date +%s) - t0)) s"
-  return $rc
-}
 
 # 1. The binary loads and sees the GPU.
 { nvidia-smi; echo; echo "torch: $torch_dir"; "$py" -c 'import torch; print(torch.__version__, torch.cuda.get_device_name(0))'; } > "$out/env.txt" 2>&1
