@@ -58,6 +58,8 @@ void StepGraph::start() {
     why = "nonfinite_policy = \"" + a.nonfinite_policy + "\" reads the gradient norm on the host every step";
   } else if (a.full_determinism || parallel.ordered_reduction) {
     why = "full_determinism reseeds every micro-step and sums the gradient norm on the host";
+  } else if (a.gradient_checkpointing) {
+    why = "gradient_checkpointing saves and restores the dropout generator's state on the host for its recomputation, which a replay would not repeat";
   } else if (!ctx_.opt.optimizer || !ctx_.opt.optimizer->capturable()) {
     why = "optim = \"" + a.optim + "\" takes its learning rate from the host; adamw_torch_fused reads it from the device";
   } else if (const std::vector<std::string> hooks = ctx_.hooks.step_hooks(); !hooks.empty()) {

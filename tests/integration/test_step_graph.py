@@ -115,6 +115,7 @@ class StepGraph(unittest.TestCase):
             ("optim", self.gpt, ["--optim", "adamw_torch"], STATIC, 'optim = "adamw_torch" takes its learning rate from the host'),
             ("policy", self.gpt, ["--nonfinite_policy", "skip"], STATIC, 'nonfinite_policy = "skip" reads the gradient norm on the host'),
             ("determinism", self.gpt, ["--full_determinism", "true"], STATIC, "full_determinism reseeds every micro-step"),
+            ("checkpointing", self.gpt, ["--gradient_checkpointing", "true"], STATIC, "gradient_checkpointing saves and restores the dropout"),
             ("hooks", hooks, [], STATIC, "the recipe's compute_loss ("),
             ("callback", callback, [], STATIC, "callback Peek handles on_pre_optimizer_step / on_optimizer_step"),
             ("lua_forward", lua_forward, [], STATIC, "the model's Module has a forward written in Lua"),
