@@ -62,10 +62,22 @@ std::string temp_status_file() {
 
 }  // namespace
 
+namespace {
+
+// The MPI plugin this srun step used (Slurm sets SLURM_MPI_TYPE in every task): a resume
+// line without it fails where the cluster's default is none.
+std::string srun_mpi_option() {
+  const char* type = std::getenv("SLURM_MPI_TYPE");
+  return type && *type && std::string(type) != "none" ? "--mpi=" + std::string(type) + " " : "";
+}
+
+}  // namespace
+
 std::string resume_command(const CommandLine& cl, const dist::World& world) {
   std::string command;
   if (const char* launched = std::getenv(kLaunchCommandVariable); launched && *launched && world.size > 1) command = launched;
-  else if (world.size > 1) command = (world.launcher == "srun" ? "srun -n " : "mpiexec -n ") + std::to_string(world.size) + " runner";
+  else if (world.size > 1 && world.launcher == "srun") command = "srun " + srun_mpi_option() + "-n " + std::to_string(world.size) + " runner";
+  else if (world.size > 1) command = "mpiexec -n " + std::to_string(world.size) + " runner";
   else command = "runner";
   command += " " + shell_quoted(cl.recipe);
   for (const auto& token : cl.replay_args) command += " " + shell_quoted(token);

@@ -98,6 +98,8 @@ class Slurm(unittest.TestCase):
         self.assertTrue(stops, text[-3000:])
         for step in stops:
             self.assertIn(f"Resuming from {out}/checkpoint-{step}", text)
+        # The stop line's resume command names the MPI plugin the step used (SLURM_MPI_TYPE).
+        self.assertRegex(text, r"resume with `srun --mpi=pmi2 -n 2 runner ")
         expected = read_safetensors(os.path.join(expected_dir, "model.safetensors"))
         got = read_safetensors(os.path.join(out, "model.safetensors"))
         for k in expected:
