@@ -47,6 +47,9 @@ class StepGraph {
   // Copies micro-batch `i` of an accepted window into its input buffers (non-blocking from
   // pinned memory).
   void stage(const Window& w, size_t i);
+  // The static step's label counts (its loss weights), equal to every accepted window's.
+  int64_t num_items() const { return num_items_; }
+  int64_t micro_items(size_t i) const { return shape_[i].items; }
 
   // What the static step leaves: each micro-step's weighted loss and the gradient norm (in
   // the graph's memory when replayed: read them before the next replay).

@@ -54,10 +54,7 @@ void StepRunner::run(const data::DataLoader& loader, const Window& w, size_t i) 
   const TrainingArguments& args = ctx_.args;
   dist::DataParallel& dp = ctx_.dp;
   LoopState& loop = ctx_.loop;
-  if (i == 0) {
-    static_window_ = graph_.accepts(w, loop.state.global_step + 1);
-    if (static_window_) static_items_ = w.micro_items, static_num_items_ = w.num_items;
-  }
+  if (i == 0) static_window_ = graph_.accepts(w, loop.state.global_step + 1);
   if (static_window_) return graph_.stage(w, i);  // the step runs in finish()
   LossContext loss_ctx;
   loss_ctx.num_items_in_batch = w.num_items;
@@ -206,8 +203,8 @@ StepOutcome StepRunner::finish_static() {
     for (size_t i = 0; i < inputs.size(); ++i) {
       dp.begin_micro_step(i + 1 == inputs.size());
       LossContext loss_ctx;
-      loss_ctx.num_items_in_batch = static_num_items_;
-      loss_ctx.micro_items = static_items_[i];
+      loss_ctx.num_items_in_batch = graph_.num_items();
+      loss_ctx.micro_items = graph_.micro_items(i);
       const models::HostFactsScope known(facts[i]);
       r.losses.push_back(training_step(inputs[i], loss_ctx));
       dp.end_micro_step();

@@ -84,9 +84,7 @@ class StepRunner {
   Staged next_;                  // the window's next micro-batch, already on its way
   bool lockstep_dummy_ = false;  // ZeRO-3: this micro-step's batch is a zero-weight stand-in
   StepGraph graph_;
-  bool static_window_ = false;          // this window runs as StepGraph's static step
-  std::vector<int64_t> static_items_;   // its micro-batches' label counts
-  int64_t static_num_items_ = 0;
+  bool static_window_ = false;  // this window runs as StepGraph's static step
   int64_t state_bytes_ = -1;     // measured at rest after the first optimizer step
 };
 
