@@ -12,14 +12,7 @@
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-out=${OUT:-$root/build-gpu-bench}
-mkdir -p "$out"
-start=$(date +%s)
-deadline=$((start + ${DEADLINE:-540}))
-summary=$out/summary.txt
-: > "$summary"
-note() { echo "$*" | tee -a "$summary"; }
-
+out_default=build-gpu-bench deadline_default=540
 . "$root/scripts/gpu_env.sh"
 "$py" -c 'import torch; print(torch.__version__, torch.cuda.get_device_name(0))' > "$out/env.txt" 2>&1 || { note "FAIL: no GPU for torch"; exit 3; }
 reps=${REPS:-5}

@@ -13,14 +13,7 @@
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-out=${OUT:-$root/build-gpu-check}
-mkdir -p "$out"
-start=$(date +%s)
-deadline=$((start + ${DEADLINE:-480}))
-summary=$out/summary.txt
-: > "$summary"
-note() { echo "$*" | tee -a "$summary"; }
-
+out_default=build-gpu-check deadline_default=480
 . "$root/scripts/gpu_env.sh"
 [ "${GPU_CHECK_DRY:-0}" = 1 ] && export RUNNER_EXPECT_GPU=0
 

@@ -1,8 +1,18 @@
 # Sourced by scripts/gpu_check.sh and scripts/gpu_bench.sh on a GPU machine: the libraries
 # (the Debian packages shipped in .gpu/, that machine's torch and CUDA), the binaries, the
-# environment runner's tests read, and `step`, which runs one step under `timeout` within the
-# caller's deadline. The caller sets root, out, deadline, summary and note() first.
+# environment runner's tests read, the output folder with its summary (`note` adds a line),
+# and `step`, which runs one step under `timeout` within the deadline. The caller sets root
+# (and is in it), out_default (under root) and deadline_default (seconds) first; OUT and
+# DEADLINE override them.
 # shellcheck shell=bash
+
+out=${OUT:-$root/$out_default}
+mkdir -p "$out"
+start=$(date +%s)
+deadline=$((start + ${DEADLINE:-$deadline_default}))
+summary=$out/summary.txt
+: > "$summary"
+note() { echo "$*" | tee -a "$summary"; }
 
 # --- libraries: the shipped Debian packages, this machine's torch and CUDA -------------------
 py=$(command -v python3)
