@@ -6,6 +6,7 @@ import struct
 import subprocess
 import tempfile
 import time
+import unittest
 
 import numpy as np
 
@@ -46,6 +47,22 @@ class TempDir:
 
     def __exit__(self, *exc):
         shutil.rmtree(self.path, ignore_errors=True)
+
+
+class RecipeTest(unittest.TestCase):
+    """A class's tests share one temporary folder, holding the class's RECIPE (if it has one)
+    as r.lua (cls.recipe); the folder goes when the class is done."""
+    RECIPE = None
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = TempDir().__enter__()
+        if cls.RECIPE:
+            cls.recipe = write(os.path.join(cls.tmp, "r.lua"), cls.RECIPE)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
 
 
 def write(path, text):

@@ -18,7 +18,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from runner_test_util import BINARY, TempDir, read_safetensors, write  # noqa: E402
+from runner_test_util import BINARY, RecipeTest, read_safetensors  # noqa: E402
 
 MPIEXEC = shutil.which("mpiexec") or "/usr/bin/mpiexec"
 
@@ -55,15 +55,8 @@ def files(folder):
     return out
 
 
-class AsyncSave(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.tmp = TempDir().__enter__()
-        cls.recipe = write(os.path.join(cls.tmp, "r.lua"), RECIPE)
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(cls.tmp, ignore_errors=True)
+class AsyncSave(RecipeTest):
+    RECIPE = RECIPE
 
     def cmd(self, out, *extra, ranks=1):
         cmd = [BINARY, self.recipe, "--output_dir", out, *extra]

@@ -14,7 +14,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from runner_test_util import BINARY, TempDir, read_safetensors, write  # noqa: E402
+from runner_test_util import BINARY, RecipeTest, read_safetensors, write  # noqa: E402
 
 MPIEXEC = shutil.which("mpiexec") or "/usr/bin/mpiexec"
 PREEMPTED = 75
@@ -46,17 +46,8 @@ def global_step(folder):
         return json.load(f)["global_step"]
 
 
-class WithRecipe(unittest.TestCase):
-    """A class's tests share one folder holding RECIPE."""
-
-    @classmethod
-    def setUpClass(cls):
-        cls.tmp = TempDir().__enter__()
-        cls.recipe = write(os.path.join(cls.tmp, "r.lua"), RECIPE)
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(cls.tmp, ignore_errors=True)
+class WithRecipe(RecipeTest):
+    RECIPE = RECIPE
 
 
 class Launch(WithRecipe):

@@ -15,7 +15,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from runner_test_util import BINARY, TempDir, read_safetensors, write  # noqa: E402
+from runner_test_util import BINARY, RecipeTest, read_safetensors, write  # noqa: E402
 
 MPIEXEC = shutil.which("mpiexec") or "/usr/bin/mpiexec"
 
@@ -82,16 +82,8 @@ def saved_up_to(out):
     return max(steps, default=0)
 
 
-class Restarts(unittest.TestCase):
-
-    @classmethod
-    def setUpClass(cls):
-        cls.tmp = TempDir().__enter__()
-        cls.recipe = write(os.path.join(cls.tmp, "r.lua"), RECIPE)
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(cls.tmp, ignore_errors=True)
+class Restarts(RecipeTest):
+    RECIPE = RECIPE
 
     def out(self, name):
         return os.path.join(self.tmp, name)

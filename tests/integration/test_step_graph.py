@@ -12,7 +12,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from runner_test_util import BINARY, SOURCE, TempDir, read_safetensors, write  # noqa: E402
+from runner_test_util import BINARY, SOURCE, RecipeTest, read_safetensors, write  # noqa: E402
 
 import subprocess  # noqa: E402
 
@@ -47,12 +47,8 @@ def history(out):
         return [{k: v for k, v in e.items() if k in ("loss", "grad_norm", "learning_rate", "step")} for e in json.load(f)["log_history"]]
 
 
-class StepGraph(unittest.TestCase):
-
-    @classmethod
-    def setUpClass(cls):
-        cls.tmp = TempDir().__enter__()
-        cls.gpt = write(os.path.join(cls.tmp, "gpt.lua"), GPT)
+class StepGraph(RecipeTest):
+    RECIPE = GPT
 
     def assert_same_run(self, a, b):
         wa, wb = read_safetensors(os.path.join(a, "model.safetensors")), read_safetensors(os.path.join(b, "model.safetensors"))
@@ -78,9 +74,9 @@ class StepGraph(unittest.TestCase):
 
     def test_windows_a_graph_cannot_replay_run_eagerly_and_say_why(self):
         plain, static = os.path.join(self.tmp, "gpt_plain"), os.path.join(self.tmp, "gpt_static")
-        code, _, err = run([self.gpt, "--output_dir", plain])
+        code, _, err = run([self.recipe, "--output_dir", plain])
         self.assertEqual(code, 0, err)
-        code, out, err = run([self.gpt, "--output_dir", static, "--cuda_graphs", "true"], env=STATIC)
+        code, out, err = run([self.recipe, "--output_dir", static, "--cuda_graphs", "true"], env=STATIC)
         self.assertEqual(code, 0, err)
         self.assertIn("cuda_graphs: step 2 runs eagerly: its label count differs from the captured step's, and the loss weights are part of "
                       "the graph (num_items_in_batch 16, captured 28; said once)", out)
@@ -93,9 +89,9 @@ class StepGraph(unittest.TestCase):
         # A window of another length: gradient accumulation over the short end of the epoch.
         plain, static = os.path.join(self.tmp, "gpt_ga_plain"), os.path.join(self.tmp, "gpt_ga_static")
         args = ["--gradient_accumulation_steps", "3", "--max_steps", "5"]
-        code, _, err = run([self.gpt, "--output_dir", plain, *args])
+        code, _, err = run([self.recipe, "--output_dir", plain, *args])
         self.assertEqual(code, 0, err)
-        code, out, err = run([self.gpt, "--output_dir", static, "--cuda_graphs", "true", *args], env=STATIC)
+        code, out, err = run([self.recipe, "--output_dir", static, "--cuda_graphs", "true", *args], env=STATIC)
         self.assertEqual(code, 0, err)
         self.assertIn("cuda_graphs: step 3 runs eagerly: its window has another number of micro-batches than the captured step "
                       "(2, captured 3; said once)", out)
@@ -111,11 +107,11 @@ class StepGraph(unittest.TestCase):
             "model = nn.Module{ gpt = models.gpt{ vocab_size = 17, block_size = 8, n_layer = 1, n_head = 2, n_embd = 16 },\n"
             "                   forward = function(self, batch) return self.gpt(batch) end },"))
         cases = [
-            ("cpu", self.gpt, [], {}, "the model trains on the CPU, and CUDA graphs need a GPU"),
-            ("optim", self.gpt, ["--optim", "adamw_torch"], STATIC, 'optim = "adamw_torch" takes its learning rate from the host'),
-            ("policy", self.gpt, ["--nonfinite_policy", "skip"], STATIC, 'nonfinite_policy = "skip" reads the gradient norm on the host'),
-            ("determinism", self.gpt, ["--full_determinism", "true"], STATIC, "full_determinism reseeds every micro-step"),
-            ("checkpointing", self.gpt, ["--gradient_checkpointing", "true"], STATIC, "gradient_checkpointing saves and restores the dropout"),
+            ("cpu", self.recipe, [], {}, "the model trains on the CPU, and CUDA graphs need a GPU"),
+            ("optim", self.recipe, ["--optim", "adamw_torch"], STATIC, 'optim = "adamw_torch" takes its learning rate from the host'),
+            ("policy", self.recipe, ["--nonfinite_policy", "skip"], STATIC, 'nonfinite_policy = "skip" reads the gradient norm on the host'),
+            ("determinism", self.recipe, ["--full_determinism", "true"], STATIC, "full_determinism reseeds every micro-step"),
+            ("checkpointing", self.recipe, ["--gradient_checkpointing", "true"], STATIC, "gradient_checkpointing saves and restores the dropout"),
             ("hooks", hooks, [], STATIC, "the recipe's compute_loss ("),
             ("callback", callback, [], STATIC, "callback Peek handles on_pre_optimizer_step / on_optimizer_step"),
             ("lua_forward", lua_forward, [], STATIC, "the model's Module has a forward written in Lua"),
