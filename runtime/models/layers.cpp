@@ -7,6 +7,7 @@
 #include "runtime/models/builtin.h"
 #include "runtime/models/parameter_store.h"
 #include "runtime/kernels/gelu.h"
+#include "runtime/kernels/rms_norm.h"
 #include <c10/core/GradMode.h>
 
 namespace runner::models {
@@ -79,11 +80,7 @@ at::Tensor LayerNorm::forward_impl(const at::Tensor& x) { return at::layer_norm(
 
 RMSNorm::RMSNorm(int64_t dim, double eps_) : Module("RMSNorm"), eps(eps_) { weight = register_parameter("weight", at::ones({dim}, param_options())); }
 
-at::Tensor RMSNorm::forward_impl(const at::Tensor& x) {
-  const at::Tensor h = x.to(at::kFloat);
-  const at::Tensor normed = h * at::rsqrt(h.pow(2).mean(-1, /*keepdim=*/true) + eps);
-  return weight * normed.to(x.scalar_type());
-}
+at::Tensor RMSNorm::forward_impl(const at::Tensor& x) { return kernels::rms_norm(x, weight, eps); }
 
 Dropout::Dropout(double p_) : Module("Dropout"), p(p_) {
   if (p < 0 || p > 1) throw RecipeError("nn.Dropout: p must be in [0, 1], got " + std::to_string(p));

@@ -19,6 +19,7 @@
 #include <c10/core/GradMode.h>
 
 #include "runtime/core/errors.h"
+#include "runtime/kernels/swiglu.h"
 #include "runtime/models/attention.h"
 #include "runtime/models/batch_inputs.h"
 #include "runtime/models/builtin.h"
@@ -114,7 +115,7 @@ class LlamaMLP : public Module {
     register_module("up_proj", up_);
     register_module("down_proj", down_);
   }
-  at::Tensor forward_impl(const at::Tensor& x) override { return down_->forward(at::silu(gate_->forward(x)) * up_->forward(x)); }
+  at::Tensor forward_impl(const at::Tensor& x) override { return down_->forward(kernels::swiglu(gate_->forward(x), up_->forward(x))); }
 
  private:
   std::shared_ptr<Linear> gate_, up_, down_;

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "runtime/core/errors.h"
+#include "runtime/kernels/rotary.h"
 
 namespace runner::models {
 
@@ -37,10 +38,6 @@ std::pair<at::Tensor, at::Tensor> rope_cos_sin(const at::Tensor& inv_freq, const
   return {emb.cos().to(dtype), emb.sin().to(dtype)};
 }
 
-at::Tensor apply_rope(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin) {
-  const int64_t half = x.size(-1) / 2;
-  const at::Tensor rotated = at::cat({-x.narrow(-1, half, half), x.narrow(-1, 0, half)}, -1);
-  return x * cos.unsqueeze(1) + rotated * sin.unsqueeze(1);
-}
+at::Tensor apply_rope(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin) { return kernels::rotary(x, cos, sin); }
 
 }  // namespace runner::models
