@@ -56,6 +56,12 @@ else()
   endif()
   # Caffe2's CUDA config warns about a variable we never set; keep the output readable.
   set(TORCH_CUDA_ARCH_LIST "${TORCH_CUDA_ARCH_LIST}" CACHE STRING "GPU architectures for runner's CUDA code (e.g. 9.0)")
+  # Torch's config turns the list into nvcc's -gencode flags for runner's .cu files; empty, it
+  # would name every architecture it knows, some of which CUDA 13's nvcc no longer compiles.
+  # Ampere (A100) and Hopper (H100/H200) machine code, and PTX newer GPUs compile at load.
+  if(NOT TORCH_CUDA_ARCH_LIST)
+    set(TORCH_CUDA_ARCH_LIST "8.0;9.0+PTX")
+  endif()
   find_package(Torch REQUIRED PATHS ${torch_root}/share/cmake/Torch NO_DEFAULT_PATH)
   set(RUNNER_TORCH_CUDA ${torch_has_cuda})
 endif()

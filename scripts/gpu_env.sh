@@ -23,7 +23,7 @@ nv_libs=$(find "$(dirname "$torch_dir")/nvidia" -maxdepth 3 -type d -name lib 2>
 if [ "${GPU_BUILD:-0}" = 1 ]; then
   bash .device/gpu-build.sh > "$out/build.log" 2>&1 || { note "FAIL: gpu-build.sh (see build.log)"; exit 3; }
   bin=$root/build-gpu
-  gtests=("$bin/tests/train/test_gpu_training" "$bin/tests/dist/test_nccl")
+  gtests=("$bin/tests/train/test_gpu_training" "$bin/tests/dist/test_nccl" "$bin/tests/kernels/test_kernels_gpu")
   L=/opt/deps/usr/lib/x86_64-linux-gnu
   export PATH=/opt/deps/usr/bin:$PATH
 else
@@ -37,7 +37,7 @@ else
     for so in libudev.so.1 libnuma.so.1; do ldconfig -p | grep -q "$so " && rm -f "$L/$so"*; done
   fi
   bin=$root/.gpu/bin
-  gtests=("$bin/test_gpu_training" "$bin/test_nccl")
+  gtests=("$bin/test_gpu_training" "$bin/test_nccl" "$bin/test_kernels_gpu")
   # hydra looks for its proxy beside the mpiexec it was started as
   mkdir -p "$out/.path" && ln -sf "$deps/usr/bin/mpiexec.hydra" "$out/.path/mpiexec" && ln -sf "$deps/usr/bin/hydra_pmi_proxy" "$out/.path/"
   export PATH=$out/.path:$deps/usr/bin:$PATH

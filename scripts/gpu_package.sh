@@ -18,13 +18,13 @@ cd "$root"
 # reads no Parquet; such a runner refuses data.parquet with one line.
 build=build-gpu
 [ -f $build/CMakeCache.txt ] || cmake -S . -B $build -DCMAKE_BUILD_TYPE=Release -DRUNNER_WITH_ARROW=OFF > /dev/null
-targets=(runner test_gpu_training test_nccl)
+targets=(runner test_gpu_training test_nccl test_kernels_gpu)
 cmake --build $build -j"$(nproc)" --target "${targets[@]}"
 grep -qx '/.gpu/' .git/info/exclude 2>/dev/null || echo '/.gpu/' >> .git/info/exclude
 rm -rf .gpu
 mkdir -p .gpu/bin .gpu/debs
 cp $build/runner .gpu/bin/
-cp $build/tests/train/test_gpu_training $build/tests/dist/test_nccl .gpu/bin/
+cp $build/tests/train/test_gpu_training $build/tests/dist/test_nccl $build/tests/kernels/test_kernels_gpu .gpu/bin/
 strip --strip-unneeded .gpu/bin/*
 # Every shared library the binaries and MPICH's launcher load, resolved on this machine;
 # those of the base system, LibTorch and CUDA are on the GPU machine already.

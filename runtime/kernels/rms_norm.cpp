@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "runtime/kernels/cuda_kernels.h"
+#include "runtime/kernels/fused_switch.h"
 #include "runtime/kernels/vector_math.h"
 
 namespace runner::kernels {
@@ -56,12 +58,44 @@ constexpr int64_t kMaxBlocks = 64, kGrain = 16384;
 
 bool plain(const at::Tensor& t) { return !t.is_sparse(); }
 
+// runner's CUDA kernels: x and weight float32/bf16/fp16 on one GPU.
+bool on_cuda(const at::Tensor& x, const at::Tensor& w) {
+  return cuda::built() && x.is_cuda() && w.device() == x.device() && cuda::dtype(x.scalar_type()) && cuda::dtype(w.scalar_type()) &&
+         plain(x) && plain(w);
+}
+
+std::pair<at::Tensor, at::Tensor> forward_cuda(const at::Tensor& x_in, const at::Tensor& w_in, double eps) {
+  const at::Tensor x = x_in.contiguous(), w = w_in.contiguous();
+  const at::ScalarType out = at::promote_types(x.scalar_type(), w.scalar_type());
+  at::Tensor y = at::empty(x.sizes(), x.options().dtype(out));
+  at::Tensor rstd = at::empty(x.sizes().slice(0, x.dim() - 1), x.options().dtype(at::kFloat));
+  const int64_t n = x.size(-1), rows = n ? x.numel() / n : 0;
+  const cuda::Launch on(x);
+  cuda::rms_norm_forward(x.data_ptr(), *cuda::dtype(x.scalar_type()), w.data_ptr(), *cuda::dtype(w.scalar_type()), y.data_ptr(), *cuda::dtype(out),
+                         rstd.data_ptr<float>(), rows, n, static_cast<float>(eps), on.stream);
+  return {y, rstd};
+}
+
+std::pair<at::Tensor, at::Tensor> backward_cuda(const at::Tensor& dy_in, const at::Tensor& x_in, const at::Tensor& w_in, const at::Tensor& rstd_in) {
+  const at::Tensor dy = dy_in.contiguous(), x = x_in.contiguous(), w = w_in.contiguous(), rstd = rstd_in.contiguous();
+  const int64_t n = x.size(-1), rows = n ? x.numel() / n : 0;
+  at::Tensor dx = at::empty_like(x, at::MemoryFormat::Contiguous), dw = at::empty_like(w, at::MemoryFormat::Contiguous);
+  at::Tensor partial = at::zeros({cuda::rms_norm_backward_blocks(rows), n}, x.options().dtype(at::kFloat));
+  const cuda::Launch on(x);
+  cuda::rms_norm_backward(dy.data_ptr(), *cuda::dtype(dy.scalar_type()), x.data_ptr(), *cuda::dtype(x.scalar_type()), w.data_ptr(),
+                          *cuda::dtype(w.scalar_type()), rstd.data_ptr<float>(), dx.data_ptr(), dw.data_ptr(), partial.data_ptr<float>(), rows, n,
+                          on.stream);
+  return {dx, dw};
+}
+
 class RMSNormFn : public torch::autograd::Function<RMSNormFn> {
  public:
   static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& x, const at::Tensor& weight, double eps) {
     at::Tensor y, rstd;
     if (rms_norm_is_fused(x, weight)) {
       std::tie(y, rstd) = rms_norm_forward_cpu(x, weight, eps);
+    } else if (on_cuda(x, weight)) {
+      std::tie(y, rstd) = forward_cuda(x, weight, eps);
     } else {
       rstd = at::rsqrt(x.to(at::kFloat).pow(2).mean(-1, /*keepdim=*/true) + eps);
       y = weight * (x.to(at::kFloat) * rstd).to(x.scalar_type());
@@ -87,6 +121,10 @@ class RMSNormFn : public torch::autograd::Function<RMSNormFn> {
     }
     if (rms_norm_is_fused(x, weight) && dy.scalar_type() == at::kFloat) {
       auto [dx, dw] = rms_norm_backward_cpu(dy, x, weight, rstd);
+      return {want_x ? dx : at::Tensor(), want_w ? dw : at::Tensor(), at::Tensor()};
+    }
+    if (on_cuda(x, weight) && dy.scalar_type() == at::promote_types(x.scalar_type(), weight.scalar_type()) && dy.sizes() == x.sizes()) {
+      auto [dx, dw] = backward_cuda(dy, x, weight, rstd);
       return {want_x ? dx : at::Tensor(), want_w ? dw : at::Tensor(), at::Tensor()};
     }
     // The same formulas as ATen ops (any device, any dtype), the casts where autograd puts them.
@@ -168,8 +206,13 @@ std::pair<at::Tensor, at::Tensor> rms_norm_backward_cpu(const at::Tensor& grad, 
 at::Tensor rms_norm(const at::Tensor& x, const at::Tensor& weight, double eps) {
   TORCH_CHECK(weight.dim() == 1 && x.dim() >= 1 && weight.size(0) == x.size(-1), "rms_norm: weight (", weight.sizes(),
               ") does not match the last dimension of x (", x.sizes(), ")");
+  if (!fused_kernels_enabled()) return rms_norm_reference(x, weight, eps);
   const bool track = at::GradMode::is_enabled() && (x.requires_grad() || weight.requires_grad());
-  if (!track) return rms_norm_is_fused(x, weight) ? rms_norm_forward_cpu(x, weight, eps).first : rms_norm_reference(x, weight, eps);
+  if (!track) {
+    if (rms_norm_is_fused(x, weight)) return rms_norm_forward_cpu(x, weight, eps).first;
+    if (on_cuda(x, weight)) return forward_cuda(x, weight, eps).first;
+    return rms_norm_reference(x, weight, eps);
+  }
   return RMSNormFn::apply(x, weight, eps);
 }
 

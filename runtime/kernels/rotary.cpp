@@ -6,6 +6,8 @@
 #include <c10/util/Exception.h>
 #include <torch/csrc/autograd/custom_function.h>
 
+#include "runtime/kernels/cuda_kernels.h"
+#include "runtime/kernels/fused_switch.h"
 #include "runtime/kernels/vector_math.h"
 
 namespace runner::kernels {
@@ -45,13 +47,36 @@ void each_row(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin,
   });
 }
 
-at::Tensor run(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin, bool forward) {
-  // empty_like keeps x's layout: the (B, T, H, D) memory of a transposed projection stays so.
-  at::Tensor y = at::empty_like(x);
-  if (y.stride(3) != 1) y = at::empty(x.sizes(), x.options());
+bool shapes_fit(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin) {
+  return x.dim() == 4 && cos.dim() == 3 && cos.sizes() == sin.sizes() && cos.scalar_type() == sin.scalar_type() && x.size(0) == cos.size(0) &&
+         x.size(2) == cos.size(1) && x.size(3) == cos.size(2) && x.size(3) % 2 == 0 && x.stride(3) == 1 && !x.is_sparse() &&
+         !cos.requires_grad() && !sin.requires_grad();
+}
+
+// runner's CUDA kernel: float32/bf16/fp16 on one GPU.
+bool on_cuda(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin) {
+  return cuda::built() && x.is_cuda() && cos.device() == x.device() && sin.device() == x.device() && cuda::dtype(x.scalar_type()) &&
+         cuda::dtype(cos.scalar_type()) && shapes_fit(x, cos, sin);
+}
+
+// forward: x → y in the promoted dtype; backward: x is the gradient (promoted dtype), the
+// result is in `input_dtype`. The output has x's layout: empty_like keeps the (B, T, H, D)
+// memory of a transposed projection.
+at::Tensor run(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin, bool forward, at::ScalarType input_dtype) {
+  const at::ScalarType out_dtype = forward ? at::promote_types(x.scalar_type(), cos.scalar_type()) : input_dtype;
+  at::Tensor y = at::empty_like(x, x.options().dtype(out_dtype));
+  if (y.stride(3) != 1) y = at::empty(x.sizes(), x.options().dtype(out_dtype));
   const at::Tensor c = cos.contiguous(), s = sin.contiguous();
-  if (forward) each_row(x, c, s, y, forward_row);
-  else each_row(x, c, s, y, backward_row);
+  if (x.is_cuda()) {
+    cuda::RotaryShape shape{x.size(0), x.size(1), x.size(2), x.size(3), {x.stride(0), x.stride(1), x.stride(2)}, {y.stride(0), y.stride(1), y.stride(2)}};
+    const cuda::Launch on(x);
+    cuda::rotary(x.data_ptr(), *cuda::dtype(input_dtype), c.data_ptr(), s.data_ptr(), *cuda::dtype(c.scalar_type()),
+                 y.data_ptr(), *cuda::dtype(out_dtype), shape, forward, on.stream);
+  } else if (forward) {
+    each_row(x, c, s, y, forward_row);
+  } else {
+    each_row(x, c, s, y, backward_row);
+  }
   return y;
 }
 
@@ -59,19 +84,22 @@ class Rotary : public torch::autograd::Function<Rotary> {
  public:
   static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin) {
     ctx->save_for_backward({cos, sin});
-    return run(x, cos, sin, true);
+    ctx->saved_data["dtype"] = static_cast<int64_t>(x.scalar_type());
+    return run(x, cos, sin, true, x.scalar_type());
   }
   static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* ctx, torch::autograd::tensor_list grads) {
     const auto saved = ctx->get_saved_variables();
     const at::Tensor &cos = saved[0], &sin = saved[1];
     at::Tensor g = grads[0];
-    if (at::GradMode::is_enabled() || !rotary_is_fused(g, cos, sin)) {
+    const auto dtype = static_cast<at::ScalarType>(ctx->saved_data["dtype"].toInt());
+    const bool kernel = g.scalar_type() == at::promote_types(dtype, cos.scalar_type()) && (rotary_is_fused(g, cos, sin) || on_cuda(g, cos, sin));
+    if (at::GradMode::is_enabled() || !kernel) {
       // create_graph, or an odd gradient: the transposed rotation as ATen ops (linear in g).
       const int64_t h = g.size(-1) / 2;
       const at::Tensor gs = g * sin.unsqueeze(1);
-      return {g * cos.unsqueeze(1) + at::cat({gs.narrow(-1, h, h), -gs.narrow(-1, 0, h)}, -1), at::Tensor(), at::Tensor()};
+      return {(g * cos.unsqueeze(1)).to(dtype) + at::cat({gs.narrow(-1, h, h), -gs.narrow(-1, 0, h)}, -1).to(dtype), at::Tensor(), at::Tensor()};
     }
-    return {run(g, cos, sin, false), at::Tensor(), at::Tensor()};
+    return {run(g, cos, sin, false, dtype), at::Tensor(), at::Tensor()};
   }
 };
 
@@ -79,9 +107,7 @@ class Rotary : public torch::autograd::Function<Rotary> {
 
 bool rotary_is_fused(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin) {
   const auto f32cpu = [](const at::Tensor& t) { return t.device().is_cpu() && t.scalar_type() == at::kFloat && !t.is_sparse(); };
-  return f32cpu(x) && f32cpu(cos) && f32cpu(sin) && x.dim() == 4 && cos.dim() == 3 && cos.sizes() == sin.sizes() &&
-         x.size(0) == cos.size(0) && x.size(2) == cos.size(1) && x.size(3) == cos.size(2) && x.size(3) % 2 == 0 && x.stride(3) == 1 &&
-         !cos.requires_grad() && !sin.requires_grad();
+  return f32cpu(x) && f32cpu(cos) && f32cpu(sin) && shapes_fit(x, cos, sin);
 }
 
 at::Tensor rotary_reference(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin) {
@@ -91,8 +117,8 @@ at::Tensor rotary_reference(const at::Tensor& x, const at::Tensor& cos, const at
 }
 
 at::Tensor rotary(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin) {
-  if (!rotary_is_fused(x, cos, sin)) return rotary_reference(x, cos, sin);
-  if (!at::GradMode::is_enabled() || !x.requires_grad()) return run(x, cos, sin, true);
+  if (!fused_kernels_enabled() || !(rotary_is_fused(x, cos, sin) || on_cuda(x, cos, sin))) return rotary_reference(x, cos, sin);
+  if (!at::GradMode::is_enabled() || !x.requires_grad()) return run(x, cos, sin, true, x.scalar_type());
   return Rotary::apply(x, cos, sin);
 }
 

@@ -7,6 +7,8 @@
 #include <torch/csrc/autograd/autograd.h>
 #include <torch/csrc/autograd/custom_function.h>
 
+#include "runtime/kernels/cuda_kernels.h"
+#include "runtime/kernels/fused_switch.h"
 #include "runtime/kernels/vector_math.h"
 
 namespace runner::kernels {
@@ -42,12 +44,40 @@ bool same_layout(const at::Tensor& a, const at::Tensor& b) {
   return a.sizes() == b.sizes() && a.scalar_type() == b.scalar_type() && a.device() == b.device() && !a.is_sparse() && !b.is_sparse();
 }
 
+// runner's CUDA kernels take same-shaped float32/bf16/fp16 tensors on one GPU.
+bool on_cuda(const at::Tensor& gate, const at::Tensor& up) {
+  return cuda::built() && gate.is_cuda() && same_layout(gate, up) && cuda::dtype(gate.scalar_type()).has_value();
+}
+
+at::Tensor forward_cuda(const at::Tensor& gate_in, const at::Tensor& up_in) {
+  const at::Tensor gate = gate_in.contiguous(), up = up_in.contiguous();
+  at::Tensor y = at::empty_like(gate, at::MemoryFormat::Contiguous);
+  const cuda::Launch on(gate);
+  cuda::swiglu_forward(gate.data_ptr(), up.data_ptr(), y.data_ptr(), *cuda::dtype(gate.scalar_type()), gate.numel(), on.stream);
+  return y;
+}
+
+std::pair<at::Tensor, at::Tensor> backward_cuda(const at::Tensor& dy_in, const at::Tensor& gate_in, const at::Tensor& up_in) {
+  const at::Tensor dy = dy_in.contiguous(), gate = gate_in.contiguous(), up = up_in.contiguous();
+  at::Tensor d_gate = at::empty_like(gate, at::MemoryFormat::Contiguous), d_up = at::empty_like(up, at::MemoryFormat::Contiguous);
+  const cuda::Launch on(gate);
+  cuda::swiglu_backward(dy.data_ptr(), gate.data_ptr(), up.data_ptr(), d_gate.data_ptr(), d_up.data_ptr(), *cuda::dtype(gate.scalar_type()),
+                        gate.numel(), on.stream);
+  return {d_gate, d_up};
+}
+
+// The node's forward, without autograd.
+at::Tensor forward_any(const at::Tensor& gate, const at::Tensor& up) {
+  if (swiglu_is_fused(gate, up)) return swiglu_forward_cpu(gate, up);
+  if (on_cuda(gate, up)) return forward_cuda(gate, up);
+  return at::silu(gate) * up;
+}
+
 class SwiGLU : public torch::autograd::Function<SwiGLU> {
  public:
   static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& gate, const at::Tensor& up) {
     ctx->save_for_backward({gate, up});
-    if (swiglu_is_fused(gate, up)) return swiglu_forward_cpu(gate, up);
-    return at::silu(gate) * up;
+    return forward_any(gate, up);
   }
   static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* ctx, torch::autograd::tensor_list grads) {
     const auto saved = ctx->get_saved_variables();
@@ -62,12 +92,16 @@ class SwiGLU : public torch::autograd::Function<SwiGLU> {
       const auto g = torch::autograd::grad({at::silu(gate) * up}, wrt, {dy}, /*retain_graph=*/true, /*create_graph=*/true);
       return {want_gate ? g[0] : at::Tensor(), want_up ? g.back() : at::Tensor()};
     }
+    if (same_layout(dy, gate) && on_cuda(gate, up)) {
+      auto [d_gate, d_up] = backward_cuda(dy, gate, up);
+      return {want_gate ? d_gate : at::Tensor(), want_up ? d_up : at::Tensor()};
+    }
     if (!swiglu_is_fused(gate, up) || !same_layout(dy, gate)) {
       // ATen's autograd of silu(gate) * up, term for term; silu(gate) is recomputed, not kept.
       return {want_gate ? at::silu_backward(dy * up, gate) : at::Tensor(), want_up ? dy * at::silu(gate) : at::Tensor()};
     }
     auto [d_gate, d_up] = swiglu_backward_cpu(dy, gate, up);
-    return {d_gate, d_up};
+    return {want_gate ? d_gate : at::Tensor(), want_up ? d_up : at::Tensor()};
   }
 };
 
@@ -99,9 +133,9 @@ std::pair<at::Tensor, at::Tensor> swiglu_backward_cpu(const at::Tensor& grad_in,
 }
 
 at::Tensor swiglu(const at::Tensor& gate, const at::Tensor& up) {
-  if (!same_layout(gate, up)) return at::silu(gate) * up;
+  if (!same_layout(gate, up) || !fused_kernels_enabled()) return at::silu(gate) * up;
   const bool track = at::GradMode::is_enabled() && (gate.requires_grad() || up.requires_grad());
-  if (!track) return swiglu_is_fused(gate, up) ? swiglu_forward_cpu(gate, up) : at::silu(gate) * up;
+  if (!track) return forward_any(gate, up);
   return SwiGLU::apply(gate, up);
 }
 

@@ -15,6 +15,9 @@
 #include <vector>
 
 #include "runtime/kernels/gelu.h"
+#include "runtime/kernels/rms_norm.h"
+#include "runtime/kernels/rotary.h"
+#include "runtime/kernels/swiglu.h"
 
 namespace {
 
@@ -48,6 +51,13 @@ int main(int argc, char** argv) {
   struct Shape { const char* name; int64_t rows, cols; };
   const Shape shapes[] = {{"char MLP (768 x 512)", 768, 512}, {"GPT-2 MLP (8192 x 3072)", 8192, 3072}};
   std::printf("| op | shape | threads | ATen ms | min-max | runner ms | min-max | speed-up |\n|---|---|---|---|---|---|---|---|\n");
+  auto row = [](const char* op, const char* shape, int t, const std::function<void()>& aten, const std::function<void()>& fused) {
+    const Stats a = repeat(aten), r = repeat(fused);
+    std::printf("| %s | %s | %d | %.3f | %.3f-%.3f | %.3f | %.3f-%.3f | %.2fx |\n", op, shape, t, a.median, a.min, a.max, r.median, r.min,
+                r.max, a.median / r.median);
+    std::fflush(stdout);
+  };
+  namespace k = runner::kernels;
   for (int t : threads) {
     at::set_num_threads(t);
     for (const Shape& s : shapes) {
@@ -57,15 +67,39 @@ int main(int argc, char** argv) {
       auto run = [&](bool fused) {
         return [&, fused] {
           at::Tensor x = x0.detach().requires_grad_(true);
-          at::Tensor y = fused ? runner::kernels::gelu_tanh(x) : at::gelu(x, "tanh");
+          at::Tensor y = fused ? k::gelu_tanh(x) : at::gelu(x, "tanh");
           y.backward(g);
         };
       };
-      const Stats a = repeat(run(false)), r = repeat(run(true));
-      std::printf("| tanh-GELU fwd+bwd | %s | %d | %.3f | %.3f-%.3f | %.3f | %.3f-%.3f | %.2fx |\n", s.name, t, a.median, a.min, a.max,
-                  r.median, r.min, r.max, a.median / r.median);
-      std::fflush(stdout);
+      row("tanh-GELU fwd+bwd", s.name, t, run(false), run(true));
     }
+    // Llama-3.2-1B's shapes for 2048 tokens: hidden 2048, intermediate 8192, 32 heads of 64.
+    at::manual_seed(1);
+    const at::Tensor h0 = at::randn({2048, 2048}), w0 = at::rand({2048}) + 0.5, dh = at::randn({2048, 2048});
+    auto norm = [&](bool fused) {
+      return [&, fused] {
+        at::Tensor x = h0.detach().requires_grad_(true), w = w0.detach().requires_grad_(true);
+        (fused ? k::rms_norm(x, w, 1e-5) : k::rms_norm_reference(x, w, 1e-5)).backward(dh);
+      };
+    };
+    row("RMSNorm fwd+bwd", "Llama-1B (2048 x 2048)", t, norm(false), norm(true));
+    const at::Tensor gate0 = at::randn({2048, 8192}), up0 = at::randn({2048, 8192}), dm = at::randn({2048, 8192});
+    auto mlp = [&](bool fused) {
+      return [&, fused] {
+        at::Tensor gate = gate0.detach().requires_grad_(true), up = up0.detach().requires_grad_(true);
+        (fused ? k::swiglu(gate, up) : at::silu(gate) * up).backward(dm);
+      };
+    };
+    row("SwiGLU fwd+bwd", "Llama-1B (2048 x 8192)", t, mlp(false), mlp(true));
+    const at::Tensor q0 = at::randn({1, 2048, 32, 64}).transpose(1, 2), freqs = at::rand({1, 2048, 32}) * 100;
+    const at::Tensor emb = at::cat({freqs, freqs}, -1), cos = emb.cos(), sin = emb.sin(), dq = at::randn({1, 32, 2048, 64});
+    auto rope = [&](bool fused) {
+      return [&, fused] {
+        at::Tensor q = q0.detach().requires_grad_(true);
+        (fused ? k::rotary(q, cos, sin) : k::rotary_reference(q, cos, sin)).backward(dq);
+      };
+    };
+    row("rotary fwd+bwd", "Llama-1B q (1 x 32 x 2048 x 64)", t, rope(false), rope(true));
   }
   return 0;
 }

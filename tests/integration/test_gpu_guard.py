@@ -51,6 +51,22 @@ class GpuExpectation(unittest.TestCase):
         self.assertGreater(len(cases), 10)
         self.assertEqual([c for c in cases if not re.search(rf"\b{c}\b", script)], [])
 
+    def test_the_gpu_check_ships_and_runs_every_gtest_gpu_binary(self):
+        # A GoogleTest binary labelled gpu but not packed by scripts/gpu_package.sh and listed
+        # in scripts/gpu_env.sh would never run on a GPU machine.
+        import glob
+        import re
+        root = os.path.join(os.path.dirname(__file__), "..", "..")
+        binaries = set()
+        for cmake in glob.glob(os.path.join(root, "tests", "**", "CMakeLists.txt"), recursive=True):
+            with open(cmake) as f:
+                binaries |= set(re.findall(r"runner_test\((\w+)[^)]*LABELS gpu", f.read()))
+        self.assertIn("test_kernels_gpu", binaries)
+        for script in ("gpu_package.sh", "gpu_env.sh"):
+            with open(os.path.join(root, "scripts", script)) as f:
+                text = f.read()
+            self.assertEqual(sorted(b for b in binaries if not re.search(rf"\b{b}\b", text)), [], script)
+
 
 if __name__ == "__main__":
     version = subprocess.run([BINARY, "--version"], capture_output=True, text=True, timeout=120).stdout

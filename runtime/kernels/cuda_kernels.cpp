@@ -1,0 +1,45 @@
+#include "runtime/kernels/cuda_kernels.h"
+
+#ifdef RUNNER_WITH_CUDA
+#include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDAGuard.h>
+#endif
+
+#include <c10/util/Exception.h>
+
+namespace runner::kernels::cuda {
+
+std::optional<DType> dtype(at::ScalarType t) {
+  switch (t) {
+    case at::kFloat: return DType::kFloat;
+    case at::kBFloat16: return DType::kBFloat16;
+    case at::kHalf: return DType::kHalf;
+    default: return std::nullopt;
+  }
+}
+
+#ifdef RUNNER_WITH_CUDA
+
+bool built() { return true; }
+
+Launch::Launch(const at::Tensor& t) {
+  guard_ = std::make_shared<c10::cuda::CUDAGuard>(t.device());
+  stream = at::cuda::getCurrentCUDAStream(t.device().index()).stream();
+}
+
+#else  // the callers check built() first; these are never reached
+
+bool built() { return false; }
+Launch::Launch(const at::Tensor&) { TORCH_CHECK(false, "runner was built without its CUDA kernels"); }
+void rms_norm_forward(const void*, DType, const void*, DType, void*, DType, float*, int64_t, int64_t, float, void*) { Launch l({}); }
+int64_t rms_norm_backward_blocks(int64_t) { return 0; }
+void rms_norm_backward(const void*, DType, const void*, DType, const void*, DType, const float*, void*, void*, float*, int64_t, int64_t, void*) {
+  Launch l({});
+}
+void swiglu_forward(const void*, const void*, void*, DType, int64_t, void*) { Launch l({}); }
+void swiglu_backward(const void*, const void*, const void*, void*, void*, DType, int64_t, void*) { Launch l({}); }
+void rotary(const void*, DType, const void*, const void*, DType, void*, DType, const RotaryShape&, bool, void*) { Launch l({}); }
+
+#endif
+
+}  // namespace runner::kernels::cuda

@@ -1,0 +1,124 @@
+// runner's CUDA kernels (runtime/kernels/cuda) against the plain ATen chains they replace, on
+// the same device (label gpu: skipped, visibly, without one): SwiGLU, RMSNorm and rotary
+// embeddings in float32, bfloat16 and float16 and autocast's mixed dtypes, forward and
+// backward; fp32 CUDA equal to the CPU loops; and the activation memory the single nodes save.
+#include <gtest/gtest.h>
+
+#include <ATen/ATen.h>
+#include <torch/csrc/autograd/autograd.h>
+
+#include <functional>
+
+#include "runtime/device/gpu_info.h"
+#include "runtime/kernels/rms_norm.h"
+#include "runtime/kernels/rotary.h"
+#include "runtime/kernels/swiglu.h"
+#include "tests/gpu_test_util.h"
+
+namespace k = runner::kernels;
+
+namespace {
+
+const at::TensorOptions kCuda = at::TensorOptions().device(at::kCUDA);
+
+// |a − b| ≤ ulps · eps(dtype) · max(|b|, 1), elementwise: one storage rounding apart at most.
+::testing::AssertionResult close(const at::Tensor& a, const at::Tensor& b, double ulps = 1) {
+  if (a.scalar_type() != b.scalar_type() || a.sizes() != b.sizes())
+    return ::testing::AssertionFailure() << "dtype/shape differ: " << a.scalar_type() << a.sizes() << " vs " << b.scalar_type() << b.sizes();
+  const double eps = b.scalar_type() == at::kBFloat16 ? 7.8125e-3 : b.scalar_type() == at::kHalf ? 9.765625e-4 : 1.2e-7;
+  const at::Tensor a64 = a.to(at::kDouble).cpu(), b64 = b.to(at::kDouble).cpu();
+  const at::Tensor excess = (a64 - b64).abs() - ulps * eps * b64.abs().clamp_min(1.0);
+  const double worst = excess.max().item<double>();
+  const int64_t equal = a64.eq(b64).sum().item<int64_t>();
+  if (worst <= 0) return ::testing::AssertionSuccess() << equal << "/" << b.numel() << " equal";
+  return ::testing::AssertionFailure() << "beyond " << ulps << " ulp by " << worst << " (" << equal << "/" << b.numel() << " equal)";
+}
+
+std::vector<at::Tensor> grads_of(const at::Tensor& y, const std::vector<at::Tensor>& inputs, const at::Tensor& dy) {
+  return torch::autograd::grad({y}, inputs, {dy});
+}
+
+}  // namespace
+
+TEST(FusedKernelsGpu, SwiGLUEqualsSiluTimesUp) {
+  REQUIRE_GPU();
+  at::manual_seed(0);
+  for (at::ScalarType t : {at::kFloat, at::kBFloat16, at::kHalf}) {
+    for (int64_t n : {1, 1000, 3 * 1024 * 1024 + 7}) {
+      const at::Tensor g = (at::randn({n}, kCuda) * 4).to(t).requires_grad_(true), u = at::randn({n}, kCuda).to(t).requires_grad_(true);
+      const at::Tensor dy = at::randn({n}, kCuda).to(t);
+      const at::Tensor y = k::swiglu(g, u), y_ref = at::silu(g) * u;
+      const auto d = grads_of(y, {g, u}, dy), d_ref = grads_of(y_ref, {g, u}, dy);
+      EXPECT_TRUE(close(y, y_ref)) << t << " n=" << n;
+      EXPECT_TRUE(close(d[0], d_ref[0], 2)) << t << " n=" << n << " d gate";
+      EXPECT_TRUE(close(d[1], d_ref[1])) << t << " n=" << n << " d up";
+    }
+  }
+}
+
+TEST(FusedKernelsGpu, RMSNormEqualsHfsChain) {
+  REQUIRE_GPU();
+  at::manual_seed(1);
+  struct Types { at::ScalarType x, w; };
+  for (Types t : {Types{at::kFloat, at::kFloat}, Types{at::kBFloat16, at::kBFloat16}, Types{at::kBFloat16, at::kFloat}, Types{at::kHalf, at::kHalf}}) {
+    for (auto [rows, cols] : std::vector<std::pair<int64_t, int64_t>>{{1, 33}, {7, 4096}, {3000, 2048}, {64, 8192}}) {
+      const at::Tensor x = (at::randn({rows, cols}, kCuda) * 3).to(t.x).requires_grad_(true);
+      const at::Tensor w = (at::rand({cols}, kCuda) + 0.5).to(t.w).requires_grad_(true);
+      const at::Tensor y = k::rms_norm(x, w, 1e-6), y_ref = k::rms_norm_reference(x, w, 1e-6);
+      const at::Tensor dy = at::randn(y_ref.sizes(), kCuda).to(y_ref.scalar_type());
+      const auto d = grads_of(y, {x, w}, dy), d_ref = grads_of(y_ref, {x, w}, dy);
+      const std::string what = std::string(c10::toString(t.x)) + "/" + c10::toString(t.w) + " " + std::to_string(rows) + "x" + std::to_string(cols);
+      EXPECT_TRUE(close(y, y_ref, 2)) << what;
+      EXPECT_TRUE(close(d[0], d_ref[0], t.x == at::kFloat ? 64 : 2)) << what << " d x";  // fp32: a sum over the row in another order
+      EXPECT_TRUE(at::allclose(d[1].to(at::kDouble), d_ref[1].to(at::kDouble), 1e-3, 1e-3 * d_ref[1].abs().max().item<double>())) << what << " d w";
+    }
+  }
+}
+
+TEST(FusedKernelsGpu, RotaryEqualsHfsChainOnTheProjectionLayout) {
+  REQUIRE_GPU();
+  at::manual_seed(2);
+  struct Types { at::ScalarType x, c; };
+  for (Types t : {Types{at::kFloat, at::kFloat}, Types{at::kBFloat16, at::kBFloat16}, Types{at::kBFloat16, at::kFloat}, Types{at::kHalf, at::kHalf}}) {
+    const int64_t b = 2, h = 8, s = 300, d = 128;
+    const at::Tensor x = at::randn({b, s, h, d}, kCuda).to(t.x).transpose(1, 2).requires_grad_(true);  // (B, H, T, D) view
+    const at::Tensor freqs = at::rand({b, s, d / 2}, kCuda) * 100, emb = at::cat({freqs, freqs}, -1);
+    const at::Tensor cos = emb.cos().to(t.c), sin = emb.sin().to(t.c);
+    const at::Tensor y = k::rotary(x, cos, sin), y_ref = k::rotary_reference(x, cos, sin);
+    EXPECT_EQ(y.strides(), y_ref.strides());
+    const at::Tensor dy = at::randn(y_ref.sizes(), kCuda).to(y_ref.scalar_type());
+    const auto dx = grads_of(y, {x}, dy), dx_ref = grads_of(y_ref, {x}, dy);
+    EXPECT_TRUE(close(y, y_ref)) << t.x << "/" << t.c;
+    EXPECT_TRUE(close(dx[0], dx_ref[0])) << t.x << "/" << t.c << " d x";
+  }
+}
+
+TEST(FusedKernelsGpu, Fp32KernelsAgreeWithTheCpuLoops) {
+  REQUIRE_GPU();
+  at::manual_seed(3);
+  const at::Tensor x = at::randn({257, 1024}), w = at::rand({1024}) + 0.5, g = at::randn({4096}), u = at::randn({4096});
+  EXPECT_TRUE(at::allclose(k::rms_norm(x.cuda(), w.cuda(), 1e-5).cpu(), k::rms_norm(x, w, 1e-5), 1e-5, 1e-6));
+  EXPECT_TRUE(at::allclose(k::swiglu(g.cuda(), u.cuda()).cpu(), k::swiglu(g, u), 1e-5, 1e-6));
+}
+
+TEST(FusedKernelsGpu, SingleNodesKeepLessActivationMemory) {
+  REQUIRE_GPU();
+  const at::Device dev(at::kCUDA, 0);
+  const int64_t tokens = 8192, hidden = 2048, inter = 8192;
+  auto held = [&](const std::function<at::Tensor()>& forward) {
+    const int64_t before = runner::device::gpu_memory(dev).allocated;
+    at::Tensor out = forward();  // the graph (and what it saved) stays alive with `out`
+    const int64_t after = runner::device::gpu_memory(dev).allocated;
+    return after - before - static_cast<int64_t>(out.nbytes());
+  };
+  const at::Tensor g = at::randn({tokens, inter}, kCuda.dtype(at::kBFloat16)).requires_grad_(true);
+  const at::Tensor u = at::randn({tokens, inter}, kCuda.dtype(at::kBFloat16)).requires_grad_(true);
+  const int64_t plain = held([&] { return at::silu(g) * u; }), fused = held([&] { return k::swiglu(g, u); });
+  EXPECT_GE(plain - fused, 0.9 * g.nbytes()) << "SwiGLU: plain keeps " << plain << " bytes, fused " << fused;
+  // Autocast's norm: fp32 rows and weight; HF's chain keeps the normalised fp32 rows besides x.
+  const at::Tensor x = at::randn({tokens, hidden}, kCuda).requires_grad_(true), w = at::ones({hidden}, kCuda).requires_grad_(true);
+  const int64_t plain_norm = held([&] { return k::rms_norm_reference(x, w, 1e-6); }), fused_norm = held([&] { return k::rms_norm(x, w, 1e-6); });
+  EXPECT_GE(plain_norm - fused_norm, 0.9 * x.nbytes()) << "RMSNorm: plain keeps " << plain_norm << " bytes, fused " << fused_norm;
+  std::printf("activation bytes kept: SwiGLU %lld plain, %lld fused; RMSNorm %lld plain, %lld fused\n", static_cast<long long>(plain),
+              static_cast<long long>(fused), static_cast<long long>(plain_norm), static_cast<long long>(fused_norm));
+}
