@@ -5,6 +5,7 @@
 #include <c10/util/Exception.h>
 #include <torch/csrc/autograd/custom_function.h>
 
+#include "runtime/kernels/fused_switch.h"
 #include "runtime/kernels/vector_math.h"
 
 namespace runner::kernels {
@@ -86,7 +87,7 @@ at::Tensor gelu_tanh_backward_cpu(const at::Tensor& grad_in, const at::Tensor& x
 }
 
 at::Tensor gelu_tanh(const at::Tensor& x) {
-  if (!gelu_tanh_is_fused(x)) return at::gelu(x, "tanh");
+  if (!gelu_tanh_is_fused(x) || !fused_kernels_enabled()) return at::gelu(x, "tanh");
   if (!x.requires_grad() || !at::GradMode::is_enabled()) return gelu_tanh_forward_cpu(x);
   return GeluTanh::apply(x);
 }

@@ -17,9 +17,10 @@ DTYPES = {"F32": np.float32, "F64": np.float64, "I64": np.int64, "I32": np.int32
           "F16": np.float16}
 
 
-def run(*args, cwd=None, timeout=300):
-    """Runs runner; returns (exit code, stdout, stderr)."""
-    p = subprocess.run([BINARY, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout)
+def run(*args, cwd=None, timeout=300, env=None):
+    """Runs runner (`env`: variables added to this process's environment); returns (exit code, stdout, stderr)."""
+    p = subprocess.run([BINARY, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout,
+                       env={**os.environ, **env} if env else None)
     return p.returncode, p.stdout, p.stderr
 
 

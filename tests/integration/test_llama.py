@@ -355,6 +355,32 @@ return { datasets = { train = (require "runner.data").tensors{ x = torch.zeros(2
             self.assertEqual(code, 2, err)
             self.assertIn("fused_linear_cross_entropy must be true or false", err)
 
+    def test_fused_kernels_train_like_the_plain_chains(self):
+        # RMSNorm, SwiGLU and the rotary embeddings are runner's fused ops (runtime/kernels);
+        # RUNNER_FUSED_KERNELS=0 runs HF's op chains instead. Same curve and weights up to float
+        # rounding, with dropout in attention so the random streams must line up too.
+        base = TRAIN.replace("logging_steps = 5, save_strategy = \"steps\", save_steps = 30",
+                             "logging_steps = 1, save_strategy = \"no\"").replace("max_steps = 30", "max_steps = 6")
+        base = base.replace("bos_token_id = 1 }", "bos_token_id = 1, attention_dropout = 0.1 }")
+        with TempDir() as d:
+            write(os.path.join(d, "r.lua"), base)
+            losses, weights = {}, {}
+            for name, env in (("fused", {}), ("plain", {"RUNNER_FUSED_KERNELS": "0"})):
+                code, _, err = run(os.path.join(d, "r.lua"), "--output_dir", name, cwd=d, timeout=600, env=env)
+                self.assertEqual(code, 0, err[-3000:])
+                with open(os.path.join(d, name, "trainer_state.json")) as f:
+                    losses[name] = [e["loss"] for e in json.load(f)["log_history"] if "loss" in e]
+                weights[name] = read_safetensors(os.path.join(d, name, "model.safetensors"))
+            self.assertEqual(len(losses["fused"]), 6)
+            for a, b in zip(losses["fused"], losses["plain"]):
+                self.assertAlmostEqual(a, b, delta=1e-5 * abs(b))
+            for k, w in weights["plain"].items():
+                w = w.astype("float64")
+                diff = float(abs(weights["fused"][k].astype("float64") - w).max()) / max(1e-12, float(abs(w).max()))
+                self.assertLess(diff, 1e-4, k)
+            # ...and the switch did switch: the fused RMSNorm sums its rows in another order.
+            self.assertTrue(any((weights["fused"][k] != w).any() for k, w in weights["plain"].items()))
+
     def test_bad_config_is_one_clear_line(self):
         with TempDir() as d:
             write(os.path.join(d, "r.lua"), 'local models = require "runner.models"\n'
