@@ -22,7 +22,9 @@ for b in ${BENCH:-char gpt2 full_1b lora_8b longest_8b}; do
             --peers runner runner_graphs plain compiled hf --reps "$reps" --out "$out/char.md" ;;
     gpt2) step "side_by_side gpt2" 240 side_by_side.log "$py" scripts/bench/side_by_side.py --device cuda --workloads gpt2 \
             --peers runner runner_graphs plain compiled hf --reps "$((reps < 3 ? reps : 3))" --out "$out/gpt2.md" ;;
-    full_1b|lora_8b|longest_8b)
+    full_1b) step "finetune $b" 300 finetune.log "$py" scripts/bench/finetune_gpu.py --workloads "$b" --reps "$reps" \
+            --peers runner runner_plain hf --out "$out/$b.md" ;;  # runner_plain: what the fused kernels pay
+    lora_8b|longest_8b)
           step "finetune $b" 300 finetune.log "$py" scripts/bench/finetune_gpu.py --workloads "$b" --reps "$reps" --out "$out/$b.md" ;;
     *) note "SKIP $b: not a benchmark of this script" ;;
   esac

@@ -203,6 +203,8 @@ def run_peer(peer, a, workload, model_dir, seq, steps, tmp, timeout=None, env=No
                               dtype="bfloat16" if lora else "float32", lora=lua_bool(lora), r=LORA["r"], alpha=LORA["alpha"],
                               dropout=LORA["dropout"], targets=LORA["target_modules"], out=out, steps=steps, batch=a.batch,
                               lr=LR, bf16=lua_bool(a.bf16), gc=lua_bool(gc), use_cpu=lua_bool(a.device == "cpu")))
+    if peer == "runner_plain":  # runner with HF's op chains instead of its fused RMSNorm/SwiGLU/rotary kernels
+        env = {**(env or os.environ), "RUNNER_FUSED_KERNELS": "0"}
     run([RUNNER, recipe], timeout, env)
     with open(os.path.join(out, "train_results.json")) as f:
         r = json.load(f)
@@ -302,7 +304,8 @@ def header(a):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--workloads", nargs="+", default=list(WORKLOADS), choices=list(WORKLOADS))
-    ap.add_argument("--peers", nargs="+", default=["runner", "hf"], choices=["runner", "hf"])
+    ap.add_argument("--peers", nargs="+", default=["runner", "hf"], choices=["runner", "runner_plain", "hf"],
+                    help="runner_plain: runner with RUNNER_FUSED_KERNELS=0 (what its fused kernels pay)")
     ap.add_argument("--device", default="cuda", choices=["cuda", "cpu"])
     ap.add_argument("--scale", default="full", choices=["full", "tiny"], help="tiny: small shapes for a CPU dry run")
     ap.add_argument("--reps", type=int, default=5)
