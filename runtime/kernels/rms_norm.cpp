@@ -76,15 +76,17 @@ std::pair<at::Tensor, at::Tensor> forward_cuda(const at::Tensor& x_in, const at:
   return {y, rstd};
 }
 
-std::pair<at::Tensor, at::Tensor> backward_cuda(const at::Tensor& dy_in, const at::Tensor& x_in, const at::Tensor& w_in, const at::Tensor& rstd_in) {
+std::pair<at::Tensor, at::Tensor> backward_cuda(const at::Tensor& dy_in, const at::Tensor& x_in, const at::Tensor& w_in, const at::Tensor& rstd_in,
+                                                 bool want_w) {
   const at::Tensor dy = dy_in.contiguous(), x = x_in.contiguous(), w = w_in.contiguous(), rstd = rstd_in.contiguous();
   const int64_t n = x.size(-1), rows = n ? x.numel() / n : 0;
-  at::Tensor dx = at::empty_like(x, at::MemoryFormat::Contiguous), dw = at::empty_like(w, at::MemoryFormat::Contiguous);
-  at::Tensor partial = at::zeros({cuda::rms_norm_backward_blocks(rows), n}, x.options().dtype(at::kFloat));
+  at::Tensor dx = at::empty_like(x, at::MemoryFormat::Contiguous);
+  at::Tensor dw = want_w ? (rows ? at::empty_like(w, at::MemoryFormat::Contiguous) : at::zeros_like(w)) : at::Tensor();
+  at::Tensor partial = want_w ? at::empty({cuda::rms_norm_backward_blocks(rows), n}, x.options().dtype(at::kFloat)) : at::Tensor();
   const cuda::Launch on(x);
   cuda::rms_norm_backward(dy.data_ptr(), *cuda::dtype(dy.scalar_type()), x.data_ptr(), *cuda::dtype(x.scalar_type()), w.data_ptr(),
-                          *cuda::dtype(w.scalar_type()), rstd.data_ptr<float>(), dx.data_ptr(), dw.data_ptr(), partial.data_ptr<float>(), rows, n,
-                          on.stream);
+                          *cuda::dtype(w.scalar_type()), rstd.data_ptr<float>(), dx.data_ptr(), want_w ? dw.data_ptr() : nullptr,
+                          want_w ? partial.data_ptr<float>() : nullptr, rows, n, on.stream);
   return {dx, dw};
 }
 
@@ -124,7 +126,7 @@ class RMSNormFn : public torch::autograd::Function<RMSNormFn> {
       return {want_x ? dx : at::Tensor(), want_w ? dw : at::Tensor(), at::Tensor()};
     }
     if (on_cuda(x, weight) && dy.scalar_type() == at::promote_types(x.scalar_type(), weight.scalar_type()) && dy.sizes() == x.sizes()) {
-      auto [dx, dw] = backward_cuda(dy, x, weight, rstd);
+      auto [dx, dw] = backward_cuda(dy, x, weight, rstd, want_w);
       return {want_x ? dx : at::Tensor(), want_w ? dw : at::Tensor(), at::Tensor()};
     }
     // The same formulas as ATen ops (any device, any dtype), the casts where autograd puts them.

@@ -13,7 +13,8 @@ enum class DType : int { kFloat, kBFloat16, kHalf };
 // y = w · (x·r).to(x) per row, r = rsqrt(mean(x²) + eps) stored in rstd (rows). x, y (rows, cols).
 void rms_norm_forward(const void* x, DType tx, const void* w, DType tw, void* y, DType ty, float* rstd, int64_t rows, int64_t cols,
                       float eps, void* stream);
-// dx (x's dtype) and dw (w's dtype); `partial` is (blocks, cols) float zeros, blocks = rms_norm_backward_blocks(rows).
+// dx (x's dtype) and dw (w's dtype; null: not wanted); `partial` is (blocks, cols) floats of
+// scratch, blocks = rms_norm_backward_blocks(rows). With no rows, nothing is written.
 int64_t rms_norm_backward_blocks(int64_t rows);
 void rms_norm_backward(const void* dy, DType ty, const void* x, DType tx, const void* w, DType tw, const float* rstd, void* dx, void* dw,
                        float* partial, int64_t rows, int64_t cols, void* stream);

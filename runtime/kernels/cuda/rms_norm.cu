@@ -18,16 +18,16 @@ using Promoted = std::conditional_t<std::is_same_v<Tx, Tw>, Tx, float>;
 
 template <typename Tx, typename Tw>
 __global__ void forward_kernel(const Tx* __restrict__ x, const Tw* __restrict__ w, Promoted<Tx, Tw>* __restrict__ y, float* __restrict__ rstd,
-                               int64_t rows, int64_t cols, float eps) {
+                               int64_t rows, int64_t cols, float inv_cols, float eps) {
   using Ty = Promoted<Tx, Tw>;
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const Tx* xr = x + row * cols;
     float ss = 0.0f;
     for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) {
       const float v = to_float(xr[j]);
-      ss += v * v;
+      ss = __fadd_rn(ss, __fmul_rn(v, v));  // squares rounded before they are summed, as pow's output is
     }
-    const float r = rsqrtf(block_sum(ss) / static_cast<float>(cols) + eps);
+    const float r = rsqrtf(__fmul_rn(block_sum(ss), inv_cols) + eps);  // ATen's mean: the sum times 1/cols
     if (threadIdx.x == 0) rstd[row] = r;
     Ty* yr = y + row * cols;
     for (int64_t j = threadIdx.x; j < cols; j += blockDim.x)
@@ -36,13 +36,15 @@ __global__ void forward_kernel(const Tx* __restrict__ x, const Tw* __restrict__ 
 }
 
 // d n = (dy·w stored in the promoted dtype, then in x's); d x = r·dn − x·r³·mean(dn·x);
-// d w += dy·n, n = x·r stored in x's dtype.
+// d w += dy·n, n = x·r stored in x's dtype, into this block's row of `partial` (written on the
+// block's first row, so it needs no zeroing; null when d w is not wanted).
 template <typename Tx, typename Tw>
 __global__ void backward_kernel(const Promoted<Tx, Tw>* __restrict__ dy, const Tx* __restrict__ x, const Tw* __restrict__ w,
                                 const float* __restrict__ rstd, Tx* __restrict__ dx, float* __restrict__ partial, int64_t rows, int64_t cols) {
   using Ty = Promoted<Tx, Tw>;
-  float* mine = partial + blockIdx.x * cols;
+  float* mine = partial ? partial + blockIdx.x * cols : nullptr;
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    const bool first = row == blockIdx.x;
     const Tx* xr = x + row * cols;
     const Ty* gr = dy + row * cols;
     const float r = rstd[row];
@@ -57,7 +59,10 @@ __global__ void backward_kernel(const Promoted<Tx, Tw>* __restrict__ dy, const T
       const float xv = to_float(xr[j]), g = to_float(gr[j]);
       const float dn = round_to<Tx>(round_to<Ty>(__fmul_rn(g, to_float(w[j]))));
       dxr[j] = from_float<Tx>(__fsub_rn(__fmul_rn(dn, r), __fmul_rn(xv, c)));
-      mine[j] += round_to<Ty>(__fmul_rn(g, round_to<Tx>(__fmul_rn(xv, r))));
+      if (mine) {
+        const float term = round_to<Ty>(__fmul_rn(g, round_to<Tx>(__fmul_rn(xv, r))));
+        mine[j] = first ? term : mine[j] + term;
+      }
     }
   }
 }
@@ -94,7 +99,8 @@ void rms_norm_forward(const void* x, DType tx, const void* w, DType tw, void* y,
     using Tw = decltype(w_zero);
     const int grid = static_cast<int>(rows < (1LL << 30) ? rows : (1LL << 30));
     forward_kernel<Tx, Tw><<<grid, kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
-        static_cast<const Tx*>(x), static_cast<const Tw*>(w), static_cast<Promoted<Tx, Tw>*>(y), rstd, rows, cols, eps);
+        static_cast<const Tx*>(x), static_cast<const Tw*>(w), static_cast<Promoted<Tx, Tw>*>(y), rstd, rows, cols,
+        static_cast<float>(rows) / static_cast<float>(rows * cols), eps);
   });
   check_launch("rms_norm forward");
 }
@@ -109,10 +115,11 @@ void rms_norm_backward(const void* dy, DType ty, const void* x, DType tx, const 
     using Tx = decltype(x_zero);
     using Tw = decltype(w_zero);
     const auto s = static_cast<cudaStream_t>(stream);
-    if (rows > 0)
-      backward_kernel<Tx, Tw><<<static_cast<int>(blocks), kThreads, 0, s>>>(static_cast<const Promoted<Tx, Tw>*>(dy), static_cast<const Tx*>(x),
-                                                                             static_cast<const Tw*>(w), rstd, static_cast<Tx*>(dx), partial, rows, cols);
-    sum_partials_kernel<Tw><<<grid_for(cols, kThreads), kThreads, 0, s>>>(partial, static_cast<Tw*>(dw), blocks, cols);
+    if (rows == 0) return;  // the caller zero-fills d w
+    backward_kernel<Tx, Tw><<<static_cast<int>(blocks), kThreads, 0, s>>>(static_cast<const Promoted<Tx, Tw>*>(dy), static_cast<const Tx*>(x),
+                                                                         static_cast<const Tw*>(w), rstd, static_cast<Tx*>(dx), dw ? partial : nullptr,
+                                                                         rows, cols);
+    if (dw) sum_partials_kernel<Tw><<<grid_for(cols, kThreads), kThreads, 0, s>>>(partial, static_cast<Tw*>(dw), blocks, cols);
   });
   check_launch("rms_norm backward");
 }
