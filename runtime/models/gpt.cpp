@@ -16,8 +16,10 @@
 //
 // attention_mask is not read: attention is causal, so with right padding (the collators'
 // default) the logits at real tokens do not depend on the padding after them, and padded
-// positions carry labels of -100. Left-padded batches would need position ids and a key
-// mask, which GPT-2 training never uses.
+// positions carry labels of -100. Left-padded batches would need a key mask, which GPT-2
+// training never uses. position_ids, when the batch has them, index the position embeddings
+// (HF GPT2Model's position_ids; attention stays causal over the whole row, as HF's eager and
+// SDPA attention keep it for packed rows).
 #include <c10/core/GradMode.h>
 #include <cmath>
 #include <limits>
@@ -155,10 +157,12 @@ class GPT : public Module {
 
   bool takes_batch() const override { return true; }
   bool shifts_labels() const override { return true; }
-  std::vector<std::string> input_names() const override { return {"input_ids", "labels"}; }
+  std::vector<std::string> input_names() const override { return {"input_ids", "position_ids", "labels"}; }
   std::vector<IdRange> id_ranges() const override {
     const std::string vocab = "vocab_size = " + std::to_string(config_.vocab_size);
-    return {{"input_ids", config_.vocab_size, false, vocab}, {"labels", config_.vocab_size, true, vocab}};
+    return {{"input_ids", config_.vocab_size, false, vocab},
+            {"position_ids", config_.block_size, false, "block_size = " + std::to_string(config_.block_size)},
+            {"labels", config_.vocab_size, true, vocab}};
   }
   std::vector<std::string> no_split_modules() const override { return {"GPT2Block"}; }
   // GPT2Config's config.json, so transformers and models.from_pretrained load the folders the
@@ -182,7 +186,15 @@ class GPT : public Module {
       throw RecipeError("models.gpt: sequence length " + std::to_string(t) + " exceeds block_size " +
                         std::to_string(config_.block_size) + " (truncate the inputs or raise block_size)");
     if (t == 0) throw RecipeError("models.gpt: input_ids has no tokens");
-    at::Tensor x = wte_->forward(ids) + wpe_->forward(at::arange(t, ids.options()));  // (B, T, C)
+    at::Tensor positions = optional_field(batch, "position_ids");
+    if (positions.defined()) {
+      positions = token_ids(positions, "position_ids", "models.gpt");
+      if (!positions.sizes().equals(ids.sizes()))
+        throw RecipeError("models.gpt: position_ids must have input_ids' shape " + shape_string(ids.sizes()));
+    } else {
+      positions = at::arange(t, ids.options());
+    }
+    at::Tensor x = wte_->forward(ids) + wpe_->forward(positions);  // (B, T, C)
     x = maybe_dropout(x, config_.dropout, is_training());
     for (const auto& block : blocks_) x = block->forward(x);
     x = ln_f_->forward(x);

@@ -36,9 +36,12 @@ return {
 
 # The logits of a fixed batch from the folder, as one JSON line.
 LOGITS = """
+local POSITIONS = nil
 local data, models = require "runner.data", require "runner.models"
 local model = models.from_pretrained("out")
-local logits = model{ input_ids = torch.tensor{ { 5, 17, 40, 2, 33, 9, 60, 1 } } }.logits
+local batch = { input_ids = torch.tensor{ { 5, 17, 40, 2, 33, 9, 60, 1 } } }
+if POSITIONS then batch.position_ids = torch.tensor{ POSITIONS } end
+local logits = model(batch).logits
 local row = {}
 for t = 0, 7 do
   for v = 0, 63 do row[#row + 1] = string.format("%.9g", logits:select(0, 0):select(0, t):select(0, v):item()) end
@@ -67,6 +70,27 @@ class Gpt2Folder(unittest.TestCase):
             line = next(l for l in (out + err).splitlines() if "LOGITS [" in l)
             got = np.array(json.loads(line[line.index("LOGITS [") + 7:]))
             np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
+
+            # position_ids index the position embeddings, as HF's (two packed sequences here).
+            positions = [0, 1, 2, 3, 0, 1, 2, 3]
+            with torch.no_grad():
+                packed = hf(torch.tensor([[5, 17, 40, 2, 33, 9, 60, 1]]), position_ids=torch.tensor([positions])).logits[0]
+            self.assertGreater(float((packed.reshape(-1) - torch.tensor(expected)).abs().max()), 1e-3)
+            write(os.path.join(d, "logits.lua"), LOGITS.replace("local POSITIONS = nil", f"local POSITIONS = {{ {', '.join(map(str, positions))} }}"))
+            code, out, err = run("check", "logits.lua", cwd=d)
+            self.assertEqual(code, 0, err[-3000:])
+            line = next(l for l in (out + err).splitlines() if "LOGITS [" in l)
+            np.testing.assert_allclose(np.array(json.loads(line[line.index("LOGITS [") + 7:])), packed.numpy().reshape(-1), rtol=1e-5, atol=1e-5)
+
+            # A position past the table (block_size 16): in training, one line naming the field
+            # (the Trainer checks the host batch, so a GPU never sees it).
+            bad = TRAIN.replace("data.tensors{ input_ids = ids, labels = ids }",
+                                "data.tensors{ input_ids = ids, labels = ids, position_ids = torch.arange(0, 16):add(1):expand(32, 16):contiguous() }")
+            self.assertNotEqual(bad, TRAIN)
+            code, out, err = run(write(os.path.join(d, "bad.lua"), bad), "--output_dir", "bad", cwd=d)
+            self.assertEqual(code, 2, err[-2000:])
+            self.assertIn("position_ids", err.strip().splitlines()[-1])
+            self.assertIn("block_size = 16", err.strip().splitlines()[-1])
 
 
 if __name__ == "__main__":
