@@ -62,6 +62,9 @@ struct CheckpointState : torch::CustomClassHolder {
   std::optional<at::Generator> generator;  // the device generator dropout draws from
   at::Tensor generator_state;
   std::vector<AutocastSetting> autocast;  // the CPU's and the inputs' device type's
+  ActivationOffload offload = ActivationOffload::kOff;
+  c10::Device device{c10::kCPU};  // the inputs' device, where offloaded inputs come back to
+  std::vector<bool> on_host;  // per input: saved as its host copy (activation_offload.h)
 };
 
 class Checkpoint : public torch::autograd::Function<Checkpoint> {
@@ -70,9 +73,18 @@ class Checkpoint : public torch::autograd::Function<Checkpoint> {
                                                 at::TensorList inputs) {
     // Autograd runs a Function's forward without recording: no activations are kept. (The
     // inputs come as a TensorList: autograd tracks those, not a std::vector argument.)
-    ctx->save_for_backward(inputs.vec());
-    ctx->saved_data["state"] = at::IValue::make_capsule(state);
     std::vector<at::Tensor> in = inputs.vec();
+    // With activation_offload, the saved copy of a block's own input is its host copy: the
+    // device tensor is then held by nobody and its memory is free until backward.
+    std::vector<at::Tensor> saved = in;
+    state->on_host.assign(in.size(), false);
+    for (size_t i = 0; i + (state->stand_in ? 1 : 0) < in.size(); ++i)
+      if (goes_to_host(in[i], state->offload)) {
+        saved[i] = to_host(in[i]);
+        state->on_host[i] = true;
+      }
+    ctx->save_for_backward(saved);
+    ctx->saved_data["state"] = at::IValue::make_capsule(state);
     if (state->stand_in) in.pop_back();
     return {state->body(in)};
   }
@@ -82,7 +94,12 @@ class Checkpoint : public torch::autograd::Function<Checkpoint> {
     const torch::autograd::variable_list saved = ctx->get_saved_variables();
     std::vector<at::Tensor> inputs;
     inputs.reserve(saved.size());
-    for (const at::Tensor& s : saved) inputs.push_back(s.defined() ? s.detach().requires_grad_(s.requires_grad()) : s);
+    for (size_t i = 0; i < saved.size(); ++i) {
+      const at::Tensor& s = saved[i];
+      // An input offloaded in forward required grad (goes_to_host); its host copy does not.
+      if (state->on_host[i]) inputs.push_back(from_host(s, state->device).requires_grad_(true));
+      else inputs.push_back(s.defined() ? s.detach().requires_grad_(s.requires_grad()) : s);
+    }
     at::Tensor out;
     {
       // Replay the forward's random numbers, then hand the generator back where it was.
@@ -109,12 +126,14 @@ class Checkpoint : public torch::autograd::Function<Checkpoint> {
 
 }  // namespace
 
-at::Tensor checkpointed(const CheckpointBody& body, const std::vector<at::Tensor>& inputs) {
+at::Tensor checkpointed(const CheckpointBody& body, const std::vector<at::Tensor>& inputs, ActivationOffload offload) {
   auto state = c10::make_intrusive<CheckpointState>();
   state->body = body;
+  state->offload = offload;
   // The generator of the inputs' device (the CPU one for CPU tensors).
   const auto first = std::find_if(inputs.begin(), inputs.end(), [](const at::Tensor& t) { return t.defined(); });
   const c10::Device device = first != inputs.end() ? first->device() : c10::Device(c10::kCPU);
+  state->device = device;
   state->generator = at::globalContext().defaultGenerator(device);
   state->autocast.push_back(autocast_now(c10::kCPU));
   if (device.type() != c10::kCPU) state->autocast.push_back(autocast_now(device.type()));
@@ -136,16 +155,16 @@ at::Tensor checkpointed(const CheckpointBody& body, const std::vector<at::Tensor
 
 namespace {
 
-int mark(Module& m, const std::vector<std::string>& unit_types) {
+int mark(Module& m, const std::vector<std::string>& unit_types, ActivationOffload offload) {
   int n = 0;
   const bool sequential = dynamic_cast<Sequential*>(&m) != nullptr;
   for (const auto& [name, child] : m.children()) {
     const bool unit = sequential || std::find(unit_types.begin(), unit_types.end(), child->type_name()) != unit_types.end();
     if (unit) {
-      child->set_checkpointing(true);
+      child->set_checkpointing(true, offload);
       ++n;
     } else {
-      n += mark(*child, unit_types);
+      n += mark(*child, unit_types, offload);
     }
   }
   return n;
@@ -153,6 +172,6 @@ int mark(Module& m, const std::vector<std::string>& unit_types) {
 
 }  // namespace
 
-int enable_gradient_checkpointing(Module& model) { return mark(model, model.no_split_modules()); }
+int enable_gradient_checkpointing(Module& model, ActivationOffload offload) { return mark(model, model.no_split_modules(), offload); }
 
 }  // namespace runner::models

@@ -47,7 +47,7 @@ at::Tensor Module::forward(const at::Tensor& x) {
 at::Tensor Module::maybe_checkpointed(const std::vector<at::Tensor>& inputs,
                                       const std::function<at::Tensor(const std::vector<at::Tensor>&)>& body) {
   if (!checkpointing_ || !training_ || !c10::GradMode::is_enabled()) return body(inputs);
-  return checkpointed(body, inputs);
+  return checkpointed(body, inputs, offload_);
 }
 
 TensorMap Module::forward_batch(const TensorMap& batch) {

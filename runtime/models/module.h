@@ -12,6 +12,8 @@
 
 #include <ATen/ATen.h>
 
+#include "runtime/models/activation_offload.h"
+
 namespace runner::models {
 
 using TensorMap = std::map<std::string, at::Tensor>;  // a batch, or a model's outputs
@@ -54,8 +56,12 @@ class Module : public std::enable_shared_from_this<Module> {
   void set_forward_hooks(std::shared_ptr<ForwardHooks> hooks) { hooks_ = std::move(hooks); }
   bool has_forward_hooks() const { return hooks_ != nullptr; }
   // Gradient checkpointing of this module (activation_checkpoint.h): in training, with
-  // gradients on, forward keeps no activations and backward recomputes them.
-  void set_checkpointing(bool on) { checkpointing_ = on; }
+  // gradients on, forward keeps no activations and backward recomputes them; `offload`
+  // says where its inputs wait for backward (activation_offload.h).
+  void set_checkpointing(bool on, ActivationOffload offload = ActivationOffload::kOff) {
+    checkpointing_ = on;
+    offload_ = offload;
+  }
   bool checkpointing() const { return checkpointing_; }
   // Causal LMs (models.gpt, the Llama family): a forward with labels whose caller reads only
   // the loss (loss_only.h, the Trainer's training step) computes it fused with the output
@@ -191,6 +197,7 @@ class Module : public std::enable_shared_from_this<Module> {
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
   std::shared_ptr<ForwardHooks> hooks_;
   bool checkpointing_ = false;
+  ActivationOffload offload_ = ActivationOffload::kOff;
   bool fused_linear_cross_entropy_ = true;
   std::function<at::Tensor(const at::Tensor&)> adapter_;
   std::shared_ptr<const LoraConfig> lora_;

@@ -1,6 +1,7 @@
 // Gradient checkpointing (runtime/models/activation_checkpoint.h): the same losses and
 // gradients as without it, dropout included, with the blocks really run twice in training
-// and once elsewhere.
+// and once elsewhere. With activation offload (activation_offload.h) the same bits again,
+// with the blocks' own inputs, and only those, copied to the host.
 #include <gtest/gtest.h>
 
 #include <ATen/ATen.h>
@@ -31,8 +32,8 @@ struct Step {
   double next_random;  // the generator's next draw after the step
 };
 
-Step train_step(Module& model, const TensorMap& batch, bool checkpoint) {
-  if (checkpoint) EXPECT_GT(enable_gradient_checkpointing(model), 0);
+Step train_step(Module& model, const TensorMap& batch, bool checkpoint, ActivationOffload offload = ActivationOffload::kOff) {
+  if (checkpoint) EXPECT_GT(enable_gradient_checkpointing(model, offload), 0);
   model.train();
   at::manual_seed(7);
   const TensorMap out = model.forward_batch(batch);
@@ -139,4 +140,44 @@ TEST(GradientCheckpointing, SequentialChildrenRunTwiceInTrainingAndOnceOtherwise
 TEST(GradientCheckpointing, ModelsWithoutBlocksReportNothingToCheckpoint) {
   Linear lin(3, 2);
   EXPECT_EQ(enable_gradient_checkpointing(lin), 0);
+}
+
+// The CPU runs the offload path only under the test switch (kToHostCopyingOnCpu): block
+// inputs are copied out in forward and back in backward, and nothing changes by a bit.
+TEST(ActivationOffload, GptWithDropoutHasTheSameBitsWithItsBlockInputsOnTheHost) {
+  at::manual_seed(0);
+  const at::Tensor ids = at::randint(0, 40, {4, 16});
+  const TensorMap batch{{"input_ids", ids}, {"labels", ids}};
+  at::manual_seed(1);
+  ModulePtr ckpt = make_gpt(small_gpt());
+  at::manual_seed(1);
+  ModulePtr offloaded = make_gpt(small_gpt());
+  const Step a = train_step(*ckpt, batch, true);
+  const int64_t before = offloaded_bytes();
+  const Step b = train_step(*offloaded, batch, true, ActivationOffload::kToHostCopyingOnCpu);
+  EXPECT_EQ(offloaded_bytes() - before, 3 * 4 * 16 * 16 * 4);  // three blocks' (B, T, C) fp32 inputs
+  EXPECT_TRUE(at::equal(a.loss, b.loss));
+  ASSERT_EQ(a.grads.size(), b.grads.size());
+  for (size_t i = 0; i < a.grads.size(); ++i) EXPECT_TRUE(at::equal(a.grads[i], b.grads[i])) << "gradient " << i;
+  EXPECT_EQ(a.next_random, b.next_random);
+}
+
+TEST(ActivationOffload, OnlyInputsThatRequireGradGoAndTheCpuKeepsThemWithoutTheTestSwitch) {
+  at::manual_seed(0);
+  const at::Tensor w = at::randn({6, 6}).requires_grad_(true);
+  const at::Tensor shared = at::randn({5, 6});  // like Llama's cos/sin: no grad, the same in every layer
+  const CheckpointBody body = [&](const std::vector<at::Tensor>& in) { return at::tanh(at::matmul(in[0] * in[1], w)); };
+  std::vector<at::Tensor> grads;
+  for (ActivationOffload mode : {ActivationOffload::kOff, ActivationOffload::kToHost, ActivationOffload::kToHostCopyingOnCpu}) {
+    at::manual_seed(2);
+    const at::Tensor h = at::randn({5, 6}).requires_grad_(true);
+    const int64_t before = offloaded_bytes();
+    checkpointed(body, {h, shared}, mode).sum().backward();
+    const int64_t expected = mode == ActivationOffload::kToHostCopyingOnCpu ? static_cast<int64_t>(h.nbytes()) : 0;
+    EXPECT_EQ(offloaded_bytes() - before, expected) << static_cast<int>(mode);
+    grads.push_back(h.grad().clone());
+    grads.push_back(w.grad().clone());
+    w.mutable_grad().reset();
+  }
+  for (size_t i = 2; i < grads.size(); ++i) EXPECT_TRUE(at::equal(grads[i], grads[i % 2])) << i;
 }
