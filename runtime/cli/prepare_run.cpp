@@ -21,6 +21,7 @@
 #include "runtime/io/dir_lock.h"
 #include "runtime/io/atomic_file.h"
 #include "runtime/log/log.h"
+#include "runtime/train/gradient_checkpointing.h"
 #include "runtime/config/accelerate_config.h"
 
 namespace runner::cli {
@@ -207,6 +208,7 @@ void prepare_run(const CommandLine& cl, PreparedRun& p, const dist::World& world
       hidden = c.value("hidden_size", c.value("n_embd", int64_t{0}));
     }
     parallel = single_process ? config::resolve_parallel(args, 1, 1, hidden) : config::resolve_parallel(args, world.size, world.num_nodes, hidden);
+    train::check_activation_offload(args);  // after resolve_parallel: fsdp_config.activation_checkpointing counts as gradient_checkpointing
     // Hybrid sharding pairs each rank with the same local rank on every other node.
     if (parallel.config.hybrid_shard && world.local_size * world.num_nodes != world.size)
       throw ArgumentError("args.fsdp: hybrid sharding needs the same number of processes on every node (this run has " + std::to_string(world.size) +

@@ -13,8 +13,8 @@
 #include "runtime/io/dir_lock.h"
 #include "runtime/train/shared_folder_check.h"
 #include "runtime/log/log.h"
-#include "runtime/models/activation_checkpoint.h"
 #include "runtime/train/batch_size_finder.h"
+#include "runtime/train/gradient_checkpointing.h"
 #include "runtime/train/optimization.h"
 #include "runtime/train/stream_training.h"
 #include "runtime/train/training_plan.h"
@@ -67,14 +67,9 @@ Trainer::Trainer(TrainingArguments args, models::ModulePtr model, Datasets datas
   // HF moves the model once, in Trainer.__init__. Weights still in their files (from_pretrained)
   // stay there until create_optimizer reads them into the training buffers (parameter_store.h).
   if (model_) model_->to(device_.device);
-  if (model_ && args_.gradient_checkpointing) {
-    // HF: model.gradient_checkpointing_enable() in Trainer.train.
-    const int n = models::enable_gradient_checkpointing(*model_);
-    if (n == 0)
-      throw ArgumentError("args.gradient_checkpointing: this model (" + model_->type_name() +
-                          ") has no blocks to checkpoint (built-in transformer blocks or nn.Sequential children)");
-    log::info("Gradient checkpointing: " + std::to_string(n) + " modules recompute their activations in backward");
-  }
+  check_activation_offload(args_);
+  // HF: model.gradient_checkpointing_enable() in Trainer.train.
+  if (model_ && args_.gradient_checkpointing) enable_gradient_checkpointing(args_, *model_, device_.is_cuda());
   if (model_ && args_.predict_with_generate && !model_->can_generate())
     throw ArgumentError("args.predict_with_generate: this model (" + model_->type_name() + ") cannot generate (models.llama, models.from_pretrained)");
   if (args_.fp16) opt_.scaler = std::make_unique<LossScaler>(config::resolve_loss_scaler(args_, dp_->world()));
@@ -115,6 +110,7 @@ TrainOutput Trainer::train() {
   const int64_t GA = args_.gradient_accumulation_steps;
   at::Tensor last_grad_norm;  // the last optimizer step's, for the epoch-end log
   callbacks_.fire(Event::kTrainBegin, loop_.state, loop_.control);
+  offload_report_.start(args_);  // after the batch-size search's trial steps
   if (args_.eval_on_start && run.resume.empty()) evaluator_.run_evaluation(/*from_training=*/false);
   for (int64_t epoch = run.first_epoch; epoch < run.plan.num_train_epochs; ++epoch) {
     run.loader.set_epoch(epoch);
@@ -134,6 +130,7 @@ TrainOutput Trainer::train() {
       const StepOutcome step = steps_.finish();
       last_grad_norm = step.grad_norm;
       end_step(step, epoch, w * GA + static_cast<int64_t>(window.size()), run.steps_in_epoch);
+      offload_report_.step_done(loop_.state.global_step);
     }
     callbacks_.fire(Event::kEpochEnd, loop_.state, loop_.control);
     agree_on_control();

@@ -19,6 +19,7 @@
 #include "runtime/core/callback.h"
 #include "runtime/train/checkpointer.h"
 #include "runtime/train/evaluator.h"
+#include "runtime/train/gradient_checkpointing.h"
 #include "runtime/train/run_context.h"
 #include "runtime/train/step_runner.h"
 
@@ -92,6 +93,7 @@ class Trainer {
   Checkpointer checkpoints_;
   StepRunner steps_;
   Evaluator evaluator_;
+  OffloadReport offload_report_;  // activation_offload's one log line
   double data_wait_seconds_ = 0;  // time the training loop waited for batches
 };
 
