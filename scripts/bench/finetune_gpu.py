@@ -12,7 +12,9 @@ every row a full window of token ids, labels = input_ids, no padding):
               time are failures), searched from the cap down (--longest-order up: from 2048
               until the first failure), in --mem-cap-gib of GPU memory (default 79.6: an 80 GB
               H100's total; on a larger GPU both peers get the allocator setting
-              per_process_memory_fraction, read by the c10 allocator both of them use)
+              per_process_memory_fraction, read by the c10 allocator both of them use);
+              runner also sets activation_offload (its checkpointed blocks' inputs wait in
+              pinned host memory: runner's way to its longest sequence; HF has no such argument)
 Precision, the same for both peers: `bf16` (HF Trainer bf16=True semantics) is bf16 autocast;
 full_1b keeps fp32 master weights and gradients, lora_8b a bf16 base with fp32 adapters
 (peft's autocast_adapter_dtype; runner does the same). AdamW in PyTorch's fused kernel
@@ -155,7 +157,8 @@ end
 return {{
   args = {{ output_dir = "{out}", max_steps = {steps}, per_device_train_batch_size = {batch}, learning_rate = {lr},
            lr_scheduler_type = "constant", weight_decay = 0.0, max_grad_norm = 1.0, optim = "adamw_torch_fused",
-           bf16 = {bf16}, gradient_checkpointing = {gc}, use_cpu = {use_cpu}, train_sampling_strategy = "sequential",
+           bf16 = {bf16}, gradient_checkpointing = {gc}, activation_offload = {offload}, use_cpu = {use_cpu},
+           train_sampling_strategy = "sequential",
            save_strategy = "no", eval_strategy = "no", logging_strategy = "no", report_to = "none",
            disable_tqdm = true, skip_memory_metrics = false }},
   datasets = {{ train = data.tensors{{ input_ids = ids, labels = ids }} }},
@@ -202,7 +205,8 @@ def run_peer(peer, a, workload, model_dir, seq, steps, tmp, timeout=None, env=No
         f.write(RECIPE.format(rows=a.batch * steps, seq=seq, vocab=a.shapes[shape]["vocab_size"], model_dir=model_dir,
                               dtype="bfloat16" if lora else "float32", lora=lua_bool(lora), r=LORA["r"], alpha=LORA["alpha"],
                               dropout=LORA["dropout"], targets=LORA["target_modules"], out=out, steps=steps, batch=a.batch,
-                              lr=LR, bf16=lua_bool(a.bf16), gc=lua_bool(gc), use_cpu=lua_bool(a.device == "cpu")))
+                              lr=LR, bf16=lua_bool(a.bf16), gc=lua_bool(gc), offload=lua_bool(gc and workload == "longest_8b"),
+                              use_cpu=lua_bool(a.device == "cpu")))
     if peer == "runner_plain":  # runner with HF's op chains instead of its fused RMSNorm/SwiGLU/rotary kernels
         env = {**(env or os.environ), "RUNNER_FUSED_KERNELS": "0"}
     run([RUNNER, recipe], timeout, env)
