@@ -146,9 +146,12 @@ TrainOutput Trainer::train() {
 Trainer::Plan Trainer::begin_training() {
   loop_.train_start = Clock::now();
   at::manual_seed(static_cast<uint64_t>(args_.seed));  // HF: seed, then model_init's fresh model
-  if (auto fresh = hooks_->model_init()) model_ = fresh;
+  const models::ModulePtr fresh = hooks_->model_init();
+  if (fresh) model_ = fresh;
   if (!model_) throw RecipeError("the recipe has no model (give `model` or `model_init`)");
   model_->to(device_.device);
+  // model_init's model is new: it needs what the constructor did to a recipe's `model`.
+  if (fresh && args_.gradient_checkpointing) enable_gradient_checkpointing(args_, *model_, device_.is_cuda());
   if (!datasets_.has_train()) throw RecipeError("training needs a train dataset (datasets.train)");
   const data::StreamPtr& stream = datasets_.train_stream;
   if (stream) check_stream_arguments(args_);

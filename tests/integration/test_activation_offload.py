@@ -34,6 +34,8 @@ RECIPES = {
     "llama": DATA + f"return {{ args = args, datasets = {{ train = train }}, model = {LLAMA} }}\n",
     "gpt": DATA + "return { args = args, datasets = { train = train },\n"
                   "  model = models.gpt{ vocab_size = 64, block_size = 16, n_layer = 3, n_head = 2, n_embd = 32, dropout = 0.1 } }\n",
+    "gpt_init": DATA + "return { args = args, datasets = { train = train }, model_init = function()\n"
+                       "  return models.gpt{ vocab_size = 64, block_size = 16, n_layer = 3, n_head = 2, n_embd = 32, dropout = 0.1 } end }\n",
     "lora": DATA + f"local model = models.lora({LLAMA}, {{ r = 4, alpha = 8, dropout = 0.1, target_modules = {{ \"q_proj\", \"v_proj\" }} }})\n"
                    "return { args = args, datasets = { train = train }, model = model }\n",
 }
@@ -84,6 +86,20 @@ class ActivationOffload(RecipeTest):
 
     def test_lora_with_frozen_embeddings_trains_bit_identically(self):
         self.check_same_bits("lora")
+
+    def test_a_model_from_model_init_is_checkpointed_and_offloaded_too(self):
+        # model_init's fresh model replaces the recipe's at train(): checkpointing (and offload)
+        # must reach it. Before, it silently trained without either.
+        history, weights, log = self.train("gpt_init", "gpt_init_ckpt")
+        self.assertIn("Gradient checkpointing: 3 modules recompute their activations in backward", log)
+        init_history, init_weights, log = self.train("gpt_init", "gpt_init_offload", "--activation_offload", "true", env=COPY)
+        self.assertIn("Gradient checkpointing: 3 modules recompute their activations in backward", log)
+        moved = re.search(r"activation_offload: step 1 moved (\d+) bytes", log)
+        self.assertIsNotNone(moved, log)
+        self.assertEqual(int(moved.group(1)), STEP_1_BYTES["gpt"])
+        self.assertEqual(init_history, history)
+        for k in weights:
+            np.testing.assert_array_equal(init_weights[k], weights[k], err_msg=k)
 
     def test_the_cpu_keeps_its_activations_without_the_test_switch(self):
         _, _, log = self.train("gpt", "gpt_cpu", "--activation_offload", "true")
