@@ -1,6 +1,6 @@
 // profile_steps (#25): the PyTorch (Kineto) profiler over a range of global steps, as
-// torch.profiler with a schedule does. The trainer calls step_begin before a step's first
-// micro-batch and step_end after its optimizer step; the profiler runs from the range's first
+// torch.profiler with a schedule does. The trainer calls step_begin before a step's batches
+// are loaded and step_end after its optimizer step; the profiler runs from the range's first
 // step_begin to its last step_end, each step inside a "ProfilerStep#N" range. Each rank writes
 // output_dir/profile/rank<R>.pt.trace.json (Chrome trace JSON, what TensorBoard's profiler
 // plugin and Perfetto read); rank 0 logs the ops with the most self time.

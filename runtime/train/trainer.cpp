@@ -121,12 +121,10 @@ TrainOutput Trainer::train() {
     const int64_t remainder = run.steps_in_epoch % GA == 0 ? GA : run.steps_in_epoch % GA;  // a short last window
     const int64_t windows = run.steps_in_epoch / GA + (remainder < GA ? 1 : 0);
     for (int64_t w = first / GA; w < windows && !loop_.control.should_epoch_stop && !loop_.control.should_training_stop; ++w) {
+      profiler_.step_begin(loop_.state.global_step + 1);  // its batches' loading included, as in torch.profiler's loops
       const Window window = steps_.load(run.loader, w * GA, w == windows - 1 ? remainder : GA);
       for (size_t i = 0; i < window.size(); ++i) {
-        if (i == 0) {
-          profiler_.step_begin(loop_.state.global_step + 1);
-          callbacks_.fire(Event::kStepBegin, loop_.state, loop_.control);
-        }
+        if (i == 0) callbacks_.fire(Event::kStepBegin, loop_.state, loop_.control);
         steps_.run(run.loader, window, i);
         if (i + 1 < window.size()) callbacks_.fire(Event::kSubstepEnd, loop_.state, loop_.control);
       }
