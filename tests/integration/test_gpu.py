@@ -393,7 +393,7 @@ class Gpu(unittest.TestCase):
             self.assertIn("***** Profile of step 3-4: the ops with the most CUDA self time, per step", p.stdout)
             self.assertIn("CUDA ms/step", p.stdout)
             if name == "graphs":
-                self.assertTrue(any(e.get("name") == "cudaGraphLaunch" for e in events))
+                self.assertTrue(any(e.get("name", "").startswith("cudaGraphLaunch") for e in events))  # CUPTI may add a _v suffix
 
     def test_version_lists_the_gpu(self):
         p = subprocess.run([BINARY, "--version"], capture_output=True, text=True, timeout=120)
