@@ -10,6 +10,7 @@
 #include "runtime/core/did_you_mean.h"
 #include "runtime/core/v4_arguments.h"
 #include "runtime/core/errors.h"
+#include "runtime/core/step_range.h"
 #include "runtime/core/text.h"
 
 namespace runner {
@@ -406,6 +407,8 @@ std::vector<std::string> TrainingArguments::finalize() {
   if (torch_empty_cache_steps && *torch_empty_cache_steps < 1)
     fail("args.torch_empty_cache_steps: must be an integer bigger than 0, got " + std::to_string(*torch_empty_cache_steps));
   if (fp16 && bf16) fail("args.bf16: at most one of fp16 and bf16 can be true");
+  if (const auto range = parse_step_range("profile_steps", profile_steps); range && max_steps > 0 && range->first > max_steps)
+    fail("args.profile_steps: step " + std::to_string(range->first) + " is beyond max_steps (" + std::to_string(max_steps) + ")");
 
   if (logging_strategy == "steps" && logging_steps == 0) fail("args.logging_steps: logging strategy steps requires non-zero logging_steps");
   if (eval_strategy == "steps" && (!eval_steps || *eval_steps == 0)) {

@@ -63,6 +63,10 @@ void empty_gpu_cache() {
   c10::cuda::CUDACachingAllocator::emptyCache();
 }
 
+void synchronize_gpu() {
+  if (at::hasCUDA()) c10::cuda::device_synchronize();
+}
+
 void set_gpu_sync_errors(bool on) {
   c10::cuda::warning_state().set_sync_debug_mode(on ? c10::cuda::SyncDebugMode::L_ERROR : c10::cuda::SyncDebugMode::L_DISABLED);
 }
@@ -75,6 +79,7 @@ std::string cuda_version() { return ""; }
 GpuMemory gpu_memory(const at::Device&) { return {}; }
 void reset_gpu_peak(const at::Device&) {}
 void empty_gpu_cache() {}
+void synchronize_gpu() {}
 void set_gpu_sync_errors(bool) {}
 
 #endif

@@ -28,6 +28,8 @@ GpuMemory gpu_memory(const at::Device& device);
 void reset_gpu_peak(const at::Device& device);
 // torch.cuda.empty_cache(): returns cached blocks no tensor uses to the driver.
 void empty_gpu_cache();
+// torch.cuda.synchronize(): waits for the current device's queued work (the profiler's last kernels).
+void synchronize_gpu();
 // torch.cuda.set_sync_debug_mode("error" / "default"): while on, any operation that makes the
 // host wait for the GPU throws (the tests prove the training step never waits).
 void set_gpu_sync_errors(bool on);

@@ -121,6 +121,7 @@ TrainOutput Trainer::train() {
     const int64_t remainder = run.steps_in_epoch % GA == 0 ? GA : run.steps_in_epoch % GA;  // a short last window
     const int64_t windows = run.steps_in_epoch / GA + (remainder < GA ? 1 : 0);
     for (int64_t w = first / GA; w < windows && !loop_.control.should_epoch_stop && !loop_.control.should_training_stop; ++w) {
+      profiler_.step_begin(loop_.state.global_step + 1);  // its batches' loading included, as in torch.profiler's loops
       const Window window = steps_.load(run.loader, w * GA, w == windows - 1 ? remainder : GA);
       for (size_t i = 0; i < window.size(); ++i) {
         if (i == 0) callbacks_.fire(Event::kStepBegin, loop_.state, loop_.control);
@@ -128,6 +129,7 @@ TrainOutput Trainer::train() {
         if (i + 1 < window.size()) callbacks_.fire(Event::kSubstepEnd, loop_.state, loop_.control);
       }
       const StepOutcome step = steps_.finish();
+      profiler_.step_end(loop_.state.global_step + 1);  // after the optimizer step, before logging, evaluation and saving
       last_grad_norm = step.grad_norm;
       end_step(step, epoch, w * GA + static_cast<int64_t>(window.size()), run.steps_in_epoch);
       offload_report_.step_done(loop_.state.global_step);
@@ -210,6 +212,7 @@ Trainer::Plan Trainer::begin_training() {
     log::info("  Resuming from " + resume + ": " + std::to_string(first_epoch) + " epochs done, skipping " + std::to_string(skip) +
               " batches of the current one");
   steps_.graph().start();
+  profiler_.start(args_, dp_->rank(), device_.is_cuda());
   dp_->zero_grad();
   loop_.in_training = true;
   set_stop_point_active(true);
@@ -239,6 +242,7 @@ void Trainer::end_step(const StepOutcome& step, int64_t epoch, int64_t micro_bat
 TrainOutput Trainer::finish_training(const Plan& run, bool tracking_memory) {
   TrainerState& state = loop_.state;
   loop_.in_training = false;
+  profiler_.finish(state.global_step);
   steps_.graph().log_summary();
   checkpoints_.wait_for_save();  // save_async: the last checkpoint is committed before anything reads it or the run stops
   set_stop_point_active(false);

@@ -7,6 +7,7 @@
 //   Checkpointer   checkpointer.h   checkpoint-N folders, resuming, rotation, final outputs
 //   create_optimizer / create_scheduler (optimization.h), find_batch_size (batch_size_finder.h)
 //   CallbackHandler (callback_handler.h): the callbacks, in HF's order
+//   StepProfiler   step_profiler.h  profile_steps: the PyTorch profiler over a few steps
 //
 // User code is reached only through Hooks and Callbacks.
 #pragma once
@@ -21,6 +22,7 @@
 #include "runtime/train/evaluator.h"
 #include "runtime/train/gradient_checkpointing.h"
 #include "runtime/train/run_context.h"
+#include "runtime/train/step_profiler.h"
 #include "runtime/train/step_runner.h"
 
 namespace runner::io {
@@ -94,6 +96,7 @@ class Trainer {
   StepRunner steps_;
   Evaluator evaluator_;
   OffloadReport offload_report_;  // activation_offload's one log line
+  StepProfiler profiler_;  // profile_steps
   double data_wait_seconds_ = 0;  // time the training loop waited for batches
 };
 

@@ -10,6 +10,9 @@ Workloads (issue #11 / #12 tables):
 Precision: bf16 autocast on CUDA (and where asked on the CPU), AdamW in PyTorch's fused
 kernel (HF: optim="adamw_torch_fused"), gradient clipping 1.0, constant learning rate.
 
+Where runner's time goes: --profile 10-11 passes profile_steps to runner's timed runs and
+keeps their traces in ./profile_<run> (docs/performance.md, "Profiling a step").
+
 Before/after a change: build the older commit elsewhere and pass its binary as --baseline
 (peer "baseline", interleaved with build/runner).
 
@@ -23,6 +26,7 @@ left out and the table says so. MFU: against --peak-tflops (default: the H100 SX
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -192,13 +196,22 @@ def run_runner(args, name, w, tmp, binary=RUNNER, extra=()):
     results = {}
     for max_steps in (4, 4 + args.steps):
         out = os.path.join(tmp, f"out_{name}_{max_steps}")
+        # --profile: the long run only (the short one may end before the range); its timed steps include the profiler's cost
+        profile = ["--profile_steps", args.profile] if args.profile and max_steps > 4 else []
         t0 = time.monotonic()
-        p = subprocess.Popen([binary, recipe, "--output_dir", out, "--max_steps", str(max_steps), *extra], stdout=subprocess.PIPE,
+        p = subprocess.Popen([binary, recipe, "--output_dir", out, "--max_steps", str(max_steps), *extra, *profile], stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True)
         startup = None
+        summary = []
         for line in p.stdout:  # logging_first_step: printed right after the first optimizer step
             if startup is None and "'loss'" in line:
                 startup = time.monotonic() - t0
+            if profile and ("***** Profile of step" in line or (summary and "(all " not in summary[-1])):  # header to "(all N ops)"
+                summary.append(line)
+        if profile:
+            kept = os.path.abspath(f"profile_{name}")
+            shutil.copytree(os.path.join(out, "profile"), kept, dirs_exist_ok=True)
+            print(f"{name}: trace in {kept}\n" + "".join(summary), file=sys.stderr)
         err = p.stderr.read()
         if p.wait() != 0:
             raise SystemExit(f"runner failed:\n{err}")
@@ -236,6 +249,8 @@ def main():
                     help="default: runner, runner_graphs (cuda_graphs = true; CUDA only), plain, compiled, hf")
     ap.add_argument("--precision", default=None, choices=["bf16", "fp32"], help="default: bf16 on CUDA, fp32 on the CPU")
     ap.add_argument("--steps", type=int, default=20)
+    ap.add_argument("--profile", default=None, metavar="A-B", help="runner's profile_steps for runner's timed runs (steps 5 on are timed): "
+                    "traces copied to ./profile_<run>, the log summaries printed; the profiled steps' time counts in ms/step")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--peak-tflops", type=float, default=None)
     ap.add_argument("--out", default=None)

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "runtime/core/errors.h"
+#include "runtime/core/step_range.h"
 #include "runtime/core/training_args.h"
 
 using namespace runner;
@@ -205,4 +206,30 @@ TEST(TrainingArgs, EveryFieldHasHelpAndAValidDefault) {
     TrainingArguments a;
     EXPECT_NO_THROW(a.set(f.name, f.default_value)) << f.name;
   }
+}
+
+TEST(TrainingArgs, ProfileStepsIsARangeOfGlobalSteps) {
+  EXPECT_FALSE(parse_step_range("profile_steps", "").has_value());
+  const auto one = parse_step_range("profile_steps", "7");
+  ASSERT_TRUE(one.has_value());
+  EXPECT_EQ(one->first, 7);
+  EXPECT_EQ(one->last, 7);
+  const auto range = parse_step_range("profile_steps", "5-12");
+  ASSERT_TRUE(range.has_value());
+  EXPECT_EQ(range->first, 5);
+  EXPECT_EQ(range->last, 12);
+  EXPECT_TRUE(range->contains(5) && range->contains(12) && !range->contains(4) && !range->contains(13));
+  for (const char* bad : {"x", "3-", "-3", " 3", "3x", "1-2-3", "+3", "3 - 4", "99999999999999999999"})
+    EXPECT_THAT(error_of([&] { parse_step_range("profile_steps", bad); }), HasSubstr("args.profile_steps: expected \"A-B\"")) << bad;
+  EXPECT_THAT(error_of([&] { parse_step_range("profile_steps", "0-2"); }), HasSubstr("args.profile_steps: steps count from 1"));
+  EXPECT_THAT(error_of([&] { parse_step_range("profile_steps", "4-3"); }), HasSubstr("args.profile_steps: the first step is after the last"));
+  TrainingArguments a;
+  a.profile_steps = "7-9";
+  a.max_steps = 6;
+  EXPECT_THAT(error_of([&] { a.finalize(); }), HasSubstr("args.profile_steps: step 7 is beyond max_steps (6)"));
+  a.max_steps = 7;  // a range the run ends inside is fine: what ran is written
+  EXPECT_NO_THROW(a.finalize());
+  a.max_steps = -1;  // epochs: the step count is known only when training starts
+  a.profile_steps = "1000";
+  EXPECT_NO_THROW(a.finalize());
 }

@@ -375,6 +375,26 @@ class Gpu(unittest.TestCase):
         self.assertEqual(logs[0][:-1], logs[1][:-1])  # the last entry holds run times
         self.assert_close(runs["replayed"][0], runs["plain"][0], rtol=2e-2)
 
+    def test_profile_steps_records_cuda_kernels(self):
+        # profile_steps on CUDA: the trace holds the steps' kernels beside the CPU ops and the
+        # log sums up by CUDA self time; with cuda_graphs the profiled steps are replays, and
+        # their graph launches are in the trace.
+        hello = os.path.join(SOURCE, "recipes", "hello_gpt.lua")
+        common = ["--steps", "6", "--batch_size", "16", "--sample_chars", "5", "--eval_strategy", "no", "--profile_steps", "3-4"]
+        for name, extra in (("eager", []), ("graphs", ["--cuda_graphs", "true"])):
+            out = os.path.join(self.tmp, "profile_" + name)
+            p = subprocess.run([BINARY, hello, "--output_dir", out, *common, *extra], capture_output=True, text=True, timeout=300)
+            self.assertEqual(p.returncode, 0, f"{name}: {p.stderr[-3000:]}")
+            with open(os.path.join(out, "profile", "rank0.pt.trace.json")) as f:
+                events = json.load(f)["traceEvents"]
+            kernels = [e for e in events if e.get("cat") == "kernel"]
+            self.assertTrue(kernels, name)
+            self.assertEqual(sorted(e["name"] for e in events if e.get("cat") == "user_annotation"), ["ProfilerStep#3", "ProfilerStep#4"], name)
+            self.assertIn("***** Profile of step 3-4: the ops with the most CUDA self time, per step", p.stdout)
+            self.assertIn("CUDA ms/step", p.stdout)
+            if name == "graphs":
+                self.assertTrue(any(e.get("name", "").startswith("cudaGraphLaunch") for e in events))  # CUPTI may add a _v suffix
+
     def test_version_lists_the_gpu(self):
         p = subprocess.run([BINARY, "--version"], capture_output=True, text=True, timeout=120)
         self.assertRegex(p.stdout, r"GPU 0: .*sm_\d+")
