@@ -54,9 +54,11 @@ HostFacts host_facts(const TensorMap& host, const TensorMap& device) {
 void check_packing_is_honoured(const Module& model, const HostFacts& facts) {
   if (!facts.positions_restart.tensor || !facts.positions_restart.value) return;
   const std::vector<std::string> inputs = model.input_names();
-  if (inputs.empty() || std::find(inputs.begin(), inputs.end(), "position_ids") != inputs.end()) return;
+  const bool reads_positions = std::find(inputs.begin(), inputs.end(), "position_ids") != inputs.end();
+  if (inputs.empty() || (reads_positions && !model.attends_across_packed_sequences())) return;
   throw DataError("the batch packs several sequences per row (its position_ids restart), but " + model.type_name() +
-                  " does not read position_ids, so the packed examples would attend to each other: use packing = false, "
+                  (reads_positions ? " lets every token attend to the whole row before it" : " does not read position_ids") +
+                  ", so the packed examples would attend to each other: use packing = false, "
                   "or a model that keeps packed sequences apart (models.llama, models.from_pretrained of a Llama-family folder)");
 }
 

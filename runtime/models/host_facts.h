@@ -44,8 +44,9 @@ class HostFactsScope {
 };
 
 // Rows that pack several sequences (position_ids that restart) into a model whose
-// input_names() leave position_ids out (models.gpt) would let the packed examples attend to
-// each other: a DataError naming the model. Models with unknown inputs (written in Lua) pass.
+// input_names() leave position_ids out, or that attends across packed sequences anyway
+// (models.gpt, as HF's GPT-2), would let the packed examples attend to each other: a
+// DataError naming the model. Models with unknown inputs (written in Lua) pass.
 void check_packing_is_honoured(const Module& model, const HostFacts& facts);
 
 // nullopt when no open scope describes this very tensor.

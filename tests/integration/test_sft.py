@@ -195,8 +195,9 @@ class Sft(unittest.TestCase):
                     losses = [e["loss"] for e in json.load(f)["log_history"] if "loss" in e]
                 self.assertLess(losses[-1], 0.75 * losses[0], (packing, losses))
 
-    def test_packed_rows_into_a_model_that_ignores_position_ids_are_refused(self):
-        # models.gpt reads no position_ids: packed examples would attend to each other.
+    def test_packed_rows_into_a_model_that_attends_across_them_are_refused(self):
+        # models.gpt reads position_ids (HF's GPT-2 does) but its attention, like HF's, spans
+        # the whole row: packed examples would attend to each other.
         with TempDir() as d:
             tokenizer_folder(d, "tok")
             rows = [{"prompt": f"Say the number {i}.", "response": f"The number is {i}."} for i in range(12)]
@@ -210,8 +211,8 @@ class Sft(unittest.TestCase):
             write(os.path.join(d, "gpt.lua"), gpt)
             code, _, err = run(os.path.join(d, "gpt.lua"), cwd=d, timeout=600)
             self.assertEqual(code, 2, err[-3000:])
-            self.assertIn("the batch packs several sequences per row (its position_ids restart), but GPT2LMHeadModel does not read position_ids",
-                          err)
+            self.assertIn("the batch packs several sequences per row (its position_ids restart), but GPT2LMHeadModel lets every token "
+                          "attend to the whole row before it", err)
             self.assertEqual(len(err.strip().splitlines()), 1, err)
             unpacked = gpt.replace("packing = true", "packing = false").replace("attention_mask = false", "attention_mask = true")
             write(os.path.join(d, "gpt_unpacked.lua"), unpacked)

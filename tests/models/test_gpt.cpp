@@ -34,7 +34,8 @@ TEST(GPT, ShapesAndOutputs) {
   auto m = make_gpt(small());
   EXPECT_TRUE(m->takes_batch());
   EXPECT_TRUE(m->shifts_labels());
-  EXPECT_EQ(m->input_names(), (std::vector<std::string>{"input_ids", "labels"}));
+  EXPECT_EQ(m->input_names(), (std::vector<std::string>{"input_ids", "position_ids", "labels"}));
+  EXPECT_TRUE(m->attends_across_packed_sequences());  // as HF GPT-2: packing is refused for it
   at::Tensor ids = at::randint(0, 50, {3, 10}, at::kLong);
   TensorMap out = m->forward_batch({{"input_ids", ids}});
   EXPECT_EQ(out.at("logits").sizes(), at::IntArrayRef({3, 10, 50}));
