@@ -325,31 +325,40 @@ return { datasets = { train = (require "runner.data").tensors{ x = torch.zeros(2
             self.assertEqual(code, 2, err)
             self.assertIn("cannot generate", err)
 
+    # TRAIN logging every step, 6 steps, no saves: what the fused/plain comparisons train.
+    SHORT = TRAIN.replace("logging_steps = 5, save_strategy = \"steps\", save_steps = 30",
+                          "logging_steps = 1, save_strategy = \"no\"").replace("max_steps = 30", "max_steps = 6")
+
+    def train_both_ways(self, d, runs, loss_rtol):
+        """Trains each (name, recipe, env) of `runs` (fused first, plain second) and checks the
+        logged losses agree to loss_rtol and the final weights to 1e-4 relative; returns the weights."""
+        losses, weights = {}, {}
+        for name, recipe, env in runs:
+            write(os.path.join(d, name + ".lua"), recipe)
+            code, _, err = run(os.path.join(d, name + ".lua"), "--output_dir", name, cwd=d, timeout=600, env=env)
+            self.assertEqual(code, 0, err[-3000:])
+            with open(os.path.join(d, name, "trainer_state.json")) as f:
+                losses[name] = [e["loss"] for e in json.load(f)["log_history"] if "loss" in e]
+            weights[name] = read_safetensors(os.path.join(d, name, "model.safetensors"))
+        (fused, _, _), (plain, _, _) = runs
+        self.assertEqual(len(losses[fused]), 6)
+        for a, b in zip(losses[fused], losses[plain]):
+            self.assertAlmostEqual(a, b, delta=loss_rtol * abs(b))
+        for k, w in weights[plain].items():
+            w = w.astype("float64")
+            diff = float(abs(weights[fused][k].astype("float64") - w).max()) / max(1e-12, float(abs(w).max()))
+            self.assertLess(diff, 1e-4, k)
+        return weights[fused], weights[plain]
+
     def test_fused_loss_trains_like_the_plain_loss(self):
         # The default computes the training loss without logits (docs/models.md); the option
         # off keeps the plain path. Same logged losses and final weights, through the recipe.
-        base = TRAIN.replace("logging_steps = 5, save_strategy = \"steps\", save_steps = 30",
-                             "logging_steps = 1, save_strategy = \"no\"").replace("max_steps = 30", "max_steps = 6")
+        base = self.SHORT
         self.assertNotEqual(base, TRAIN)
         plain = base.replace("bos_token_id = 1 }", "bos_token_id = 1, fused_linear_cross_entropy = false }")
         self.assertNotEqual(plain, base)
         with TempDir() as d:
-            losses, weights = {}, {}
-            for name, recipe in (("fused", base), ("plain", plain)):
-                write(os.path.join(d, name + ".lua"), recipe)
-                code, _, err = run(os.path.join(d, name + ".lua"), "--output_dir", name, cwd=d, timeout=600)
-                self.assertEqual(code, 0, err[-3000:])
-                with open(os.path.join(d, name, "trainer_state.json")) as f:
-                    losses[name] = [e["loss"] for e in json.load(f)["log_history"] if "loss" in e]
-                weights[name] = read_safetensors(os.path.join(d, name, "model.safetensors"))
-            self.assertEqual(len(losses["fused"]), 6)
-            for a, b in zip(losses["fused"], losses["plain"]):
-                self.assertAlmostEqual(a, b, delta=1e-4 * abs(b))
-            for k, w in weights["plain"].items():
-                w = w.astype("float64")
-                diff = float(abs(weights["fused"][k].astype("float64") - w).max()) / max(1e-12, float(abs(w).max()))
-                self.assertLess(diff, 1e-4, k)
-
+            self.train_both_ways(d, [("fused", base, None), ("plain", plain, None)], 1e-4)
             write(os.path.join(d, "bad.lua"), base.replace("bos_token_id = 1 }", "bos_token_id = 1, fused_linear_cross_entropy = 1 }"))
             code, _, err = run("check", os.path.join(d, "bad.lua"), cwd=d)
             self.assertEqual(code, 2, err)
@@ -359,27 +368,12 @@ return { datasets = { train = (require "runner.data").tensors{ x = torch.zeros(2
         # RMSNorm, SwiGLU and the rotary embeddings are runner's fused ops (runtime/kernels);
         # RUNNER_FUSED_KERNELS=0 runs HF's op chains instead. Same curve and weights up to float
         # rounding, with dropout in attention so the random streams must line up too.
-        base = TRAIN.replace("logging_steps = 5, save_strategy = \"steps\", save_steps = 30",
-                             "logging_steps = 1, save_strategy = \"no\"").replace("max_steps = 30", "max_steps = 6")
-        base = base.replace("bos_token_id = 1 }", "bos_token_id = 1, attention_dropout = 0.1 }")
+        base = self.SHORT.replace("bos_token_id = 1 }", "bos_token_id = 1, attention_dropout = 0.1 }")
+        self.assertNotEqual(base, self.SHORT)
         with TempDir() as d:
-            write(os.path.join(d, "r.lua"), base)
-            losses, weights = {}, {}
-            for name, env in (("fused", {}), ("plain", {"RUNNER_FUSED_KERNELS": "0"})):
-                code, _, err = run(os.path.join(d, "r.lua"), "--output_dir", name, cwd=d, timeout=600, env=env)
-                self.assertEqual(code, 0, err[-3000:])
-                with open(os.path.join(d, name, "trainer_state.json")) as f:
-                    losses[name] = [e["loss"] for e in json.load(f)["log_history"] if "loss" in e]
-                weights[name] = read_safetensors(os.path.join(d, name, "model.safetensors"))
-            self.assertEqual(len(losses["fused"]), 6)
-            for a, b in zip(losses["fused"], losses["plain"]):
-                self.assertAlmostEqual(a, b, delta=1e-5 * abs(b))
-            for k, w in weights["plain"].items():
-                w = w.astype("float64")
-                diff = float(abs(weights["fused"][k].astype("float64") - w).max()) / max(1e-12, float(abs(w).max()))
-                self.assertLess(diff, 1e-4, k)
+            fused, plain = self.train_both_ways(d, [("fused", base, None), ("plain", base, {"RUNNER_FUSED_KERNELS": "0"})], 1e-5)
             # ...and the switch did switch: the fused RMSNorm sums its rows in another order.
-            self.assertTrue(any((weights["fused"][k] != w).any() for k, w in weights["plain"].items()))
+            self.assertTrue(any((fused[k] != w).any() for k, w in plain.items()))
 
     def test_bad_config_is_one_clear_line(self):
         with TempDir() as d:
