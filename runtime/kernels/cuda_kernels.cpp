@@ -29,16 +29,20 @@ Launch::Launch(const at::Tensor& t) {
 
 #else  // the callers check built() first; these are never reached
 
+namespace {
+[[noreturn]] void not_built() { TORCH_CHECK(false, "runner was built without its CUDA kernels"); }
+}  // namespace
+
 bool built() { return false; }
-Launch::Launch(const at::Tensor&) { TORCH_CHECK(false, "runner was built without its CUDA kernels"); }
-void rms_norm_forward(const void*, DType, const void*, DType, void*, DType, float*, int64_t, int64_t, float, void*) { Launch l({}); }
-int64_t rms_norm_backward_blocks(int64_t) { return 0; }
+Launch::Launch(const at::Tensor&) { not_built(); }
+void rms_norm_forward(const void*, DType, const void*, DType, void*, DType, float*, int64_t, int64_t, float, void*) { not_built(); }
+int64_t rms_norm_backward_blocks(int64_t) { not_built(); }
 void rms_norm_backward(const void*, DType, const void*, DType, const void*, DType, const float*, void*, void*, float*, int64_t, int64_t, void*) {
-  Launch l({});
+  not_built();
 }
-void swiglu_forward(const void*, const void*, void*, DType, int64_t, void*) { Launch l({}); }
-void swiglu_backward(const void*, const void*, const void*, void*, void*, DType, int64_t, void*) { Launch l({}); }
-void rotary(const void*, DType, const void*, const void*, DType, void*, DType, const RotaryShape&, bool, void*) { Launch l({}); }
+void swiglu_forward(const void*, const void*, void*, DType, int64_t, void*) { not_built(); }
+void swiglu_backward(const void*, const void*, const void*, void*, void*, DType, int64_t, void*) { not_built(); }
+void rotary(const void*, DType, const void*, const void*, DType, void*, DType, const RotaryShape&, bool, void*) { not_built(); }
 
 #endif
 

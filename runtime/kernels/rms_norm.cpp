@@ -90,6 +90,13 @@ std::pair<at::Tensor, at::Tensor> backward_cuda(const at::Tensor& dy_in, const a
   return {dx, dw};
 }
 
+// HF's chain as ATen ops, with r (rows) for backward.
+std::pair<at::Tensor, at::Tensor> reference_with_rstd(const at::Tensor& x, const at::Tensor& weight, double eps) {
+  const at::Tensor h = x.to(at::kFloat);
+  const at::Tensor rstd = at::rsqrt(h.pow(2).mean(-1, /*keepdim=*/true) + eps);
+  return {weight * (h * rstd).to(x.scalar_type()), rstd.squeeze(-1)};
+}
+
 class RMSNormFn : public torch::autograd::Function<RMSNormFn> {
  public:
   static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& x, const at::Tensor& weight, double eps) {
@@ -99,9 +106,7 @@ class RMSNormFn : public torch::autograd::Function<RMSNormFn> {
     } else if (on_cuda(x, weight)) {
       std::tie(y, rstd) = forward_cuda(x, weight, eps);
     } else {
-      rstd = at::rsqrt(x.to(at::kFloat).pow(2).mean(-1, /*keepdim=*/true) + eps);
-      y = weight * (x.to(at::kFloat) * rstd).to(x.scalar_type());
-      rstd = rstd.squeeze(-1);
+      std::tie(y, rstd) = reference_with_rstd(x, weight, eps);
     }
     ctx->save_for_backward({x, weight, rstd});
     ctx->saved_data["eps"] = eps;
@@ -148,10 +153,7 @@ bool rms_norm_is_fused(const at::Tensor& x, const at::Tensor& weight) {
          plain(x) && plain(weight);
 }
 
-at::Tensor rms_norm_reference(const at::Tensor& x, const at::Tensor& weight, double eps) {
-  const at::Tensor h = x.to(at::kFloat);
-  return weight * (h * at::rsqrt(h.pow(2).mean(-1, /*keepdim=*/true) + eps)).to(x.scalar_type());
-}
+at::Tensor rms_norm_reference(const at::Tensor& x, const at::Tensor& weight, double eps) { return reference_with_rstd(x, weight, eps).first; }
 
 std::pair<at::Tensor, at::Tensor> rms_norm_forward_cpu(const at::Tensor& x_in, const at::Tensor& w_in, double eps) {
   TORCH_CHECK(rms_norm_is_fused(x_in, w_in), "rms_norm_forward_cpu: CPU float32 tensors expected");
