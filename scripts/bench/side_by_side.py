@@ -275,7 +275,10 @@ def main():
         peers.insert(peers.index("runner") + 1 if "runner" in peers else 0, "baseline")
     ceiling = matmul_ceiling(args.device, args.precision)
     peak = (args.peak_tflops or (989.0 if args.device == "cuda" else ceiling / 1e12)) * 1e12
-    rows = []
+    header = (f"device {args.device}, {args.precision}, {args.steps} timed steps x {args.reps} reps (median, min-max); "
+              f"matmul ceiling {ceiling / 1e12:.1f} TFLOP/s, MFU peak {peak / 1e12:.0f} TFLOP/s"
+              + ("" if have_hf else "; HF Trainer rows left out: `transformers` is not installed"))
+    done = {}  # workload -> (results by peer, parameters without embeddings)
     with tempfile.TemporaryDirectory() as tmp:
         for wl in args.workloads:
             w = WORKLOADS[wl]
@@ -298,25 +301,33 @@ def main():
                         r = json.loads(out.stdout.strip().splitlines()[-1])
                         params = params or r.get("params_no_embed")
                     results[p].append(r)
-            flops = flops_per_step(w, params) if params else float("nan")
-            for p in peers:
-                ms = [r["ms"] for r in results[p]]
-                med = statistics.median(ms)
-                rows.append((wl, p, med, min(ms), max(ms), units_per_step(w) / med * 1e3, flops / (med / 1e3) / peak,
-                             flops / (med / 1e3) / ceiling, statistics.median(r["peak"] for r in results[p]) / 2**30,
-                             statistics.median(r["startup"] for r in results[p])))
+                    print(f"{wl} rep {rep + 1}/{args.reps} {p}: {r['ms']:.2f} ms/step", flush=True)
+                # The table of the reps so far after every rep: a run cut short (a device call's
+                # time limit) still leaves its numbers.
+                done[wl] = (results, params)
+                write_table(args, header, done, peers, ceiling, peak, final=False)
+    write_table(args, header, done, peers, ceiling, peak, final=True)
+
+
+def write_table(args, header, done, peers, ceiling, peak, final):
     unit = {"gpt": "tokens/s", "mlp": "samples/s"}
-    lines = [f"device {args.device}, {args.precision}, {args.steps} timed steps x {args.reps} reps (median, min-max); "
-             f"matmul ceiling {ceiling / 1e12:.1f} TFLOP/s, MFU peak {peak / 1e12:.0f} TFLOP/s"
-             + ("" if have_hf else "; HF Trainer rows left out: `transformers` is not installed"),
-             "",
-             "| workload | peer | ms/step | min-max | throughput | MFU (peak) | MFU (ceiling) | peak memory GiB | start-up to step 1 s |",
-             "|---|---|---|---|---|---|---|---|---|"]
-    for wl, p, med, lo, hi, thr, mfu, mfu_c, mem, start in rows:
-        lines.append(f"| {wl} | {p} | {med:.2f} | {lo:.2f}-{hi:.2f} | {thr:,.0f} {unit[WORKLOADS[wl]['kind']]} | {mfu:.1%} | "
-                     f"{mfu_c:.1%} | {mem:.2f} | {start:.2f} |")
+    lines = [header, "", "| workload | peer | ms/step | min-max | reps | throughput | MFU (peak) | MFU (ceiling) | peak memory GiB | "
+             "start-up to step 1 s |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for wl, (results, params) in done.items():
+        w = WORKLOADS[wl]
+        flops = flops_per_step(w, params) if params else float("nan")
+        for p in peers:
+            if not results[p]:
+                continue
+            ms = [r["ms"] for r in results[p]]
+            med = statistics.median(ms)
+            lines.append(f"| {wl} | {p} | {med:.2f} | {min(ms):.2f}-{max(ms):.2f} | {len(ms)} | {units_per_step(w) / med * 1e3:,.0f} "
+                         f"{unit[w['kind']]} | {flops / (med / 1e3) / peak:.1%} | {flops / (med / 1e3) / ceiling:.1%} | "
+                         f"{statistics.median(r['peak'] for r in results[p]) / 2**30:.2f} | "
+                         f"{statistics.median(r['startup'] for r in results[p]):.2f} |")
     text = "\n".join(lines)
-    print(text)
+    if final:
+        print(text)
     if args.out:
         with open(args.out, "w") as f:
             f.write(text + "\n")

@@ -40,7 +40,8 @@ double eps_of(at::ScalarType t) { return t == at::kBFloat16 ? 7.8125e-3 : t == a
 }
 
 std::vector<at::Tensor> grads_of(const at::Tensor& y, const std::vector<at::Tensor>& inputs, const at::Tensor& dy) {
-  return torch::autograd::grad({y}, inputs, {dy});
+  // The graph is kept: some cases take a second gradient of the same output with another dy.
+  return torch::autograd::grad({y}, inputs, {dy}, /*retain_graph=*/true);
 }
 
 }  // namespace
