@@ -25,17 +25,22 @@ The random model is written once per shape (transformers, on the device, bf16) a
 read that folder: the same weights, and start-up reads 16 GB from the page cache instead of
 initialising 8B parameters on the CPU in every process (runner's models.llama{...} would).
 
-Measurement: each peer in its own process; ms/step is the difference of the train_runtime of
-a run of --short steps and one of --short + --steps steps, divided by --steps, so start-up,
-the first step's allocations and warm-up cancel. Reps are interleaved (runner, hf, runner, ...);
+Measurement: each peer in its own process of 2 x --steps optimizer steps; ms/step is the
+wall time of the second --steps steps, divided by --steps, so start-up, the first steps'
+allocations and warm-up stay out. HF: a callback waits for the GPU at each step's end and
+reads the clock; runner: its log lines at steps --steps and 2 x --steps (logging_steps =
+--steps) are timed as they arrive; a logging step reads the loss, which waits for the GPU,
+and runner reads nothing else from the device between logging steps. (The difference of two
+runs' train_runtime, used before, was noisier than a few fast steps on a GPU: warm-up varies
+between processes.) Reps are interleaved (runner, hf, runner, ...);
 the table gives the median and the min-max. Peak GPU memory: runner's train_results.json
 memory metrics (before_init + init delta + train delta + train peaked delta, the caching
 allocator's counters, skip_memory_metrics = false), HF's torch.cuda.max_memory_allocated()
 after train(); n/a on the CPU.
 
-Budget on one H100 (an estimate from the shapes, not yet measured; defaults --reps 5 --short 2
---steps 5): writing the models about 0.5 min; full_1b 20 processes of 5-7 s, about 2 min;
-lora_8b 20 processes of 8-15 s (16 GB of bf16 weights from the page cache), about 4 min;
+Budget on one H100 (an estimate from the shapes, not yet measured; defaults --reps 5
+--steps 5): writing the models about 0.5 min; full_1b 10 processes of 5-10 s, about 1.5 min;
+lora_8b 10 processes of 10-20 s (16 GB of bf16 weights from the page cache), about 3 min;
 longest_8b 1-3 processes a peer, the longest step (131072 tokens) about a minute, about 2.5
 min: about 9 min in all. --workloads runs a subset (two calls when one must be shorter).
 
@@ -53,6 +58,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -111,14 +117,14 @@ def make_model_worker(a):
 def make_model(a, shape, path):
     cmd = [sys.executable, os.path.abspath(__file__), "--make-model", "--config", json.dumps(a.shapes[shape]),
            "--model-dir", path, "--device", a.device]
-    a.gpu = json.loads(run(cmd, None, None).strip().splitlines()[-1])
+    a.gpu = json.loads(run(cmd, None, None)[0].strip().splitlines()[-1])
 
 
 # --- the HF Trainer peer (a worker process of this script) -----------------------------------
 
 def hf_worker(a):
     import torch
-    from transformers import AutoModelForCausalLM, Trainer, TrainingArguments
+    from transformers import AutoModelForCausalLM, Trainer, TrainerCallback, TrainingArguments
     cuda = a.device == "cuda"
     lora = WORKLOADS[a.workload][1]
     # full fine-tune: fp32 master weights under bf16 autocast (Trainer bf16=True); LoRA: a bf16 base
@@ -130,6 +136,14 @@ def hf_worker(a):
                                                  target_modules=LORA["target_modules"], task_type="CAUSAL_LM"))
     ids = token_ids(torch, a.batch * a.max_steps, a.seq, model.config.vocab_size)
     data = [{"input_ids": r, "labels": r} for r in ids]
+    ends = []  # the wall clock at each optimizer step's end, the GPU waited for
+
+    class Clock(TrainerCallback):
+        def on_step_end(self, *args, **kwargs):
+            if cuda:
+                torch.cuda.synchronize()
+            ends.append(time.monotonic())
+
     with tempfile.TemporaryDirectory() as out:
         # Non-reentrant checkpointing: PyTorch's recommended form, and it needs no
         # enable_input_require_grads() for the frozen embeddings under peft.
@@ -140,9 +154,9 @@ def hf_worker(a):
                                   use_cpu=not cuda, save_strategy="no", eval_strategy="no", logging_strategy="no",
                                   report_to="none", disable_tqdm=True, dataloader_num_workers=0,
                                   dataloader_pin_memory=cuda)
-        metrics = Trainer(model=model, args=targs, train_dataset=data).train().metrics
+        metrics = Trainer(model=model, args=targs, train_dataset=data, callbacks=[Clock()]).train().metrics
     peak = torch.cuda.max_memory_allocated() if cuda else None
-    print(json.dumps(dict(train_runtime=metrics["train_runtime"], peak=peak)))
+    print(json.dumps(dict(train_runtime=metrics["train_runtime"], ends=ends, peak=peak)))
 
 
 # --- runner ----------------------------------------------------------------------------------
@@ -159,7 +173,7 @@ return {{
            lr_scheduler_type = "constant", weight_decay = 0.0, max_grad_norm = 1.0, optim = "adamw_torch_fused",
            bf16 = {bf16}, gradient_checkpointing = {gc}, activation_offload = {offload}, use_cpu = {use_cpu},
            train_sampling_strategy = "sequential",
-           save_strategy = "no", eval_strategy = "no", logging_strategy = "no", report_to = "none",
+           save_strategy = "no", eval_strategy = "no", logging_steps = {logging_steps}, report_to = "none",
            disable_tqdm = true, skip_memory_metrics = false }},
   datasets = {{ train = data.tensors{{ input_ids = ids, labels = ids }} }},
   model = model,
@@ -177,27 +191,46 @@ class Failed(Exception):
         self.why, self.log = why, log
 
 
-def run(cmd, timeout, env):
-    try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
-    except subprocess.TimeoutExpired:
+def run(cmd, timeout, env, mark=None):
+    """Runs cmd; returns its stdout and the arrival times (monotonic) of the stdout lines that
+    contain `mark`, read as the process writes them."""
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    killer = threading.Timer(timeout, p.kill) if timeout else None
+    if killer:
+        killer.start()
+    err = []
+    drain = threading.Thread(target=lambda: err.append(p.stderr.read()))  # a full stderr pipe would block the child
+    drain.start()
+    out, arrivals = [], []
+    for line in p.stdout:
+        if mark and mark in line:
+            arrivals.append(time.monotonic())
+        out.append(line)
+    code = p.wait()
+    drain.join()
+    timed_out = killer is not None and not killer.is_alive() and code < 0
+    if killer:
+        killer.cancel()
+    if timed_out:
         raise Failed("timeout", "")
-    if p.returncode != 0:
-        log = p.stdout[-2000:] + p.stderr[-4000:]
-        raise Failed("OOM" if "out of memory" in log.lower() else f"exit {p.returncode}", log)
-    return p.stdout
+    if code != 0:
+        log = "".join(out)[-2000:] + "".join(err)[-4000:]
+        raise Failed("OOM" if "out of memory" in log.lower() else f"exit {code}", log)
+    return "".join(out), arrivals
 
 
-def run_peer(peer, a, workload, model_dir, seq, steps, tmp, timeout=None, env=None):
-    """One training process; returns (train_runtime s, peak bytes or None)."""
+def run_peer(peer, a, workload, model_dir, seq, steps, tmp, timeout=None, env=None, timed=0):
+    """One training process of `steps` optimizer steps; returns (seconds, peak bytes or None):
+    with `timed`, the wall time of the last `timed` steps (steps = 2 x timed), else the run's
+    train_runtime."""
     shape, lora = WORKLOADS[workload]
     gc = a.lora_gc if lora else a.full_gc
     if peer == "hf":
         cmd = [sys.executable, os.path.abspath(__file__), "--hf-worker", "--workload", workload, "--model-dir", model_dir,
                "--device", a.device, "--batch", str(a.batch), "--seq", str(seq), "--max-steps", str(steps),
                "--bf16", lua_bool(a.bf16), "--gc", lua_bool(gc)]
-        r = json.loads(run(cmd, timeout, env).strip().splitlines()[-1])
-        return r["train_runtime"], r["peak"]
+        r = json.loads(run(cmd, timeout, env)[0].strip().splitlines()[-1])
+        return (r["ends"][-1] - r["ends"][-1 - timed] if timed else r["train_runtime"]), r["peak"]
     out = os.path.join(tmp, f"out_{workload}_{seq}_{steps}")
     shutil.rmtree(out, ignore_errors=True)  # a fresh output folder per run: no earlier rep's results
     recipe = os.path.join(tmp, f"{workload}_{seq}_{steps}.lua")
@@ -206,15 +239,17 @@ def run_peer(peer, a, workload, model_dir, seq, steps, tmp, timeout=None, env=No
                               dtype="bfloat16" if lora else "float32", lora=lua_bool(lora), r=LORA["r"], alpha=LORA["alpha"],
                               dropout=LORA["dropout"], targets=LORA["target_modules"], out=out, steps=steps, batch=a.batch,
                               lr=LR, bf16=lua_bool(a.bf16), gc=lua_bool(gc), offload=lua_bool(gc and workload == "longest_8b"),
-                              use_cpu=lua_bool(a.device == "cpu")))
+                              use_cpu=lua_bool(a.device == "cpu"), logging_steps=timed or steps))
     if peer == "runner_plain":  # runner with HF's op chains instead of its fused RMSNorm/SwiGLU/rotary kernels
         env = {**(env or os.environ), "RUNNER_FUSED_KERNELS": "0"}
-    run([RUNNER, recipe], timeout, env)
+    _, logged = run([RUNNER, recipe], timeout, env, mark="'loss'")  # logs at steps `timed` and 2 x `timed`
+    if timed and len(logged) != 2:
+        raise Failed(f"runner logged {len(logged)} losses, expected 2", "")
     with open(os.path.join(out, "train_results.json")) as f:
         r = json.load(f)
     keys = ("before_init_mem_gpu", "init_mem_gpu_alloc_delta", "train_mem_gpu_alloc_delta", "train_mem_gpu_peaked_delta")
     peak = sum(r.get(k, 0) for k in keys) if any(k in r for k in keys) else None
-    return r["train_runtime"], peak
+    return (logged[1] - logged[0] if timed else r["train_runtime"]), peak
 
 
 # --- the workloads ---------------------------------------------------------------------------
@@ -228,9 +263,8 @@ def step_rows(a, workload, model_dir, tmp):
     res = {p: [] for p in a.peers}
     for rep in range(a.reps):
         for p in a.peers:
-            short, _ = run_peer(p, a, workload, model_dir, a.seq, a.short, tmp, timeout=a.timeout)
-            long, peak = run_peer(p, a, workload, model_dir, a.seq, a.short + a.steps, tmp, timeout=a.timeout)
-            res[p].append((1000 * (long - short) / a.steps, peak))
+            seconds, peak = run_peer(p, a, workload, model_dir, a.seq, 2 * a.steps, tmp, timeout=a.timeout, timed=a.steps)
+            res[p].append((1000 * seconds / a.steps, peak))
             print(f"{workload} rep {rep + 1}: {p} {res[p][-1][0]:.1f} ms/step, peak {gib(peak)} GiB", file=sys.stderr)
     tokens = a.batch * a.seq
     med = {p: statistics.median(ms for ms, _ in res[p]) for p in a.peers}
@@ -302,7 +336,7 @@ def header(a):
     return [f"- GPU: {gpu}; {versions}; checkout {commit or '?'}, runner {RUNNER}",
             f"- command: `RUNNER_BINARY={RUNNER} {cmd}`",
             f"- scale {a.scale}, batch {a.batch} x {a.seq} tokens, {'bf16 autocast' if a.bf16 else 'fp32'}, {a.steps} timed steps "
-            f"(long {a.short + a.steps} minus short {a.short}) x {a.reps} reps, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"]
+            f"(after as many warm-up steps) x {a.reps} reps, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"]
 
 
 def main():
@@ -313,8 +347,7 @@ def main():
     ap.add_argument("--device", default="cuda", choices=["cuda", "cpu"])
     ap.add_argument("--scale", default="full", choices=["full", "tiny"], help="tiny: small shapes for a CPU dry run")
     ap.add_argument("--reps", type=int, default=5)
-    ap.add_argument("--short", type=int, default=2, help="optimizer steps of the short run")
-    ap.add_argument("--steps", type=int, default=None, help="extra steps of the long run, the timed ones (default 5; tiny 20)")
+    ap.add_argument("--steps", type=int, default=None, help="timed steps, after as many warm-up steps (default 5; tiny 20)")
     ap.add_argument("--batch", type=int, default=1)
     ap.add_argument("--seq", type=int, default=None, help="tokens per row (default 2048; tiny 64); longest_8b starts here")
     ap.add_argument("--max-seq", type=int, default=None, help="longest_8b's cap (default 131072; tiny 512)")

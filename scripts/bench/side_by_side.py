@@ -174,8 +174,8 @@ else
 end
 return {{
   args = {{ per_device_train_batch_size = {batch}, learning_rate = 1e-4, lr_scheduler_type = "constant",
-           optim = "adamw_torch_fused", save_strategy = "no", logging_steps = 100000, logging_first_step = true,
-           disable_tqdm = true,
+           optim = "adamw_torch_fused", save_strategy = "no", logging_first_step = true,
+           disable_tqdm = true, skip_memory_metrics = false,
            train_sampling_strategy = "sequential", bf16 = {bf16}, use_cpu = {use_cpu} }},
   datasets = {{ train = ds }},
   model = model,
@@ -184,44 +184,48 @@ return {{
 
 
 def run_runner(args, name, w, tmp, binary=RUNNER, extra=()):
-    """Two runs, of 4 and 4 + steps optimizer steps, that log only their first step (which
-    times start-up): the difference of their train_runtime is the timed steps alone. `extra`:
-    more runner arguments (peer runner_graphs: --cuda_graphs true)."""
+    """One run of 2 x steps optimizer steps that logs steps 1, `steps` and 2 x steps: the time
+    between the arrival of the last two log lines is the timed steps alone. A logging step reads
+    the loss, which waits for the GPU, and runner reads nothing else from the device between
+    logging steps, so the window is exact however far the host runs ahead (a difference of two
+    runs' train_runtime was not: their warm-up varies more than a few fast steps take). The
+    first line times start-up. `extra`: more runner arguments (runner_graphs: --cuda_graphs true)."""
+    assert args.steps >= 2, "--steps must be at least 2"
     recipe = os.path.join(tmp, f"{name}.lua")
     with open(recipe, "w") as f:
         f.write(RECIPE.format(kind=w["kind"], vocab=w.get("vocab", 0), block=w.get("block", 0), layers=w.get("layers", 0),
-                              heads=w.get("heads", 0), embd=w.get("embd", 0), batch=w["batch"], n=w["batch"] * (args.steps + 8),
+                              heads=w.get("heads", 0), embd=w.get("embd", 0), batch=w["batch"], n=w["batch"] * (2 * args.steps + 8),
                               bf16="true" if args.precision == "bf16" else "false",
                               use_cpu="true" if args.device == "cpu" else "false"))
-    results = {}
-    for max_steps in (4, 4 + args.steps):
-        out = os.path.join(tmp, f"out_{name}_{max_steps}")
-        # --profile: the long run only (the short one may end before the range); its timed steps include the profiler's cost
-        profile = ["--profile_steps", args.profile] if args.profile and max_steps > 4 else []
-        t0 = time.monotonic()
-        p = subprocess.Popen([binary, recipe, "--output_dir", out, "--max_steps", str(max_steps), *extra, *profile], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)
-        startup = None
-        summary = []
-        for line in p.stdout:  # logging_first_step: printed right after the first optimizer step
-            if startup is None and "'loss'" in line:
-                startup = time.monotonic() - t0
-            if profile and ("***** Profile of step" in line or (summary and "(all " not in summary[-1])):  # header to "(all N ops)"
-                summary.append(line)
-        if profile:
-            kept = os.path.abspath(f"profile_{name}")
-            shutil.copytree(os.path.join(out, "profile"), kept, dirs_exist_ok=True)
-            print(f"{name}: trace in {kept}\n" + "".join(summary), file=sys.stderr)
-        err = p.stderr.read()
-        if p.wait() != 0:
-            raise SystemExit(f"runner failed:\n{err}")
-        with open(os.path.join(out, "train_results.json")) as f:
-            results[max_steps] = (json.load(f), startup)
-    (short, startup), (long, _) = results[4], results[4 + args.steps]
-    ms = (long["train_runtime"] - short["train_runtime"]) / args.steps * 1e3
-    peak = sum(long.get(k, 0) for k in ("before_init_mem_gpu", "init_mem_gpu_alloc_delta", "train_mem_gpu_alloc_delta",
-                                        "train_mem_gpu_peaked_delta"))
-    return dict(ms=ms, startup=startup or float("nan"), peak=peak)
+    out = os.path.join(tmp, f"out_{name}")
+    # --profile: its steps' time counts in ms/step when they fall inside the timed window
+    profile = ["--profile_steps", args.profile] if args.profile else []
+    t0 = time.monotonic()
+    p = subprocess.Popen([binary, recipe, "--output_dir", out, "--max_steps", str(2 * args.steps), "--logging_steps", str(args.steps),
+                          *extra, *profile], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    arrivals = []
+    summary = []
+    for line in p.stdout:  # runner writes each log line through at once
+        if "'loss'" in line:
+            arrivals.append(time.monotonic() - t0)
+        if profile and ("***** Profile of step" in line or (summary and "(all " not in summary[-1])):  # header to "(all N ops)"
+            summary.append(line)
+    if profile:
+        kept = os.path.abspath(f"profile_{name}")
+        shutil.copytree(os.path.join(out, "profile"), kept, dirs_exist_ok=True)
+        print(f"{name}: trace in {kept}\n" + "".join(summary), file=sys.stderr)
+    err = p.stderr.read()
+    if p.wait() != 0:
+        raise SystemExit(f"runner failed:\n{err}")
+    if len(arrivals) != 3:
+        raise SystemExit(f"runner logged {len(arrivals)} losses, expected 3 (steps 1, {args.steps}, {2 * args.steps})")
+    with open(os.path.join(out, "train_results.json")) as f:
+        results = json.load(f)
+    ms = (arrivals[2] - arrivals[1]) / args.steps * 1e3
+    # HF's memory metrics: the memory at the start of training plus its peak above the end.
+    peak = sum(results.get(k, 0) for k in ("before_init_mem_gpu", "init_mem_gpu_alloc_delta", "train_mem_gpu_alloc_delta",
+                                           "train_mem_gpu_peaked_delta"))
+    return dict(ms=ms, startup=arrivals[0], peak=peak)
 
 
 def matmul_ceiling(device, precision):
