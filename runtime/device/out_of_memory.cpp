@@ -32,4 +32,12 @@ void maybe_inject_out_of_memory(int64_t batch_rows, int rank) {
               " examples; injected by RUNNER_FAULT_OOM_BATCH_ABOVE=", limit, ")");
 }
 
+void maybe_inject_out_of_memory_in_loop(int64_t batch_rows, int rank) {
+  static const int64_t limit = env_int("RUNNER_FAULT_OOM_LOOP_BATCH_ABOVE", -1);
+  static const int64_t only_rank = env_int("RUNNER_FAULT_OOM_RANK", -1);
+  if (limit < 0 || batch_rows <= limit || (only_rank >= 0 && only_rank != rank)) return;
+  TORCH_CHECK(false, "DefaultCPUAllocator: can't allocate memory (a batch of ", batch_rows,
+              " examples in the training loop; injected by RUNNER_FAULT_OOM_LOOP_BATCH_ABOVE=", limit, ")");
+}
+
 }  // namespace runner::device

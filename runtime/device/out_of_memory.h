@@ -4,6 +4,9 @@
 //   RUNNER_FAULT_OOM_BATCH_ABOVE=N   a training micro-batch of more than N examples fails
 //                                    as the CPU allocator does
 //   RUNNER_FAULT_OOM_RANK=R          ... only on rank R (default: every rank)
+//   RUNNER_FAULT_OOM_LOOP_BATCH_ABOVE=N  the same in the training loop's micro-steps only,
+//                                    not in auto_find_batch_size's trial steps: a batch the
+//                                    search found that then runs out in training
 #pragma once
 #include <cstdint>
 #include <exception>
@@ -15,5 +18,7 @@ bool is_out_of_memory(const std::exception& e);
 
 // Throws the allocator's error when the injected limit says this batch does not fit.
 void maybe_inject_out_of_memory(int64_t batch_rows, int rank);
+// The same for RUNNER_FAULT_OOM_LOOP_BATCH_ABOVE (called by the training loop only).
+void maybe_inject_out_of_memory_in_loop(int64_t batch_rows, int rank);
 
 }  // namespace runner::device

@@ -4,10 +4,11 @@
 // (forward and backward next to the optimizer's state, on this rank alone: no gradient
 // reduction), then the ranks vote, so every rank moves on to the same size or all halve
 // together; the weights, gradients and generators are left as they were, so training then
-// runs exactly as if the found size had been given. A batch that runs out of memory later
-// (a longer sequence) still stops the run with the out-of-memory message.
-#include <ATen/Context.h>
-
+// runs exactly as if the found size had been given. A trial step can fit where the training
+// loop's first step then does not (memory the trials left cached or fragmented; seen on an
+// H200 under a 2 GB cap): on one process the Trainer then starts the loop over at half the
+// size (Trainer::start_over_smaller), as HF's restarted loop would. Later, after an optimizer
+// step, an out-of-memory error (a longer sequence) stops the run with its one-line message.
 #include "runtime/core/errors.h"
 #include "runtime/data/collator.h"
 #include "runtime/io/atomic_file.h"
@@ -15,41 +16,15 @@
 #include "runtime/device/gpu_info.h"
 #include "runtime/device/out_of_memory.h"
 #include "runtime/train/batch_size_finder.h"
+#include "runtime/train/generator_snapshot.h"
 
 namespace runner::train {
 
-namespace {
-
-// The default generators of the CPU and of the training device, restored after the probes
-// so dropout in training draws what it would have drawn without them.
-class GeneratorSnapshot {
- public:
-  explicit GeneratorSnapshot(const c10::Device& device) {
-    for (const c10::Device d : {c10::Device(c10::kCPU), device}) {
-      if (!gens_.empty() && d.is_cpu()) continue;
-      at::Generator g = at::globalContext().defaultGenerator(d);
-      std::lock_guard<std::mutex> lock(g.mutex());
-      gens_.push_back(g);
-      states_.push_back(g.get_state());
-    }
-  }
-  ~GeneratorSnapshot() {
-    for (size_t i = 0; i < gens_.size(); ++i) {
-      std::lock_guard<std::mutex> lock(gens_[i].mutex());
-      gens_[i].set_state(states_[i]);
-    }
-  }
-
- private:
-  std::vector<at::Generator> gens_;
-  std::vector<at::Tensor> states_;
-};
-
-}  // namespace
-
-int64_t find_batch_size(RunContext& ctx, StepRunner& steps, const data::DatasetPtr& train, const std::string& resume_checkpoint) {
+int64_t find_batch_size(RunContext& ctx, StepRunner& steps, const data::DatasetPtr& train, const std::string& resume_checkpoint,
+                        int64_t* start_out) {
   // HF: a resumed run starts from the batch size its checkpoint trained with.
-  int64_t start = ctx.args.per_device_train_batch_size;
+  int64_t& start = *start_out;
+  start = ctx.args.per_device_train_batch_size;
   if (!resume_checkpoint.empty()) {
     const nlohmann::json saved = io::read_json_file(resume_checkpoint + "/trainer_state.json");
     const auto it = saved.find("train_batch_size");
@@ -77,7 +52,7 @@ int64_t find_batch_size(RunContext& ctx, StepRunner& steps, const data::DatasetP
         }
       }
       ctx.dp.zero_grad();
-      if (!failure.empty()) device::empty_gpu_cache();  // what the failed try cached goes back (HF clears it too)
+      device::empty_gpu_cache();  // what the try cached goes back (HF clears it too): training starts unfragmented
     }
     // Every rank's verdict, so all of them train with the same size.
     const std::vector<double> failed = ctx.dp.gather(failure.empty() ? 0.0 : 1.0);

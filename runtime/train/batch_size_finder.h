@@ -11,7 +11,9 @@
 namespace runner::train {
 
 // The largest per-device batch, halving from per_device_train_batch_size (or a resumed
-// checkpoint's), with which one training micro-step of `train` fits on every rank.
-int64_t find_batch_size(RunContext& ctx, StepRunner& steps, const data::DatasetPtr& train, const std::string& resume_checkpoint);
+// checkpoint's: `*start` says which), with which one training micro-step of `train` fits on
+// every rank.
+int64_t find_batch_size(RunContext& ctx, StepRunner& steps, const data::DatasetPtr& train, const std::string& resume_checkpoint,
+                        int64_t* start);
 
 }  // namespace runner::train

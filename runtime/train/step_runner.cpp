@@ -66,7 +66,9 @@ void StepRunner::run(const data::DataLoader& loader, const Window& w, size_t i) 
   at::Tensor loss;
   if (!current.batch.empty()) {
     const models::HostFactsScope known(current.facts);
+    in_loop_ = true;
     loss = training_step(current.batch, loss_ctx);
+    in_loop_ = false;
   } else if (dp.lockstep()) {
     // No examples for this rank: run any batch with zero weight so this rank joins the
     // gathers and reductions inside forward and backward.
@@ -107,7 +109,11 @@ at::Tensor StepRunner::training_step(const Batch& batch, LossContext& loss_ctx) 
   // gradients are scaled back down before clipping.
   const double scale = scaler ? scaler->scale() : 1.0;
   loss_ctx.device = ctx_.device.device;
-  loss_ctx.backward = [&loss_ctx, weight, share, lockstep, scale, dp](const at::Tensor& loss) {
+  // The loop's injected fault strikes after forward, as a real one mostly does: dropout has
+  // drawn from the generators by then.
+  const int64_t loop_rows = in_loop_ && !batch.empty() ? data::batch_size_of(batch) : 0;
+  loss_ctx.backward = [&loss_ctx, weight, share, lockstep, scale, dp, loop_rows](const at::Tensor& loss) {
+    if (loop_rows) device::maybe_inject_out_of_memory_in_loop(loop_rows, dp->rank());
     if (!loss.defined() || loss.numel() != 1) throw HookError("the loss must be a scalar tensor");
     if (!loss.requires_grad())
       throw HookError("the loss does not require grad: it was detached or computed under no_grad, so training cannot update the model");
@@ -153,6 +159,7 @@ at::Tensor StepRunner::training_step(const Batch& batch, LossContext& loss_ctx) 
 }
 
 StepOutcome StepRunner::finish() {
+  optimizer_stepped_ = true;  // from here on the step changes state (a skipped fp16 step too: the loss scale)
   if (static_window_) return finish_static();
   dist::DataParallel& dp = ctx_.dp;
   Optimization& opt = ctx_.opt;

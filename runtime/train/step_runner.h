@@ -55,6 +55,16 @@ class StepRunner {
   int64_t state_bytes() const { return state_bytes_; }
   // cuda_graphs (step_graph.h): decided when training starts, summed up when it ends.
   StepGraph& graph() { return graph_; }
+  // Whether an optimizer step has begun since reset(): until then the weights and the
+  // optimizer state are as training found them (auto_find_batch_size may start over).
+  bool optimizer_stepped() const { return optimizer_stepped_; }
+  // Forgets the window in flight (its staged micro-batch) and the flag above.
+  void reset() {
+    next_ = Staged{};
+    static_window_ = false;
+    optimizer_stepped_ = false;
+    in_loop_ = false;
+  }
 
  private:
   // full_determinism: seeds the RNG for micro-step `micro` of this window from (seed, step,
@@ -86,6 +96,8 @@ class StepRunner {
   StepGraph graph_;
   bool static_window_ = false;  // this window runs as StepGraph's static step
   int64_t state_bytes_ = -1;     // measured at rest after the first optimizer step
+  bool optimizer_stepped_ = false;
+  bool in_loop_ = false;  // training_step runs for the loop, not for a trial step
 };
 
 }  // namespace runner::train

@@ -10,6 +10,7 @@
 #include "runtime/core/errors.h"
 #include "runtime/core/stop_request.h"
 #include "runtime/device/gpu_info.h"
+#include "runtime/device/out_of_memory.h"
 #include "runtime/io/dir_lock.h"
 #include "runtime/train/shared_folder_check.h"
 #include "runtime/log/log.h"
@@ -107,42 +108,76 @@ struct Trainer::Plan {
 TrainOutput Trainer::train() {
   const bool tracking = memory_.start("train");
   Plan run = begin_training();
-  const int64_t GA = args_.gradient_accumulation_steps;
   at::Tensor last_grad_norm;  // the last optimizer step's, for the epoch-end log
   callbacks_.fire(Event::kTrainBegin, loop_.state, loop_.control);
   offload_report_.start(args_);  // after the batch-size search's trial steps
   if (args_.eval_on_start && run.resume.empty()) evaluator_.run_evaluation(/*from_training=*/false);
-  for (int64_t epoch = run.first_epoch; epoch < run.plan.num_train_epochs; ++epoch) {
-    run.loader.set_epoch(epoch);
-    callbacks_.fire(Event::kEpochBegin, loop_.state, loop_.control);
-    // The RNG state is restored after the skip, so skipping cannot perturb it (HF does the same).
-    if (epoch == run.first_epoch) checkpoints_.restore_pending_rng();
-    const int64_t first = epoch == run.first_epoch ? run.skip_batches : 0;
-    const int64_t remainder = run.steps_in_epoch % GA == 0 ? GA : run.steps_in_epoch % GA;  // a short last window
-    const int64_t windows = run.steps_in_epoch / GA + (remainder < GA ? 1 : 0);
-    for (int64_t w = first / GA; w < windows && !loop_.control.should_epoch_stop && !loop_.control.should_training_stop; ++w) {
-      profiler_.step_begin(loop_.state.global_step + 1);  // its batches' loading included, as in torch.profiler's loops
-      const Window window = steps_.load(run.loader, w * GA, w == windows - 1 ? remainder : GA);
-      for (size_t i = 0; i < window.size(); ++i) {
-        if (i == 0) callbacks_.fire(Event::kStepBegin, loop_.state, loop_.control);
-        steps_.run(run.loader, window, i);
-        if (i + 1 < window.size()) callbacks_.fire(Event::kSubstepEnd, loop_.state, loop_.control);
-      }
-      const StepOutcome step = steps_.finish();
-      profiler_.step_end(loop_.state.global_step + 1);  // after the optimizer step, before logging, evaluation and saving
-      last_grad_norm = step.grad_norm;
-      end_step(step, epoch, w * GA + static_cast<int64_t>(window.size()), run.steps_in_epoch);
-      offload_report_.step_done(loop_.state.global_step);
-    }
-    callbacks_.fire(Event::kEpochEnd, loop_.state, loop_.control);
-    agree_on_control();
-    maybe_log_save_evaluate(last_grad_norm, opt_.current_lr());  // HF: the epoch's last step's norm
-    if (loop_.control.should_training_stop) break;
+  while (!run_epochs(run, last_grad_norm)) {
   }
   data_wait_seconds_ = run.loader.wait_seconds();
   TrainOutput out = finish_training(run, tracking);
   loop_.stream = nullptr;  // the loader goes with `run`
   return out;
+}
+
+bool Trainer::run_epochs(Plan& run, at::Tensor& last_grad_norm) {
+  const int64_t GA = args_.gradient_accumulation_steps;
+  try {
+    for (int64_t epoch = run.first_epoch; epoch < run.plan.num_train_epochs; ++epoch) {
+      run.loader.set_epoch(epoch);
+      callbacks_.fire(Event::kEpochBegin, loop_.state, loop_.control);
+      // The RNG state is restored after the skip, so skipping cannot perturb it (HF does the same).
+      if (epoch == run.first_epoch) checkpoints_.restore_pending_rng();
+      const int64_t first = epoch == run.first_epoch ? run.skip_batches : 0;
+      const int64_t remainder = run.steps_in_epoch % GA == 0 ? GA : run.steps_in_epoch % GA;  // a short last window
+      const int64_t windows = run.steps_in_epoch / GA + (remainder < GA ? 1 : 0);
+      for (int64_t w = first / GA; w < windows && !loop_.control.should_epoch_stop && !loop_.control.should_training_stop; ++w) {
+        profiler_.step_begin(loop_.state.global_step + 1);  // its batches' loading included, as in torch.profiler's loops
+        const Window window = steps_.load(run.loader, w * GA, w == windows - 1 ? remainder : GA);
+        for (size_t i = 0; i < window.size(); ++i) {
+          if (i == 0) callbacks_.fire(Event::kStepBegin, loop_.state, loop_.control);
+          steps_.run(run.loader, window, i);
+          if (i + 1 < window.size()) callbacks_.fire(Event::kSubstepEnd, loop_.state, loop_.control);
+        }
+        const StepOutcome step = steps_.finish();
+        profiler_.step_end(loop_.state.global_step + 1);  // after the optimizer step, before logging, evaluation and saving
+        last_grad_norm = step.grad_norm;
+        end_step(step, epoch, w * GA + static_cast<int64_t>(window.size()), run.steps_in_epoch);
+        offload_report_.step_done(loop_.state.global_step);
+      }
+      callbacks_.fire(Event::kEpochEnd, loop_.state, loop_.control);
+      agree_on_control();
+      maybe_log_save_evaluate(last_grad_norm, opt_.current_lr());  // HF: the epoch's last step's norm
+      if (loop_.control.should_training_stop) break;
+    }
+  } catch (const c10::Error& e) {
+    if (!start_over_smaller(e, run)) throw;
+    return false;
+  }
+  return true;
+}
+
+bool Trainer::start_over_smaller(const c10::Error& e, Plan& run) {
+  const int64_t failed = args_.per_device_train_batch_size;
+  // One process only: on several, the other ranks wait in a collective this rank left.
+  // After an optimizer step began, the weights (and schedule) moved: starting over is no
+  // longer the run the smaller size would have been, so the error stands, as documented.
+  if (!args_.auto_find_batch_size || !device::is_out_of_memory(e) || dp_->world() > 1 || steps_.optimizer_stepped() || failed <= 1 ||
+      !args_.profile_steps.empty())
+    return false;
+  const std::string what = e.what_without_backtrace();
+  log::warn("auto_find_batch_size: per_device_train_batch_size = " + std::to_string(failed) +
+            " ran out of memory in the first training step; starting over with " + std::to_string(failed / 2) +
+            " (" + what.substr(0, what.find('\n')) + ")");
+  steps_.reset();
+  dp_->zero_grad();  // what the failed window accumulated
+  device::empty_gpu_cache();
+  loop_start_rng_->restore();
+  args_.per_device_train_batch_size = failed / 2;
+  log::info("auto_find_batch_size: training with per_device_train_batch_size = " + std::to_string(failed / 2) + " (started from " +
+            std::to_string(batch_search_start_) + ")");
+  run = plan_run();
+  return true;
 }
 
 Trainer::Plan Trainer::begin_training() {
@@ -160,8 +195,13 @@ Trainer::Plan Trainer::begin_training() {
   // The optimizer (and its state) exists before the batch-size search, so a batch that
   // fits fits next to it; the schedule depends on the batch size, so it comes after.
   create_optimizer(ctx_);
+  if (args_.auto_find_batch_size) args_.per_device_train_batch_size = find_batch_size(ctx_, steps_, datasets_.train, checkpoints_.resume_path(), &batch_search_start_);
+  return plan_run();
+}
+
+Trainer::Plan Trainer::plan_run() {
+  const data::StreamPtr& stream = datasets_.train_stream;
   const std::string resume = checkpoints_.resume_path();
-  if (args_.auto_find_batch_size) args_.per_device_train_batch_size = find_batch_size(ctx_, steps_, datasets_.train, resume);
   // Global batches per epoch: a rank whose slice of the last one is empty still takes part
   // in its collectives with an empty micro-batch. A stream's one epoch is the whole run (HF).
   const int64_t global_batch = args_.per_device_train_batch_size * dp_->world();
@@ -213,7 +253,9 @@ Trainer::Plan Trainer::begin_training() {
               " batches of the current one");
   steps_.graph().start();
   profiler_.start(args_, dp_->rank(), device_.is_cuda());
+  steps_.reset();
   dp_->zero_grad();
+  if (args_.auto_find_batch_size) loop_start_rng_ = std::make_unique<GeneratorSnapshot>(device_.device);
   loop_.in_training = true;
   set_stop_point_active(true);
   return Plan{std::move(loader), plan, steps_in_epoch, first_epoch, skip, resume};

@@ -20,6 +20,7 @@
 #include "runtime/core/callback.h"
 #include "runtime/train/checkpointer.h"
 #include "runtime/train/evaluator.h"
+#include "runtime/train/generator_snapshot.h"
 #include "runtime/train/gradient_checkpointing.h"
 #include "runtime/train/run_context.h"
 #include "runtime/train/step_profiler.h"
@@ -72,6 +73,14 @@ class Trainer {
  private:
   struct Plan;  // this train() call's epochs, windows and starting point (trainer.cpp)
   Plan begin_training();
+  // begin_training's second half: the loader, plan, state and schedule for the current batch
+  // size, and where a resumed run picks up.
+  Plan plan_run();
+  // The epochs; false when they stopped for start_over_smaller (run is then re-planned).
+  bool run_epochs(Plan& run, at::Tensor& last_grad_norm);
+  // auto_find_batch_size on one process: an out-of-memory error before the first optimizer
+  // step halves the batch and starts the loop over; false when it cannot (the error stands).
+  bool start_over_smaller(const c10::Error& e, Plan& run);
   void end_step(const StepOutcome& step, int64_t epoch, int64_t micro_batch, int64_t steps_in_epoch);
   void maybe_log_save_evaluate(const at::Tensor& grad_norm, double lr);
   void agree_on_control();  // OR the control flags over ranks
@@ -98,6 +107,8 @@ class Trainer {
   OffloadReport offload_report_;  // activation_offload's one log line
   StepProfiler profiler_;  // profile_steps
   double data_wait_seconds_ = 0;  // time the training loop waited for batches
+  int64_t batch_search_start_ = 0;  // auto_find_batch_size: the size the search started from
+  std::unique_ptr<GeneratorSnapshot> loop_start_rng_;  // auto_find_batch_size: the generators as the loop starts
 };
 
 }  // namespace runner::train

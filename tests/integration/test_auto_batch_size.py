@@ -2,7 +2,9 @@
 (RUNNER_FAULT_OOM_BATCH_ABOVE=N makes a training micro-batch of more than N examples fail as
 the CPU allocator does): the batch is halved until it fits, each retry logged; training then
 equals a run given the found size; under mpiexec a failure on one rank makes every rank
-halve; resuming starts from the checkpoint's size; without the flag the error is one line.
+halve; resuming starts from the checkpoint's size; without the flag the error is one line. A
+size that fits the trial step but not the loop's first step (RUNNER_FAULT_OOM_LOOP_BATCH_ABOVE,
+striking after forward) makes one process start the loop over at half the size.
 (The GPU variant, a real out-of-memory under a memory cap, is in test_gpu.py.)"""
 import json
 import os
@@ -99,6 +101,43 @@ class AutoFindBatchSize(unittest.TestCase):
                               env_extra={"RUNNER_FAULT_OOM_BATCH_ABOVE": "0"})
         self.assertEqual(code, 2, err)
         self.assertIn("even per_device_train_batch_size = 1 runs out of memory", err)
+
+    def test_a_size_the_trial_fits_but_the_first_step_does_not_starts_over_at_half(self):
+        # Seen on an H200 under a 2 GB cap: the trial step fitted, the loop's first step did not.
+        found = os.path.join(self.tmp, "over")
+        code, out, err = launch(1, self.recipe, "--output_dir", found, "--auto_find_batch_size",
+                                env_extra={"RUNNER_FAULT_OOM_LOOP_BATCH_ABOVE": "10"})
+        self.assertEqual(code, 0, err)
+        self.assertIn("auto_find_batch_size: training with per_device_train_batch_size = 64\n", out)  # the trial step fitted
+        for bs, nxt in ((64, 32), (32, 16), (16, 8)):
+            self.assertIn(f"auto_find_batch_size: per_device_train_batch_size = {bs} ran out of memory in the first training step; "
+                          f"starting over with {nxt} (DefaultCPUAllocator: can't allocate memory", out)
+        self.assertIn("auto_find_batch_size: training with per_device_train_batch_size = 8 (started from 64)", out)
+        state = load_json(os.path.join(found, "trainer_state.json"))
+        self.assertEqual((state["train_batch_size"], state["global_step"]), (8, 24))
+        # The failed starts leave no trace (the fault strikes after forward: dropout drew from
+        # the generator): weights and log history are those of a run given 8.
+        given = os.path.join(self.tmp, "given8")
+        code, _, err = launch(1, self.recipe, "--output_dir", given, "--per_device_train_batch_size", "8")
+        self.assertEqual(code, 0, err)
+        self.same_weights(found, given)
+
+        def untimed(history):
+            return [{k: v for k, v in e.items() if "runtime" not in k and "per_second" not in k and "wait" not in k} for e in history]
+        self.assertEqual(untimed(state["log_history"]), untimed(load_json(os.path.join(given, "trainer_state.json"))["log_history"]))
+
+    def test_no_start_over_without_the_flag_or_on_several_ranks(self):
+        code, _, err = launch(1, self.recipe, "--output_dir", os.path.join(self.tmp, "o"),
+                              env_extra={"RUNNER_FAULT_OOM_LOOP_BATCH_ABOVE": "10"})
+        self.assertEqual(code, 2, err)
+        self.assertEqual(len(err.strip().splitlines()), 1, err)
+        self.assertIn("out of memory during training with per_device_train_batch_size = 64", err)
+        # Two ranks: the others would wait in a collective the failing rank left, so the error stands.
+        code, out, err = launch(2, self.recipe, "--output_dir", os.path.join(self.tmp, "o2"), "--auto_find_batch_size",
+                                env_extra={"RUNNER_FAULT_OOM_LOOP_BATCH_ABOVE": "10"})
+        self.assertEqual(code, 2, err)
+        self.assertNotIn("starting over", out)
+        self.assertIn("out of memory during training with per_device_train_batch_size = 64", err)
 
     def test_ranks_agree_when_only_one_runs_out_of_memory(self):
         found = os.path.join(self.tmp, "found2")

@@ -198,7 +198,7 @@ class Gpu(unittest.TestCase):
         out = os.path.join(self.tmp, "auto_bs")
         p = subprocess.run([BINARY, big, "--output_dir", out, "--per_device_train_batch_size", "4096", "--max_steps", "2",
                             "--auto_find_batch_size"], capture_output=True, text=True, timeout=600, env=env)
-        self.assertEqual(p.returncode, 0, p.stderr[-3000:])
+        self.assertEqual(p.returncode, 0, p.stdout[-3000:] + p.stderr[-3000:])
         self.assertIn("per_device_train_batch_size = 4096 ran out of memory; retrying with 2048", p.stdout)
         found = load_json(os.path.join(out, "trainer_state.json"))["train_batch_size"]
         self.assertLess(found, 4096)
