@@ -24,20 +24,25 @@ bool is_out_of_memory(const std::exception& e) {
   return false;
 }
 
-void maybe_inject_out_of_memory(int64_t batch_rows, int rank) {
-  static const int64_t limit = env_int("RUNNER_FAULT_OOM_BATCH_ABOVE", -1);
+namespace {
+// Fails as the CPU allocator does when the batch has more than `limit` rows (and this is the
+// chosen rank, if RUNNER_FAULT_OOM_RANK names one).
+void inject_above(const char* variable, int64_t limit, int64_t batch_rows, int rank) {
   static const int64_t only_rank = env_int("RUNNER_FAULT_OOM_RANK", -1);
   if (limit < 0 || batch_rows <= limit || (only_rank >= 0 && only_rank != rank)) return;
-  TORCH_CHECK(false, "DefaultCPUAllocator: can't allocate memory (a batch of ", batch_rows,
-              " examples; injected by RUNNER_FAULT_OOM_BATCH_ABOVE=", limit, ")");
+  TORCH_CHECK(false, "DefaultCPUAllocator: can't allocate memory (a batch of ", batch_rows, " examples; injected by ", variable, "=",
+              limit, ")");
+}
+}  // namespace
+
+void maybe_inject_out_of_memory(int64_t batch_rows, int rank) {
+  static const int64_t limit = env_int("RUNNER_FAULT_OOM_BATCH_ABOVE", -1);
+  inject_above("RUNNER_FAULT_OOM_BATCH_ABOVE", limit, batch_rows, rank);
 }
 
 void maybe_inject_out_of_memory_in_loop(int64_t batch_rows, int rank) {
   static const int64_t limit = env_int("RUNNER_FAULT_OOM_LOOP_BATCH_ABOVE", -1);
-  static const int64_t only_rank = env_int("RUNNER_FAULT_OOM_RANK", -1);
-  if (limit < 0 || batch_rows <= limit || (only_rank >= 0 && only_rank != rank)) return;
-  TORCH_CHECK(false, "DefaultCPUAllocator: can't allocate memory (a batch of ", batch_rows,
-              " examples in the training loop; injected by RUNNER_FAULT_OOM_LOOP_BATCH_ABOVE=", limit, ")");
+  inject_above("RUNNER_FAULT_OOM_LOOP_BATCH_ABOVE", limit, batch_rows, rank);
 }
 
 }  // namespace runner::device

@@ -49,6 +49,19 @@ class AutoFindBatchSize(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.tmp, ignore_errors=True)
 
+    def equals_a_run_given(self, found, size):
+        """`found`'s weights and log history are those of a run given per_device_train_batch_size = size."""
+        given = os.path.join(self.tmp, f"given_{size}")
+        code, _, err = launch(1, self.recipe, "--output_dir", given, "--per_device_train_batch_size", str(size))
+        self.assertEqual(code, 0, err)
+        self.same_weights(found, given)
+
+        def untimed(path):
+            history = load_json(os.path.join(path, "trainer_state.json"))["log_history"]
+            return [{k: v for k, v in e.items() if "runtime" not in k and "per_second" not in k and "wait" not in k} for e in history]
+        self.assertEqual(untimed(found), untimed(given))
+        return given
+
     def same_weights(self, a, b):
         wa = read_safetensors(os.path.join(a, "model.safetensors"))
         wb = read_safetensors(os.path.join(b, "model.safetensors"))
@@ -71,13 +84,7 @@ class AutoFindBatchSize(unittest.TestCase):
         self.assertEqual(load_json(os.path.join(found, "training_args.json"))["per_device_train_batch_size"], 8)
 
         # The probes leave no trace: weights, generators and data order are those of a run given 8.
-        given = os.path.join(self.tmp, "given")
-        code, _, err = launch(1, self.recipe, "--output_dir", given, "--per_device_train_batch_size", "8")
-        self.assertEqual(code, 0, err)
-        self.same_weights(found, given)
-        def untimed(history):
-            return [{k: v for k, v in e.items() if "runtime" not in k and "per_second" not in k and "wait" not in k} for e in history]
-        self.assertEqual(untimed(state["log_history"]), untimed(load_json(os.path.join(given, "trainer_state.json"))["log_history"]))
+        given = self.equals_a_run_given(found, 8)
 
         # Resuming starts from the checkpoint's batch size: no retries.
         os.remove(os.path.join(found, "model.safetensors"))
@@ -117,14 +124,7 @@ class AutoFindBatchSize(unittest.TestCase):
         self.assertEqual((state["train_batch_size"], state["global_step"]), (8, 24))
         # The failed starts leave no trace (the fault strikes after forward: dropout drew from
         # the generator): weights and log history are those of a run given 8.
-        given = os.path.join(self.tmp, "given8")
-        code, _, err = launch(1, self.recipe, "--output_dir", given, "--per_device_train_batch_size", "8")
-        self.assertEqual(code, 0, err)
-        self.same_weights(found, given)
-
-        def untimed(history):
-            return [{k: v for k, v in e.items() if "runtime" not in k and "per_second" not in k and "wait" not in k} for e in history]
-        self.assertEqual(untimed(state["log_history"]), untimed(load_json(os.path.join(given, "trainer_state.json"))["log_history"]))
+        self.equals_a_run_given(found, 8)
 
     def test_no_start_over_without_the_flag_or_on_several_ranks(self):
         code, _, err = launch(1, self.recipe, "--output_dir", os.path.join(self.tmp, "o"),
