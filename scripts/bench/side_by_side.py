@@ -253,7 +253,7 @@ def main():
                     help="default: runner, runner_graphs (cuda_graphs = true; CUDA only), plain, compiled, hf")
     ap.add_argument("--precision", default=None, choices=["bf16", "fp32"], help="default: bf16 on CUDA, fp32 on the CPU")
     ap.add_argument("--steps", type=int, default=20)
-    ap.add_argument("--profile", default=None, metavar="A-B", help="runner's profile_steps for runner's timed runs (steps 5 on are timed): "
+    ap.add_argument("--profile", default=None, metavar="A-B", help="runner's profile_steps for runner's runs (steps N+1 to 2N of --steps N are timed): "
                     "traces copied to ./profile_<run>, the log summaries printed; the profiled steps' time counts in ms/step")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--peak-tflops", type=float, default=None)
