@@ -9,6 +9,9 @@
 #include <algorithm>
 #include <optional>
 
+#include "runtime/kernels/cuda_kernels.h"
+#include "runtime/kernels/fused_switch.h"
+
 namespace runner::kernels {
 
 namespace {
@@ -49,18 +52,50 @@ Pass run_chunks(const at::Tensor& hidden, const at::Tensor& weight, const at::Te
   const int64_t rows = o.chunk_rows > 0 ? o.chunk_rows
                        : hidden.is_cuda()  ? linear_cross_entropy_chunk_rows(n, x.size(1), v, kGpuChunkElements)
                                            : linear_cross_entropy_chunk_rows(n, x.size(1), v);
+  // On a GPU, runner's kernel (cuda/cross_entropy.cu) takes a chunk's loss and gradient in two
+  // passes over its logits, in place; elsewhere (and with a soft cap) ATen's ops do.
+  const bool row_kernel = o.softcap <= 0 && x.is_cuda() && cuda::built() && fused_kernels_enabled() && cuda::dtype(cd).has_value();
+  // g (m, V) in the compute dtype: the gradient of the chunk's summed loss in its logits.
+  auto take_gradients = [&](const at::Tensor& g, const at::Tensor& xs, int64_t start, int64_t m) {
+    if (want_hidden) {
+      at::Tensor rows_out = p.grad_hidden.narrow(0, start, m);  // contiguous rows: written in place
+      at::mm_out(rows_out, g, w);
+    }
+    if (want_weight) {
+      if (cd == at::kFloat) p.grad_weight.addmm_(g.t(), xs);
+      else p.grad_weight.add_(at::mm(g.t(), xs));  // summed in fp32 over the chunks
+    }
+  };
   for (int64_t start = 0; start < n; start += rows) {
     const int64_t m = std::min(rows, n - start);
     const at::Tensor xs = x.narrow(0, start, m);  // (m, H)
-    // The only (m, V) tensors of the whole loss: the logits, their fp32 copy (the same
-    // tensor in fp32), which becomes the gradient in place, and its compute-dtype cast.
-    at::Tensor z = (b.defined() ? at::addmm(b, xs, w.t()) : at::mm(xs, w.t())).to(at::kFloat);  // (m, V)
+    const at::Tensor target = labels.narrow(0, start, m);
+    at::Tensor logits = b.defined() ? at::addmm(b, xs, w.t()) : at::mm(xs, w.t());  // (m, V), compute dtype
+    if (row_kernel) {
+      // The chunk's only (m, V) tensor: the logits, which become the gradient in place.
+      TORCH_CHECK(logits.is_contiguous(), "linear_cross_entropy: the chunk's logits are not contiguous");
+      const at::Tensor row_labels = target.contiguous();
+      at::Tensor row_loss = at::empty({m}, f32);
+      {
+        const cuda::Launch on(logits);
+        cuda::cross_entropy_rows(logits.data_ptr(), *cuda::dtype(cd), m, v, row_labels.data_ptr<int64_t>(), o.ignore_index,
+                                 row_loss.data_ptr<float>(), grads, on.stream);
+      }
+      p.loss_sum.add_(row_loss.sum());
+      if (!grads) continue;
+      if (want_bias) p.grad_bias.add_(at::sum(logits, {0}, false, at::kFloat));
+      take_gradients(logits, xs, start, m);
+      continue;
+    }
+    // The only (m, V) tensors here: the logits, their fp32 copy (which becomes the gradient in
+    // place) and its compute-dtype cast.
+    at::Tensor z = logits.to(at::kFloat);
+    logits = at::Tensor();
     at::Tensor capped;  // tanh(logits / cap), for the cap's derivative
     if (o.softcap > 0) {
       capped = z.div_(o.softcap).tanh_();
       z = capped * o.softcap;
     }
-    const at::Tensor target = labels.narrow(0, start, m);
     const at::Tensor valid = target.ne(o.ignore_index);                        // (m)
     const at::Tensor safe = at::where(valid, target, at::zeros_like(target)).unsqueeze(1);  // (m, 1): gather needs an index in range
     const at::Tensor lse = at::logsumexp(z, 1);                                 // (m)
@@ -74,15 +109,7 @@ Pass run_chunks(const at::Tensor& hidden, const at::Tensor& weight, const at::Te
     z.masked_fill_(valid.logical_not().unsqueeze(1), 0.0);
     if (o.softcap > 0) z.mul_(1 - capped * capped);  // d(cap·tanh(u/cap))/du
     if (want_bias) p.grad_bias.add_(z.sum(0));
-    const at::Tensor g = z.to(cd);  // (m, V)
-    if (want_hidden) {
-      at::Tensor rows_out = p.grad_hidden.narrow(0, start, m);  // contiguous rows: written in place
-      at::mm_out(rows_out, g, w);
-    }
-    if (want_weight) {
-      if (cd == at::kFloat) p.grad_weight.addmm_(g.t(), xs);
-      else p.grad_weight.add_(at::mm(g.t(), xs));  // summed in fp32 over the chunks
-    }
+    take_gradients(z.to(cd), xs, start, m);
   }
   return p;
 }

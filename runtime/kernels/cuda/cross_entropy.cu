@@ -1,0 +1,107 @@
+// One chunk of the fused linear cross-entropy (linear_cross_entropy.cpp): per row of the
+// chunk's logits z (rows, cols), in two passes and in place, its log-sum-exp (an online max
+// and sum, in float), its loss lse − z[label], and (when asked) the gradient of that loss,
+// softmax − one-hot, written over the logits in their dtype. ATen's chain for the same does
+// z.float(), logsumexp, sub, exp, scatter, masked_fill and a cast: seven passes over an fp32
+// copy of the chunk instead of two over the logits. A row whose label is ignored gets loss 0
+// and a zero gradient without its logits being read, so whatever they hold (inf or NaN, at a
+// padded position) never reaches the loss, as the ATen path's where() keeps it out. One
+// block per row.
+#include <cmath>
+
+#include "runtime/kernels/cuda/common.cuh"
+
+namespace runner::kernels::cuda {
+
+namespace {
+
+constexpr int kThreads = 512;
+
+// (m, s) with s = Σ exp(v − m) over what it has seen: two of them as one.
+__device__ __forceinline__ void merge(float& m, float& s, float m2, float s2) {
+  if (m2 == -INFINITY) return;
+  if (m == -INFINITY) {
+    m = m2;
+    s = s2;
+    return;
+  }
+  const float top = fmaxf(m, m2);
+  s = s * expf(m - top) + s2 * expf(m2 - top);
+  m = top;
+}
+
+// The block's merged (m, s), returned to every thread.
+__device__ __forceinline__ void block_merge(float& m, float& s) {
+  __shared__ float warp_m[32], warp_s[32];
+  for (int o = 16; o > 0; o /= 2) merge(m, s, __shfl_xor_sync(0xffffffffu, m, o), __shfl_xor_sync(0xffffffffu, s, o));
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  if (lane == 0) {
+    warp_m[warp] = m;
+    warp_s[warp] = s;
+  }
+  __syncthreads();
+  if (warp == 0) {
+    m = lane < static_cast<int>(blockDim.x / 32) ? warp_m[lane] : -INFINITY;
+    s = lane < static_cast<int>(blockDim.x / 32) ? warp_s[lane] : 0.0f;
+    for (int o = 16; o > 0; o /= 2) merge(m, s, __shfl_xor_sync(0xffffffffu, m, o), __shfl_xor_sync(0xffffffffu, s, o));
+    if (lane == 0) {
+      warp_m[0] = m;
+      warp_s[0] = s;
+    }
+  }
+  __syncthreads();
+  m = warp_m[0];
+  s = warp_s[0];
+  __syncthreads();  // the next row's call may overwrite them
+}
+
+template <typename T>
+__global__ void rows_kernel(T* __restrict__ z, int64_t rows, int64_t cols, const int64_t* __restrict__ labels, int64_t ignore_index,
+                            float* __restrict__ loss, bool grad) {
+  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    T* zr = z + row * cols;
+    const int64_t label = labels[row];
+    if (label == ignore_index) {
+      if (threadIdx.x == 0) loss[row] = 0.0f;
+      if (grad)
+        for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) zr[j] = from_float<T>(0.0f);
+      continue;
+    }
+    float m = -INFINITY, s = 0.0f;
+    for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) {
+      const float v = to_float(zr[j]);
+      if (v > m) {
+        s = (m == -INFINITY ? 0.0f : s * expf(m - v)) + 1.0f;
+        m = v;
+      } else if (v != -INFINITY) {
+        s += expf(v - m);  // NaN (v, or m never set) carries through, as it does in ATen
+      }
+    }
+    block_merge(m, s);
+    const float lse = m + logf(s);
+    const bool in_range = label >= 0 && label < cols;  // labels are range-checked on the host; never read outside the row
+    if (threadIdx.x == 0) loss[row] = in_range ? lse - to_float(zr[label]) : NAN;
+    if (!grad) continue;
+    __syncthreads();  // z[label] is read before this row is overwritten
+    for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) {
+      const float p = expf(to_float(zr[j]) - lse);
+      zr[j] = from_float<T>(j == label ? p - 1.0f : p);
+    }
+  }
+}
+
+}  // namespace
+
+void cross_entropy_rows(void* z, DType t, int64_t rows, int64_t cols, const int64_t* labels, int64_t ignore_index, float* loss, bool grad,
+                        void* stream) {
+  if (rows == 0) return;
+  const int blocks = static_cast<int>(rows < 65535 ? rows : 65535);  // the row loop does the rest
+  with_type(t, [&](auto zero) {
+    using T = decltype(zero);
+    rows_kernel<T><<<blocks, kThreads, 0, static_cast<cudaStream_t>(stream)>>>(static_cast<T*>(z), rows, cols, labels, ignore_index, loss,
+                                                                               grad);
+  });
+  check_launch("cross_entropy_rows");
+}
+
+}  // namespace runner::kernels::cuda
