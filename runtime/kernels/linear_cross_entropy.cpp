@@ -54,7 +54,7 @@ Pass run_chunks(const at::Tensor& hidden, const at::Tensor& weight, const at::Te
                                            : linear_cross_entropy_chunk_rows(n, x.size(1), v);
   // On a GPU, runner's kernel (cuda/cross_entropy.cu) takes a chunk's loss and gradient in two
   // passes over its logits, in place; elsewhere (and with a soft cap) ATen's ops do.
-  const bool row_kernel = o.softcap <= 0 && x.is_cuda() && cuda::built() && fused_kernels_enabled() && cuda::dtype(cd).has_value();
+  const bool row_kernel = linear_cross_entropy_uses_row_kernel(hidden, weight, o);
   // g (m, V) in the compute dtype: the gradient of the chunk's summed loss in its logits.
   auto take_gradients = [&](const at::Tensor& g, const at::Tensor& xs, int64_t start, int64_t m) {
     if (want_hidden) {
@@ -158,6 +158,7 @@ void check_inputs(const at::Tensor& hidden, const at::Tensor& weight, const at::
               "linear_cross_entropy: hidden (*, H) and weight (V, H) expected, got ", hidden.sizes(), " and ", weight.sizes());
   TORCH_CHECK(hidden.is_floating_point() && weight.is_floating_point(), "linear_cross_entropy: hidden and weight must be floating point");
   TORCH_CHECK(!bias.defined() || (bias.dim() == 1 && bias.size(0) == weight.size(0)), "linear_cross_entropy: bias (V) expected");
+  TORCH_CHECK(labels.device() == hidden.device(), "linear_cross_entropy: labels on ", labels.device(), ", hidden on ", hidden.device());
   TORCH_CHECK(!at::isFloatingType(labels.scalar_type()) && labels.numel() * hidden.size(-1) == hidden.numel(),
               "linear_cross_entropy: one integer label per row of hidden expected, got labels ", labels.sizes(), " for hidden ",
               hidden.sizes());
@@ -169,6 +170,10 @@ int64_t linear_cross_entropy_chunk_rows(int64_t n, int64_t h, int64_t v, int64_t
   int64_t rows = std::max((n * h + v - 1) / v, min_elements / std::max<int64_t>(v, 1));
   rows = (rows + 7) / 8 * 8;
   return std::max<int64_t>(1, std::min(rows, n));
+}
+
+bool linear_cross_entropy_uses_row_kernel(const at::Tensor& hidden, const at::Tensor& weight, const LinearCrossEntropyOptions& o) {
+  return o.softcap <= 0 && hidden.is_cuda() && cuda::built() && fused_kernels_enabled() && cuda::dtype(compute_dtype(hidden, weight)).has_value();
 }
 
 at::Tensor linear_cross_entropy(const at::Tensor& hidden, const at::Tensor& weight, const at::Tensor& bias, const at::Tensor& labels,

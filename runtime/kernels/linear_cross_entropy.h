@@ -35,6 +35,12 @@ struct LinearCrossEntropyOptions {
 at::Tensor linear_cross_entropy(const at::Tensor& hidden, const at::Tensor& weight, const at::Tensor& bias, const at::Tensor& labels,
                                 const LinearCrossEntropyOptions& options = {});
 
+// Whether linear_cross_entropy(hidden, weight, ...) takes each chunk's loss and gradient with
+// runner's CUDA row kernel (cuda/cross_entropy.cu) rather than ATen's ops: on a GPU, with the
+// kernels built and on, no soft cap, a compute dtype they take. Call it where the loss would
+// be computed: autocast decides the compute dtype.
+bool linear_cross_entropy_uses_row_kernel(const at::Tensor& hidden, const at::Tensor& weight, const LinearCrossEntropyOptions& options = {});
+
 // The plain ATen computation the fused one equals (the reference of the tests and benchmark):
 // the whole (N, V) logits, upcast to fp32, soft-capped, cross_entropy.
 at::Tensor linear_cross_entropy_reference(const at::Tensor& hidden, const at::Tensor& weight, const at::Tensor& bias,

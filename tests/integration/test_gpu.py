@@ -296,6 +296,37 @@ class Gpu(unittest.TestCase):
             np.testing.assert_array_equal(runs[0][k], runs[1][k], err_msg=k)
         self.train(1, "tf32", 8, "--tf32", "true")
 
+    def test_fused_kernels_train_like_the_plain_chains_on_cuda(self):
+        # Every CUDA kernel of runner inside real training steps: GPT (the cross-entropy row
+        # kernel) and Llama (RMSNorm, SwiGLU, rotary, the row kernel), fp32 and bf16, against
+        # the same runs with RUNNER_FUSED_KERNELS=0 (ATen's chains): the same curve to rounding.
+        recipes = {
+            "gpt": GPT.replace("models.gpt{vocab_size = 32, block_size = 8, n_layer = 2, n_head = 2, n_embd = 16",
+                               "models.gpt{vocab_size = 1000, block_size = 64, n_layer = 2, n_head = 4, n_embd = 128"),
+            "llama": LLAMA.replace("models.llama{vocab_size = 32, hidden_size = 16, intermediate_size = 24",
+                                   "models.llama{vocab_size = 1000, hidden_size = 128, intermediate_size = 344").replace(
+                                       "max_position_embeddings = 16", "max_position_embeddings = 64"),
+        }
+        differs = False
+        for model, recipe in recipes.items():
+            recipe = recipe.replace("torch.randint(0, 32, {50, 8})", "torch.randint(0, 1000, {64, 64})")
+            self.assertIn("{64, 64}", recipe)
+            self.assertIn("vocab_size = 1000", recipe)
+            path = write(os.path.join(self.tmp, f"kernels_{model}.lua"), recipe)
+            for precision, rtol in (("fp32", 1e-4), ("bf16", 2e-2)):
+                losses = {}
+                for way, env in (("fused", {}), ("plain", {"RUNNER_FUSED_KERNELS": "0"})):
+                    out = os.path.join(self.tmp, f"kernels_{model}_{precision}_{way}")
+                    extra = ["--bf16"] if precision == "bf16" else []
+                    p = subprocess.run([BINARY, path, "--output_dir", out, "--max_steps", "8", "--per_device_train_batch_size", "8", *extra],
+                                       capture_output=True, text=True, timeout=300, env=dict(os.environ, **env))
+                    self.assertEqual(p.returncode, 0, f"{model} {precision} {way}: {p.stderr[-3000:]}")
+                    losses[way] = [e["loss"] for e in load_json(os.path.join(out, "trainer_state.json"))["log_history"] if "loss" in e]
+                self.assertEqual(len(losses["fused"]), 8)
+                np.testing.assert_allclose(losses["fused"], losses["plain"], rtol=rtol, err_msg=f"{model} {precision}")
+                differs = differs or losses["fused"] != losses["plain"]
+        self.assertTrue(differs, "RUNNER_FUSED_KERNELS=0 changed nothing: the kernels did not run")
+
     def test_cuda_visible_devices_decides_what_runner_sees(self):
         hidden = subprocess.run([BINARY, "--version"], capture_output=True, text=True, timeout=120, env=dict(os.environ, CUDA_VISIBLE_DEVICES=""))
         self.assertNotIn("GPU 0:", hidden.stdout)

@@ -2,12 +2,14 @@
 // one), where runner's row kernel (cuda/cross_entropy.cu) takes each chunk's loss and
 // gradient: fp32 equals plain ATen on the same device; bf16 and fp16 under autocast, with a
 // bias, stay within their rounding of it, and the gradients come back in the parameters'
-// dtypes; an ignored row's logits, NaN included, never reach the loss.
+// dtypes; an ignored row's logits, NaN included, never reach the loss; the kernel itself
+// equals ATen's chain across row widths, dtypes and more rows than one grid holds.
 #include <gtest/gtest.h>
 
 #include <ATen/ATen.h>
 #include <ATen/autocast_mode.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <tuple>
@@ -20,7 +22,8 @@ using Options = runner::kernels::LinearCrossEntropyOptions;
 namespace {
 
 double rel(const at::Tensor& a, const at::Tensor& b) {
-  return (a.to(at::kDouble) - b.to(at::kDouble)).abs().max().item<double>() / b.abs().max().item<double>();
+  // Against a floor: a one-class row's loss and gradient are exactly 0.
+  return (a.to(at::kDouble) - b.to(at::kDouble)).abs().max().item<double>() / std::max(b.abs().max().item<double>(), 1e-30);
 }
 
 struct Grads {
@@ -102,4 +105,45 @@ TEST(LinearCrossEntropyGpu, AnIgnoredRowsLogitsNeverReachTheLoss) {
   EXPECT_TRUE(at::equal(nan.loss, zero.loss));
   EXPECT_TRUE(at::equal(nan.d_hidden, zero.d_hidden));  // the ignored rows' zeros included
   EXPECT_EQ(nan.d_hidden.narrow(0, 100, 40).abs().sum().item<double>(), 0.0);
+}
+
+// The row kernel itself, through an identity weight (the logits are the hidden states, and
+// d hidden is the kernel's gradient): row widths around the block's 512 threads, more rows
+// than a grid holds, every dtype, labels at both ends, an ignore_index inside the range, and
+// the loss without gradients (evaluation), against ATen's chain on the same logits.
+TEST(LinearCrossEntropyGpu, RowKernelEqualsAtenAcrossWidthsDtypesAndRows) {
+  REQUIRE_GPU();
+  at::manual_seed(3);
+  struct Case {
+    int64_t rows, cols;
+  };
+  for (const at::ScalarType dtype : {at::kFloat, at::kBFloat16, at::kHalf})
+    for (const Case c : {Case{5, 1}, Case{7, 3}, Case{33, 513}, Case{17, 4099}, Case{70000, 3}}) {
+      const std::string what = std::string(c10::toString(dtype)) + " " + std::to_string(c.rows) + "x" + std::to_string(c.cols);
+      const at::TensorOptions on = at::TensorOptions().device(at::kCUDA).dtype(dtype);
+      const at::Tensor h0 = (at::randn({c.rows, c.cols}) * 3).to(on), w = at::eye(c.cols, on);
+      at::Tensor labels = at::randint(c.cols, {c.rows}, at::TensorOptions().device(at::kCUDA).dtype(at::kLong));
+      labels[0] = 0;
+      labels[c.rows - 1] = c.cols - 1;
+      Options o;
+      o.ignore_index = c.cols > 1 ? 1 : -100;  // inside the range where there is room
+      ASSERT_TRUE(runner::kernels::linear_cross_entropy_uses_row_kernel(h0, w, o)) << what;
+      auto both = [&](bool fused) {
+        const at::Tensor h = h0.detach().clone().requires_grad_(true);
+        const at::Tensor loss = fused ? runner::kernels::linear_cross_entropy(h, w, {}, labels, o)
+                                      : runner::kernels::linear_cross_entropy_reference(h, w, {}, labels, o);
+        loss.backward();
+        return std::pair{loss.detach(), h.grad()};
+      };
+      const auto [loss, grad] = both(true);
+      const auto [ref_loss, ref_grad] = both(false);
+      EXPECT_LE(rel(loss, ref_loss), 1e-5) << what;  // the same logits, the loss in float either way
+      EXPECT_LE(rel(grad, ref_grad), dtype == at::kFloat ? 1e-5 : 1e-2) << what;  // the gradient rounded to the dtype either way
+      at::Tensor no_grad_loss;
+      {
+        at::NoGradGuard no_grad;
+        no_grad_loss = runner::kernels::linear_cross_entropy(h0, w, {}, labels, o);
+      }
+      EXPECT_TRUE(at::equal(no_grad_loss, loss)) << what;
+    }
 }

@@ -17,12 +17,12 @@ namespace {
 
 constexpr int kThreads = 512;
 
-// (m, s) with s = Σ exp(v − m) over what it has seen: two of them as one.
+// (m, s) with s = Σ exp(v − m) over what it has seen: two of them as one. Equal maxima add
+// (both −inf, or both +inf, where m − top would be NaN); otherwise the smaller side is scaled,
+// and a NaN sum on either side stays NaN (exp(−inf) · NaN is NaN).
 __device__ __forceinline__ void merge(float& m, float& s, float m2, float s2) {
-  if (m2 == -INFINITY) return;
-  if (m == -INFINITY) {
-    m = m2;
-    s = s2;
+  if (m == m2) {
+    s += s2;
     return;
   }
   const float top = fmaxf(m, m2);
@@ -67,22 +67,26 @@ __global__ void rows_kernel(T* __restrict__ z, int64_t rows, int64_t cols, const
         for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) zr[j] = from_float<T>(0.0f);
       continue;
     }
+    // A NaN logit makes s NaN for good (NaN compares false, exp(NaN) is NaN, 0 · NaN is NaN):
+    // the row's loss is then NaN, as ATen's logsumexp makes it.
     float m = -INFINITY, s = 0.0f;
     for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) {
       const float v = to_float(zr[j]);
       if (v > m) {
-        s = (m == -INFINITY ? 0.0f : s * expf(m - v)) + 1.0f;
+        s = s * expf(m - v) + 1.0f;
         m = v;
       } else if (v != -INFINITY) {
-        s += expf(v - m);  // NaN (v, or m never set) carries through, as it does in ATen
+        s += v == m ? 1.0f : expf(v - m);
       }
     }
-    block_merge(m, s);
+    // The models range-check labels on the host batch; a stray label from another caller gives
+    // a NaN loss here, never a read outside the row. Read before the row is overwritten.
+    const bool in_range = label >= 0 && label < cols;
+    const float picked = threadIdx.x == 0 && in_range ? to_float(zr[label]) : 0.0f;
+    block_merge(m, s);  // its barriers also order the read above before pass 2's writes
     const float lse = m + logf(s);
-    const bool in_range = label >= 0 && label < cols;  // labels are range-checked on the host; never read outside the row
-    if (threadIdx.x == 0) loss[row] = in_range ? lse - to_float(zr[label]) : NAN;
+    if (threadIdx.x == 0) loss[row] = in_range ? lse - picked : NAN;
     if (!grad) continue;
-    __syncthreads();  // z[label] is read before this row is overwritten
     for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) {
       const float p = expf(to_float(zr[j]) - lse);
       zr[j] = from_float<T>(j == label ? p - 1.0f : p);
