@@ -125,3 +125,31 @@ TEST(IdRanges, OutOfRangeIdsAndLabelsAreDataErrorsNamingTheField) {
   float_labels["labels"] = at::tensor({-1.5, 300.0}).view({1, 2});
   EXPECT_NO_THROW(check_id_ranges(*model, float_labels));
 }
+
+TEST(IdRanges, EveryLayoutAndIntegerDtypeNamesTheFirstIdOutside) {
+  // int64 and int32 contiguous host tensors are scanned directly; other integer dtypes and
+  // strided views take ATen's ops: the same verdict and the same first value (row-major).
+  ModulePtr model = make_llama(tiny_llama());
+  const at::Tensor ids = at::tensor({3, 41, 5, -100, 7, 40}, at::kLong).view({2, 3});  // outside in row-major order: 41, -100, 40
+  auto first_named = [&](const std::string& field, const at::Tensor& t) -> std::string {
+    TensorMap batch{{"input_ids", at::zeros({2, 3}, at::kLong)}, {"labels", at::zeros({2, 3}, at::kLong)}};
+    batch[field] = t;
+    try {
+      check_id_ranges(*model, batch);
+    } catch (const DataError& e) {
+      const std::string what = e.what(), from = field + " holds ";
+      const size_t at = what.find(from) + from.size();
+      return what.substr(at, what.find(',', at) - at);
+    }
+    return "none";
+  };
+  for (const at::ScalarType dtype : {at::kLong, at::kInt, at::kShort}) {
+    EXPECT_EQ(first_named("input_ids", ids.to(dtype)), "41") << dtype;
+    EXPECT_EQ(first_named("input_ids", ids.to(dtype).t().contiguous().t()), "41") << dtype;  // strided: ATen's ops
+    EXPECT_EQ(first_named("input_ids", ids.to(dtype).t()), "-100") << dtype;  // a transposed view (3, 2): row-major 3, -100, 41, ...
+  }
+  EXPECT_EQ(first_named("labels", at::tensor({3, -100, 40, 2}, at::kLong).view({2, 2})), "40");  // -100 is an ignored label
+  EXPECT_EQ(first_named("labels", at::tensor({3, -100, 40, 2}, at::kInt).view({2, 2})), "40");
+  EXPECT_EQ(first_named("input_ids", at::tensor({-100, 41}, at::kLong).view({1, 2})), "-100");  // not ignored in input_ids
+  EXPECT_EQ(first_named("input_ids", at::tensor({0, 39, 39, 0}, at::kInt).view({2, 2})), "none");
+}
