@@ -30,7 +30,11 @@ int64_t find_batch_size(RunContext& ctx, StepRunner& steps, const data::DatasetP
     const auto it = saved.find("train_batch_size");
     if (it != saved.end() && it->is_number_integer() && it->get<int64_t>() > 0) start = it->get<int64_t>();
   }
-  GeneratorSnapshot rng(ctx.device.device);
+  // The probes' draws are undone however the search ends (a size found, or the error below).
+  struct RestoreOnExit {
+    GeneratorSnapshot snapshot;
+    ~RestoreOnExit() { snapshot.restore(); }
+  } rng{GeneratorSnapshot(ctx.device.device)};
   const bool was_training = ctx.model->is_training();
   for (int64_t bs = start; bs >= 1; bs /= 2) {
     std::string failure;

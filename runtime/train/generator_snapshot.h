@@ -1,6 +1,8 @@
-// The default generators of the CPU and of the training device, saved and put back: what
-// auto_find_batch_size's trial steps and a restarted first step drew is undone, so dropout in
-// training draws what it would have drawn without them.
+// The default generators of the CPU and of the training device, saved and put back on
+// restore(): what auto_find_batch_size's trial steps and a restarted first step drew is
+// undone, so dropout in training draws what it would have drawn without them. Nothing happens
+// on destruction: the Trainer keeps one as a member, and replacing or dropping it must not
+// rewind the generators of a run that has moved on.
 #pragma once
 #include <mutex>
 #include <vector>
@@ -21,7 +23,6 @@ class GeneratorSnapshot {
       states_.push_back(g.get_state());
     }
   }
-  ~GeneratorSnapshot() { restore(); }
   void restore() {
     for (size_t i = 0; i < gens_.size(); ++i) {
       std::lock_guard<std::mutex> lock(gens_[i].mutex());
