@@ -5,6 +5,9 @@
 
 namespace runner {
 
+// A message's first line: what a one-line error or warning quotes of a longer one.
+inline std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
 inline std::string to_lower(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;

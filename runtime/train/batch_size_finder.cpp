@@ -10,6 +10,7 @@
 // size (Trainer::start_over_smaller), as HF's restarted loop would. Later, after an optimizer
 // step, an out-of-memory error (a longer sequence) stops the run with its one-line message.
 #include "runtime/core/errors.h"
+#include "runtime/core/text.h"
 #include "runtime/data/collator.h"
 #include "runtime/io/atomic_file.h"
 #include "runtime/log/log.h"
@@ -51,8 +52,7 @@ int64_t find_batch_size(RunContext& ctx, StepRunner& steps, const data::DatasetP
           ctx.dp.end_micro_step();
         } catch (const std::exception& e) {
           if (!device::is_out_of_memory(e)) throw;
-          failure = e.what();
-          failure = failure.substr(0, failure.find('\n'));
+          failure = first_line(e.what());
         }
       }
       ctx.dp.zero_grad();

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "runtime/core/text.h"
 #include "runtime/device/device.h"
 #include "runtime/log/log.h"
 #include "runtime/models/batch_inputs.h"
@@ -18,8 +19,6 @@ const models::Module* host_code_forward(const models::Module& m) {
     if (const models::Module* found = child ? host_code_forward(*child) : nullptr) return found;
   return nullptr;
 }
-
-std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
 }  // namespace
 

@@ -12,6 +12,7 @@
 #include <torch/csrc/autograd/profiler_kineto.h>
 
 #include "runtime/core/errors.h"
+#include "runtime/core/text.h"
 #include "runtime/device/gpu_info.h"
 #include "runtime/log/log.h"
 
@@ -27,7 +28,6 @@ namespace {
 constexpr size_t kTopOps = 10;
 const std::string kStepPrefix = "ProfilerStep#";
 
-std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
 std::string range_text(int64_t first, int64_t last) {
   return first == last ? std::to_string(first) : std::to_string(first) + "-" + std::to_string(last);
 }

@@ -9,6 +9,7 @@
 #include "runtime/config/deepspeed_config.h"
 #include "runtime/core/errors.h"
 #include "runtime/core/stop_request.h"
+#include "runtime/core/text.h"
 #include "runtime/device/gpu_info.h"
 #include "runtime/device/out_of_memory.h"
 #include "runtime/io/dir_lock.h"
@@ -165,10 +166,9 @@ bool Trainer::start_over_smaller(const c10::Error& e, Plan& run) {
   if (!args_.auto_find_batch_size || !device::is_out_of_memory(e) || dp_->world() > 1 || steps_.optimizer_stepped() || failed <= 1 ||
       !args_.profile_steps.empty())
     return false;
-  const std::string what = e.what_without_backtrace();
   log::warn("auto_find_batch_size: per_device_train_batch_size = " + std::to_string(failed) +
             " ran out of memory in the first training step; starting over with " + std::to_string(failed / 2) +
-            " (" + what.substr(0, what.find('\n')) + ")");
+            " (" + first_line(e.what_without_backtrace()) + ")");
   steps_.reset();
   dp_->zero_grad();  // what the failed window accumulated
   device::empty_gpu_cache();
