@@ -32,8 +32,8 @@ std::optional<bool> lookup(const HostFact HostFacts::*which, const at::Tensor& t
 bool mask_hides_nothing(const at::Tensor& attention_mask) { return attention_mask.ne(0).all().item<bool>(); }
 
 at::Tensor sequence_starts(const at::Tensor& position_ids) {
-  const at::Tensor before_first = position_ids.narrow(1, 0, 1) - 1;
-  return at::diff(position_ids, 1, -1, before_first).ne(1);
+  at::Tensor starts = at::diff(position_ids, 1, -1).ne(1);  // (B, T - 1): column t starts a sequence
+  return at::cat({at::ones({position_ids.size(0), 1}, starts.options()), starts}, 1);
 }
 
 bool positions_restart(const at::Tensor& position_ids) {
@@ -41,13 +41,28 @@ bool positions_restart(const at::Tensor& position_ids) {
   return sequence_starts(position_ids).narrow(1, 1, position_ids.size(1) - 1).any().item<bool>();
 }
 
-HostFacts host_facts(const TensorMap& host, const TensorMap& device) {
+PackedSequences packed_sequences(const at::Tensor& position_ids) {
+  const int64_t tokens = position_ids.numel();
+  const at::Tensor starts = at::nonzero(sequence_starts(position_ids).reshape({tokens})).reshape({-1});
+  const at::Tensor ends = at::full({1}, tokens, starts.options());
+  const at::Tensor cu = at::cat({starts, ends}).to(at::kInt);
+  return {cu, tokens == 0 ? 0 : at::diff(cu).max().item<int64_t>()};
+}
+
+HostFacts host_facts(const TensorMap& host, const TensorMap& device, bool sequences) {
   HostFacts f;
   const at::Tensor *hm = field(host, "attention_mask"), *dm = field(device, "attention_mask");
   if (hm && dm && hm->is_cpu() && hm->sizes().equals(dm->sizes())) f.mask_hides_nothing = fact_about(*dm, mask_hides_nothing(*hm));
   const at::Tensor *hp = field(host, "position_ids"), *dp = field(device, "position_ids");
-  if (hp && dp && hp->is_cpu() && hp->dim() == 2 && hp->sizes().equals(dp->sizes()) && !hp->is_floating_point())
+  if (hp && dp && hp->is_cpu() && hp->dim() == 2 && hp->sizes().equals(dp->sizes()) && !hp->is_floating_point()) {
     f.positions_restart = fact_about(*dp, positions_restart(*hp));
+    // Only a GPU has a varlen kernel to take them. Pinned, so the model's copy to the GPU
+    // does not wait for the work queued before it.
+    if (sequences && f.positions_restart.value && dp->is_cuda()) {
+      f.sequences = packed_sequences(*hp);
+      f.sequences.cu_seqlens = f.sequences.cu_seqlens.pin_memory();
+    }
+  }
   return f;
 }
 
@@ -72,6 +87,12 @@ std::optional<bool> known_mask_hides_nothing(const at::Tensor& attention_mask) {
 
 std::optional<bool> known_positions_restart(const at::Tensor& position_ids) {
   return lookup(&HostFacts::positions_restart, position_ids);
+}
+
+const PackedSequences* known_packed_sequences(const at::Tensor& position_ids) {
+  const std::optional<bool> restart = lookup(&HostFacts::positions_restart, position_ids);
+  if (!restart || !*restart || !t_facts->sequences.cu_seqlens.defined()) return nullptr;
+  return &t_facts->sequences;
 }
 
 }  // namespace runner::models

@@ -21,14 +21,26 @@ struct HostFact {
   bool value = false;
 };
 
+// The sequences packed into (B, T) rows, among the B·T flattened tokens: where each starts,
+// then B·T ((n + 1) int32: what a varlen attention kernel takes), and the longest one's length.
+struct PackedSequences {
+  at::Tensor cu_seqlens;
+  int64_t max_len = 0;
+};
+
 struct HostFacts {
   HostFact mask_hides_nothing;  // attention_mask: every entry non-zero
   HostFact positions_restart;   // position_ids: some row restarts (packed sequences)
+  // Where they restart, for a varlen attention kernel (kernels/packed_attention.h): for a batch on a
+  // GPU with positions_restart true, when asked for; cu_seqlens pinned on the host.
+  PackedSequences sequences;
 };
 
 // Reads `host`'s attention_mask and position_ids; the facts name `device`'s fields (the same
-// batch after to_device; the same tensors when training on the CPU).
-HostFacts host_facts(const TensorMap& host, const TensorMap& device);
+// batch after to_device; the same tensors when training on the CPU). `sequences`: also find
+// where packed sequences start (a CUDA graph's static step leaves them out: their number
+// varies from batch to batch, and the masks it runs with keep every shape fixed).
+HostFacts host_facts(const TensorMap& host, const TensorMap& device, bool sequences = true);
 
 // While alive, the known_* queries answer from `facts` (scopes nest; the innermost wins).
 class HostFactsScope {
@@ -52,6 +64,8 @@ void check_packing_is_honoured(const Module& model, const HostFacts& facts);
 // nullopt when no open scope describes this very tensor.
 std::optional<bool> known_mask_hides_nothing(const at::Tensor& attention_mask);
 std::optional<bool> known_positions_restart(const at::Tensor& position_ids);
+// The packed sequences of this very position_ids tensor, when an open scope knows them.
+const PackedSequences* known_packed_sequences(const at::Tensor& position_ids);
 
 // The computations themselves (on any device; on a GPU they wait for it).
 bool mask_hides_nothing(const at::Tensor& attention_mask);
@@ -59,5 +73,8 @@ bool mask_hides_nothing(const at::Tensor& attention_mask);
 // (B, T) bool, true at each start (column 0 included).
 at::Tensor sequence_starts(const at::Tensor& position_ids);
 bool positions_restart(const at::Tensor& position_ids);
+// The sequences position_ids (B, T) packs, among the B·T flattened tokens (cu_seqlens int32,
+// on position_ids' device; on a GPU this waits for it).
+PackedSequences packed_sequences(const at::Tensor& position_ids);
 
 }  // namespace runner::models

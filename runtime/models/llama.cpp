@@ -16,9 +16,11 @@
 // Blocks are pre-norm: x += attn(rms(x)); x += down(silu(gate(rms(x))) · up(rms(x))).
 // Attention: rotary embeddings on q and k, each group of H/Hkv query heads shares one key/value
 // head (grouped-query attention), causal, optionally a sliding window.
+#include <ATen/autocast_mode.h>
 #include <c10/core/GradMode.h>
 
 #include "runtime/core/errors.h"
+#include "runtime/kernels/packed_attention.h"
 #include "runtime/kernels/swiglu.h"
 #include "runtime/models/attention.h"
 #include "runtime/models/batch_inputs.h"
@@ -38,10 +40,22 @@ namespace {
 
 // The keys each query may not see, shared by every layer of one forward: `full` for
 // full-attention layers, `window` for sliding-window layers. Undefined with `causal` set
-// means plain causal attention (ATen's fused kernels handle it without a mask).
+// means plain causal attention (ATen's fused kernels handle it without a mask). Packed rows
+// on a GPU take `packed` instead of a mask: causal within each sequence, through the varlen
+// kernel (packed_attention.h), in `dtype`.
 struct AttentionMasks {
   at::Tensor full, window;
   bool causal = false;
+  PackedSequences packed;
+  at::ScalarType dtype = at::kBFloat16;
+};
+
+// What one layer's attention takes from AttentionMasks.
+struct LayerMask {
+  at::Tensor hide;  // or undefined
+  bool causal = false;
+  PackedSequences packed;  // cu_seqlens defined: the varlen kernel, no mask
+  at::ScalarType dtype = at::kBFloat16;
 };
 
 std::shared_ptr<Linear> projection(int64_t in, int64_t out, bool bias, double std) {
@@ -69,16 +83,26 @@ class LlamaAttention : public Module {
     register_module("o_proj", o_);
   }
 
-  // x (B, T, C), cos/sin (B, T, D); `hide` (broadcastable to (B, H, T, T_past + T)) or undefined
-  // with `causal`. With a cache, this layer's keys/values are appended to (*past_k, *past_v).
-  at::Tensor attend_to(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin, const at::Tensor& hide, bool causal,
-                       at::Tensor* past_k, at::Tensor* past_v) {
+  // x (B, T, C), cos/sin (B, T, D); `m.hide` (broadcastable to (B, H, T, T_past + T)) or
+  // undefined with `m.causal`, or packed sequences. With a cache, this layer's keys/values
+  // are appended to (*past_k, *past_v).
+  at::Tensor attend_to(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin, const LayerMask& m, at::Tensor* past_k,
+                       at::Tensor* past_v) {
     const int64_t b = x.size(0), t = x.size(1);
     at::Tensor q = q_->forward(x).view({b, t, heads_, head_dim_}).transpose(1, 2);  // (B, H, T, D)
     at::Tensor k = k_->forward(x).view({b, t, kv_heads_, head_dim_}).transpose(1, 2);
     at::Tensor v = v_->forward(x).view({b, t, kv_heads_, head_dim_}).transpose(1, 2);
     q = apply_rope(q, cos, sin);
     k = apply_rope(k, cos, sin);
+    if (m.packed.cu_seqlens.defined()) {
+      // The B·T tokens as one batch of sequences (B·T, heads, D): rope's output keeps the
+      // projection's (B, T, H, D) memory, so these are views; the shared key/value heads go
+      // in as they are.
+      auto tokens = [b, t, this](const at::Tensor& x4, int64_t heads) { return x4.transpose(1, 2).reshape({b * t, heads, head_dim_}); };
+      const at::Tensor y = kernels::packed_attention(tokens(q, heads_), tokens(k, kv_heads_), tokens(v, kv_heads_), m.packed.cu_seqlens,
+                                                        m.packed.max_len, m.dtype);
+      return o_->forward(y.view({b, t, heads_ * head_dim_}));
+    }
     if (past_k) {
       if (past_k->defined()) {
         k = at::cat({*past_k, k}, 2);
@@ -87,7 +111,7 @@ class LlamaAttention : public Module {
       *past_k = k;
       *past_v = v;
     }
-    const at::Tensor y = attend(q, repeat_kv(k), repeat_kv(v), hide, causal, dropout_, is_training());  // (B, H, T, D)
+    const at::Tensor y = attend(q, repeat_kv(k), repeat_kv(v), m.hide, m.causal, dropout_, is_training());  // (B, H, T, D)
     return o_->forward(y.transpose(1, 2).reshape({b, t, heads_ * head_dim_}));
   }
 
@@ -139,15 +163,19 @@ class DecoderLayer : public Module {
   at::Tensor forward_layer(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin, const AttentionMasks& masks,
                            at::Tensor* past_k, at::Tensor* past_v) {
     const at::Tensor& hide = sliding_ ? masks.window : masks.full;
-    const bool causal = masks.causal;
-    // The checkpoint function takes defined tensors only: the mask joins the inputs when there is one.
+    const bool varlen = masks.packed.cu_seqlens.defined();
+    // The checkpoint function takes defined tensors only: the mask (or the packed sequences'
+    // offsets) joins the inputs when there is one.
     std::vector<at::Tensor> inputs{x, cos, sin};
-    if (hide.defined()) inputs.push_back(hide);
+    if (varlen) inputs.push_back(masks.packed.cu_seqlens);
+    else if (hide.defined()) inputs.push_back(hide);
+    LayerMask m{at::Tensor(), masks.causal, {at::Tensor(), masks.packed.max_len}, masks.dtype};
     return hooked([&] {
       // By value: backward's recompute runs after this function has returned.
-      return maybe_checkpointed(inputs, [this, causal, past_k, past_v](const std::vector<at::Tensor>& in) {
-        const at::Tensor mask = in.size() > 3 ? in[3] : at::Tensor();
-        at::Tensor h = in[0] + attn_->attend_to(input_norm_->forward(in[0]), in[1], in[2], mask, causal, past_k, past_v);
+      return maybe_checkpointed(inputs, [this, m, varlen, past_k, past_v](const std::vector<at::Tensor>& in) {
+        LayerMask layer = m;
+        if (in.size() > 3) (varlen ? layer.packed.cu_seqlens : layer.hide) = in[3];
+        at::Tensor h = in[0] + attn_->attend_to(input_norm_->forward(in[0]), in[1], in[2], layer, past_k, past_v);
         return h + mlp_->forward(post_norm_->forward(h));
       });
     });
@@ -236,12 +264,23 @@ class Llama : public Module {
     // on the GPU does not wait for it.
     if (mask.defined() && hides_nothing(mask)) mask = at::Tensor();
     at::Tensor packed;  // packed sequences: where positions do not continue, a new sequence starts
+    PackedSequences sequences;  // the same, for the varlen kernel
     if (positions.defined() && !mask.defined()) {
       const std::optional<bool> known = known_positions_restart(positions);
-      if (known ? *known : positions_restart(positions)) packed = sequence_starts(positions).cumsum(-1);  // (B, T) sequence index
+      if (known ? *known : positions_restart(positions)) {
+        // The varlen kernel needs the sequences' offsets and longest length on the host: from
+        // the Trainer's host copy (host_facts.h), never read back from the device.
+        const PackedSequences* host = known_packed_sequences(positions);
+        if (host && varlen_attention(ids.device(), ids.size(1)))
+          sequences = {host->cu_seqlens.to(ids.device(), at::kInt, /*non_blocking=*/true), host->max_len};
+        else
+          packed = sequence_starts(positions).cumsum(-1);  // (B, T) sequence index
+      }
     }
     if (!positions.defined()) positions = at::arange(ids.size(1), ids.options()).unsqueeze(0).expand_as(ids);
-    const at::Tensor x = hidden_states(ids, positions, masks(ids.size(1), 0, mask, packed, ids.device()), nullptr);  // (B, T, C)
+    AttentionMasks visible = masks(ids.size(1), 0, mask, packed, ids.device());
+    if (sequences.cu_seqlens.defined()) visible = AttentionMasks{{}, {}, false, sequences, attention_dtype(ids.device())};
+    const at::Tensor x = hidden_states(ids, positions, visible, nullptr);  // (B, T, C)
     at::Tensor labels = optional_field(batch, "labels");
     if (labels.defined() && fused_linear_cross_entropy() && loss_only())
       return {{"loss", fused_shifted_lm_loss(x, lm_head_, labels, kName)}};  // no (B, T, V) logits
@@ -281,6 +320,20 @@ class Llama : public Module {
   static bool hides_nothing(const at::Tensor& mask) {
     const std::optional<bool> known = known_mask_hides_nothing(mask);
     return known ? *known : mask_hides_nothing(mask);
+  }
+
+  // The dtype attention computes in: autocast's, else the weights'. (The varlen kernel casts
+  // to it as HF's flash_attention_2 casts to its target dtype.)
+  at::ScalarType attention_dtype(const at::Device& device) const {
+    return at::autocast::is_autocast_enabled(device.type()) ? at::autocast::get_autocast_dtype(device.type()) : embed_->weight.scalar_type();
+  }
+
+  // Whether packed rows of length t take the varlen kernel: a GPU that has it, no sliding
+  // window in reach, no attention dropout in play.
+  bool varlen_attention(const at::Device& device, int64_t t) const {
+    if (config_.sliding_window > 0 && t > config_.sliding_window) return false;
+    if (config_.attention_dropout > 0 && is_training()) return false;
+    return kernels::packed_attention_available(device, attention_dtype(device), config_.head_dim);
   }
 
   static LlamaConfig validated(LlamaConfig c) {

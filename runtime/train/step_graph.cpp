@@ -86,7 +86,7 @@ StepGraph::Shape StepGraph::shape_of(const data::Batch& host, int64_t items) con
   Shape s;
   for (const auto& [name, t] : host) s.fields[name] = {t.sizes().vec(), t.scalar_type()};
   s.items = items;
-  const models::HostFacts facts = models::host_facts(host, host);  // the values; they name no buffer here
+  const models::HostFacts facts = models::host_facts(host, host, false);  // the values; they name no buffer here
   s.mask_hides_nothing = facts.mask_hides_nothing.tensor != nullptr && facts.mask_hides_nothing.value;
   s.positions_restart = facts.positions_restart.tensor != nullptr && facts.positions_restart.value;
   return s;
@@ -146,8 +146,10 @@ void StepGraph::stage(const Window& w, size_t i) {
   }
   c10::NoGradGuard no_grad;
   for (const auto& [name, t] : host) inputs_[i].at(name).copy_(t, /*non_blocking=*/ctx_.device.pin_memory);
-  // After the copy: a fact names its tensor's version, which the copy just moved on.
-  facts_[i] = models::host_facts(host, inputs_[i]);
+  // After the copy: a fact names its tensor's version, which the copy just moved on. Without
+  // the packed sequences: a varlen kernel's launch depends on their number and lengths, which a
+  // replay cannot change, so the static step keeps the fixed-shape mask.
+  facts_[i] = models::host_facts(host, inputs_[i], /*sequences=*/false);
   models::check_packing_is_honoured(*ctx_.model, facts_[i]);
 }
 

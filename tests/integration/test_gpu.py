@@ -298,15 +298,21 @@ class Gpu(unittest.TestCase):
 
     def test_fused_kernels_train_like_the_plain_chains_on_cuda(self):
         # Every CUDA kernel of runner inside real training steps: GPT (the cross-entropy row
-        # kernel) and Llama (RMSNorm, SwiGLU, rotary, the row kernel), fp32 and bf16, against
-        # the same runs with RUNNER_FUSED_KERNELS=0 (ATen's chains): the same curve to rounding.
+        # kernel), Llama (RMSNorm, SwiGLU, rotary, the row kernel) and Llama on packed rows
+        # (under bf16 the varlen flash attention), fp32 and bf16, against the same runs with
+        # RUNNER_FUSED_KERNELS=0 (ATen's chains; the block-diagonal mask): the same curve to rounding.
+        llama = LLAMA.replace("models.llama{vocab_size = 32, hidden_size = 16, intermediate_size = 24",
+                              "models.llama{vocab_size = 1000, hidden_size = 128, intermediate_size = 344").replace(
+                                  "max_position_embeddings = 16", "max_position_embeddings = 64")
         recipes = {
             "gpt": GPT.replace("models.gpt{vocab_size = 32, block_size = 8, n_layer = 2, n_head = 2, n_embd = 16",
                                "models.gpt{vocab_size = 1000, block_size = 64, n_layer = 2, n_head = 4, n_embd = 128"),
-            "llama": LLAMA.replace("models.llama{vocab_size = 32, hidden_size = 16, intermediate_size = 24",
-                                   "models.llama{vocab_size = 1000, hidden_size = 128, intermediate_size = 344").replace(
-                                       "max_position_embeddings = 16", "max_position_embeddings = 64"),
+            "llama": llama,
+            # sequences of 20 tokens packed across the rows' 64
+            "llama_packed": llama.replace("data.tensors{ input_ids = ids, labels = ids }",
+                                          "data.tensors{ input_ids = ids, labels = ids, position_ids = torch.arange(64 * 64):reshape(64, 64) % 20 }"),
         }
+        self.assertIn("position_ids", recipes["llama_packed"])
         differs = False
         for model, recipe in recipes.items():
             recipe = recipe.replace("torch.randint(0, 32, {50, 8})", "torch.randint(0, 1000, {64, 64})")

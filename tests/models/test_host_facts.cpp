@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "runtime/core/errors.h"
+#include "runtime/kernels/packed_attention.h"
 #include "runtime/models/batch_inputs.h"
 #include "runtime/models/builtin.h"
 #include "runtime/models/host_facts.h"
@@ -91,6 +92,24 @@ TEST(HostFacts, PackedPositionsFromTheFactEqualComputedOnes) {
   // The second sequence does not see the first: its logits equal the second sequence alone.
   const TensorMap second{{"input_ids", batch.at("input_ids").narrow(1, 3, 5)}};
   EXPECT_TRUE(computed.narrow(1, 3, 5).allclose(model->forward_batch(second).at("logits"), 1e-5, 1e-5));
+}
+
+TEST(HostFacts, PackedSequencesAreOffsetsAmongTheFlattenedTokensForAVarlenKernel) {
+  // Row 0 packs 3 + 4 + 1 tokens; row 1 continues from an offset (no restart: one sequence).
+  const at::Tensor positions = at::tensor({0, 1, 2, 0, 1, 2, 3, 0, 5, 6, 7, 8, 9, 10, 11, 12}, at::kLong).view({2, 8});
+  const PackedSequences s = packed_sequences(positions);
+  EXPECT_EQ(s.cu_seqlens.scalar_type(), at::kInt);
+  EXPECT_TRUE(s.cu_seqlens.equal(at::tensor({0, 3, 7, 8, 16}, at::kInt))) << s.cu_seqlens;
+  EXPECT_EQ(s.max_len, 8);
+  // The facts carry them for a batch on a GPU only (only a GPU has the kernel): not here.
+  const TensorMap batch{{"position_ids", positions}};
+  const HostFacts facts = host_facts(batch, batch);
+  EXPECT_TRUE(facts.positions_restart.value);
+  EXPECT_FALSE(facts.sequences.cu_seqlens.defined());
+  const HostFactsScope scope(facts);
+  EXPECT_EQ(known_packed_sequences(positions), nullptr);
+  // The CPU has no varlen kernel: Llama keeps the block-diagonal mask there.
+  EXPECT_FALSE(kernels::packed_attention_available(at::Device(at::kCPU), at::kBFloat16, 64));
 }
 
 TEST(RotaryFrequencies, AreABufferThatMovesWithTheModelAndKeepsFp32) {

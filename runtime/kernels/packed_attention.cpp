@@ -1,0 +1,40 @@
+#include "runtime/kernels/packed_attention.h"
+
+#include <tuple>
+
+#include <ATen/Context.h>
+#include <ATen/ops/_flash_attention_forward.h>
+#include <c10/util/Exception.h>
+
+#include "runtime/kernels/cuda_kernels.h"
+#include "runtime/kernels/fused_switch.h"
+
+namespace runner::kernels {
+
+bool packed_attention_available(const at::Device& device, at::ScalarType dtype, int64_t head_dim) {
+  if (!device.is_cuda() || !cuda::built() || !fused_kernels_enabled()) return false;
+  if (dtype != at::kBFloat16 && dtype != at::kHalf) return false;
+  if (head_dim <= 0 || head_dim % 8 != 0 || head_dim > 256) return false;
+  if (at::globalContext().deterministicAlgorithms()) return false;
+  return cuda::compute_capability_major(device) >= 8;
+}
+
+at::Tensor packed_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& cu_seqlens,
+                            int64_t max_len, at::ScalarType dtype) {
+  TORCH_CHECK(q.dim() == 3 && k.dim() == 3 && v.dim() == 3, "packed_attention: q, k, v must be (tokens, heads, head_dim)");
+  TORCH_CHECK(q.size(1) % k.size(1) == 0 && k.sizes().equals(v.sizes()), "packed_attention: query heads must be a multiple of key/value heads");
+  TORCH_CHECK(cu_seqlens.scalar_type() == at::kInt && cu_seqlens.device() == q.device(),
+              "packed_attention: cu_seqlens must be int32 on the attention's device");
+  // The kernel wants the head dimension contiguous; a cast or a copy gives that.
+  auto prepared = [dtype](const at::Tensor& t) {
+    at::Tensor x = t.scalar_type() == dtype ? t : t.to(dtype);
+    return x.stride(-1) == 1 ? x : x.contiguous();
+  };
+  // Outputs: (out, logsumexp, rng state, unused, debug mask); autograd's FlashAttentionBackward0
+  // keeps what backward needs.
+  auto out = at::_flash_attention_forward(prepared(q), prepared(k), prepared(v), cu_seqlens, cu_seqlens, max_len, max_len,
+                                          /*dropout_p=*/0.0, /*is_causal=*/true, /*return_debug_mask=*/false);
+  return std::get<0>(out);
+}
+
+}  // namespace runner::kernels

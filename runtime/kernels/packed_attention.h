@@ -1,0 +1,30 @@
+#pragma once
+// Causal attention over packed sequences on a GPU: the tokens of a (B, T) batch whose rows
+// pack several sequences (position_ids that restart) attend within their own sequence only,
+// through ATen's flash-attention kernel in its variable-length form (FlashAttention-2's
+// varlen API, what HF's flash_attention_2 runs for packed rows). The alternative, SDPA with
+// a dense (B, 1, T, T) block-diagonal mask, rules the flash kernel out, reads the mask in
+// every head, and computes every score between sequences only to hide it; varlen skips those
+// blocks and takes grouped-query attention's shared key/value heads as they are.
+#include <cstdint>
+
+#include <ATen/core/Tensor.h>
+
+namespace runner::kernels {
+
+// Whether packed_attention runs for attention on `device` computed in `dtype` with head size
+// `head_dim`: a CUDA device of compute capability 8.0 or newer (what the flash kernel needs)
+// in a runner built with CUDA, bf16 or fp16, head_dim a multiple of 8 up to 256, deterministic
+// algorithms off (the flash backward accumulates in a nondeterministic order; SDPA picks a
+// deterministic kernel then), and the fused ops on (RUNNER_FUSED_KERNELS, fused_switch.h).
+bool packed_attention_available(const at::Device& device, at::ScalarType dtype, int64_t head_dim);
+
+// softmax(q·kᵀ/√D)·v, causal within each sequence. q (B·T, H, D), k and v (B·T, Hkv, D) with H
+// a multiple of Hkv (query heads j·H/Hkv ... share key/value head j); cast to `dtype` first
+// (autocast does not reach this op). `cu_seqlens`: where each sequence starts among the B·T
+// tokens, then B·T, (n + 1) int32 on the attention's device; `max_len`: the longest sequence's
+// length. Differentiable in q, k and v. Returns (B·T, H, D) in `dtype`.
+at::Tensor packed_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& cu_seqlens,
+                            int64_t max_len, at::ScalarType dtype);
+
+}  // namespace runner::kernels

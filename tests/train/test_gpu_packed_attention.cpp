@@ -1,0 +1,200 @@
+// Packed rows on a GPU (ctest label `gpu`; each case skips, visibly, without a GPU, and fails
+// when RUNNER_EXPECT_GPU=1): the varlen flash kernel (kernels/packed_attention.h) against SDPA
+// on each sequence alone, and Llama's packed rows taking it in training, with the same logits
+// and gradients as the dense block-diagonal mask it replaces. Also prints the kernel's time
+// against that mask's (a measurement, not a target: docs/performance.md).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <deque>
+#include <set>
+
+#include <ATen/ATen.h>
+#include <torch/csrc/autograd/function.h>
+
+#include "runtime/device/autocast.h"
+#include "runtime/device/gpu_info.h"
+#include "runtime/kernels/packed_attention.h"
+#include "runtime/models/builtin.h"
+#include "runtime/models/host_facts.h"
+#include "tests/gpu_test_util.h"
+
+using namespace runner;
+
+namespace {
+
+const at::Device kGpu(at::kCUDA, 0);
+
+// Offsets of sequences of these lengths, as int32 on the GPU.
+at::Tensor offsets(const std::vector<int64_t>& lengths) {
+  std::vector<int32_t> cu{0};
+  for (int64_t l : lengths) cu.push_back(cu.back() + static_cast<int32_t>(l));
+  return at::tensor(cu, at::kInt).to(kGpu);
+}
+
+// (L, Hkv, D) -> (1, H, L, D) with each key/value head serving its group of query heads.
+at::Tensor heads_first(const at::Tensor& x, int64_t heads) {
+  return x.repeat_interleave(heads / x.size(1), 1).transpose(0, 1).unsqueeze(0);
+}
+
+double max_abs(const at::Tensor& a, const at::Tensor& b) { return (a.to(at::kFloat) - b.to(at::kFloat)).abs().max().item<double>(); }
+
+// Whether `root`'s autograd graph has a node of this name.
+bool graph_has(const at::Tensor& root, const std::string& name) {
+  std::deque<torch::autograd::Node*> todo{root.grad_fn().get()};
+  std::set<torch::autograd::Node*> seen;
+  while (!todo.empty()) {
+    torch::autograd::Node* n = todo.front();
+    todo.pop_front();
+    if (!n || !seen.insert(n).second) continue;
+    if (n->name() == name) return true;
+    for (const auto& e : n->next_edges()) todo.push_back(e.function.get());
+  }
+  return false;
+}
+
+models::LlamaConfig small_llama() {
+  models::LlamaConfig c;
+  c.vocab_size = 64, c.hidden_size = 64, c.intermediate_size = 96, c.num_hidden_layers = 2, c.num_attention_heads = 4;
+  c.num_key_value_heads = 2, c.max_position_embeddings = 64;  // head_dim 16
+  return c;
+}
+
+}  // namespace
+
+TEST(PackedAttentionGpu, EqualsSdpaOnEachSequenceAloneInBf16AndFp16) {
+  REQUIRE_GPU();
+  // Two rows of 512 tokens: the first packs five sequences (one of a single token), the second
+  // is one sequence. Grouped-query: 8 query heads over 2 key/value heads.
+  const std::vector<int64_t> lengths{5, 120, 1, 250, 136, 512};
+  const int64_t n = 1024, heads = 8, kv_heads = 2, d = 64;
+  for (at::ScalarType dtype : {at::kBFloat16, at::kHalf}) {
+    SCOPED_TRACE(c10::toString(dtype));
+    ASSERT_TRUE(kernels::packed_attention_available(kGpu, dtype, d)) << "an sm80+ GPU has the flash kernel";
+    EXPECT_FALSE(kernels::packed_attention_available(kGpu, at::kFloat, d));
+    at::manual_seed(3);
+    const auto opts = at::TensorOptions().device(kGpu).dtype(dtype);
+    at::Tensor q = at::randn({n, heads, d}, opts).requires_grad_(true);
+    at::Tensor k = at::randn({n, kv_heads, d}, opts).requires_grad_(true);
+    at::Tensor v = at::randn({n, kv_heads, d}, opts).requires_grad_(true);
+    const at::Tensor dy = at::randn({n, heads, d}, opts);
+    const at::Tensor y = kernels::packed_attention(q, k, v, offsets(lengths), 512, dtype);
+    ASSERT_EQ(y.sizes(), q.sizes());
+    ASSERT_EQ(y.scalar_type(), dtype);
+    y.backward(dy);
+    // The reference: each sequence alone through SDPA in fp32, from the same rounded inputs.
+    at::Tensor qf = q.detach().to(at::kFloat).requires_grad_(true), kf = k.detach().to(at::kFloat).requires_grad_(true),
+               vf = v.detach().to(at::kFloat).requires_grad_(true);
+    std::vector<at::Tensor> outs;
+    int64_t start = 0;
+    for (int64_t l : lengths) {
+      auto part = [&](const at::Tensor& x) { return x.narrow(0, start, l); };
+      const at::Tensor o = at::scaled_dot_product_attention(heads_first(part(qf), heads), heads_first(part(kf), heads),
+                                                            heads_first(part(vf), heads), std::nullopt, 0.0, /*is_causal=*/true);
+      outs.push_back(o.squeeze(0).transpose(0, 1));  // (L, H, D)
+      start += l;
+    }
+    const at::Tensor ref = at::cat(outs);
+    ref.backward(dy.to(at::kFloat));
+    const double tol = dtype == at::kBFloat16 ? 2e-2 : 4e-3;
+    EXPECT_LT(max_abs(y, ref), tol);
+    EXPECT_LT(max_abs(q.grad(), qf.grad()), 4 * tol);
+    EXPECT_LT(max_abs(k.grad(), kf.grad()), 4 * tol);
+    EXPECT_LT(max_abs(v.grad(), vf.grad()), 4 * tol);
+    // The single-token sequence sees itself only: its output is its value row.
+    EXPECT_LT(max_abs(y.narrow(0, 125, 1), v.detach().narrow(0, 125, 1).repeat_interleave(heads / kv_heads, 1)), 1e-6);
+  }
+}
+
+TEST(PackedAttentionGpu, LlamaPackedRowsTakeTheVarlenKernelWithTheMasksLogitsAndGradients) {
+  REQUIRE_GPU();
+  at::manual_seed(0);
+  models::ModulePtr model = models::make_llama(small_llama());
+  model->to(kGpu);
+  model->train();
+  // Row 0 packs sequences of 6, 3 and 7 tokens; row 1 is one sequence of 16.
+  at::Tensor ids = at::randint(0, 64, {2, 16}, at::kLong);
+  std::vector<int64_t> pos;
+  for (int64_t l : {6, 3, 7})
+    for (int64_t i = 0; i < l; ++i) pos.push_back(i);
+  for (int64_t i = 0; i < 16; ++i) pos.push_back(i);
+  const models::TensorMap host{{"input_ids", ids}, {"position_ids", at::tensor(pos, at::kLong).view({2, 16})}};
+  models::TensorMap dev;
+  for (const auto& [name, t] : host) dev[name] = t.to(kGpu);
+  const at::Tensor upstream = at::randn({2, 16, 64}, at::TensorOptions().device(kGpu));
+  // logits and the weights' gradients, with the host's facts (varlen) or without (the mask)
+  auto run = [&](bool facts, bool* varlen) {
+    for (auto& p : model->parameters())
+      if (p.grad().defined()) p.mutable_grad().reset();
+    at::Tensor logits;
+    {
+      const device::AutocastGuard autocast(true, at::kCUDA, at::kBFloat16);
+      std::optional<models::HostFactsScope> scope;
+      if (facts) scope.emplace(models::host_facts(host, dev));
+      logits = model->forward_batch(dev).at("logits").to(at::kFloat);
+    }
+    *varlen = graph_has(logits, "FlashAttentionBackward0");
+    (logits * upstream).sum().backward();
+    std::vector<at::Tensor> grads;
+    for (const auto& p : model->parameters()) grads.push_back(p.grad().clone());
+    return std::make_pair(logits.detach(), grads);
+  };
+  bool varlen = false, masked_varlen = true;
+  const auto [packed, packed_grads] = run(true, &varlen);
+  const auto [masked, masked_grads] = run(false, &masked_varlen);
+  EXPECT_TRUE(varlen) << "the host facts name the packed sequences: the varlen kernel should run";
+  EXPECT_FALSE(masked_varlen) << "without them the model builds the mask";
+  EXPECT_LT(max_abs(packed, masked), 5e-2);
+  for (size_t i = 0; i < packed_grads.size(); ++i) {
+    const double scale = masked_grads[i].abs().max().item<double>() + 1e-6;
+    EXPECT_LT(max_abs(packed_grads[i], masked_grads[i]) / scale, 5e-2) << "parameter " << i;
+  }
+  // The middle sequence of row 0 sees nothing of the first: it equals that sequence alone.
+  bool alone_varlen = true;
+  const models::TensorMap middle{{"input_ids", dev.at("input_ids").narrow(1, 6, 3).narrow(0, 0, 1)}};
+  at::Tensor alone;
+  {
+    const device::AutocastGuard autocast(true, at::kCUDA, at::kBFloat16);
+    alone = model->forward_batch(middle).at("logits").to(at::kFloat);
+    alone_varlen = graph_has(alone, "FlashAttentionBackward0");
+  }
+  EXPECT_FALSE(alone_varlen);
+  EXPECT_LT(max_abs(packed.narrow(1, 6, 3).narrow(0, 0, 1), alone), 5e-2);
+  // A CUDA graph's static step asks for no sequences: the mask keeps its shapes fixed.
+  const models::HostFacts fixed = models::host_facts(host, dev, /*sequences=*/false);
+  EXPECT_TRUE(fixed.positions_restart.value);
+  EXPECT_FALSE(fixed.sequences.cu_seqlens.defined());
+}
+
+TEST(PackedAttentionGpu, PrintsTheVarlenKernelsTimeAgainstTheDenseMask) {
+  REQUIRE_GPU();
+  // Llama-3.2-1B's attention shape (32 query heads, 8 key/value heads, head_dim 64), 4 rows of
+  // 2048 tokens packing sequences of 256, bf16, forward and backward.
+  const int64_t b = 4, t = 2048, heads = 32, kv_heads = 8, d = 64, len = 256;
+  const auto opts = at::TensorOptions().device(kGpu).dtype(at::kBFloat16);
+  at::Tensor q = at::randn({b * t, heads, d}, opts).requires_grad_(true);
+  at::Tensor k = at::randn({b * t, kv_heads, d}, opts).requires_grad_(true);
+  at::Tensor v = at::randn({b * t, kv_heads, d}, opts).requires_grad_(true);
+  const at::Tensor cu = at::arange(0, b * t + 1, len, at::TensorOptions().device(kGpu).dtype(at::kInt));
+  const at::Tensor seq = at::arange(t, at::TensorOptions().device(kGpu)).div(len, "floor");
+  const at::Tensor pos = at::arange(t, at::TensorOptions().device(kGpu));
+  const at::Tensor hide = seq.unsqueeze(1).ne(seq.unsqueeze(0)).logical_or(pos.unsqueeze(0).gt(pos.unsqueeze(1)));
+  const at::Tensor mask = at::zeros({b, 1, t, t}, opts).masked_fill_(hide, -1e30);
+  auto time_ms = [](const std::function<void()>& f) {
+    for (int i = 0; i < 3; ++i) f();
+    device::synchronize_gpu();
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < 20; ++i) f();
+    device::synchronize_gpu();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / 20;
+  };
+  const double varlen = time_ms([&] { kernels::packed_attention(q, k, v, cu, len, at::kBFloat16).sum().backward(); });
+  auto dense = [&](const at::Tensor& x, int64_t h) { return x.view({b, t, h, d}).transpose(1, 2).repeat_interleave(heads / h, 1); };
+  const double masked = time_ms([&] {
+    at::scaled_dot_product_attention(dense(q, heads), dense(k, kv_heads), dense(v, kv_heads), mask, 0.0, false).sum().backward();
+  });
+  std::printf("packed attention, 4 x 2048 tokens in sequences of 256, 32/8 heads of 64, bf16, forward + backward: "
+              "varlen %.3f ms, SDPA with the block mask %.3f ms (%.1fx)\n", varlen, masked, masked / varlen);
+  EXPECT_GT(varlen, 0.0);
+}
