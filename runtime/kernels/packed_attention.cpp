@@ -11,7 +11,7 @@
 
 namespace runner::kernels {
 
-bool packed_attention_available(const at::Device& device, at::ScalarType dtype, int64_t head_dim) {
+bool flash_attention_available(const at::Device& device, at::ScalarType dtype, int64_t head_dim) {
   if (!device.is_cuda() || !cuda::built() || !fused_kernels_enabled()) return false;
   if (dtype != at::kBFloat16 && dtype != at::kHalf) return false;
   if (head_dim <= 0 || head_dim % 8 != 0 || head_dim > 256) return false;

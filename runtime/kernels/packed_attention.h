@@ -12,12 +12,13 @@
 
 namespace runner::kernels {
 
-// Whether packed_attention runs for attention on `device` computed in `dtype` with head size
-// `head_dim`: a CUDA device of compute capability 8.0 or newer (what the flash kernel needs)
-// in a runner built with CUDA, bf16 or fp16, head_dim a multiple of 8 up to 256, deterministic
-// algorithms off (the flash backward accumulates in a nondeterministic order; SDPA picks a
-// deterministic kernel then), and the fused ops on (RUNNER_FUSED_KERNELS, fused_switch.h).
-bool packed_attention_available(const at::Device& device, at::ScalarType dtype, int64_t head_dim);
+// Whether ATen's flash kernel takes attention on `device` computed in `dtype` with head size
+// `head_dim` (packed_attention; SDPA's grouped-query form, models/attention.h): a CUDA device
+// of compute capability 8.0 or newer in a runner built with CUDA, bf16 or fp16, head_dim a
+// multiple of 8 up to 256, deterministic algorithms off (the flash backward accumulates in a
+// nondeterministic order; SDPA picks a deterministic kernel then), and the fused ops on
+// (RUNNER_FUSED_KERNELS, fused_switch.h).
+bool flash_attention_available(const at::Device& device, at::ScalarType dtype, int64_t head_dim);
 
 // softmax(q·kᵀ/√D)·v, causal within each sequence. q (B·T, H, D), k and v (B·T, Hkv, D) with H
 // a multiple of Hkv (query heads j·H/Hkv ... share key/value head j); cast to `dtype` first

@@ -4,6 +4,8 @@
 
 #include <ATen/Dispatch.h>
 #include <ATen/autocast_mode.h>
+#include <c10/util/Exception.h>
+#include <torch/version.h>
 
 namespace runner::models {
 
@@ -17,8 +19,16 @@ at::Tensor merge_heads(const at::Tensor& x) {
   return x.transpose(1, 2).reshape({b, t, h * d});  // (B, T, C)
 }
 
+bool sdpa_takes_grouped_heads() {
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 5)
+  return true;
+#else
+  return false;
+#endif
+}
+
 at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& hide, bool causal,
-                  double dropout, bool training) {
+                  double dropout, bool training, bool grouped) {
   // Additive: 0 where a key is seen, the lowest finite value where hidden, in the dtype the
   // attention runs in (autocast's, when on): float's lowest cast to bf16/fp16 is -inf, and a
   // left-padded position that sees no key at all would then softmax to NaN.
@@ -27,7 +37,12 @@ at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
   at::Tensor mask;
   if (hide.defined()) mask = at::zeros(hide.sizes(), q.options().dtype(dtype)).masked_fill_(hide, lowest_value(dtype));
   const std::optional<at::Tensor> m = mask.defined() ? std::optional<at::Tensor>(mask) : std::nullopt;
-  return at::scaled_dot_product_attention(q, k, v, m, training ? dropout : 0.0, causal);  // (B, H, T, D)
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 5)
+  return at::scaled_dot_product_attention(q, k, v, m, training ? dropout : 0.0, causal, std::nullopt, grouped);  // (B, H, T, D)
+#else
+  TORCH_CHECK(!grouped, "attend: grouped key/value heads need LibTorch 2.5 or later");
+  return at::scaled_dot_product_attention(q, k, v, m, training ? dropout : 0.0, causal);
+#endif
 }
 
 double lowest_value(at::ScalarType dtype) {

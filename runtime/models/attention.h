@@ -17,9 +17,13 @@ at::Tensor merge_heads(const at::Tensor& x);
 // `causal`: a query sees only keys at or before its position. `hide`: bool, broadcastable to
 // (B, H, T, T), true for keys a query must not see (padding), or undefined; hidden scores
 // get the dtype's lowest finite value (HF's finfo.min), so a row whose keys are all hidden
-// still has a finite softmax. Returns (B, H, T, D).
+// still has a finite softmax. `grouped`: k and v have H/n heads, each serving n query heads
+// (SDPA's enable_gqa; see sdpa_takes_grouped_heads). Returns (B, H, T, D).
 at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& hide, bool causal,
-                  double dropout, bool training);
+                  double dropout, bool training, bool grouped = false);
+
+// Whether this LibTorch's SDPA takes grouped key/value heads (enable_gqa, 2.5 and later).
+bool sdpa_takes_grouped_heads();
 
 // The most negative finite value of a floating dtype: a masked score that still gives a
 // finite softmax when every key of a row is hidden (HF's finfo.min).

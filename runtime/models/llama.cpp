@@ -111,11 +111,23 @@ class LlamaAttention : public Module {
       *past_k = k;
       *past_v = v;
     }
-    const at::Tensor y = attend(q, repeat_kv(k), repeat_kv(v), m.hide, m.causal, dropout_, is_training());  // (B, H, T, D)
+    // Without a mask on a GPU whose flash kernel takes the attention, SDPA takes the shared
+    // key/value heads as they are (as transformers does there); elsewhere they are repeated,
+    // since the kernels SDPA falls back to (memory-efficient, the CPU's) would not take them.
+    const bool grouped = heads_ != kv_heads_ && !m.hide.defined() && sdpa_takes_grouped_heads() &&
+                         kernels::flash_attention_available(q.device(), compute_dtype(q), head_dim_);
+    const at::Tensor y = grouped ? attend(q, k, v, m.hide, m.causal, dropout_, is_training(), /*grouped=*/true)
+                                 : attend(q, repeat_kv(k), repeat_kv(v), m.hide, m.causal, dropout_, is_training());  // (B, H, T, D)
     return o_->forward(y.transpose(1, 2).reshape({b, t, heads_ * head_dim_}));
   }
 
  private:
+  // The dtype SDPA computes q's attention in: autocast's where it is on.
+  static at::ScalarType compute_dtype(const at::Tensor& q) {
+    const at::DeviceType d = q.device().type();
+    return at::autocast::is_autocast_enabled(d) ? at::autocast::get_autocast_dtype(d) : q.scalar_type();
+  }
+
   // (B, Hkv, T, D) -> (B, H, T, D): key/value head j serves query heads j·n .. j·n + n - 1.
   at::Tensor repeat_kv(const at::Tensor& x) const {
     const int64_t n = heads_ / kv_heads_;
@@ -333,7 +345,7 @@ class Llama : public Module {
   bool varlen_attention(const at::Device& device, int64_t t) const {
     if (config_.sliding_window > 0 && t > config_.sliding_window) return false;
     if (config_.attention_dropout > 0 && is_training()) return false;
-    return kernels::packed_attention_available(device, attention_dtype(device), config_.head_dim);
+    return kernels::flash_attention_available(device, attention_dtype(device), config_.head_dim);
   }
 
   static LlamaConfig validated(LlamaConfig c) {

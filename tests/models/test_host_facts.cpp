@@ -109,7 +109,7 @@ TEST(HostFacts, PackedSequencesAreOffsetsAmongTheFlattenedTokensForAVarlenKernel
   const HostFactsScope scope(facts);
   EXPECT_EQ(known_packed_sequences(positions), nullptr);
   // The CPU has no varlen kernel: Llama keeps the block-diagonal mask there.
-  EXPECT_FALSE(kernels::packed_attention_available(at::Device(at::kCPU), at::kBFloat16, 64));
+  EXPECT_FALSE(kernels::flash_attention_available(at::Device(at::kCPU), at::kBFloat16, 64));
 }
 
 TEST(RotaryFrequencies, AreABufferThatMovesWithTheModelAndKeepsFp32) {

@@ -1,8 +1,9 @@
-// Packed rows on a GPU (ctest label `gpu`; each case skips, visibly, without a GPU, and fails
-// when RUNNER_EXPECT_GPU=1): the varlen flash kernel (kernels/packed_attention.h) against SDPA
-// on each sequence alone, and Llama's packed rows taking it in training, with the same logits
-// and gradients as the dense block-diagonal mask it replaces. Also prints the kernel's time
-// against that mask's (a measurement, not a target: docs/performance.md).
+// Attention on a GPU (ctest label `gpu`; each case skips, visibly, without a GPU, and fails
+// when RUNNER_EXPECT_GPU=1): packed rows through the varlen flash kernel
+// (kernels/packed_attention.h) against SDPA on each sequence alone, Llama's packed rows taking
+// it in training with the same logits and gradients as the dense block-diagonal mask it
+// replaces, and grouped-query heads going to SDPA's flash kernel unrepeated. Also prints the
+// varlen kernel's time against that mask's (a measurement, not a target: docs/performance.md).
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -71,8 +72,8 @@ TEST(PackedAttentionGpu, EqualsSdpaOnEachSequenceAloneInBf16AndFp16) {
   const int64_t n = 1024, heads = 8, kv_heads = 2, d = 64;
   for (at::ScalarType dtype : {at::kBFloat16, at::kHalf}) {
     SCOPED_TRACE(c10::toString(dtype));
-    ASSERT_TRUE(kernels::packed_attention_available(kGpu, dtype, d)) << "an sm80+ GPU has the flash kernel";
-    EXPECT_FALSE(kernels::packed_attention_available(kGpu, at::kFloat, d));
+    ASSERT_TRUE(kernels::flash_attention_available(kGpu, dtype, d)) << "an sm80+ GPU has the flash kernel";
+    EXPECT_FALSE(kernels::flash_attention_available(kGpu, at::kFloat, d));
     at::manual_seed(3);
     const auto opts = at::TensorOptions().device(kGpu).dtype(dtype);
     at::Tensor q = at::randn({n, heads, d}, opts).requires_grad_(true);
@@ -165,6 +166,27 @@ TEST(PackedAttentionGpu, LlamaPackedRowsTakeTheVarlenKernelWithTheMasksLogitsAnd
   const models::HostFacts fixed = models::host_facts(host, dev, /*sequences=*/false);
   EXPECT_TRUE(fixed.positions_restart.value);
   EXPECT_FALSE(fixed.sequences.cu_seqlens.defined());
+}
+
+TEST(PackedAttentionGpu, LlamasGroupedHeadsGoToSdpasFlashKernelUnrepeatedWithTheCpusLogits) {
+  REQUIRE_GPU();
+  at::manual_seed(0);
+  models::ModulePtr cpu = models::make_llama(small_llama());  // 4 query heads over 2 key/value heads
+  cpu->eval();
+  at::manual_seed(0);
+  models::ModulePtr gpu = models::make_llama(small_llama());
+  gpu->to(kGpu);
+  gpu->eval();
+  const at::Tensor ids = at::randint(0, 64, {2, 16}, at::kLong);
+  const at::Tensor expected = cpu->forward_batch({{"input_ids", ids}}).at("logits");
+  at::Tensor logits;
+  {
+    const device::AutocastGuard autocast(true, at::kCUDA, at::kBFloat16);
+    logits = gpu->forward_batch({{"input_ids", ids.to(kGpu)}}).at("logits").to(at::kFloat);
+  }
+  EXPECT_TRUE(graph_has(logits, "ScaledDotProductFlashAttentionBackward0") || graph_has(logits, "ScaledDotProductCudnnAttentionBackward0"))
+      << "bf16 causal attention without a mask should reach a fused kernel with the heads unrepeated";
+  EXPECT_LT(max_abs(logits.cpu(), expected), 5e-2);
 }
 
 TEST(PackedAttentionGpu, PrintsTheVarlenKernelsTimeAgainstTheDenseMask) {
