@@ -22,9 +22,10 @@ std::optional<DType> dtype(at::ScalarType t) {
 
 bool built() { return true; }
 
-int compute_capability_major(const at::Device& device) {
+int compute_capability(const at::Device& device) {
   if (!device.is_cuda()) return 0;
-  return at::cuda::getDeviceProperties(device.has_index() ? device.index() : at::cuda::current_device())->major;
+  const cudaDeviceProp* p = at::cuda::getDeviceProperties(device.has_index() ? device.index() : at::cuda::current_device());
+  return p->major * 10 + p->minor;
 }
 
 Launch::Launch(const at::Tensor& t) {
@@ -39,7 +40,7 @@ namespace {
 }  // namespace
 
 bool built() { return false; }
-int compute_capability_major(const at::Device&) { return 0; }
+int compute_capability(const at::Device&) { return 0; }
 Launch::Launch(const at::Tensor&) { not_built(); }
 void rms_norm_forward(const void*, DType, const void*, DType, void*, DType, float*, int64_t, int64_t, float, void*) { not_built(); }
 int64_t rms_norm_backward_blocks(int64_t) { not_built(); }

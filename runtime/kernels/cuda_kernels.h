@@ -13,8 +13,9 @@ namespace runner::kernels::cuda {
 
 // Whether runner was built with its CUDA kernels.
 bool built();
-// The major compute capability of a CUDA device (8 for A100, 9 for H100); 0 without CUDA.
-int compute_capability_major(const at::Device& device);
+// The compute capability of a CUDA device as major · 10 + minor (80 for A100, 90 for H100,
+// 86 for an RTX 3090); 0 without CUDA.
+int compute_capability(const at::Device& device);
 // The kernels' name for a dtype they take (float32, bfloat16, float16).
 std::optional<DType> dtype(at::ScalarType t);
 

@@ -15,16 +15,23 @@ bool flash_attention_available(const at::Device& device, at::ScalarType dtype, i
   if (!device.is_cuda() || !cuda::built() || !fused_kernels_enabled()) return false;
   if (dtype != at::kBFloat16 && dtype != at::kHalf) return false;
   if (head_dim <= 0 || head_dim % 8 != 0 || head_dim > 256) return false;
-  if (at::globalContext().deterministicAlgorithms()) return false;
-  return cuda::compute_capability_major(device) >= 8;
+  if (at::globalContext().deterministicAlgorithms() || !at::globalContext().userEnabledFlashSDP()) return false;
+  // ATen's own rules for its flash kernel (sdp_utils): sm80 to sm121, and on the consumer
+  // parts (sm86, sm89, sm120, sm121) no backward for head dims above 192.
+  const int cc = cuda::compute_capability(device);
+  if (cc < 80 || cc > 121) return false;
+  const bool consumer = cc == 86 || cc == 89 || cc == 120 || cc == 121;
+  return !(consumer && head_dim > 192);
 }
 
 at::Tensor packed_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& cu_seqlens,
                             int64_t max_len, at::ScalarType dtype) {
   TORCH_CHECK(q.dim() == 3 && k.dim() == 3 && v.dim() == 3, "packed_attention: q, k, v must be (tokens, heads, head_dim)");
   TORCH_CHECK(q.size(1) % k.size(1) == 0 && k.sizes().equals(v.sizes()), "packed_attention: query heads must be a multiple of key/value heads");
-  TORCH_CHECK(cu_seqlens.scalar_type() == at::kInt && cu_seqlens.device() == q.device(),
-              "packed_attention: cu_seqlens must be int32 on the attention's device");
+  TORCH_CHECK(q.size(0) == k.size(0) && q.size(2) == k.size(2), "packed_attention: q, k and v must hold the same tokens and head_dim");
+  // Its values (the last must be the token count) stay unchecked: reading them would wait for the GPU.
+  TORCH_CHECK(cu_seqlens.dim() == 1 && cu_seqlens.is_contiguous() && cu_seqlens.scalar_type() == at::kInt && cu_seqlens.device() == q.device(),
+              "packed_attention: cu_seqlens must be contiguous 1-D int32 on the attention's device");
   // The kernel wants the head dimension contiguous; a cast or a copy gives that.
   auto prepared = [dtype](const at::Tensor& t) {
     at::Tensor x = t.scalar_type() == dtype ? t : t.to(dtype);

@@ -13,10 +13,12 @@
 namespace runner::kernels {
 
 // Whether ATen's flash kernel takes attention on `device` computed in `dtype` with head size
-// `head_dim` (packed_attention; SDPA's grouped-query form, models/attention.h): a CUDA device
-// of compute capability 8.0 or newer in a runner built with CUDA, bf16 or fp16, head_dim a
-// multiple of 8 up to 256, deterministic algorithms off (the flash backward accumulates in a
-// nondeterministic order; SDPA picks a deterministic kernel then), and the fused ops on
+// `head_dim`, forward and backward (packed_attention; and SDPA's grouped-query form, which
+// flash or cuDNN takes where this holds, models/attention.h): a CUDA device of compute
+// capability 8.0 to 12.1 in a runner built with CUDA, bf16 or fp16, head_dim a multiple of 8
+// up to 256 (192 on sm86/89/120/121, whose flash backward stops there), deterministic
+// algorithms off (the flash backward accumulates in a nondeterministic order; SDPA picks a
+// deterministic kernel then), flash not switched off in ATen, and the fused ops on
 // (RUNNER_FUSED_KERNELS, fused_switch.h).
 bool flash_attention_available(const at::Device& device, at::ScalarType dtype, int64_t head_dim);
 
@@ -24,7 +26,9 @@ bool flash_attention_available(const at::Device& device, at::ScalarType dtype, i
 // a multiple of Hkv (query heads j·H/Hkv ... share key/value head j); cast to `dtype` first
 // (autocast does not reach this op). `cu_seqlens`: where each sequence starts among the B·T
 // tokens, then B·T, (n + 1) int32 on the attention's device; `max_len`: the longest sequence's
-// length. Differentiable in q, k and v. Returns (B·T, H, D) in `dtype`.
+// length (both must be exact: the kernel trusts them, and checking would wait for the GPU); at
+// most 65535 sequences (the kernel's grid). Differentiable in q, k and v. Returns (B·T, H, D)
+// in `dtype`.
 at::Tensor packed_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& cu_seqlens,
                             int64_t max_len, at::ScalarType dtype);
 

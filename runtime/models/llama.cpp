@@ -101,7 +101,7 @@ class LlamaAttention : public Module {
       auto tokens = [b, t, this](const at::Tensor& x4, int64_t heads) { return x4.transpose(1, 2).reshape({b * t, heads, head_dim_}); };
       const at::Tensor y = kernels::packed_attention(tokens(q, heads_), tokens(k, kv_heads_), tokens(v, kv_heads_), m.packed.cu_seqlens,
                                                         m.packed.max_len, m.dtype);
-      return o_->forward(y.view({b, t, heads_ * head_dim_}));
+      return o_->forward(y.reshape({b, t, heads_ * head_dim_}));
     }
     if (past_k) {
       if (past_k->defined()) {
@@ -111,9 +111,10 @@ class LlamaAttention : public Module {
       *past_k = k;
       *past_v = v;
     }
-    // Without a mask on a GPU whose flash kernel takes the attention, SDPA takes the shared
-    // key/value heads as they are (as transformers does there); elsewhere they are repeated,
-    // since the kernels SDPA falls back to (memory-efficient, the CPU's) would not take them.
+    // Without a mask on a GPU whose flash kernel takes the attention, SDPA (flash, or cuDNN
+    // where ATen prefers it) takes the shared key/value heads as they are, as transformers
+    // does there; elsewhere they are repeated: the kernels SDPA would fall back to
+    // (memory-efficient, the CPU's) do not take them, and math would hold T² scores.
     const bool grouped = heads_ != kv_heads_ && !m.hide.defined() && sdpa_takes_grouped_heads() &&
                          kernels::flash_attention_available(q.device(), compute_dtype(q), head_dim_);
     const at::Tensor y = grouped ? attend(q, k, v, m.hide, m.causal, dropout_, is_training(), /*grouped=*/true)
@@ -283,7 +284,7 @@ class Llama : public Module {
         // The varlen kernel needs the sequences' offsets and longest length on the host: from
         // the Trainer's host copy (host_facts.h), never read back from the device.
         const PackedSequences* host = known_packed_sequences(positions);
-        if (host && varlen_attention(ids.device(), ids.size(1)))
+        if (host && host->cu_seqlens.numel() - 1 <= kMaxVarlenSequences && varlen_attention(ids.device(), ids.size(1)))
           sequences = {host->cu_seqlens.to(ids.device(), at::kInt, /*non_blocking=*/true), host->max_len};
         else
           packed = sequence_starts(positions).cumsum(-1);  // (B, T) sequence index
@@ -340,8 +341,11 @@ class Llama : public Module {
     return at::autocast::is_autocast_enabled(device.type()) ? at::autocast::get_autocast_dtype(device.type()) : embed_->weight.scalar_type();
   }
 
+  // The varlen kernel's grid has one row per sequence (CUDA's 65535 limit).
+  static constexpr int64_t kMaxVarlenSequences = 65535;
+
   // Whether packed rows of length t take the varlen kernel: a GPU that has it, no sliding
-  // window in reach, no attention dropout in play.
+  // window in reach (the kernel could take one; not yet wired), no attention dropout in play.
   bool varlen_attention(const at::Device& device, int64_t t) const {
     if (config_.sliding_window > 0 && t > config_.sliding_window) return false;
     if (config_.attention_dropout > 0 && is_training()) return false;

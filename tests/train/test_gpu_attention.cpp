@@ -15,7 +15,9 @@
 #include <torch/csrc/autograd/function.h>
 
 #include "runtime/device/autocast.h"
+#include "runtime/models/activation_checkpoint.h"
 #include "runtime/device/gpu_info.h"
+#include "runtime/kernels/cuda_kernels.h"
 #include "runtime/kernels/packed_attention.h"
 #include "runtime/models/builtin.h"
 #include "runtime/models/host_facts.h"
@@ -41,19 +43,29 @@ at::Tensor heads_first(const at::Tensor& x, int64_t heads) {
 
 double max_abs(const at::Tensor& a, const at::Tensor& b) { return (a.to(at::kFloat) - b.to(at::kFloat)).abs().max().item<double>(); }
 
-// Whether `root`'s autograd graph has a node of this name.
-bool graph_has(const at::Tensor& root, const std::string& name) {
+// How many nodes of this name `root`'s autograd graph has.
+int graph_count(const at::Tensor& root, const std::string& name) {
   std::deque<torch::autograd::Node*> todo{root.grad_fn().get()};
   std::set<torch::autograd::Node*> seen;
+  int count = 0;
   while (!todo.empty()) {
     torch::autograd::Node* n = todo.front();
     todo.pop_front();
     if (!n || !seen.insert(n).second) continue;
-    if (n->name() == name) return true;
+    count += n->name() == name;
     for (const auto& e : n->next_edges()) todo.push_back(e.function.get());
   }
-  return false;
+  return count;
 }
+
+bool graph_has(const at::Tensor& root, const std::string& name) { return graph_count(root, name) > 0; }
+
+// The flash kernel needs sm80 or newer; deterministic algorithms (left on by a failed case)
+// would rule it out.
+#define REQUIRE_FLASH_GPU()                                                                          \
+  REQUIRE_GPU();                                                                                     \
+  if (kernels::cuda::compute_capability(kGpu) < 80) GTEST_SKIP() << "the flash kernel needs sm80+"; \
+  at::globalContext().setDeterministicAlgorithms(false, false)
 
 models::LlamaConfig small_llama() {
   models::LlamaConfig c;
@@ -65,7 +77,7 @@ models::LlamaConfig small_llama() {
 }  // namespace
 
 TEST(PackedAttentionGpu, EqualsSdpaOnEachSequenceAloneInBf16AndFp16) {
-  REQUIRE_GPU();
+  REQUIRE_FLASH_GPU();
   // Two rows of 512 tokens: the first packs five sequences (one of a single token), the second
   // is one sequence. Grouped-query: 8 query heads over 2 key/value heads.
   const std::vector<int64_t> lengths{5, 120, 1, 250, 136, 512};
@@ -109,7 +121,7 @@ TEST(PackedAttentionGpu, EqualsSdpaOnEachSequenceAloneInBf16AndFp16) {
 }
 
 TEST(PackedAttentionGpu, LlamaPackedRowsTakeTheVarlenKernelWithTheMasksLogitsAndGradients) {
-  REQUIRE_GPU();
+  REQUIRE_FLASH_GPU();
   at::manual_seed(0);
   models::ModulePtr model = models::make_llama(small_llama());
   model->to(kGpu);
@@ -141,7 +153,7 @@ TEST(PackedAttentionGpu, LlamaPackedRowsTakeTheVarlenKernelWithTheMasksLogitsAnd
     for (const auto& p : model->parameters()) grads.push_back(p.grad().clone());
     return std::make_pair(logits.detach(), grads);
   };
-  bool varlen = false, masked_varlen = true;
+  bool varlen = false, masked_varlen = true, checkpointed_varlen = false;
   const auto [packed, packed_grads] = run(true, &varlen);
   const auto [masked, masked_grads] = run(false, &masked_varlen);
   EXPECT_TRUE(varlen) << "the host facts name the packed sequences: the varlen kernel should run";
@@ -150,6 +162,16 @@ TEST(PackedAttentionGpu, LlamaPackedRowsTakeTheVarlenKernelWithTheMasksLogitsAnd
   for (size_t i = 0; i < packed_grads.size(); ++i) {
     const double scale = masked_grads[i].abs().max().item<double>() + 1e-6;
     EXPECT_LT(max_abs(packed_grads[i], masked_grads[i]) / scale, 5e-2) << "parameter " << i;
+  }
+  // Under gradient checkpointing the sequences' offsets travel with each block's inputs into
+  // backward's recompute: the same logits and gradients. (Dropping them would leave the
+  // blocks with neither offsets nor mask: attention across the whole row, far off.)
+  ASSERT_GT(models::enable_gradient_checkpointing(*model), 0);
+  const auto [again, again_grads] = run(true, &checkpointed_varlen);
+  EXPECT_LT(max_abs(again, packed), 1e-3);
+  for (size_t i = 0; i < packed_grads.size(); ++i) {
+    const double scale = packed_grads[i].abs().max().item<double>() + 1e-6;
+    EXPECT_LT(max_abs(again_grads[i], packed_grads[i]) / scale, 1e-2) << "parameter " << i;
   }
   // The middle sequence of row 0 sees nothing of the first: it equals that sequence alone.
   bool alone_varlen = true;
@@ -168,8 +190,8 @@ TEST(PackedAttentionGpu, LlamaPackedRowsTakeTheVarlenKernelWithTheMasksLogitsAnd
   EXPECT_FALSE(fixed.sequences.cu_seqlens.defined());
 }
 
-TEST(PackedAttentionGpu, LlamasGroupedHeadsGoToSdpasFlashKernelUnrepeatedWithTheCpusLogits) {
-  REQUIRE_GPU();
+TEST(PackedAttentionGpu, LlamasGroupedHeadsGoToAFusedSdpaKernelUnrepeatedWithTheCpusLogits) {
+  REQUIRE_FLASH_GPU();
   at::manual_seed(0);
   models::ModulePtr cpu = models::make_llama(small_llama());  // 4 query heads over 2 key/value heads
   cpu->eval();
@@ -185,12 +207,15 @@ TEST(PackedAttentionGpu, LlamasGroupedHeadsGoToSdpasFlashKernelUnrepeatedWithThe
     logits = gpu->forward_batch({{"input_ids", ids.to(kGpu)}}).at("logits").to(at::kFloat);
   }
   EXPECT_TRUE(graph_has(logits, "ScaledDotProductFlashAttentionBackward0") || graph_has(logits, "ScaledDotProductCudnnAttentionBackward0"))
-      << "bf16 causal attention without a mask should reach a fused kernel with the heads unrepeated";
+      << "bf16 causal attention without a mask should reach a fused kernel";
+  // The CPU repeats each key/value head for its group (an expand of k and of v per layer);
+  // the GPU's graph has none of those.
+  EXPECT_EQ(graph_count(expected, "ExpandBackward0") - graph_count(logits, "ExpandBackward0"), 2 * small_llama().num_hidden_layers);
   EXPECT_LT(max_abs(logits.cpu(), expected), 5e-2);
 }
 
 TEST(PackedAttentionGpu, PrintsTheVarlenKernelsTimeAgainstTheDenseMask) {
-  REQUIRE_GPU();
+  REQUIRE_FLASH_GPU();
   // Llama-3.2-1B's attention shape (32 query heads, 8 key/value heads, head_dim 64), 4 rows of
   // 2048 tokens packing sequences of 256, bf16, forward and backward.
   const int64_t b = 4, t = 2048, heads = 32, kv_heads = 8, d = 64, len = 256;
