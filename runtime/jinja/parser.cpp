@@ -5,6 +5,7 @@
 #include "runtime/jinja/filters.h"
 #include "runtime/jinja/is_tests.h"
 #include "runtime/jinja/lexer.h"
+#include "runtime/jinja/token_cursor.h"
 
 namespace runner::jinja {
 
@@ -21,9 +22,9 @@ ExprPtr node(EK kind, int line) {
   return e;
 }
 
-class Parser {
+class Parser : TokenCursor {
  public:
-  explicit Parser(std::vector<Token> tokens) : t_(std::move(tokens)) {}
+  explicit Parser(std::vector<Token> tokens) : TokenCursor(std::move(tokens)) {}
 
   Program run() {
     Program p;
@@ -34,38 +35,6 @@ class Parser {
   }
 
  private:
-  const Token& cur() const { return t_[i_]; }
-  const Token& peek(size_t n = 1) const { return t_[std::min(i_ + n, t_.size() - 1)]; }
-  [[noreturn]] void fail(const std::string& message) const { throw TemplateError(message, cur().line); }
-  bool is_op(const char* op) const { return cur().kind == TK::kOperator && cur().text == op; }
-  bool is_name(const char* name) const { return cur().kind == TK::kName && cur().text == name; }
-  bool skip_op(const char* op) { return is_op(op) ? (++i_, true) : false; }
-  bool skip_name(const char* name) { return is_name(name) ? (++i_, true) : false; }
-  void expect_op(const char* op) {
-    if (!skip_op(op)) fail(std::string("expected '") + op + "', got " + describe());
-  }
-  std::string expect_name() {
-    if (cur().kind != TK::kName) fail("expected a name, got " + describe());
-    return t_[i_++].text;
-  }
-  void expect_stmt_end() {
-    if (cur().kind != TK::kStmtEnd) fail("expected the end of the tag '%}', got " + describe());
-    ++i_;
-  }
-  std::string describe() const {
-    switch (cur().kind) {
-      case TK::kEnd: return "the end of the template";
-      case TK::kExprEnd: return "'}}'";
-      case TK::kStmtEnd: return "'%}'";
-      case TK::kString: return "a string";
-      default: return "'" + cur().text + "'";
-    }
-  }
-  // The tag name after "{%" at the current position ("" when not a tag).
-  std::string tag_name() const {
-    return cur().kind == TK::kStmtBegin && peek().kind == TK::kName ? peek().text : "";
-  }
-
   // Statements up to (not including) a "{% <end> %}" tag whose name is in `ends`.
   Body body(const std::vector<std::string>& ends) {
     Body out;
@@ -507,8 +476,6 @@ class Parser {
     }
   }
 
-  std::vector<Token> t_;
-  size_t i_ = 0;
   bool has_generation_ = false;
 };
 
