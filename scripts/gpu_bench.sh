@@ -7,7 +7,7 @@
 # call cut short still brings back what ran.
 #   Here (CPU machine):  scripts/gpu_package.sh
 #   Device tool:         run, carry [".gpu"], command: bash scripts/gpu_bench.sh
-# Settings: OUT (default build-gpu-bench/), DEADLINE, BENCH="char gpt2 profile full_1b lora_8b longest_8b"
+# Settings: OUT (default build-gpu-bench/), DEADLINE, BENCH="char gpt2 profile full_1b lora_8b longest_8b profile_ft"
 # (the steps to run, in this order), REPS (default 5; 3 for gpt2's compiled peer's sake),
 # PEERS (side_by_side's peers, default "runner runner_graphs plain compiled hf").
 set -uo pipefail
@@ -18,7 +18,7 @@ out_default=build-gpu-bench deadline_default=540
 "$py" -c 'import torch; print(torch.__version__, torch.cuda.get_device_name(0))' > "$out/env.txt" 2>&1 || { note "FAIL: no GPU for torch"; exit 3; }
 reps=${REPS:-5}
 peers=${PEERS:-runner runner_graphs plain compiled hf}
-for b in ${BENCH:-char gpt2 profile full_1b lora_8b longest_8b}; do
+for b in ${BENCH:-char gpt2 profile full_1b lora_8b longest_8b profile_ft}; do
   case $b in
     char) step "side_by_side char" 150 side_by_side.log "$py" scripts/bench/side_by_side.py --device cuda --workloads char \
             --peers $peers --reps "$reps" --out "$out/char.md" ;;
@@ -32,6 +32,9 @@ for b in ${BENCH:-char gpt2 profile full_1b lora_8b longest_8b}; do
             --peers runner runner_plain hf --out "$out/$b.md" ;;  # runner_plain: what the fused kernels pay
     lora_8b|longest_8b)
           step "finetune $b" 300 finetune.log "$py" scripts/bench/finetune_gpu.py --workloads "$b" --reps "$reps" --out "$out/$b.md" ;;
+    # Where runner's fine-tuning step time goes: its summary of steps 6-7 (top CUDA kernels).
+    profile_ft) step "profile full_1b lora_8b" 200 profile.log "$py" scripts/bench/finetune_gpu.py --workloads full_1b lora_8b \
+            --peers runner --reps 1 --profile 6-7 ;;
     *) note "SKIP $b: not a benchmark of this script" ;;
   esac
 done

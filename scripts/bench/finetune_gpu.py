@@ -44,6 +44,10 @@ lora_8b 10 processes of 10-20 s (16 GB of bf16 weights from the page cache), abo
 longest_8b 1-3 processes a peer, the longest step (131072 tokens) about a minute, about 2.5
 min: about 9 min in all. --workloads runs a subset (two calls when one must be shorter).
 
+Where runner's time goes: --profile 6-7 --reps 1 --peers runner passes profile_steps to
+runner's runs and prints its summary of the profiled steps (the kernels with the most CUDA
+time) to stderr; those runs' own ms/step includes the profiler's cost.
+
 Usage (on the GPU machine; runner from RUNNER_BINARY, default build/runner):
   RUNNER_BINARY=.gpu/bin/runner python3 scripts/bench/finetune_gpu.py --out finetune.md
 Dry run of the same code path on the CPU (tiny shapes, seconds per process):
@@ -174,7 +178,7 @@ return {{
            bf16 = {bf16}, gradient_checkpointing = {gc}, activation_offload = {offload}, use_cpu = {use_cpu},
            train_sampling_strategy = "sequential",
            save_strategy = "no", eval_strategy = "no", logging_steps = {logging_steps}, report_to = "none",
-           disable_tqdm = true, skip_memory_metrics = false }},
+           disable_tqdm = true, skip_memory_metrics = false{profile} }},
   datasets = {{ train = data.tensors{{ input_ids = ids, labels = ids }} }},
   model = model,
 }}
@@ -239,10 +243,14 @@ def run_peer(peer, a, workload, model_dir, seq, steps, tmp, timeout=None, env=No
                               dtype="bfloat16" if lora else "float32", lora=lua_bool(lora), r=LORA["r"], alpha=LORA["alpha"],
                               dropout=LORA["dropout"], targets=LORA["target_modules"], out=out, steps=steps, batch=a.batch,
                               lr=LR, bf16=lua_bool(a.bf16), gc=lua_bool(gc), offload=lua_bool(gc and workload == "longest_8b"),
-                              use_cpu=lua_bool(a.device == "cpu"), logging_steps=timed or steps))
+                              use_cpu=lua_bool(a.device == "cpu"), logging_steps=timed or steps,
+                              profile=f', profile_steps = "{a.profile}"' if a.profile and peer.startswith("runner") else ""))
     if peer == "runner_plain":  # runner with HF's op chains instead of its fused RMSNorm/SwiGLU/rotary kernels
         env = {**(env or os.environ), "RUNNER_FUSED_KERNELS": "0"}
-    _, logged = run([RUNNER, recipe], timeout, env, mark="'loss'")  # logs at steps `timed` and 2 x `timed`
+    stdout, logged = run([RUNNER, recipe], timeout, env, mark="'loss'")  # logs at steps `timed` and 2 x `timed`
+    if a.profile:  # runner's summary of the profiled steps: the kernels with the most CUDA time
+        block = stdout[stdout.find("***** Profile of step"):]
+        print(f"{workload} {peer}:\n" + block[:block.find("\n", block.find("(all ")) + 1], file=sys.stderr)
     if timed and len(logged) != 2:
         raise Failed(f"runner logged {len(logged)} losses, expected 2", "")
     with open(os.path.join(out, "train_results.json")) as f:
@@ -359,6 +367,9 @@ def main():
     ap.add_argument("--precision", default="bf16", choices=["bf16", "fp32"])
     ap.add_argument("--workdir", default=None, help="where the model folders go (default: a temporary folder; 8B: 16 GB)")
     ap.add_argument("--out", default=None, help="also write the table to this file")
+    ap.add_argument("--profile", default=None, metavar="A-B",
+                    help="runner's profile_steps for runner's runs; its summary (top kernels) goes to stderr. The "
+                         "profiler slows the steps it records: time such runs apart (--reps 1)")
     # worker-only arguments
     ap.add_argument("--hf-worker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--make-model", action="store_true", help=argparse.SUPPRESS)
