@@ -4,6 +4,7 @@
 #include <cmath>
 #include <set>
 
+#include <ATen/autocast_mode.h>
 #include <c10/core/GradMode.h>
 
 #include "runtime/core/errors.h"
@@ -140,10 +141,13 @@ void apply_lora(Module& model, LoraConfig c) {
     const double p = c.dropout;
     m->set_adapter([a, b, owner, p, scaling](const at::Tensor& x) {
       // As peft: the input is cast to the adapters' dtype (Module adds the branch to the
-      // layer's output in the output's dtype).
+      // layer's output in the output's dtype). Not under autocast, which casts the matmul's
+      // input to its own dtype anyway: a bf16 input would go to fp32 and straight back, the
+      // same values for two copies of it (and two more in backward), where peft pays them.
       const at::Tensor h = p > 0.0 && owner->is_training() ? at::dropout(x, p, true) : x;
       const at::ScalarType dtype = a->weight.scalar_type();
-      return b->forward(a->forward(h.scalar_type() == dtype ? h : h.to(dtype))) * scaling;
+      const bool cast = h.scalar_type() != dtype && !at::autocast::is_autocast_enabled(h.device().type());
+      return b->forward(a->forward(cast ? h.to(dtype) : h)) * scaling;
     });
     if (transposed) c.fan_in_fan_out = true;  // peft switches it on for Conv1D and warns
     c.adapted.push_back(name);

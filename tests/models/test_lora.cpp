@@ -3,7 +3,13 @@
 // tests/integration/test_lora.py checks the files against the peft package itself.
 #include <gtest/gtest.h>
 
+#include <ATen/autocast_mode.h>
 #include <c10/core/GradMode.h>
+#include <torch/csrc/autograd/autograd.h>
+#include <torch/csrc/autograd/function.h>
+
+#include <deque>
+#include <set>
 
 #include "runtime/core/errors.h"
 #include "runtime/models/activation_checkpoint.h"
@@ -38,6 +44,34 @@ void randomize_b(Module& m) {  // trained adapters: B is no longer zero
 }
 
 at::Tensor logits(Module& m, const at::Tensor& ids) { return m.forward_batch({{"input_ids", ids}}).at("logits"); }
+
+// How many nodes of this name `root`'s autograd graph has.
+int graph_count(const at::Tensor& root, const std::string& name) {
+  std::deque<torch::autograd::Node*> todo{root.grad_fn().get()};
+  std::set<torch::autograd::Node*> seen;
+  int count = 0;
+  while (!todo.empty()) {
+    torch::autograd::Node* n = todo.front();
+    todo.pop_front();
+    if (!n || !seen.insert(n).second) continue;
+    count += n->name() == name;
+    for (const auto& e : n->next_edges()) todo.push_back(e.function.get());
+  }
+  return count;
+}
+
+// bf16 autocast on the CPU for one scope, as the Trainer opens it around forward.
+struct CpuBf16Autocast {
+  CpuBf16Autocast() {
+    at::autocast::set_autocast_enabled(at::kCPU, true);
+    at::autocast::set_autocast_dtype(at::kCPU, at::kBFloat16);
+    at::autocast::increment_nesting();
+  }
+  ~CpuBf16Autocast() {
+    if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
+    at::autocast::set_autocast_enabled(at::kCPU, false);
+  }
+};
 
 TEST(Lora, DefaultTargetsOfTheLlamaFamilyAreQAndVAndOnlyAdaptersTrain) {
   ModulePtr m = tiny_llama();
@@ -81,6 +115,39 @@ TEST(Lora, StartsAsTheBaseModelAndTheBranchIsScaledLowRank) {
 
   one.use_rslora = true;
   EXPECT_DOUBLE_EQ(one.scaling(), 6.0 / std::sqrt(3.0));
+}
+
+TEST(Lora, UnderAutocastTheAdapterTakesItsInputUncastWithPeftsNumbers) {
+  // A bf16 base with fp32 adapters (peft's autocast_adapter_dtype). peft casts the input to
+  // fp32 and autocast casts it back for the matmul; runner skips both copies under autocast:
+  // the same bits forward and backward, two conversions fewer in the graph.
+  auto lin = std::make_shared<Linear>(16, 8, false);
+  lin->to(at::kBFloat16);
+  auto root = std::make_shared<Sequential>(std::vector<ModulePtr>{lin});
+  LoraConfig one;
+  one.r = 4, one.alpha = 8, one.target_modules = {"0"};
+  apply_lora(*root, one);
+  randomize_b(*root);
+  const at::Tensor a = lin->child("lora_A")->parameter("weight"), b = lin->child("lora_B")->parameter("weight");
+  ASSERT_EQ(a.scalar_type(), at::kFloat);
+  const at::Tensor x = at::randn({5, 16}).to(at::kBFloat16).requires_grad_(true);
+  at::Tensor y, peft;
+  {
+    const CpuBf16Autocast autocast;
+    y = root->forward(x);
+    peft = at::linear(x, lin->weight) + at::linear(at::linear(x.to(at::kFloat), a), b) * 2.0;
+  }
+  ASSERT_EQ(y.scalar_type(), at::kBFloat16);
+  EXPECT_TRUE(y.equal(peft));
+  const at::Tensor up = at::randn({5, 8}).to(at::kBFloat16);
+  const auto ours = torch::autograd::grad({y}, {x, a, b}, {up});
+  const auto theirs = torch::autograd::grad({peft}, {x, a, b}, {up});
+  for (size_t i = 0; i < ours.size(); ++i) EXPECT_TRUE(ours[i].equal(theirs[i])) << "gradient " << i;
+  EXPECT_EQ(graph_count(peft, "ToCopyBackward0") - graph_count(y, "ToCopyBackward0"), 2);
+  // Without autocast the input is cast, as peft does: fp32 matmuls on an fp32 copy.
+  const at::Tensor plain = root->forward(x.detach());
+  const at::Tensor want = at::linear(x.detach(), lin->weight) + (at::linear(at::linear(x.detach().to(at::kFloat), a), b) * 2.0).to(at::kBFloat16);
+  EXPECT_TRUE(plain.equal(want));
 }
 
 TEST(Lora, OnlyAdaptersGetGradients) {
