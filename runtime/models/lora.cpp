@@ -139,15 +139,23 @@ void apply_lora(Module& model, LoraConfig c) {
     m->register_module("lora_B", b);
     const Module* owner = m.get();  // owns the branch, so outlives it
     const double p = c.dropout;
-    m->set_adapter([a, b, owner, p, scaling](const at::Tensor& x) {
-      // As peft: the input is cast to the adapters' dtype (Module adds the branch to the
-      // layer's output in the output's dtype). Not under autocast, which casts the matmul's
-      // input to its own dtype anyway: a bf16 input would go to fp32 and straight back, the
-      // same values for two copies of it (and two more in backward), where peft pays them.
+    m->set_adapter([a, b, owner, p, scaling](const at::Tensor& x, const at::Tensor& out) {
       const at::Tensor h = p > 0.0 && owner->is_training() ? at::dropout(x, p, true) : x;
+      const at::DeviceType device = h.device().type();
+      if (at::autocast::is_autocast_enabled(device) && out.scalar_type() == at::autocast::get_autocast_dtype(device) &&
+          !b->has_forward_hooks()) {
+        // Under autocast every matmul runs in autocast's dtype, so peft's cast of the input to
+        // the adapters' fp32 would be undone at once (two copies of the input forward, two
+        // back); and out + scaling·(h·Aᵀ)·Bᵀ is one GEMM whose epilogue scales and adds, where
+        // peft writes the branch, scales it and adds it in three passes over (tokens, out).
+        const at::Tensor down = a->forward(h);  // (..., r)
+        const at::Tensor sum = at::addmm(out.reshape({-1, out.size(-1)}), down.reshape({-1, down.size(-1)}), b->weight.t(), 1.0, scaling);
+        return sum.view(out.sizes());
+      }
+      // As peft: the input in the adapters' dtype, the branch added in the layer's output dtype.
       const at::ScalarType dtype = a->weight.scalar_type();
-      const bool cast = h.scalar_type() != dtype && !at::autocast::is_autocast_enabled(h.device().type());
-      return b->forward(a->forward(cast ? h.to(dtype) : h)) * scaling;
+      const at::Tensor extra = b->forward(a->forward(h.scalar_type() == dtype ? h : h.to(dtype))) * scaling;
+      return out + (extra.scalar_type() == out.scalar_type() ? extra : extra.to(out.scalar_type()));
     });
     if (transposed) c.fan_in_fan_out = true;  // peft switches it on for Conv1D and warns
     c.adapted.push_back(name);

@@ -34,9 +34,7 @@ TensorMap Module::forward_batch_impl(const TensorMap&) {
 at::Tensor Module::forward(const at::Tensor& x) {
   auto body = [this](const at::Tensor& in) {
     at::Tensor out = forward_impl(in);
-    if (!adapter_) return out;
-    const at::Tensor extra = adapter_(in);  // peft: the branch is added in the layer's output dtype
-    return out + (extra.scalar_type() == out.scalar_type() ? extra : extra.to(out.scalar_type()));
+    return adapter_ ? adapter_(in, out) : out;
   };
   return hooked([&] {
     if (!checkpointing_) return body(x);

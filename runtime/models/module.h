@@ -104,8 +104,10 @@ class Module : public std::enable_shared_from_this<Module> {
   virtual std::string hf_config_json() const { return ""; }
 
   // An additive branch beside this layer (a LoRA adapter, lora.h): forward returns
-  // forward_impl(x) + adapter(x), inside the forward hooks and the checkpointed region.
-  void set_adapter(std::function<at::Tensor(const at::Tensor&)> adapter) { adapter_ = std::move(adapter); }
+  // adapter(x, forward_impl(x)), the layer's output with the branch added, inside the forward
+  // hooks and the checkpointed region.
+  using Adapter = std::function<at::Tensor(const at::Tensor& x, const at::Tensor& out)>;
+  void set_adapter(Adapter adapter) { adapter_ = std::move(adapter); }
   bool has_adapter() const { return static_cast<bool>(adapter_); }
   // The LoRA configuration of a model that apply_lora adapted (set on its root, else null):
   // saving then writes only the adapters (saved_model.h).
@@ -202,7 +204,7 @@ class Module : public std::enable_shared_from_this<Module> {
   bool checkpointing_ = false;
   ActivationOffload offload_ = ActivationOffload::kOff;
   bool fused_linear_cross_entropy_ = true;
-  std::function<at::Tensor(const at::Tensor&)> adapter_;
+  Adapter adapter_;
   std::shared_ptr<const LoraConfig> lora_;
   std::string name_or_path_;
   std::shared_ptr<ParameterStore> store_;
