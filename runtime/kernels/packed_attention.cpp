@@ -5,14 +5,19 @@
 #include <ATen/Context.h>
 #include <ATen/ops/_flash_attention_forward.h>
 #include <c10/util/Exception.h>
+#include <torch/version.h>
 
 #include "runtime/kernels/cuda_kernels.h"
 #include "runtime/kernels/fused_switch.h"
 
+// The op's window arguments (and SDPA's grouped heads, which the predicate also answers for)
+// came with LibTorch 2.5.
+#define RUNNER_FLASH_OPS (TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 5))
+
 namespace runner::kernels {
 
 bool flash_attention_available(const at::Device& device, at::ScalarType dtype, int64_t head_dim) {
-  if (!device.is_cuda() || !cuda::built() || !fused_kernels_enabled()) return false;
+  if (!RUNNER_FLASH_OPS || !device.is_cuda() || !cuda::built() || !fused_kernels_enabled()) return false;
   if (dtype != at::kBFloat16 && dtype != at::kHalf) return false;
   if (head_dim <= 0 || head_dim % 8 != 0 || head_dim > 256) return false;
   if (at::globalContext().deterministicAlgorithms() || !at::globalContext().userEnabledFlashSDP()) return false;
@@ -25,7 +30,7 @@ bool flash_attention_available(const at::Device& device, at::ScalarType dtype, i
 }
 
 at::Tensor packed_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& cu_seqlens,
-                            int64_t max_len, at::ScalarType dtype) {
+                            int64_t max_len, at::ScalarType dtype, int64_t window) {
   TORCH_CHECK(q.dim() == 3 && k.dim() == 3 && v.dim() == 3, "packed_attention: q, k, v must be (tokens, heads, head_dim)");
   TORCH_CHECK(q.size(1) % k.size(1) == 0 && k.sizes().equals(v.sizes()), "packed_attention: query heads must be a multiple of key/value heads");
   TORCH_CHECK(q.size(0) == k.size(0) && q.size(2) == k.size(2), "packed_attention: q, k and v must hold the same tokens and head_dim");
@@ -39,9 +44,17 @@ at::Tensor packed_attention(const at::Tensor& q, const at::Tensor& k, const at::
   };
   // Outputs: (out, logsumexp, rng state, unused, debug mask); autograd's FlashAttentionBackward0
   // keeps what backward needs.
+#if RUNNER_FLASH_OPS
+  // The kernel's window counts the keys before the query: a window of W keys is W - 1 of them.
+  const std::optional<int64_t> left = window > 0 ? std::optional<int64_t>(window - 1) : std::nullopt;
+  const std::optional<int64_t> right = window > 0 ? std::optional<int64_t>(0) : std::nullopt;
   auto out = at::_flash_attention_forward(prepared(q), prepared(k), prepared(v), cu_seqlens, cu_seqlens, max_len, max_len,
-                                          /*dropout_p=*/0.0, /*is_causal=*/true, /*return_debug_mask=*/false);
+                                          /*dropout_p=*/0.0, /*is_causal=*/true, /*return_debug_mask=*/false, /*scale=*/std::nullopt,
+                                          left, right);
   return std::get<0>(out);
+#else
+  TORCH_CHECK(false, "packed_attention needs LibTorch 2.5 or later (flash_attention_available says so)");
+#endif
 }
 
 }  // namespace runner::kernels

@@ -27,9 +27,10 @@ bool flash_attention_available(const at::Device& device, at::ScalarType dtype, i
 // (autocast does not reach this op). `cu_seqlens`: where each sequence starts among the B·T
 // tokens, then B·T, (n + 1) int32 on the attention's device; `max_len`: the longest sequence's
 // length (both must be exact: the kernel trusts them, and checking would wait for the GPU); at
-// most 65535 sequences (the kernel's grid). Differentiable in q, k and v. Returns (B·T, H, D)
-// in `dtype`.
+// most 65535 sequences (the kernel's grid). `window` > 0: a query sees at most that many keys,
+// itself included (a sliding window: Mistral's and transformers' sliding_window). Differentiable
+// in q, k and v. Returns (B·T, H, D) in `dtype`.
 at::Tensor packed_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& cu_seqlens,
-                            int64_t max_len, at::ScalarType dtype);
+                            int64_t max_len, at::ScalarType dtype, int64_t window = 0);
 
 }  // namespace runner::kernels

@@ -42,12 +42,14 @@ namespace {
 // full-attention layers, `window` for sliding-window layers. Undefined with `causal` set
 // means plain causal attention (ATen's fused kernels handle it without a mask). Packed rows
 // on a GPU take `packed` instead of a mask: causal within each sequence, through the varlen
-// kernel (packed_attention.h), in `dtype`.
+// kernel (packed_attention.h), in `dtype`; sliding-window layers with the kernel's window of
+// `sliding_window` keys.
 struct AttentionMasks {
   at::Tensor full, window;
   bool causal = false;
   PackedSequences packed;
   at::ScalarType dtype = at::kBFloat16;
+  int64_t sliding_window = 0;
 };
 
 // What one layer's attention takes from AttentionMasks.
@@ -56,6 +58,7 @@ struct LayerMask {
   bool causal = false;
   PackedSequences packed;  // cu_seqlens defined: the varlen kernel, no mask
   at::ScalarType dtype = at::kBFloat16;
+  int64_t window = 0;  // with packed: each query sees this many keys at most (itself included); 0: all before it
 };
 
 std::shared_ptr<Linear> projection(int64_t in, int64_t out, bool bias, double std) {
@@ -100,7 +103,7 @@ class LlamaAttention : public Module {
       // in as they are.
       auto tokens = [b, t, this](const at::Tensor& x4, int64_t heads) { return x4.transpose(1, 2).reshape({b * t, heads, head_dim_}); };
       const at::Tensor y = kernels::packed_attention(tokens(q, heads_), tokens(k, kv_heads_), tokens(v, kv_heads_), m.packed.cu_seqlens,
-                                                        m.packed.max_len, m.dtype);
+                                                        m.packed.max_len, m.dtype, m.window);
       return o_->forward(y.reshape({b, t, heads_ * head_dim_}));
     }
     if (past_k) {
@@ -182,7 +185,7 @@ class DecoderLayer : public Module {
     std::vector<at::Tensor> inputs{x, cos, sin};
     if (varlen) inputs.push_back(masks.packed.cu_seqlens);
     else if (hide.defined()) inputs.push_back(hide);
-    LayerMask m{at::Tensor(), masks.causal, {at::Tensor(), masks.packed.max_len}, masks.dtype};
+    LayerMask m{at::Tensor(), masks.causal, {at::Tensor(), masks.packed.max_len}, masks.dtype, sliding_ ? masks.sliding_window : 0};
     return hooked([&] {
       // By value: backward's recompute runs after this function has returned.
       return maybe_checkpointed(inputs, [this, m, varlen, past_k, past_v](const std::vector<at::Tensor>& in) {
@@ -284,7 +287,7 @@ class Llama : public Module {
         // The varlen kernel needs the sequences' offsets and longest length on the host: from
         // the Trainer's host copy (host_facts.h), never read back from the device.
         const PackedSequences* host = known_packed_sequences(positions);
-        if (host && host->cu_seqlens.numel() - 1 <= kMaxVarlenSequences && varlen_attention(ids.device(), ids.size(1)))
+        if (host && host->cu_seqlens.numel() - 1 <= kMaxVarlenSequences && varlen_attention(ids.device()))
           sequences = {host->cu_seqlens.to(ids.device(), at::kInt, /*non_blocking=*/true), host->max_len};
         else
           packed = sequence_starts(positions).cumsum(-1);  // (B, T) sequence index
@@ -292,7 +295,8 @@ class Llama : public Module {
     }
     if (!positions.defined()) positions = at::arange(ids.size(1), ids.options()).unsqueeze(0).expand_as(ids);
     AttentionMasks visible = masks(ids.size(1), 0, mask, packed, ids.device());
-    if (sequences.cu_seqlens.defined()) visible = AttentionMasks{{}, {}, false, sequences, attention_dtype(ids.device())};
+    if (sequences.cu_seqlens.defined())
+      visible = AttentionMasks{{}, {}, false, sequences, attention_dtype(ids.device()), config_.sliding_window};
     const at::Tensor x = hidden_states(ids, positions, visible, nullptr);  // (B, T, C)
     at::Tensor labels = optional_field(batch, "labels");
     if (labels.defined() && fused_linear_cross_entropy() && loss_only())
@@ -344,10 +348,8 @@ class Llama : public Module {
   // The varlen kernel's grid has one row per sequence (CUDA's 65535 limit).
   static constexpr int64_t kMaxVarlenSequences = 65535;
 
-  // Whether packed rows of length t take the varlen kernel: a GPU that has it, no sliding
-  // window in reach (the kernel could take one; not yet wired), no attention dropout in play.
-  bool varlen_attention(const at::Device& device, int64_t t) const {
-    if (config_.sliding_window > 0 && t > config_.sliding_window) return false;
+  // Whether packed rows take the varlen kernel: a GPU that has it, no attention dropout in play.
+  bool varlen_attention(const at::Device& device) const {
     if (config_.attention_dropout > 0 && is_training()) return false;
     return kernels::flash_attention_available(device, attention_dtype(device), config_.head_dim);
   }

@@ -190,6 +190,51 @@ TEST(PackedAttentionGpu, LlamaPackedRowsTakeTheVarlenKernelWithTheMasksLogitsAnd
   EXPECT_FALSE(fixed.sequences.cu_seqlens.defined());
 }
 
+TEST(PackedAttentionGpu, ASlidingWindowTakesTheKernelsWindowWithTheMasksLogits) {
+  REQUIRE_FLASH_GPU();
+  // Mistral's sliding window of 4 keys on packed rows (sequences of 6, 3 and 7; one of 16):
+  // the kernel's window against the windowed block-diagonal mask.
+  models::LlamaConfig c = small_llama();
+  c.sliding_window = 4;
+  at::manual_seed(2);
+  models::ModulePtr model = models::make_llama(c);
+  model->to(kGpu);
+  model->eval();
+  std::vector<int64_t> pos;
+  for (int64_t l : {6, 3, 7, 16})
+    for (int64_t i = 0; i < l; ++i) pos.push_back(i);
+  const models::TensorMap host{{"input_ids", at::randint(0, 64, {2, 16}, at::kLong)}, {"position_ids", at::tensor(pos, at::kLong).view({2, 16})}};
+  models::TensorMap dev;
+  for (const auto& [name, t] : host) dev[name] = t.to(kGpu);
+  at::Tensor varlen, masked;
+  {
+    const device::AutocastGuard autocast(true, at::kCUDA, at::kBFloat16);
+    {
+      const models::HostFactsScope scope(models::host_facts(host, dev));
+      varlen = model->forward_batch(dev).at("logits").to(at::kFloat);
+    }
+    masked = model->forward_batch(dev).at("logits").to(at::kFloat);
+  }
+  EXPECT_TRUE(graph_has(varlen, "FlashAttentionBackward0"));
+  EXPECT_FALSE(graph_has(masked, "FlashAttentionBackward0"));
+  EXPECT_LT(max_abs(varlen, masked), 5e-2);
+  // The window matters here: without it the last tokens of the long sequences would see more.
+  models::LlamaConfig unwindowed = c;
+  unwindowed.sliding_window = 0;
+  at::manual_seed(2);
+  models::ModulePtr full = models::make_llama(unwindowed);
+  full->to(kGpu);
+  full->eval();
+  at::Tensor wide;
+  {
+    const device::AutocastGuard autocast(true, at::kCUDA, at::kBFloat16);
+    wide = full->forward_batch(dev).at("logits").to(at::kFloat);
+  }
+  const double window_effect = max_abs(wide, masked);
+  EXPECT_GT(window_effect, 0.05);
+  EXPECT_LT(max_abs(varlen, masked), 0.2 * window_effect) << "the kernel's window differs from the mask's";
+}
+
 TEST(PackedAttentionGpu, LlamasGroupedHeadsGoToAFusedSdpaKernelUnrepeatedWithTheCpusLogits) {
   REQUIRE_FLASH_GPU();
   at::manual_seed(0);
