@@ -10,14 +10,13 @@
 #include "runtime/kernels/cuda_kernels.h"
 #include "runtime/kernels/fused_switch.h"
 
-// The op's window arguments (and SDPA's grouped heads, which the predicate also answers for)
-// came with LibTorch 2.5.
-#define RUNNER_FLASH_OPS (TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 5))
+// The op's window arguments came with LibTorch 2.5.
+#define RUNNER_FLASH_WINDOW (TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 5))
 
 namespace runner::kernels {
 
 bool flash_attention_available(const at::Device& device, at::ScalarType dtype, int64_t head_dim) {
-  if (!RUNNER_FLASH_OPS || !device.is_cuda() || !cuda::built() || !fused_kernels_enabled()) return false;
+  if (!device.is_cuda() || !cuda::built() || !fused_kernels_enabled()) return false;
   if (dtype != at::kBFloat16 && dtype != at::kHalf) return false;
   if (head_dim <= 0 || head_dim % 8 != 0 || head_dim > 256) return false;
   if (at::globalContext().deterministicAlgorithms() || !at::globalContext().userEnabledFlashSDP()) return false;
@@ -28,6 +27,8 @@ bool flash_attention_available(const at::Device& device, at::ScalarType dtype, i
   const bool consumer = cc == 86 || cc == 89 || cc == 120 || cc == 121;
   return !(consumer && head_dim > 192);
 }
+
+bool packed_attention_takes_window() { return RUNNER_FLASH_WINDOW; }
 
 at::Tensor packed_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& cu_seqlens,
                             int64_t max_len, at::ScalarType dtype, int64_t window) {
@@ -44,17 +45,19 @@ at::Tensor packed_attention(const at::Tensor& q, const at::Tensor& k, const at::
   };
   // Outputs: (out, logsumexp, rng state, unused, debug mask); autograd's FlashAttentionBackward0
   // keeps what backward needs.
-#if RUNNER_FLASH_OPS
+#if RUNNER_FLASH_WINDOW
   // The kernel's window counts the keys before the query: a window of W keys is W - 1 of them.
   const std::optional<int64_t> left = window > 0 ? std::optional<int64_t>(window - 1) : std::nullopt;
   const std::optional<int64_t> right = window > 0 ? std::optional<int64_t>(0) : std::nullopt;
   auto out = at::_flash_attention_forward(prepared(q), prepared(k), prepared(v), cu_seqlens, cu_seqlens, max_len, max_len,
                                           /*dropout_p=*/0.0, /*is_causal=*/true, /*return_debug_mask=*/false, /*scale=*/std::nullopt,
                                           left, right);
-  return std::get<0>(out);
 #else
-  TORCH_CHECK(false, "packed_attention needs LibTorch 2.5 or later (flash_attention_available says so)");
+  TORCH_CHECK(window == 0, "packed_attention: a window needs LibTorch 2.5 or later (packed_attention_takes_window)");
+  auto out = at::_flash_attention_forward(prepared(q), prepared(k), prepared(v), cu_seqlens, cu_seqlens, max_len, max_len,
+                                          /*dropout_p=*/0.0, /*is_causal=*/true, /*return_debug_mask=*/false);
 #endif
+  return std::get<0>(out);
 }
 
 }  // namespace runner::kernels

@@ -21,6 +21,8 @@ namespace runner::kernels {
 // deterministic kernel then), flash not switched off in ATen, and the fused ops on
 // (RUNNER_FUSED_KERNELS, fused_switch.h).
 bool flash_attention_available(const at::Device& device, at::ScalarType dtype, int64_t head_dim);
+// Whether packed_attention takes a sliding window (the op's window arguments: LibTorch 2.5+).
+bool packed_attention_takes_window();
 
 // softmax(q·kᵀ/√D)·v, causal within each sequence. q (B·T, H, D), k and v (B·T, Hkv, D) with H
 // a multiple of Hkv (query heads j·H/Hkv ... share key/value head j); cast to `dtype` first

@@ -294,9 +294,10 @@ class Llama : public Module {
       }
     }
     if (!positions.defined()) positions = at::arange(ids.size(1), ids.options()).unsqueeze(0).expand_as(ids);
-    AttentionMasks visible = masks(ids.size(1), 0, mask, packed, ids.device());
-    if (sequences.cu_seqlens.defined())
-      visible = AttentionMasks{{}, {}, false, sequences, attention_dtype(ids.device()), config_.sliding_window};
+    // The varlen kernel needs no mask: none is built ((T, T) bools, more with a window).
+    const AttentionMasks visible = sequences.cu_seqlens.defined()
+                                       ? AttentionMasks{{}, {}, false, sequences, attention_dtype(ids.device()), config_.sliding_window}
+                                       : masks(ids.size(1), 0, mask, packed, ids.device());
     const at::Tensor x = hidden_states(ids, positions, visible, nullptr);  // (B, T, C)
     at::Tensor labels = optional_field(batch, "labels");
     if (labels.defined() && fused_linear_cross_entropy() && loss_only())
@@ -348,9 +349,11 @@ class Llama : public Module {
   // The varlen kernel's grid has one row per sequence (CUDA's 65535 limit).
   static constexpr int64_t kMaxVarlenSequences = 65535;
 
-  // Whether packed rows take the varlen kernel: a GPU that has it, no attention dropout in play.
+  // Whether packed rows take the varlen kernel: a GPU that has it, no attention dropout in
+  // play, a sliding window only where the kernel takes one.
   bool varlen_attention(const at::Device& device) const {
     if (config_.attention_dropout > 0 && is_training()) return false;
+    if (config_.sliding_window > 0 && !kernels::packed_attention_takes_window()) return false;
     return kernels::flash_attention_available(device, attention_dtype(device), config_.head_dim);
   }
 

@@ -152,9 +152,11 @@ void apply_lora(Module& model, LoraConfig c) {
         const at::Tensor sum = at::addmm(out.reshape({-1, out.size(-1)}), down.reshape({-1, down.size(-1)}), b->weight.t(), 1.0, scaling);
         return sum.view(out.sizes());
       }
-      // As peft: the input in the adapters' dtype, the branch added in the layer's output dtype.
+      // As peft: the input in the adapters' dtype (not under autocast, which casts it back), the
+      // branch added in the layer's output dtype.
       const at::ScalarType dtype = a->weight.scalar_type();
-      const at::Tensor extra = b->forward(a->forward(h.scalar_type() == dtype ? h : h.to(dtype))) * scaling;
+      const bool cast = h.scalar_type() != dtype && !at::autocast::is_autocast_enabled(device);
+      const at::Tensor extra = b->forward(a->forward(cast ? h.to(dtype) : h)) * scaling;
       return out + (extra.scalar_type() == out.scalar_type() ? extra : extra.to(out.scalar_type()));
     });
     if (transposed) c.fan_in_fan_out = true;  // peft switches it on for Conv1D and warns

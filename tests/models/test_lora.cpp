@@ -132,7 +132,7 @@ TEST(Lora, UnderAutocastTheBranchIsOneGemmOnTheUncastInputWithPeftsNumbers) {
   randomize_b(*root);
   const at::Tensor a = lin->child("lora_A")->parameter("weight"), b = lin->child("lora_B")->parameter("weight");
   ASSERT_EQ(a.scalar_type(), at::kFloat);
-  const at::Tensor x = at::randn({5, 16}).to(at::kBFloat16).requires_grad_(true);
+  const at::Tensor x = at::randn({2, 5, 16}).to(at::kBFloat16).requires_grad_(true);  // (B, T, in), as in a model
   at::Tensor y, peft;
   {
     const CpuBf16Autocast autocast;
@@ -144,7 +144,7 @@ TEST(Lora, UnderAutocastTheBranchIsOneGemmOnTheUncastInputWithPeftsNumbers) {
     return (got.to(at::kFloat) - want.to(at::kFloat)).abs().max().item<double>() <= 2e-2 * (want.abs().max().item<double>() + 1e-3);
   };
   EXPECT_TRUE(near(y, peft));
-  const at::Tensor up = at::randn({5, 8}).to(at::kBFloat16);
+  const at::Tensor up = at::randn({2, 5, 8}).to(at::kBFloat16);
   const auto ours = torch::autograd::grad({y}, {x, a, b}, {up}, /*retain_graph=*/true);
   const auto theirs = torch::autograd::grad({peft}, {x, a, b}, {up}, /*retain_graph=*/true);
   for (size_t i = 0; i < ours.size(); ++i) EXPECT_TRUE(near(ours[i], theirs[i])) << "gradient " << i;

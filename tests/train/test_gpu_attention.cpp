@@ -12,6 +12,7 @@
 #include <set>
 
 #include <ATen/ATen.h>
+#include <torch/csrc/autograd/autograd.h>
 #include <torch/csrc/autograd/function.h>
 
 #include "runtime/device/autocast.h"
@@ -192,14 +193,16 @@ TEST(PackedAttentionGpu, LlamaPackedRowsTakeTheVarlenKernelWithTheMasksLogitsAnd
 
 TEST(PackedAttentionGpu, ASlidingWindowTakesTheKernelsWindowWithTheMasksLogits) {
   REQUIRE_FLASH_GPU();
-  // Mistral's sliding window of 4 keys on packed rows (sequences of 6, 3 and 7; one of 16):
-  // the kernel's window against the windowed block-diagonal mask.
+  // A sliding window of 4 keys on the first layer only (Qwen2's per-layer choice; Mistral's is
+  // every layer) on packed rows (sequences of 6, 3 and 7; one of 16): the kernel's window
+  // against the windowed block-diagonal mask, forward and backward.
   models::LlamaConfig c = small_llama();
   c.sliding_window = 4;
+  c.sliding_layers = {true, false};
   at::manual_seed(2);
   models::ModulePtr model = models::make_llama(c);
   model->to(kGpu);
-  model->eval();
+  model->train();
   std::vector<int64_t> pos;
   for (int64_t l : {6, 3, 7, 16})
     for (int64_t i = 0; i < l; ++i) pos.push_back(i);
@@ -218,13 +221,23 @@ TEST(PackedAttentionGpu, ASlidingWindowTakesTheKernelsWindowWithTheMasksLogits) 
   EXPECT_TRUE(graph_has(varlen, "FlashAttentionBackward0"));
   EXPECT_FALSE(graph_has(masked, "FlashAttentionBackward0"));
   EXPECT_LT(max_abs(varlen, masked), 5e-2);
+  const at::Tensor up = at::randn(varlen.sizes(), varlen.options());
+  std::vector<at::Tensor> params;
+  for (const auto& p : model->parameters()) params.push_back(p);
+  const auto g_varlen = torch::autograd::grad({varlen}, params, {up});
+  const auto g_masked = torch::autograd::grad({masked}, params, {up});
+  for (size_t i = 0; i < params.size(); ++i) {
+    const double scale = g_masked[i].abs().max().item<double>() + 1e-6;
+    EXPECT_LT(max_abs(g_varlen[i], g_masked[i]) / scale, 5e-2) << "parameter " << i;
+  }
   // The window matters here: without it the last tokens of the long sequences would see more.
   models::LlamaConfig unwindowed = c;
   unwindowed.sliding_window = 0;
+  unwindowed.sliding_layers.clear();
   at::manual_seed(2);
   models::ModulePtr full = models::make_llama(unwindowed);
   full->to(kGpu);
-  full->eval();
+  full->train();
   at::Tensor wide;
   {
     const device::AutocastGuard autocast(true, at::kCUDA, at::kBFloat16);
