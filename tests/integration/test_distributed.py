@@ -186,6 +186,17 @@ class Distributed(DistributedCase):
         self.assertLessEqual(frozen["zero3"], frozen["ddp"] // 2 + 64)  # rank 0's half (chunks pad to 2)
         out, _ = self.train(2, "lora", "lora_zero3_ckpt", 4, 1, MODES["zero3"] + ["--gradient_checkpointing", "true"])
         self.assert_same_weights(out, reference, file="adapter_model.safetensors")
+        # Under bf16 autocast the branch is one addmm on B's weight inside its layer's unit, or
+        # peft's way where B is a unit of its own (FSDP's min_num_params 10): the curve of one
+        # process, to bf16 rounding (AdamW at lr 0.01 moves weights by more than that).
+        def losses(out):
+            return [e["loss"] for e in load_json(os.path.join(out, "trainer_state.json"))["log_history"] if "loss" in e]
+        single, _ = self.train(1, "lora", "lora_single_bf16", 8, 1, ["--bf16"])
+        for name, extra in (("zero3", MODES["zero3"]),
+                            ("fsdp_leaf_units", ["--fsdp", "full_shard auto_wrap", "--fsdp_config", '{"min_num_params": 10}'])):
+            with self.subTest(bf16=name):
+                out, _ = self.train(2, "lora", f"lora_{name}_bf16", 4, 1, extra + ["--bf16"])
+                np.testing.assert_allclose(losses(out), losses(single), rtol=2e-3)
 
     def test_from_pretrained_under_zero3_reads_only_each_ranks_shards(self):
         # A model folder written by a first run; models.from_pretrained leaves the weights in
