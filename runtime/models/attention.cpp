@@ -7,6 +7,9 @@
 #include <c10/util/Exception.h>
 #include <torch/version.h>
 
+// SDPA's enable_gqa came with LibTorch 2.5.
+#define RUNNER_SDPA_GQA (TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 5))
+
 namespace runner::models {
 
 at::Tensor split_heads(const at::Tensor& x, int64_t n_head) {
@@ -19,25 +22,23 @@ at::Tensor merge_heads(const at::Tensor& x) {
   return x.transpose(1, 2).reshape({b, t, h * d});  // (B, T, C)
 }
 
-bool sdpa_takes_grouped_heads() {
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 5)
-  return true;
-#else
-  return false;
-#endif
+at::ScalarType attention_compute_dtype(const at::Tensor& q) {
+  const at::DeviceType device = q.device().type();
+  return at::autocast::is_autocast_enabled(device) ? at::autocast::get_autocast_dtype(device) : q.scalar_type();
 }
+
+bool sdpa_takes_grouped_heads() { return RUNNER_SDPA_GQA; }
 
 at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& hide, bool causal,
                   double dropout, bool training, bool grouped) {
   // Additive: 0 where a key is seen, the lowest finite value where hidden, in the dtype the
   // attention runs in (autocast's, when on): float's lowest cast to bf16/fp16 is -inf, and a
   // left-padded position that sees no key at all would then softmax to NaN.
-  const at::DeviceType device = q.device().type();
-  const at::ScalarType dtype = at::autocast::is_autocast_enabled(device) ? at::autocast::get_autocast_dtype(device) : q.scalar_type();
+  const at::ScalarType dtype = attention_compute_dtype(q);
   at::Tensor mask;
   if (hide.defined()) mask = at::zeros(hide.sizes(), q.options().dtype(dtype)).masked_fill_(hide, lowest_value(dtype));
   const std::optional<at::Tensor> m = mask.defined() ? std::optional<at::Tensor>(mask) : std::nullopt;
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 5)
+#if RUNNER_SDPA_GQA
   return at::scaled_dot_product_attention(q, k, v, m, training ? dropout : 0.0, causal, std::nullopt, grouped);  // (B, H, T, D)
 #else
   TORCH_CHECK(!grouped, "attend: grouped key/value heads need LibTorch 2.5 or later");

@@ -22,6 +22,9 @@ at::Tensor merge_heads(const at::Tensor& x);
 at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& hide, bool causal,
                   double dropout, bool training, bool grouped = false);
 
+// The dtype SDPA computes attention on q in: autocast's where it is on for q's device, else q's.
+at::ScalarType attention_compute_dtype(const at::Tensor& q);
+
 // Whether this LibTorch's SDPA takes grouped key/value heads (enable_gqa, 2.5 and later).
 bool sdpa_takes_grouped_heads();
 

@@ -119,19 +119,13 @@ class LlamaAttention : public Module {
     // does there; elsewhere they are repeated: the kernels SDPA would fall back to
     // (memory-efficient, the CPU's) do not take them, and math would hold T² scores.
     const bool grouped = heads_ != kv_heads_ && !m.hide.defined() && sdpa_takes_grouped_heads() &&
-                         kernels::flash_attention_available(q.device(), compute_dtype(q), head_dim_);
+                         kernels::flash_attention_available(q.device(), attention_compute_dtype(q), head_dim_);
     const at::Tensor y = grouped ? attend(q, k, v, m.hide, m.causal, dropout_, is_training(), /*grouped=*/true)
                                  : attend(q, repeat_kv(k), repeat_kv(v), m.hide, m.causal, dropout_, is_training());  // (B, H, T, D)
     return o_->forward(y.transpose(1, 2).reshape({b, t, heads_ * head_dim_}));
   }
 
  private:
-  // The dtype SDPA computes q's attention in: autocast's where it is on.
-  static at::ScalarType compute_dtype(const at::Tensor& q) {
-    const at::DeviceType d = q.device().type();
-    return at::autocast::is_autocast_enabled(d) ? at::autocast::get_autocast_dtype(d) : q.scalar_type();
-  }
-
   // (B, Hkv, T, D) -> (B, H, T, D): key/value head j serves query heads j·n .. j·n + n - 1.
   at::Tensor repeat_kv(const at::Tensor& x) const {
     const int64_t n = heads_ / kv_heads_;

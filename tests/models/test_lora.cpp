@@ -6,10 +6,6 @@
 #include <ATen/autocast_mode.h>
 #include <c10/core/GradMode.h>
 #include <torch/csrc/autograd/autograd.h>
-#include <torch/csrc/autograd/function.h>
-
-#include <deque>
-#include <set>
 
 #include "runtime/core/errors.h"
 #include "runtime/models/activation_checkpoint.h"
@@ -18,9 +14,12 @@
 #include "runtime/models/llama_config.h"
 #include "runtime/models/lora.h"
 #include "runtime/models/saved_model.h"
+#include "tests/autograd_graph_util.h"
 
 namespace runner::models {
 namespace {
+
+using runner::testing::graph_count;
 
 ModulePtr tiny_llama(uint64_t seed = 3) {
   LlamaConfig c;
@@ -44,21 +43,6 @@ void randomize_b(Module& m) {  // trained adapters: B is no longer zero
 }
 
 at::Tensor logits(Module& m, const at::Tensor& ids) { return m.forward_batch({{"input_ids", ids}}).at("logits"); }
-
-// How many nodes of this name `root`'s autograd graph has.
-int graph_count(const at::Tensor& root, const std::string& name) {
-  std::deque<torch::autograd::Node*> todo{root.grad_fn().get()};
-  std::set<torch::autograd::Node*> seen;
-  int count = 0;
-  while (!todo.empty()) {
-    torch::autograd::Node* n = todo.front();
-    todo.pop_front();
-    if (!n || !seen.insert(n).second) continue;
-    count += n->name() == name;
-    for (const auto& e : n->next_edges()) todo.push_back(e.function.get());
-  }
-  return count;
-}
 
 // bf16 autocast on the CPU for one scope, as the Trainer opens it around forward.
 struct CpuBf16Autocast {

@@ -8,12 +8,9 @@
 
 #include <chrono>
 #include <cstdio>
-#include <deque>
-#include <set>
 
 #include <ATen/ATen.h>
 #include <torch/csrc/autograd/autograd.h>
-#include <torch/csrc/autograd/function.h>
 
 #include "runtime/device/autocast.h"
 #include "runtime/models/activation_checkpoint.h"
@@ -22,9 +19,12 @@
 #include "runtime/kernels/packed_attention.h"
 #include "runtime/models/builtin.h"
 #include "runtime/models/host_facts.h"
+#include "tests/autograd_graph_util.h"
 #include "tests/gpu_test_util.h"
 
 using namespace runner;
+using runner::testing::graph_count;
+using runner::testing::graph_has;
 
 namespace {
 
@@ -43,23 +43,6 @@ at::Tensor heads_first(const at::Tensor& x, int64_t heads) {
 }
 
 double max_abs(const at::Tensor& a, const at::Tensor& b) { return (a.to(at::kFloat) - b.to(at::kFloat)).abs().max().item<double>(); }
-
-// How many nodes of this name `root`'s autograd graph has.
-int graph_count(const at::Tensor& root, const std::string& name) {
-  std::deque<torch::autograd::Node*> todo{root.grad_fn().get()};
-  std::set<torch::autograd::Node*> seen;
-  int count = 0;
-  while (!todo.empty()) {
-    torch::autograd::Node* n = todo.front();
-    todo.pop_front();
-    if (!n || !seen.insert(n).second) continue;
-    count += n->name() == name;
-    for (const auto& e : n->next_edges()) todo.push_back(e.function.get());
-  }
-  return count;
-}
-
-bool graph_has(const at::Tensor& root, const std::string& name) { return graph_count(root, name) > 0; }
 
 // The flash kernel needs sm80 or newer; deterministic algorithms (left on by a failed case)
 // would rule it out.
