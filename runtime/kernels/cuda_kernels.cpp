@@ -50,7 +50,7 @@ void rms_norm_backward(const void*, DType, const void*, DType, const void*, DTyp
 void swiglu_forward(const void*, const void*, void*, DType, int64_t, void*) { not_built(); }
 void swiglu_backward(const void*, const void*, const void*, void*, void*, DType, int64_t, void*) { not_built(); }
 void rotary(const void*, DType, const void*, const void*, DType, void*, DType, const RotaryShape&, bool, void*) { not_built(); }
-void cross_entropy_rows(void*, DType, int64_t, int64_t, const int64_t*, int64_t, float*, bool, void*) { not_built(); }
+void cross_entropy_rows(void*, DType, int64_t, int64_t, int64_t, const int64_t*, int64_t, float*, bool, void*) { not_built(); }
 
 #endif
 

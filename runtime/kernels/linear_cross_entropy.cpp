@@ -55,6 +55,7 @@ Pass run_chunks(const at::Tensor& hidden, const at::Tensor& weight, const at::Te
   // On a GPU, runner's kernel (cuda/cross_entropy.cu) takes a chunk's loss and gradient in two
   // passes over its logits, in place; elsewhere (and with a soft cap) ATen's ops do.
   const bool row_kernel = linear_cross_entropy_uses_row_kernel(hidden, weight, o);
+  const int64_t stride = linear_cross_entropy_row_stride(v);
   // g (m, V) in the compute dtype: the gradient of the chunk's summed loss in its logits.
   auto take_gradients = [&](const at::Tensor& g, const at::Tensor& xs, int64_t start, int64_t m) {
     if (want_hidden) {
@@ -70,15 +71,18 @@ Pass run_chunks(const at::Tensor& hidden, const at::Tensor& weight, const at::Te
     const int64_t m = std::min(rows, n - start);
     const at::Tensor xs = x.narrow(0, start, m);  // (m, H)
     const at::Tensor target = labels.narrow(0, start, m);
-    at::Tensor logits = b.defined() ? at::addmm(b, xs, w.t()) : at::mm(xs, w.t());  // (m, V), compute dtype
+    // (m, V) in the compute dtype, its rows `stride` apart (see linear_cross_entropy_row_stride).
+    at::Tensor logits = at::empty({m, stride}, x.options()).narrow(1, 0, v);
+    if (b.defined()) at::addmm_out(logits, b, xs, w.t());
+    else at::mm_out(logits, xs, w.t());
     if (row_kernel) {
       // The chunk's only (m, V) tensor: the logits, which become the gradient in place.
-      TORCH_CHECK(logits.is_contiguous(), "linear_cross_entropy: the chunk's logits are not contiguous");
+      TORCH_CHECK(logits.stride(1) == 1 && logits.stride(0) == stride, "linear_cross_entropy: the chunk's logits are not laid out as allocated");
       const at::Tensor row_labels = target.contiguous();
       at::Tensor row_loss = at::empty({m}, f32);
       {
         const cuda::Launch on(logits);
-        cuda::cross_entropy_rows(logits.data_ptr(), *cuda::dtype(cd), m, v, row_labels.data_ptr<int64_t>(), o.ignore_index,
+        cuda::cross_entropy_rows(logits.data_ptr(), *cuda::dtype(cd), m, v, stride, row_labels.data_ptr<int64_t>(), o.ignore_index,
                                  row_loss.data_ptr<float>(), grads, on.stream);
       }
       p.loss_sum.add_(row_loss.sum());
@@ -171,6 +175,8 @@ int64_t linear_cross_entropy_chunk_rows(int64_t n, int64_t h, int64_t v, int64_t
   rows = (rows + 7) / 8 * 8;
   return std::max<int64_t>(1, std::min(rows, n));
 }
+
+int64_t linear_cross_entropy_row_stride(int64_t v) { return (v + 63) / 64 * 64; }
 
 bool linear_cross_entropy_uses_row_kernel(const at::Tensor& hidden, const at::Tensor& weight, const LinearCrossEntropyOptions& o) {
   return o.softcap <= 0 && hidden.is_cuda() && cuda::built() && fused_kernels_enabled() && cuda::dtype(compute_dtype(hidden, weight)).has_value();

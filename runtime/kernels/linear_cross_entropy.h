@@ -54,4 +54,11 @@ at::Tensor linear_cross_entropy_reference(const at::Tensor& hidden, const at::Te
 int64_t linear_cross_entropy_chunk_rows(int64_t n, int64_t h, int64_t v, int64_t min_elements = int64_t{1} << 22);
 constexpr int64_t kGpuChunkElements = int64_t{1} << 26;
 
+// The distance, in elements, between the rows of a chunk's (rows, V) logits: V rounded up to a
+// multiple of 64. GPT-2's V = 50257 is odd, and cuBLAS runs a matrix whose rows start at
+// unaligned addresses with its slow kernels: the chunk's logits GEMM and both gradient GEMMs
+// read or write them (why nanoGPT pads the vocabulary to 50304). The padding columns are
+// never read: the model's vocabulary stays V.
+int64_t linear_cross_entropy_row_stride(int64_t v);
+
 }  // namespace runner::kernels

@@ -245,3 +245,13 @@ TEST(LinearCrossEntropy, ChunkRowsBoundTheLogits) {
   // On a GPU: fewer, larger chunks (each one reads and writes the whole weight gradient).
   EXPECT_EQ(linear_cross_entropy_chunk_rows(16384, 2048, 128256, runner::kernels::kGpuChunkElements), 528);
 }
+
+TEST(LinearCrossEntropy, ChunkLogitRowsStartAlignedForAnyVocabulary) {
+  // GPT-2's odd vocabulary gets rows 50304 elements apart (what nanoGPT pads the model to);
+  // the fused results above (V = 101 and others, rows 128 apart) show the padding is never read.
+  using runner::kernels::linear_cross_entropy_row_stride;
+  EXPECT_EQ(linear_cross_entropy_row_stride(50257), 50304);
+  EXPECT_EQ(linear_cross_entropy_row_stride(128256), 128256);  // Llama 3's is a multiple of 64 already
+  EXPECT_EQ(linear_cross_entropy_row_stride(101), 128);
+  EXPECT_EQ(linear_cross_entropy_row_stride(1), 64);
+}

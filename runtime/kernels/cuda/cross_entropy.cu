@@ -1,12 +1,12 @@
 // One chunk of the fused linear cross-entropy (linear_cross_entropy.cpp): per row of the
-// chunk's logits z (rows, cols), in two passes and in place, its log-sum-exp (an online max
-// and sum, in float), its loss lse − z[label], and (when asked) the gradient of that loss,
-// softmax − one-hot, written over the logits in their dtype. ATen's chain for the same does
-// z.float(), logsumexp, sub, exp, scatter, masked_fill and a cast: seven passes over an fp32
-// copy of the chunk instead of two over the logits. A row whose label is ignored gets loss 0
-// and a zero gradient without its logits being read, so whatever they hold (inf or NaN, at a
-// padded position) never reaches the loss, as the ATen path's where() keeps it out. One
-// block per row.
+// chunk's logits z (rows, cols; row r starts at z + r·ld, ld padded so rows stay aligned), in
+// two passes and in place, its log-sum-exp (an online max and sum, in float), its loss
+// lse − z[label], and (when asked) the gradient of that loss, softmax − one-hot, written over
+// the logits in their dtype. ATen's chain for the same does z.float(), logsumexp, sub, exp,
+// scatter, masked_fill and a cast: seven passes over an fp32 copy of the chunk instead of two
+// over the logits. A row whose label is ignored gets loss 0 and a zero gradient without its
+// logits being read, so whatever they hold (inf or NaN, at a padded position) never reaches
+// the loss, as the ATen path's where() keeps it out. One block per row.
 #include <cmath>
 
 #include "runtime/kernels/cuda/common.cuh"
@@ -56,10 +56,10 @@ __device__ __forceinline__ void block_merge(float& m, float& s) {
 }
 
 template <typename T>
-__global__ void rows_kernel(T* __restrict__ z, int64_t rows, int64_t cols, const int64_t* __restrict__ labels, int64_t ignore_index,
-                            float* __restrict__ loss, bool grad) {
+__global__ void rows_kernel(T* __restrict__ z, int64_t rows, int64_t cols, int64_t ld, const int64_t* __restrict__ labels,
+                            int64_t ignore_index, float* __restrict__ loss, bool grad) {
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
-    T* zr = z + row * cols;
+    T* zr = z + row * ld;
     const int64_t label = labels[row];
     if (label == ignore_index) {
       if (threadIdx.x == 0) loss[row] = 0.0f;
@@ -96,14 +96,14 @@ __global__ void rows_kernel(T* __restrict__ z, int64_t rows, int64_t cols, const
 
 }  // namespace
 
-void cross_entropy_rows(void* z, DType t, int64_t rows, int64_t cols, const int64_t* labels, int64_t ignore_index, float* loss, bool grad,
-                        void* stream) {
+void cross_entropy_rows(void* z, DType t, int64_t rows, int64_t cols, int64_t ld, const int64_t* labels, int64_t ignore_index, float* loss,
+                        bool grad, void* stream) {
   if (rows == 0) return;
   const int blocks = static_cast<int>(rows < 65535 ? rows : 65535);  // the row loop does the rest
   with_type(t, [&](auto zero) {
     using T = decltype(zero);
-    rows_kernel<T><<<blocks, kThreads, 0, static_cast<cudaStream_t>(stream)>>>(static_cast<T*>(z), rows, cols, labels, ignore_index, loss,
-                                                                               grad);
+    rows_kernel<T><<<blocks, kThreads, 0, static_cast<cudaStream_t>(stream)>>>(static_cast<T*>(z), rows, cols, ld, labels, ignore_index,
+                                                                               loss, grad);
   });
   check_launch("cross_entropy_rows");
 }

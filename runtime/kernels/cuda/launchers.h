@@ -33,10 +33,11 @@ struct RotaryShape {
 void rotary(const void* x, DType tx, const void* cos, const void* sin, DType tc, void* y, DType ty, const RotaryShape& shape, bool forward,
             void* stream);
 
-// Softmax cross-entropy of each row of z (rows, cols), in place: loss[row] (float) =
-// logsumexp(z[row]) − z[row, labels[row]], 0 where labels[row] == ignore_index; with `grad`,
-// z becomes softmax − one-hot per row (zero rows where ignored). labels: rows int64 values.
-void cross_entropy_rows(void* z, DType t, int64_t rows, int64_t cols, const int64_t* labels, int64_t ignore_index, float* loss, bool grad,
-                        void* stream);
+// Softmax cross-entropy of each row of z (rows, cols; row r starts at z + r·ld, ld ≥ cols), in
+// place: loss[row] (float) = logsumexp(z[row]) − z[row, labels[row]], 0 where labels[row] ==
+// ignore_index; with `grad`, z becomes softmax − one-hot per row (zero rows where ignored).
+// labels: rows int64 values. The ld − cols elements after each row are not touched.
+void cross_entropy_rows(void* z, DType t, int64_t rows, int64_t cols, int64_t ld, const int64_t* labels, int64_t ignore_index, float* loss,
+                        bool grad, void* stream);
 
 }  // namespace runner::kernels::cuda
