@@ -47,8 +47,12 @@ Pass run_chunks(const at::Tensor& hidden, const at::Tensor& weight, const at::Te
   p.loss_sum = at::zeros({}, f32);
   const bool grads = want_hidden || want_weight || want_bias;
   if (want_hidden) p.grad_hidden = at::empty({n, x.size(1)}, x.options());
-  if (want_weight) p.grad_weight = at::zeros({v, x.size(1)}, f32);
-  if (want_bias) p.grad_bias = at::zeros({v}, f32);
+  // The weight and bias gradients start as the first chunk's (no zero fill to add into: with
+  // one chunk, the common case on a GPU, the (V, H) sum is written once and never re-read).
+  auto accumulate = [](at::Tensor& sum, const at::Tensor& term) {
+    if (sum.defined()) sum.add_(term);
+    else sum = term.scalar_type() == at::kFloat ? term : term.to(at::kFloat);
+  };
   const int64_t rows = o.chunk_rows > 0 ? o.chunk_rows
                        : hidden.is_cuda()  ? linear_cross_entropy_chunk_rows(n, x.size(1), v, kGpuChunkElements)
                                            : linear_cross_entropy_chunk_rows(n, x.size(1), v);
@@ -63,8 +67,8 @@ Pass run_chunks(const at::Tensor& hidden, const at::Tensor& weight, const at::Te
       at::mm_out(rows_out, g, w);
     }
     if (want_weight) {
-      if (cd == at::kFloat) p.grad_weight.addmm_(g.t(), xs);
-      else p.grad_weight.add_(at::mm(g.t(), xs));  // summed in fp32 over the chunks
+      if (cd == at::kFloat && p.grad_weight.defined()) p.grad_weight.addmm_(g.t(), xs);
+      else accumulate(p.grad_weight, at::mm(g.t(), xs));  // summed in fp32 over the chunks
     }
   };
   for (int64_t start = 0; start < n; start += rows) {
@@ -87,7 +91,7 @@ Pass run_chunks(const at::Tensor& hidden, const at::Tensor& weight, const at::Te
       }
       p.loss_sum.add_(row_loss.sum());
       if (!grads) continue;
-      if (want_bias) p.grad_bias.add_(at::sum(logits, {0}, false, at::kFloat));
+      if (want_bias) accumulate(p.grad_bias, at::sum(logits, {0}, false, at::kFloat));
       take_gradients(logits, xs, start, m);
       continue;
     }
@@ -112,9 +116,11 @@ Pass run_chunks(const at::Tensor& hidden, const at::Tensor& weight, const at::Te
     z.scatter_add_(1, safe, at::full({m, 1}, -1.0, f32));
     z.masked_fill_(valid.logical_not().unsqueeze(1), 0.0);
     if (o.softcap > 0) z.mul_(1 - capped * capped);  // d(cap·tanh(u/cap))/du
-    if (want_bias) p.grad_bias.add_(z.sum(0));
+    if (want_bias) accumulate(p.grad_bias, z.sum(0));
     take_gradients(z.to(cd), xs, start, m);
   }
+  if (want_weight && !p.grad_weight.defined()) p.grad_weight = at::zeros({v, x.size(1)}, f32);  // no rows
+  if (want_bias && !p.grad_bias.defined()) p.grad_bias = at::zeros({v}, f32);
   return p;
 }
 

@@ -116,6 +116,18 @@ TEST(LinearCrossEntropy, AllIgnoredIsNanWithZeroGradientsAsInAten) {
   for (const at::Tensor& g : {plain.d_hidden, plain.d_weight, plain.d_bias}) EXPECT_EQ(g.abs().max().item<double>(), 0.0);
 }
 
+TEST(LinearCrossEntropy, NoRowsGivesZeroGradientsOfTheParametersShapes) {
+  // No chunk runs: the weight and bias gradients, which the first chunk would start, are zeros.
+  Problem p = problem(0, 8, 19, true);
+  const Result fused = evaluate(p, {}, true), plain = evaluate(p, {}, false);
+  EXPECT_TRUE(std::isnan(fused.loss.item<double>()));
+  EXPECT_TRUE(std::isnan(plain.loss.item<double>()));
+  EXPECT_EQ(fused.d_weight.sizes(), p.weight.sizes());
+  EXPECT_EQ(fused.d_bias.sizes(), p.bias.sizes());
+  EXPECT_EQ(fused.d_weight.abs().max().item<double>(), 0.0);
+  EXPECT_EQ(fused.d_bias.abs().max().item<double>(), 0.0);
+}
+
 TEST(LinearCrossEntropy, TiedEmbeddingGetsBothGradients) {
   // GPT-2's head: the embedding table is also the output projection, and its gradient is the
   // sum of the lookup's and the head's.
@@ -242,8 +254,10 @@ TEST(LinearCrossEntropy, ChunkRowsBoundTheLogits) {
   EXPECT_EQ(linear_cross_entropy_chunk_rows(8192, 768, 50257), 128);     // GPT-2, 8 × 1024
   EXPECT_EQ(linear_cross_entropy_chunk_rows(100, 64, 65), 100);          // small: one chunk
   EXPECT_EQ(linear_cross_entropy_chunk_rows(1, 8, 1 << 30), 1);
-  // On a GPU: fewer, larger chunks (each one reads and writes the whole weight gradient).
-  EXPECT_EQ(linear_cross_entropy_chunk_rows(16384, 2048, 128256, runner::kernels::kGpuChunkElements), 528);
+  // On a GPU: fewer, larger chunks (each one after the first reads and writes the whole weight gradient).
+  EXPECT_EQ(linear_cross_entropy_chunk_rows(16384, 2048, 128256, runner::kernels::kGpuChunkElements), 2096);
+  EXPECT_EQ(linear_cross_entropy_chunk_rows(2048, 2048, 128256, runner::kernels::kGpuChunkElements), 2048);  // full_1b: one chunk
+  EXPECT_EQ(linear_cross_entropy_chunk_rows(8192, 768, 50257, runner::kernels::kGpuChunkElements), 5344);   // GPT-2: two
 }
 
 TEST(LinearCrossEntropy, ChunkLogitRowsStartAlignedForAnyVocabulary) {
