@@ -53,13 +53,20 @@ Pass run_chunks(const at::Tensor& hidden, const at::Tensor& weight, const at::Te
     if (sum.defined()) sum.add_(term);
     else sum = term.scalar_type() == at::kFloat ? term : term.to(at::kFloat);
   };
-  const int64_t rows = o.chunk_rows > 0 ? o.chunk_rows
-                       : hidden.is_cuda()  ? linear_cross_entropy_chunk_rows(n, x.size(1), v, kGpuChunkElements)
-                                           : linear_cross_entropy_chunk_rows(n, x.size(1), v);
   // On a GPU, runner's kernel (cuda/cross_entropy.cu) takes a chunk's loss and gradient in two
-  // passes over its logits, in place; elsewhere (and with a soft cap) ATen's ops do.
+  // passes over its logits, in place; elsewhere (and with a soft cap) ATen's ops do, holding
+  // an fp32 copy and temporaries of each chunk: smaller chunks there.
   const bool row_kernel = linear_cross_entropy_uses_row_kernel(hidden, weight, o);
-  const int64_t stride = linear_cross_entropy_row_stride(v);
+  const int64_t rows = o.chunk_rows > 0 ? o.chunk_rows
+                       : row_kernel        ? linear_cross_entropy_chunk_rows(n, x.size(1), v, kGpuChunkElements)
+                       : hidden.is_cuda()  ? linear_cross_entropy_chunk_rows(n, x.size(1), v, kGpuAtenChunkElements)
+                                           : linear_cross_entropy_chunk_rows(n, x.size(1), v);
+  // Logit rows `stride` apart (linear_cross_entropy_row_stride). With a bias on a GPU they stay
+  // contiguous: LibTorch adds the bias in cuBLASLt's epilogue only into a contiguous output
+  // (else it writes the bias out first and re-reads it); no built-in model has an LM-head bias.
+  const int64_t stride = hidden.is_cuda() && b.defined() ? v : linear_cross_entropy_row_stride(v);
+  // A chunk's (m, V) tensor in the compute dtype, its rows `stride` apart.
+  auto chunk_tensor = [&](int64_t m) { return at::empty({m, stride}, x.options()).narrow(1, 0, v); };
   // g (m, V) in the compute dtype: the gradient of the chunk's summed loss in its logits.
   auto take_gradients = [&](const at::Tensor& g, const at::Tensor& xs, int64_t start, int64_t m) {
     if (want_hidden) {
@@ -75,8 +82,7 @@ Pass run_chunks(const at::Tensor& hidden, const at::Tensor& weight, const at::Te
     const int64_t m = std::min(rows, n - start);
     const at::Tensor xs = x.narrow(0, start, m);  // (m, H)
     const at::Tensor target = labels.narrow(0, start, m);
-    // (m, V) in the compute dtype, its rows `stride` apart (see linear_cross_entropy_row_stride).
-    at::Tensor logits = at::empty({m, stride}, x.options()).narrow(1, 0, v);
+    at::Tensor logits = chunk_tensor(m);
     if (b.defined()) at::addmm_out(logits, b, xs, w.t());
     else at::mm_out(logits, xs, w.t());
     if (row_kernel) {
@@ -96,7 +102,7 @@ Pass run_chunks(const at::Tensor& hidden, const at::Tensor& weight, const at::Te
       continue;
     }
     // The only (m, V) tensors here: the logits, their fp32 copy (which becomes the gradient in
-    // place) and its compute-dtype cast.
+    // place) and its compute-dtype copy (rows `stride` apart again: `to` packs them).
     at::Tensor z = logits.to(at::kFloat);
     logits = at::Tensor();
     at::Tensor capped;  // tanh(logits / cap), for the cap's derivative
@@ -117,7 +123,7 @@ Pass run_chunks(const at::Tensor& hidden, const at::Tensor& weight, const at::Te
     z.masked_fill_(valid.logical_not().unsqueeze(1), 0.0);
     if (o.softcap > 0) z.mul_(1 - capped * capped);  // d(cap·tanh(u/cap))/du
     if (want_bias) accumulate(p.grad_bias, z.sum(0));
-    take_gradients(z.to(cd), xs, start, m);
+    take_gradients(cd == at::kFloat ? z : chunk_tensor(m).copy_(z), xs, start, m);
   }
   if (want_weight && !p.grad_weight.defined()) p.grad_weight = at::zeros({v, x.size(1)}, f32);  // no rows
   if (want_bias && !p.grad_bias.defined()) p.grad_bias = at::zeros({v}, f32);

@@ -48,19 +48,25 @@ at::Tensor linear_cross_entropy_reference(const at::Tensor& hidden, const at::Te
 
 // Rows per chunk for N rows of width H over V classes: a chunk's logits about as large as the
 // hidden states (N·H elements, Liger's choice), and at least `min_elements` so a short batch
-// does not run many thin matmuls; a multiple of 8, at most N. Every chunk after the first reads
-// and writes the whole (V, H) fp32 weight gradient once more: on a GPU that traffic is 292/m of
-// the chunk's GEMM time (2 · 700 TFLOP/s over 4.8 TB/s, m rows), 55% at Llama-3.2-1B's former
-// 528-row chunks. So the floor is 4M elements (16 MiB of fp32 logits) on the CPU and 256M on a
-// GPU (512 MiB of bf16 logits): 8 × 1024 GPT-2 tokens in 2 chunks, 2048 Llama tokens in one.
+// does not run many thin matmuls; a multiple of 8, at most N. Under bf16 autocast every chunk
+// after the first writes and re-reads a bf16 (V, H) weight gradient and adds it into the fp32
+// sum: 12 bytes per weight, against the chunk's 6·m·H·V GEMM FLOPs, so on an H200 (about
+// 700 TFLOP/s of bf16 matmul, 4.8 TB/s) that traffic costs about 292/m of the chunk's GEMM
+// time for m rows (418/m at an H100's 3.35 TB/s): 55% at the 528-row chunks that a 64M floor
+// gave Llama-3.2-1B's 2048-token step. So the floor is 4M elements (16 MiB of fp32 logits) on
+// the CPU and, on a GPU, 256M with runner's row kernel (512 MiB of bf16 logits, 1 GiB of fp32;
+// 8 × 1024 GPT-2 tokens in 2 chunks, 2048 Llama tokens in one) but 64M on ATen's path, which
+// holds an fp32 copy of the chunk and its temporaries besides.
 int64_t linear_cross_entropy_chunk_rows(int64_t n, int64_t h, int64_t v, int64_t min_elements = int64_t{1} << 22);
 constexpr int64_t kGpuChunkElements = int64_t{1} << 28;
+constexpr int64_t kGpuAtenChunkElements = int64_t{1} << 26;
 
-// The distance, in elements, between the rows of a chunk's (rows, V) logits: V rounded up to a
-// multiple of 64. GPT-2's V = 50257 is odd, and cuBLAS runs a matrix whose rows start at
-// unaligned addresses with its slow kernels: the chunk's logits GEMM and both gradient GEMMs
-// read or write them (why nanoGPT pads the vocabulary to 50304). The padding columns are
-// never read: the model's vocabulary stays V.
+// The distance, in elements, between the rows of a chunk's (rows, V) logits and of their
+// gradient: V rounded up to a multiple of 64. Unless V is a multiple of 8 (bf16) or 4 (fp32),
+// rows start at addresses that are not 16-byte aligned, and cuBLAS runs such a matrix with
+// its slow kernels; the chunk's logits GEMM and both gradient GEMMs write or read one (why
+// nanoGPT pads GPT-2's 50257 to 50304). The padding columns are never read: the model's
+// vocabulary stays V. (With a bias on a GPU the logits stay contiguous: see the .cpp.)
 int64_t linear_cross_entropy_row_stride(int64_t v);
 
 }  // namespace runner::kernels

@@ -258,6 +258,8 @@ TEST(LinearCrossEntropy, ChunkRowsBoundTheLogits) {
   EXPECT_EQ(linear_cross_entropy_chunk_rows(16384, 2048, 128256, runner::kernels::kGpuChunkElements), 2096);
   EXPECT_EQ(linear_cross_entropy_chunk_rows(2048, 2048, 128256, runner::kernels::kGpuChunkElements), 2048);  // full_1b: one chunk
   EXPECT_EQ(linear_cross_entropy_chunk_rows(8192, 768, 50257, runner::kernels::kGpuChunkElements), 5344);   // GPT-2: two
+  // ATen's path on a GPU (a soft cap, RUNNER_FUSED_KERNELS=0) holds an fp32 copy and temporaries: smaller.
+  EXPECT_EQ(linear_cross_entropy_chunk_rows(16384, 2048, 128256, runner::kernels::kGpuAtenChunkElements), 528);
 }
 
 TEST(LinearCrossEntropy, ChunkLogitRowsStartAlignedForAnyVocabulary) {
