@@ -7,9 +7,12 @@
 #include <ATen/ATen.h>
 #include <c10/core/GradMode.h>
 #include <ATen/autocast_mode.h>
+#include <ATen/record_function.h>
 #include <torch/csrc/autograd/autograd.h>
 
 #include <cmath>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "runtime/kernels/linear_cross_entropy.h"
@@ -260,6 +263,56 @@ TEST(LinearCrossEntropy, ChunkRowsBoundTheLogits) {
   EXPECT_EQ(linear_cross_entropy_chunk_rows(8192, 768, 50257, runner::kernels::kGpuChunkElements), 5344);   // GPT-2: two
   // ATen's path on a GPU (a soft cap, RUNNER_FUSED_KERNELS=0) holds an fp32 copy and temporaries: smaller.
   EXPECT_EQ(linear_cross_entropy_chunk_rows(16384, 2048, 128256, runner::kernels::kGpuAtenChunkElements), 528);
+}
+
+namespace {
+
+// What the GEMMs of one fused call were given (RecordFunction callbacks are plain function
+// pointers, so the observer's state is file-wide).
+struct GemmArgs {
+  int64_t h = 0, v = 0, padded_stride = 0, padded = 0;
+  std::vector<std::string> other;  // (m, V) matrices at any other layout
+};
+GemmArgs gemm_args;
+
+std::unique_ptr<at::ObserverContext> observe_gemm(const at::RecordFunction& fn) {
+  const std::string name = fn.name();
+  if (name != "aten::mm" && name != "aten::addmm" && name != "aten::addmm_") return nullptr;
+  for (const c10::IValue& arg : fn.inputs()) {
+    if (!arg.isTensor() || arg.toTensor().dim() != 2) continue;
+    const at::Tensor& t = arg.toTensor();
+    const int64_t vocab_dim = t.size(0) == gemm_args.v ? 0 : t.size(1) == gemm_args.v ? 1 : -1;
+    if (vocab_dim < 0 || t.size(1 - vocab_dim) == gemm_args.h) continue;  // not the (m, V) logits or their gradient
+    if (t.stride(vocab_dim) == 1 && t.stride(1 - vocab_dim) == gemm_args.padded_stride) {
+      ++gemm_args.padded;
+    } else {
+      std::ostringstream what;
+      what << name << " " << t.sizes() << " strides " << t.strides();
+      gemm_args.other.push_back(what.str());
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+TEST(LinearCrossEntropy, ChunkGemmsWriteAndReadLogitRowsAtThePaddedStride) {
+  // Every matrix of V = 101 columns a GEMM takes (the chunk's logits as mm's output, their
+  // gradient as the input of the d hidden and d weight GEMMs) has its rows 128 elements apart;
+  // the weight (V, H) is the only other one. fp32 and bf16 compute (bf16: ATen's path copies
+  // the fp32 gradient into padded rows).
+  for (const at::ScalarType dtype : {at::kFloat, at::kBFloat16}) {
+    gemm_args = GemmArgs{24, 101, runner::kernels::linear_cross_entropy_row_stride(101)};
+    ASSERT_EQ(gemm_args.padded_stride, 128);
+    const Problem p = problem(37, gemm_args.h, gemm_args.v, false, dtype);
+    const at::CallbackHandle handle = at::addThreadLocalCallback(at::RecordFunctionCallback(observe_gemm).needsInputs(true));
+    Options o;
+    o.chunk_rows = 10;  // 4 chunks
+    evaluate(p, o, true);
+    at::removeCallback(handle);
+    EXPECT_TRUE(gemm_args.other.empty()) << c10::toString(dtype) << ": " << (gemm_args.other.empty() ? "" : gemm_args.other.front());
+    EXPECT_EQ(gemm_args.padded, 4 * 3) << c10::toString(dtype);  // per chunk: the logits, and the gradient in two GEMMs
+  }
 }
 
 TEST(LinearCrossEntropy, ChunkLogitRowsStartAlignedForAnyVocabulary) {
