@@ -47,6 +47,14 @@ int64_t rms_norm_backward_blocks(int64_t) { not_built(); }
 void rms_norm_backward(const void*, DType, const void*, DType, const void*, DType, const float*, void*, void*, float*, int64_t, int64_t, void*) {
   not_built();
 }
+void layer_norm_forward(const void*, DType, const void*, const void*, DType, void*, DType, float*, float*, int64_t, int64_t, float, void*) {
+  not_built();
+}
+int64_t layer_norm_backward_blocks(int64_t) { not_built(); }
+void layer_norm_backward(const void*, DType, const void*, DType, const void*, DType, const float*, const float*, void*, void*, void*, float*,
+                         int64_t, int64_t, void*) {
+  not_built();
+}
 void swiglu_forward(const void*, const void*, void*, DType, int64_t, void*) { not_built(); }
 void swiglu_backward(const void*, const void*, const void*, void*, void*, DType, int64_t, void*) { not_built(); }
 void rotary(const void*, DType, const void*, const void*, DType, void*, DType, const RotaryShape&, bool, void*) { not_built(); }

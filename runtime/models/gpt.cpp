@@ -92,6 +92,7 @@ class Block : public Module {
     ln_1_ = std::make_shared<LayerNorm>(std::vector<int64_t>{c.n_embd}, c.layer_norm_epsilon, true, c.bias);
     attn_ = std::make_shared<CausalSelfAttention>(c, proj_std);
     ln_2_ = std::make_shared<LayerNorm>(std::vector<int64_t>{c.n_embd}, c.layer_norm_epsilon, true, c.bias);
+    ln_1_->feeds_matmuls = ln_2_->feeds_matmuls = true;  // c_attn, c_fc: written in autocast's dtype on a GPU
     mlp_ = std::make_shared<GPTMLP>(c, proj_std);
     register_module("ln_1", ln_1_);
     register_module("attn", attn_);
@@ -144,6 +145,7 @@ class GPT : public Module {
     }
     transformer->register_module("h", h);
     ln_f_ = std::make_shared<LayerNorm>(std::vector<int64_t>{c.n_embd}, c.layer_norm_epsilon, true, c.bias);
+    ln_f_->feeds_matmuls = true;  // the LM head (or the fused loss, which casts to the same dtype)
     transformer->register_module("ln_f", ln_f_);
     register_module("transformer", transformer);
     // Tied output projection: the same tensor under a second name (listed once by

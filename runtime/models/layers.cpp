@@ -7,7 +7,9 @@
 #include "runtime/models/builtin.h"
 #include "runtime/models/parameter_store.h"
 #include "runtime/kernels/gelu.h"
+#include "runtime/kernels/layer_norm.h"
 #include "runtime/kernels/rms_norm.h"
+#include <ATen/autocast_mode.h>
 #include <c10/core/GradMode.h>
 
 namespace runner::models {
@@ -76,7 +78,14 @@ LayerNorm::LayerNorm(std::vector<int64_t> shape, double eps_, bool affine, bool 
   }
 }
 
-at::Tensor LayerNorm::forward_impl(const at::Tensor& x) { return at::layer_norm(x, normalized_shape, weight, bias, eps); }
+at::Tensor LayerNorm::forward_impl(const at::Tensor& x) {
+  if (feeds_matmuls && x.is_cuda() && normalized_shape.size() == 1 && x.dim() >= 1 && x.size(-1) == normalized_shape[0] &&
+      at::autocast::is_autocast_enabled(at::kCUDA)) {
+    const at::ScalarType low = at::autocast::get_autocast_dtype(at::kCUDA);
+    if (kernels::layer_norm_to_takes_kernel(x, weight, bias, low)) return kernels::layer_norm_to(x, weight, bias, eps, low);
+  }
+  return at::layer_norm(x, normalized_shape, weight, bias, eps);
+}
 
 RMSNorm::RMSNorm(int64_t dim, double eps_) : Module("RMSNorm"), eps(eps_) { weight = register_parameter("weight", at::ones({dim}, param_options())); }
 

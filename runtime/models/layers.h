@@ -38,6 +38,11 @@ class LayerNorm : public Module {
   std::vector<int64_t> normalized_shape;
   double eps;
   at::Tensor weight, bias;
+  // Set by a model whose norm output only feeds matrix multiplies (GPT's ln_1, ln_2, ln_f): under
+  // CUDA autocast the output is then written in the autocast dtype (kernels/layer_norm.h), the
+  // values the matmul would cast ATen's fp32 output to. Off (nn.LayerNorm, post-norm models
+  // whose norm output is the residual stream): ATen's layer_norm, fp32 under autocast.
+  bool feeds_matmuls = false;
 };
 
 // Root-mean-square norm (PyTorch nn.RMSNorm, HF LlamaRMSNorm): x / sqrt(mean(x²) + eps) · weight,

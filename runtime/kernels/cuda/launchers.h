@@ -19,6 +19,17 @@ int64_t rms_norm_backward_blocks(int64_t rows);
 void rms_norm_backward(const void* dy, DType ty, const void* x, DType tx, const void* w, DType tw, const float* rstd, void* dx, void* dw,
                        float* partial, int64_t rows, int64_t cols, void* stream);
 
+// LayerNorm of each row of x (rows, cols) into y of another dtype (autocast's low one): y =
+// (x − mean)·rstd·w + b in float, w and b (cols, one dtype; either may be null: 1 and 0),
+// mean and rstd (rows) saved. Backward: dx (x's dtype) from dy (y's dtype); dw and db (w's
+// dtype; null: not wanted) from `partial`, (2·blocks, cols) floats of scratch with blocks =
+// layer_norm_backward_blocks(rows). With no rows, nothing is written.
+void layer_norm_forward(const void* x, DType tx, const void* w, const void* b, DType tw, void* y, DType ty, float* mean, float* rstd,
+                        int64_t rows, int64_t cols, float eps, void* stream);
+int64_t layer_norm_backward_blocks(int64_t rows);
+void layer_norm_backward(const void* dy, DType ty, const void* x, DType tx, const void* w, DType tw, const float* mean, const float* rstd,
+                         void* dx, void* dw, void* db, float* partial, int64_t rows, int64_t cols, void* stream);
+
 // y = silu(g)·u and its gradients, n elements of one dtype.
 void swiglu_forward(const void* g, const void* u, void* y, DType t, int64_t n, void* stream);
 void swiglu_backward(const void* dy, const void* g, const void* u, void* dg, void* du, DType t, int64_t n, void* stream);

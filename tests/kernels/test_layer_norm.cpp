@@ -1,0 +1,41 @@
+// LayerNorm written in autocast's low dtype (runtime/kernels/layer_norm.h) on the CPU side: the
+// kernel is a GPU one, so here the module keeps ATen's layer_norm (fp32 under autocast, as
+// nn.LayerNorm) whatever its feeds_matmuls flag, and the reference the GPU cases compare with
+// (tests/kernels/test_layer_norm_gpu.cpp) is autocast's chain: fp32 layer_norm, then the cast.
+#include <gtest/gtest.h>
+
+#include <ATen/ATen.h>
+#include <ATen/autocast_mode.h>
+
+#include "runtime/kernels/layer_norm.h"
+#include "runtime/models/layers.h"
+
+namespace k = runner::kernels;
+
+TEST(LayerNormTo, TheKernelIsAGpuOne) {
+  const at::Tensor x = at::randn({4, 8}), w = at::ones({8}), b = at::zeros({8});
+  EXPECT_FALSE(k::layer_norm_to_takes_kernel(x, w, b, at::kBFloat16));
+  EXPECT_THROW(k::layer_norm_to(x, w, b, 1e-5, at::kBFloat16), c10::Error);
+}
+
+TEST(LayerNormTo, ReferenceIsFp32LayerNormThenTheCast) {
+  at::manual_seed(0);
+  const at::Tensor x = at::randn({6, 40}).to(at::kBFloat16), w = at::randn({40}), b = at::randn({40});
+  const at::Tensor ref = k::layer_norm_to_reference(x, w, b, 1e-5, at::kBFloat16);
+  EXPECT_EQ(ref.scalar_type(), at::kBFloat16);
+  EXPECT_TRUE(at::equal(ref, at::layer_norm(x.to(at::kFloat), {40}, w, b, 1e-5).to(at::kBFloat16)));
+  EXPECT_TRUE(at::equal(k::layer_norm_to_reference(x, {}, {}, 1e-5, at::kHalf), at::layer_norm(x.to(at::kFloat), {40}).to(at::kHalf)));
+}
+
+TEST(LayerNormTo, ModuleOnTheCpuKeepsAtensNormUnderAutocast) {
+  at::manual_seed(1);
+  runner::models::LayerNorm norm({16});
+  norm.feeds_matmuls = true;
+  const at::Tensor x = at::randn({3, 16});
+  at::autocast::set_autocast_enabled(at::kCPU, true);
+  at::autocast::set_autocast_dtype(at::kCPU, at::kBFloat16);
+  const at::Tensor y = norm.forward(x);
+  at::autocast::clear_cache();
+  at::autocast::set_autocast_enabled(at::kCPU, false);
+  EXPECT_TRUE(at::equal(y, at::layer_norm(x, {16}, norm.weight, norm.bias, norm.eps)));  // fp32, as ATen's autocast leaves it
+}
