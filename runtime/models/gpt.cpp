@@ -54,6 +54,7 @@ class CausalSelfAttention : public Module {
     register_module("c_attn", c_attn_);
     register_module("c_proj", c_proj_);
   }
+  bool input_adapted() const { return c_attn_->has_adapter(); }  // a LoRA branch reads the input too
   // x (B, T, C): each position attends to itself and the positions before it.
   at::Tensor forward_impl(const at::Tensor& x) override {
     std::vector<at::Tensor> qkv = c_attn_->forward(x).chunk(3, -1);  // 3 × (B, T, C)
@@ -76,6 +77,7 @@ class GPTMLP : public Module {
     register_module("c_fc", c_fc_);
     register_module("c_proj", c_proj_);
   }
+  bool input_adapted() const { return c_fc_->has_adapter(); }  // a LoRA branch reads the input too
   at::Tensor forward_impl(const at::Tensor& x) override {  // (B, T, C) -> (B, T, C)
     at::Tensor h = kernels::gelu_tanh(c_fc_->forward(x));  // (B, T, 4C); HF "gelu_new"
     return maybe_dropout(c_proj_->forward(h), dropout_, is_training());
@@ -92,7 +94,6 @@ class Block : public Module {
     ln_1_ = std::make_shared<LayerNorm>(std::vector<int64_t>{c.n_embd}, c.layer_norm_epsilon, true, c.bias);
     attn_ = std::make_shared<CausalSelfAttention>(c, proj_std);
     ln_2_ = std::make_shared<LayerNorm>(std::vector<int64_t>{c.n_embd}, c.layer_norm_epsilon, true, c.bias);
-    ln_1_->feeds_matmuls = ln_2_->feeds_matmuls = true;  // c_attn, c_fc: written in autocast's dtype on a GPU
     mlp_ = std::make_shared<GPTMLP>(c, proj_std);
     register_module("ln_1", ln_1_);
     register_module("attn", attn_);
@@ -100,6 +101,11 @@ class Block : public Module {
     register_module("mlp", mlp_);
   }
   at::Tensor forward_impl(const at::Tensor& x) override {  // (B, T, C)
+    // The norms feed c_attn and c_fc only, so under autocast on a GPU they may write the
+    // matmul's dtype (LayerNorm::feeds_matmuls); not when a LoRA adapter reads their output
+    // too: peft's branch sees the fp32 output, and the two consumers' gradients sum in fp32.
+    ln_1_->feeds_matmuls = !attn_->input_adapted();
+    ln_2_->feeds_matmuls = !mlp_->input_adapted();
     at::Tensor h = x + attn_->forward(ln_1_->forward(x));
     return h + mlp_->forward(ln_2_->forward(h));
   }
@@ -145,7 +151,7 @@ class GPT : public Module {
     }
     transformer->register_module("h", h);
     ln_f_ = std::make_shared<LayerNorm>(std::vector<int64_t>{c.n_embd}, c.layer_norm_epsilon, true, c.bias);
-    ln_f_->feeds_matmuls = true;  // the LM head (or the fused loss, which casts to the same dtype)
+    ln_f_->feeds_matmuls = true;  // the LM head (never adapted) or the fused loss, which casts to the same dtype
     transformer->register_module("ln_f", ln_f_);
     register_module("transformer", transformer);
     // Tied output projection: the same tensor under a second name (listed once by

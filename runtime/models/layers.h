@@ -38,10 +38,12 @@ class LayerNorm : public Module {
   std::vector<int64_t> normalized_shape;
   double eps;
   at::Tensor weight, bias;
-  // Set by a model whose norm output only feeds matrix multiplies (GPT's ln_1, ln_2, ln_f): under
-  // CUDA autocast the output is then written in the autocast dtype (kernels/layer_norm.h), the
-  // values the matmul would cast ATen's fp32 output to. Off (nn.LayerNorm, post-norm models
-  // whose norm output is the residual stream): ATen's layer_norm, fp32 under autocast.
+  // Set by a model whose norm output only feeds matrix multiplies (GPT's ln_1, ln_2, ln_f; its
+  // blocks clear it while a LoRA branch reads the norm's output too): under CUDA autocast the
+  // output is then written in the autocast dtype (kernels/layer_norm.h), the values the matmul
+  // would cast ATen's fp32 output to. Off (nn.LayerNorm, post-norm models whose norm output is
+  // the residual stream): ATen's layer_norm, fp32 under autocast. A recipe calling such a norm
+  // itself under autocast on a GPU gets the low dtype too.
   bool feeds_matmuls = false;
 };
 

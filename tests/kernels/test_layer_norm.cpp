@@ -8,7 +8,9 @@
 #include <ATen/autocast_mode.h>
 
 #include "runtime/kernels/layer_norm.h"
+#include "runtime/models/builtin.h"
 #include "runtime/models/layers.h"
+#include "runtime/models/lora.h"
 
 namespace k = runner::kernels;
 
@@ -38,4 +40,36 @@ TEST(LayerNormTo, ModuleOnTheCpuKeepsAtensNormUnderAutocast) {
   at::autocast::clear_cache();
   at::autocast::set_autocast_enabled(at::kCPU, false);
   EXPECT_TRUE(at::equal(y, at::layer_norm(x, {16}, norm.weight, norm.bias, norm.eps)));  // fp32, as ATen's autocast leaves it
+}
+
+TEST(LayerNormTo, GptNormsFeedOnlyMatmulsUnlessALoraBranchReadsThem) {
+  // GPT sets the flag on its norms at each forward; a LoRA branch on c_attn (peft's default for
+  // GPT-2) also reads ln_1's output, which then stays ATen's fp32 (the branch's own path, and
+  // the two consumers' gradients summed in fp32, as under peft).
+  runner::models::GPTConfig c;
+  c.vocab_size = 32;
+  c.block_size = 8;
+  c.n_layer = 1;
+  c.n_head = 2;
+  c.n_embd = 16;
+  const runner::models::ModulePtr model = runner::models::make_gpt(c);
+  auto norm = [&](const std::string& path) {
+    runner::models::ModulePtr m = model;
+    std::string rest = path;
+    for (size_t dot; (dot = rest.find('.')) != std::string::npos; rest = rest.substr(dot + 1)) m = m->child(rest.substr(0, dot));
+    return std::dynamic_pointer_cast<runner::models::LayerNorm>(m->child(rest));
+  };
+  const at::Tensor ids = at::randint(32, {2, 8}, at::kLong);
+  model->forward_batch({{"input_ids", ids}});
+  for (const char* path : {"transformer.h.0.ln_1", "transformer.h.0.ln_2", "transformer.ln_f"}) {
+    ASSERT_TRUE(norm(path)) << path;
+    EXPECT_TRUE(norm(path)->feeds_matmuls) << path;
+  }
+  runner::models::LoraConfig lora;
+  lora.target_modules = {"c_attn"};
+  runner::models::apply_lora(*model, lora);
+  model->forward_batch({{"input_ids", ids}});
+  EXPECT_FALSE(norm("transformer.h.0.ln_1")->feeds_matmuls);
+  EXPECT_TRUE(norm("transformer.h.0.ln_2")->feeds_matmuls);
+  EXPECT_TRUE(norm("transformer.ln_f")->feeds_matmuls);
 }

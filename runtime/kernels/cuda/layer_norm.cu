@@ -57,17 +57,20 @@ __global__ void backward_kernel(const Ty* __restrict__ dy, const Tx* __restrict_
     const Tx* xr = x + row * cols;
     const Ty* gr = dy + row * cols;
     const float m = mean[row], r = rstd[row];
+    // g and x̂ rounded the same way in both loops (no FMA contraction): where the terms cancel
+    // exactly (a row of one column, a constant row) d x is exactly 0, as in ATen, not
+    // rstd times a rounding error.
     float sg = 0.0f, sgx = 0.0f;
     for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) {
-      const float g = to_float(gr[j]) * weight_at(w, j);
+      const float g = __fmul_rn(to_float(gr[j]), weight_at(w, j)), xhat = __fmul_rn(__fsub_rn(to_float(xr[j]), m), r);
       sg += g;
-      sgx += g * ((to_float(xr[j]) - m) * r);
+      sgx += g * xhat;
     }
     const float mg = block_sum(sg) * inv_cols, mgx = block_sum(sgx) * inv_cols;
     Tx* dxr = dx + row * cols;
     for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) {
-      const float d = to_float(gr[j]), xhat = (to_float(xr[j]) - m) * r;
-      dxr[j] = from_float<Tx>(r * (d * weight_at(w, j) - mg - xhat * mgx));
+      const float d = to_float(gr[j]), g = __fmul_rn(d, weight_at(w, j)), xhat = __fmul_rn(__fsub_rn(to_float(xr[j]), m), r);
+      dxr[j] = from_float<Tx>(__fmul_rn(r, __fsub_rn(__fsub_rn(g, mg), __fmul_rn(xhat, mgx))));
       if (pw) {
         pw[j] = first ? d * xhat : pw[j] + d * xhat;
         pb[j] = first ? d : pb[j] + d;
