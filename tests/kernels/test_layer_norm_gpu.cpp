@@ -11,9 +11,12 @@
 #include <ATen/autocast_mode.h>
 #include <torch/csrc/autograd/autograd.h>
 
+#include <chrono>
+#include <cstdio>
 #include <string>
 #include <vector>
 
+#include "runtime/device/gpu_info.h"
 #include "runtime/kernels/layer_norm.h"
 #include "runtime/models/builtin.h"
 #include "tests/autograd_graph_util.h"
@@ -125,4 +128,30 @@ TEST(LayerNormGpu, GptUnderAutocastWritesItsNormsInBf16) {
     EXPECT_TRUE(p.grad().isfinite().all().item<bool>()) << name;
     EXPECT_GT(p.grad().abs().sum().item<double>(), 0.0) << name;
   }
+}
+
+// Not a timed test (nothing is asserted about speed): the GPU check's log shows what the kernel
+// pays against ATen's fp32 norm and the cast, forward + backward at GPT-2's shape.
+TEST(LayerNormGpu, PrintsItsTimeAgainstAtensNormAndCastAtGpt2sShape) {
+  REQUIRE_GPU();
+  at::manual_seed(3);
+  const at::Tensor x = at::randn({8192, 768}, kCuda).requires_grad_(true);
+  const at::Tensor w = (at::randn({768}, kCuda) + 1).requires_grad_(true), b = at::randn({768}, kCuda).requires_grad_(true);
+  const at::Tensor dy = at::randn({8192, 768}, kCuda).to(at::kBFloat16);
+  auto time_ms = [&](bool fused) {
+    auto step = [&] {
+      const at::Tensor y = fused ? k::layer_norm_to(x, w, b, 1e-5, at::kBFloat16) : k::layer_norm_to_reference(x, w, b, 1e-5, at::kBFloat16);
+      torch::autograd::grad({y}, {x, w, b}, {dy});
+    };
+    for (int i = 0; i < 3; ++i) step();
+    runner::device::synchronize_gpu();
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < 20; ++i) step();
+    runner::device::synchronize_gpu();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / 20;
+  };
+  const double fused = time_ms(true), aten = time_ms(false);
+  std::printf("LayerNorm 8192 x 768, fp32 in, bf16 out, forward + backward: runner's kernel %.3f ms, ATen's norm and cast %.3f ms (%.2fx)\n",
+              fused, aten, aten / fused);
+  EXPECT_GT(fused, 0.0);
 }
