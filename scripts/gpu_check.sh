@@ -28,6 +28,8 @@ if ! grep -q "GPU 0:" "$out/env.txt" && [ "${GPU_CHECK_DRY:-0}" != 1 ]; then not
 
 # 2. The C++ gpu cases: device placement, precision, resume, memory metrics, NCCL, features.
 for t in "${gtests[@]}"; do step "$(basename "$t")" 240 cpp_gpu.log "$t" --gtest_color=no; done
+# What the kernels' timing cases printed (not asserted; what the next change is weighed by).
+[ -f "$out/cpp_gpu.log" ] && grep -E '^(packed attention|GPT-2 loss|LayerNorm [0-9]+ x)' "$out/cpp_gpu.log" | while read -r l; do note "timing: $l"; done
 
 # 3. The Python gpu cases, most valuable first (each its own process and time limit).
 py_tests=(test_every_shipped_recipe_trains_on_cuda test_every_mode_with_nccl_on_one_rank_and_mpi_on_two
