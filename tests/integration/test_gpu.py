@@ -298,7 +298,7 @@ class Gpu(unittest.TestCase):
 
     def test_fused_kernels_train_like_the_plain_chains_on_cuda(self):
         # Every CUDA kernel of runner inside real training steps: GPT (the cross-entropy row
-        # kernel), Llama (RMSNorm, SwiGLU, rotary, the row kernel) and Llama on packed rows
+        # kernel; under bf16 its LayerNorm written in autocast's dtype), Llama (RMSNorm, SwiGLU, rotary, the row kernel) and Llama on packed rows
         # (under bf16 the varlen flash attention), fp32 and bf16, against the same runs with
         # RUNNER_FUSED_KERNELS=0 (ATen's chains; the block-diagonal mask): the same curve to rounding.
         llama = LLAMA.replace("models.llama{vocab_size = 32, hidden_size = 16, intermediate_size = 24",
