@@ -3,8 +3,8 @@
 // ATen's layer_norm of the upcast inputs in fp32, cast to bf16/fp16. x in fp32, bf16 and fp16,
 // weight and bias in fp32 or x's dtype, each present or not; row widths around the block's 256
 // threads and more rows than backward's 512 blocks; values and the gradients of x, weight and
-// bias. And GPT under bf16 autocast: its three kinds of norm take the kernel, and no cast of
-// their output is left in the graph.
+// bias, and a second derivative (through the reference). And GPT under bf16 autocast: its
+// three kinds of norm take the kernel, and no cast of their output is left in the graph.
 #include <gtest/gtest.h>
 
 #include <ATen/ATen.h>
@@ -88,6 +88,20 @@ TEST(LayerNormGpu, ManyRowsAndNoGradients) {
   for (size_t i = 0; i < 3; ++i) EXPECT_LE(rel(g[i], g_ref[i]), 1e-4) << "gradient " << i;
   at::NoGradGuard no_grad;
   EXPECT_TRUE(at::equal(k::layer_norm_to(x, w, b, 1e-5, at::kBFloat16), y.detach()));
+}
+
+TEST(LayerNormGpu, DoubleBackwardGoesThroughTheReference) {
+  REQUIRE_GPU();
+  at::manual_seed(4);
+  const at::Tensor x = at::randn({6, 40}, kCuda).requires_grad_(true);
+  const at::Tensor w = (at::randn({40}, kCuda) + 1).requires_grad_(true), b = at::randn({40}, kCuda).requires_grad_(true);
+  const at::Tensor dy = at::randn({6, 40}, kCuda).to(at::kBFloat16);
+  auto second = [&](bool fused) {
+    const at::Tensor y = fused ? k::layer_norm_to(x, w, b, 1e-5, at::kBFloat16) : k::layer_norm_to_reference(x, w, b, 1e-5, at::kBFloat16);
+    const at::Tensor dx = torch::autograd::grad({y}, {x}, {dy}, /*retain_graph=*/true, /*create_graph=*/true)[0];
+    return torch::autograd::grad({dx.pow(2).sum()}, {w})[0];  // d/dw of a function of d x
+  };
+  EXPECT_LE(rel(second(true), second(false)), 1e-5);
 }
 
 TEST(LayerNormGpu, GptUnderAutocastWritesItsNormsInBf16) {
