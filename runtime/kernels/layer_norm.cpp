@@ -17,6 +17,11 @@ namespace {
 
 at::Tensor upcast(const at::Tensor& t) { return t.defined() ? t.to(at::kFloat) : t; }
 
+// The kernels' dtype for weight and bias (one dtype, either may be absent).
+cuda::DType param_dtype(const at::Tensor& w, const at::Tensor& b) {
+  return *cuda::dtype(w.defined() ? w.scalar_type() : b.defined() ? b.scalar_type() : at::kFloat);
+}
+
 struct Normed {
   at::Tensor y, mean, rstd;  // (..., H) in `out`; (rows) fp32 each
 };
@@ -27,10 +32,9 @@ Normed run_forward(const at::Tensor& x_in, const at::Tensor& w_in, const at::Ten
   const int64_t cols = x.size(-1), rows = cols ? x.numel() / cols : 0;
   const at::TensorOptions f32 = x.options().dtype(at::kFloat);
   Normed n{at::empty(x.sizes(), x.options().dtype(out)), at::empty({rows}, f32), at::empty({rows}, f32)};
-  const at::ScalarType tw = w.defined() ? w.scalar_type() : b.defined() ? b.scalar_type() : at::kFloat;
   const cuda::Launch on(x);
   cuda::layer_norm_forward(x.data_ptr(), *cuda::dtype(x.scalar_type()), w.defined() ? w.data_ptr() : nullptr, b.defined() ? b.data_ptr() : nullptr,
-                           *cuda::dtype(tw), n.y.data_ptr(), *cuda::dtype(out), n.mean.data_ptr<float>(), n.rstd.data_ptr<float>(), rows, cols,
+                           param_dtype(w, b), n.y.data_ptr(), *cuda::dtype(out), n.mean.data_ptr<float>(), n.rstd.data_ptr<float>(), rows, cols,
                            static_cast<float>(eps), on.stream);
   return n;
 }
@@ -74,7 +78,6 @@ class LayerNormToFn : public torch::autograd::Function<LayerNormToFn> {
     const at::Tensor dy = grads[0].to(out).contiguous();
     const at::Tensor xc = x.contiguous(), wc = w.defined() ? w.contiguous() : w;
     const int64_t cols = x.size(-1), rows = cols ? x.numel() / cols : 0;
-    const at::ScalarType tw = w.defined() ? w.scalar_type() : b.defined() ? b.scalar_type() : at::kFloat;
     at::Tensor dx = at::empty_like(x, at::MemoryFormat::Contiguous);
     at::Tensor dw = want_w ? (rows ? at::empty_like(w, at::MemoryFormat::Contiguous) : at::zeros_like(w)) : at::Tensor();
     at::Tensor db = want_b ? (rows ? at::empty_like(b, at::MemoryFormat::Contiguous) : at::zeros_like(b)) : at::Tensor();
@@ -83,7 +86,7 @@ class LayerNormToFn : public torch::autograd::Function<LayerNormToFn> {
     {
       const cuda::Launch on(x);
       cuda::layer_norm_backward(dy.data_ptr(), *cuda::dtype(out), xc.data_ptr(), *cuda::dtype(x.scalar_type()), wc.defined() ? wc.data_ptr() : nullptr,
-                                *cuda::dtype(tw), mean.data_ptr<float>(), rstd.data_ptr<float>(), dx.data_ptr(), want_w ? dw.data_ptr() : nullptr,
+                                param_dtype(w, b), mean.data_ptr<float>(), rstd.data_ptr<float>(), dx.data_ptr(), want_w ? dw.data_ptr() : nullptr,
                                 want_b ? db.data_ptr() : nullptr, partial.defined() ? partial.data_ptr<float>() : nullptr, rows, cols, on.stream);
     }
     return {want_x ? dx : at::Tensor(), dw, db, at::Tensor(), at::Tensor()};

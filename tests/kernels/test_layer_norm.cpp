@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <ATen/ATen.h>
-#include <ATen/autocast_mode.h>
 
+#include "runtime/device/autocast.h"
 #include "runtime/kernels/layer_norm.h"
 #include "runtime/models/builtin.h"
 #include "runtime/models/layers.h"
@@ -34,11 +34,11 @@ TEST(LayerNormTo, ModuleOnTheCpuKeepsAtensNormUnderAutocast) {
   runner::models::LayerNorm norm({16});
   norm.feeds_matmuls = true;
   const at::Tensor x = at::randn({3, 16});
-  at::autocast::set_autocast_enabled(at::kCPU, true);
-  at::autocast::set_autocast_dtype(at::kCPU, at::kBFloat16);
-  const at::Tensor y = norm.forward(x);
-  at::autocast::clear_cache();
-  at::autocast::set_autocast_enabled(at::kCPU, false);
+  at::Tensor y;
+  {
+    const runner::device::AutocastGuard autocast(true, at::kCPU, at::kBFloat16);
+    y = norm.forward(x);
+  }
   EXPECT_TRUE(at::equal(y, at::layer_norm(x, {16}, norm.weight, norm.bias, norm.eps)));  // fp32, as ATen's autocast leaves it
 }
 

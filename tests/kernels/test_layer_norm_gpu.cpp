@@ -8,19 +8,18 @@
 #include <gtest/gtest.h>
 
 #include <ATen/ATen.h>
-#include <ATen/autocast_mode.h>
 #include <torch/csrc/autograd/autograd.h>
 
-#include <chrono>
 #include <cstdio>
 #include <string>
 #include <vector>
 
-#include "runtime/device/gpu_info.h"
+#include "runtime/device/autocast.h"
 #include "runtime/kernels/layer_norm.h"
 #include "runtime/models/builtin.h"
 #include "tests/autograd_graph_util.h"
 #include "tests/gpu_test_util.h"
+#include "tests/gpu_timing.h"
 
 namespace k = runner::kernels;
 using runner::testing::graph_count;
@@ -118,16 +117,7 @@ TEST(LayerNormGpu, GptUnderAutocastWritesItsNormsInBf16) {
   const at::Tensor ids = at::randint(64, {2, 16}, kCuda.dtype(at::kLong));
   at::Tensor logits;
   {
-    struct Autocast {  // off again however the forward ends
-      Autocast() {
-        at::autocast::set_autocast_enabled(at::kCUDA, true);
-        at::autocast::set_autocast_dtype(at::kCUDA, at::kBFloat16);
-      }
-      ~Autocast() {
-        at::autocast::clear_cache();
-        at::autocast::set_autocast_enabled(at::kCUDA, false);
-      }
-    } on;
+    const runner::device::AutocastGuard autocast(true, at::kCUDA, at::kBFloat16);
     logits = model->forward_batch({{"input_ids", ids}}).at("logits");
   }
   EXPECT_EQ(graph_count_containing(logits, "LayerNormToFn"), 2 * 2 + 1);  // ln_1 and ln_2 per block, ln_f
@@ -153,16 +143,10 @@ TEST(LayerNormGpu, PrintsItsTimeAgainstAtensNormAndCastAtGpt2sShape) {
   const at::Tensor w = (at::randn({768}, kCuda) + 1).requires_grad_(true), b = at::randn({768}, kCuda).requires_grad_(true);
   const at::Tensor dy = at::randn({8192, 768}, kCuda).to(at::kBFloat16);
   auto time_ms = [&](bool fused) {
-    auto step = [&] {
+    return runner::testing::gpu_ms_per_call([&] {
       const at::Tensor y = fused ? k::layer_norm_to(x, w, b, 1e-5, at::kBFloat16) : k::layer_norm_to_reference(x, w, b, 1e-5, at::kBFloat16);
       torch::autograd::grad({y}, {x, w, b}, {dy});
-    };
-    for (int i = 0; i < 3; ++i) step();
-    runner::device::synchronize_gpu();
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < 20; ++i) step();
-    runner::device::synchronize_gpu();
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / 20;
+    }, 20);
   };
   const double fused = time_ms(true), aten = time_ms(false);
   std::printf("LayerNorm 8192 x 768, fp32 in, bf16 out, forward + backward: runner's kernel %.3f ms, ATen's norm and cast %.3f ms (%.2fx)\n",

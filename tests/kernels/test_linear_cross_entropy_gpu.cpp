@@ -10,16 +10,15 @@
 #include <ATen/autocast_mode.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <functional>
 #include <limits>
 #include <tuple>
 
-#include "runtime/device/gpu_info.h"
+#include "runtime/device/autocast.h"
 #include "runtime/kernels/linear_cross_entropy.h"
 #include "tests/gpu_test_util.h"
+#include "tests/gpu_timing.h"
 
 using Options = runner::kernels::LinearCrossEntropyOptions;
 
@@ -161,29 +160,21 @@ TEST(LinearCrossEntropyGpu, PrintsGpt2sLossTimeAgainstAnAlignedVocabulary) {
   at::manual_seed(0);
   const at::TensorOptions cuda = at::TensorOptions().device(at::kCUDA);
   const int64_t n = 8192, h = 768;  // GPT-2 small, 8 x 1024 tokens
-  auto time_ms = [](const std::function<void()>& f) {
-    for (int i = 0; i < 3; ++i) f();
-    runner::device::synchronize_gpu();
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < 10; ++i) f();
-    runner::device::synchronize_gpu();
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / 10;
-  };
   auto step = [&](int64_t v, bool fused) {
     const at::Tensor hidden = at::randn({n, h}, cuda.dtype(at::kBFloat16)).requires_grad_(true);
     const at::Tensor weight = (at::randn({v, h}, cuda) * 0.02).requires_grad_(true);
     const at::Tensor labels = at::randint(v, {n}, cuda.dtype(at::kLong));
-    return time_ms([&] {
-      at::autocast::set_autocast_enabled(at::kCUDA, true);
-      at::autocast::set_autocast_dtype(at::kCUDA, at::kBFloat16);
-      const at::Tensor loss = fused ? runner::kernels::linear_cross_entropy(hidden, weight, {}, labels)
-                                    : runner::kernels::linear_cross_entropy_reference(hidden, weight, {}, labels);
-      at::autocast::clear_cache();
-      at::autocast::set_autocast_enabled(at::kCUDA, false);
+    return runner::testing::gpu_ms_per_call([&] {
+      at::Tensor loss;
+      {
+        const runner::device::AutocastGuard autocast(true, at::kCUDA, at::kBFloat16);
+        loss = fused ? runner::kernels::linear_cross_entropy(hidden, weight, {}, labels)
+                     : runner::kernels::linear_cross_entropy_reference(hidden, weight, {}, labels);
+      }
       loss.backward();
       hidden.mutable_grad().reset();
       weight.mutable_grad().reset();
-    });
+    }, 10);
   };
   const double odd = step(50257, true), aligned = step(50304, true), plain = step(50257, false);
   std::printf("GPT-2 loss (8192 x 768 -> vocabulary, bf16 autocast, forward + backward): fused 50257 %.3f ms, fused 50304 %.3f ms, "

@@ -6,7 +6,6 @@
 // varlen kernel's time against that mask's (a measurement, not a target: docs/performance.md).
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cstdio>
 
 #include <ATen/ATen.h>
@@ -21,6 +20,7 @@
 #include "runtime/models/host_facts.h"
 #include "tests/autograd_graph_util.h"
 #include "tests/gpu_test_util.h"
+#include "tests/gpu_timing.h"
 
 using namespace runner;
 using runner::testing::graph_count;
@@ -269,19 +269,11 @@ TEST(PackedAttentionGpu, PrintsTheVarlenKernelsTimeAgainstTheDenseMask) {
   const at::Tensor pos = at::arange(t, at::TensorOptions().device(kGpu));
   const at::Tensor hide = seq.unsqueeze(1).ne(seq.unsqueeze(0)).logical_or(pos.unsqueeze(0).gt(pos.unsqueeze(1)));
   const at::Tensor mask = at::zeros({b, 1, t, t}, opts).masked_fill_(hide, -1e30);
-  auto time_ms = [](const std::function<void()>& f) {
-    for (int i = 0; i < 3; ++i) f();
-    device::synchronize_gpu();
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < 20; ++i) f();
-    device::synchronize_gpu();
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / 20;
-  };
-  const double varlen = time_ms([&] { kernels::packed_attention(q, k, v, cu, len, at::kBFloat16).sum().backward(); });
+  const double varlen = runner::testing::gpu_ms_per_call([&] { kernels::packed_attention(q, k, v, cu, len, at::kBFloat16).sum().backward(); }, 20);
   auto dense = [&](const at::Tensor& x, int64_t h) { return x.view({b, t, h, d}).transpose(1, 2).repeat_interleave(heads / h, 1); };
-  const double masked = time_ms([&] {
+  const double masked = runner::testing::gpu_ms_per_call([&] {
     at::scaled_dot_product_attention(dense(q, heads), dense(k, kv_heads), dense(v, kv_heads), mask, 0.0, false).sum().backward();
-  });
+  }, 20);
   std::printf("packed attention, 4 x 2048 tokens in sequences of 256, 32/8 heads of 64, bf16, forward + backward: "
               "varlen %.3f ms, SDPA with the block mask %.3f ms (%.1fx)\n", varlen, masked, masked / varlen);
   EXPECT_GT(varlen, 0.0);
