@@ -66,18 +66,11 @@ std::pair<at::Tensor, at::Tensor> backward_cuda(const at::Tensor& dy_in, const a
   return {d_gate, d_up};
 }
 
-// The node's forward, without autograd.
-at::Tensor forward_any(const at::Tensor& gate, const at::Tensor& up) {
-  if (swiglu_is_fused(gate, up)) return swiglu_forward_cpu(gate, up);
-  if (on_cuda(gate, up)) return forward_cuda(gate, up);
-  return at::silu(gate) * up;
-}
-
 class SwiGLU : public torch::autograd::Function<SwiGLU> {
  public:
   static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& gate, const at::Tensor& up) {
     ctx->save_for_backward({gate, up});
-    return forward_any(gate, up);
+    return swiglu_values(gate, up);
   }
   static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* ctx, torch::autograd::tensor_list grads) {
     const auto saved = ctx->get_saved_variables();
@@ -92,16 +85,8 @@ class SwiGLU : public torch::autograd::Function<SwiGLU> {
       const auto g = torch::autograd::grad({at::silu(gate) * up}, wrt, {dy}, /*retain_graph=*/true, /*create_graph=*/true);
       return {want_gate ? g[0] : at::Tensor(), want_up ? g.back() : at::Tensor()};
     }
-    if (same_layout(dy, gate) && on_cuda(gate, up)) {
-      auto [d_gate, d_up] = backward_cuda(dy, gate, up);
-      return {want_gate ? d_gate : at::Tensor(), want_up ? d_up : at::Tensor()};
-    }
-    if (!swiglu_is_fused(gate, up) || !same_layout(dy, gate)) {
-      // ATen's autograd of silu(gate) * up, term for term; silu(gate) is recomputed, not kept.
-      return {want_gate ? at::silu_backward(dy * up, gate) : at::Tensor(), want_up ? dy * at::silu(gate) : at::Tensor()};
-    }
-    auto [d_gate, d_up] = swiglu_backward_cpu(dy, gate, up);
-    return {want_gate ? d_gate : at::Tensor(), want_up ? d_up : at::Tensor()};
+    auto [d_gate, d_up] = swiglu_grads(dy, gate, up, want_gate, want_up);
+    return {d_gate, d_up};
   }
 };
 
@@ -132,10 +117,29 @@ std::pair<at::Tensor, at::Tensor> swiglu_backward_cpu(const at::Tensor& grad_in,
   return {d_gate, d_up};
 }
 
+at::Tensor swiglu_values(const at::Tensor& gate, const at::Tensor& up) {
+  if (swiglu_is_fused(gate, up)) return swiglu_forward_cpu(gate, up);
+  if (on_cuda(gate, up)) return forward_cuda(gate, up);
+  return at::silu(gate) * up;
+}
+
+std::pair<at::Tensor, at::Tensor> swiglu_grads(const at::Tensor& dy, const at::Tensor& gate, const at::Tensor& up, bool want_gate, bool want_up) {
+  if (same_layout(dy, gate) && on_cuda(gate, up)) {
+    auto [d_gate, d_up] = backward_cuda(dy, gate, up);
+    return {want_gate ? d_gate : at::Tensor(), want_up ? d_up : at::Tensor()};
+  }
+  if (!swiglu_is_fused(gate, up) || !same_layout(dy, gate)) {
+    // ATen's autograd of silu(gate) * up, term for term; silu(gate) is recomputed, not kept.
+    return {want_gate ? at::silu_backward(dy * up, gate) : at::Tensor(), want_up ? dy * at::silu(gate) : at::Tensor()};
+  }
+  auto [d_gate, d_up] = swiglu_backward_cpu(dy, gate, up);
+  return {want_gate ? d_gate : at::Tensor(), want_up ? d_up : at::Tensor()};
+}
+
 at::Tensor swiglu(const at::Tensor& gate, const at::Tensor& up) {
   if (!same_layout(gate, up) || !fused_kernels_enabled()) return at::silu(gate) * up;
   const bool track = at::GradMode::is_enabled() && (gate.requires_grad() || up.requires_grad());
-  if (!track) return forward_any(gate, up);
+  if (!track) return swiglu_values(gate, up);
   return SwiGLU::apply(gate, up);
 }
 

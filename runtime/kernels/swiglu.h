@@ -14,6 +14,12 @@ namespace runner::kernels {
 // to at::silu(gate) * up.
 at::Tensor swiglu(const at::Tensor& gate, const at::Tensor& up);
 
+// The node's forward and backward without autograd, on whichever kernel the inputs take (for
+// fused nodes that recompute SwiGLU, swiglu_linear.h). Gradients not wanted are undefined.
+at::Tensor swiglu_values(const at::Tensor& gate, const at::Tensor& up);
+std::pair<at::Tensor, at::Tensor> swiglu_grads(const at::Tensor& dy, const at::Tensor& gate, const at::Tensor& up, bool want_gate = true,
+                                               bool want_up = true);
+
 // The raw CPU float32 kernels, for tests and benchmarks: y, and (d gate, d up).
 at::Tensor swiglu_forward_cpu(const at::Tensor& gate, const at::Tensor& up);
 std::pair<at::Tensor, at::Tensor> swiglu_backward_cpu(const at::Tensor& grad, const at::Tensor& gate, const at::Tensor& up);

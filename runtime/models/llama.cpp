@@ -30,6 +30,7 @@
 #include "runtime/models/kv_cache.h"
 #include "runtime/models/layers.h"
 #include "runtime/models/llama_config.h"
+#include "runtime/models/lora.h"
 #include "runtime/models/loss_only.h"
 #include "runtime/models/losses.h"
 #include "runtime/models/rope.h"
@@ -149,7 +150,13 @@ class LlamaMLP : public Module {
     register_module("up_proj", up_);
     register_module("down_proj", down_);
   }
-  at::Tensor forward_impl(const at::Tensor& x) override { return down_->forward(kernels::swiglu(gate_->forward(x), up_->forward(x))); }
+  // down_proj with the SwiGLU before it as one node where it can (kernels/swiglu_linear.h): the
+  // product is then not kept for backward.
+  at::Tensor forward_impl(const at::Tensor& x) override {
+    const at::Tensor gate = gate_->forward(x), up = up_->forward(x);
+    if (const auto w = fusable_linear(*down_); w && kernels::swiglu_linear_is_one_node(gate, up, *w)) return kernels::swiglu_linear(gate, up, *w);
+    return down_->forward(kernels::swiglu(gate, up));
+  }
 
  private:
   std::shared_ptr<Linear> gate_, up_, down_;

@@ -158,11 +158,24 @@ void apply_lora(Module& model, LoraConfig c) {
       const bool cast = h.scalar_type() != dtype && !at::autocast::is_autocast_enabled(device);
       const at::Tensor extra = b->forward(a->forward(cast ? h.to(dtype) : h)) * scaling;
       return out + (extra.scalar_type() == out.scalar_type() ? extra : extra.to(out.scalar_type()));
-    });
+    }, std::make_shared<const Module::LowRankBranch>(Module::LowRankBranch{a, b, scaling, p}));
     if (transposed) c.fan_in_fan_out = true;  // peft switches it on for Conv1D and warns
     c.adapted.push_back(name);
   }
   model.set_lora(std::make_shared<const LoraConfig>(std::move(c)));
+}
+
+std::optional<kernels::SwigluLinearWeights> fusable_linear(const Linear& layer) {
+  if (layer.has_forward_hooks() || layer.checkpointing()) return std::nullopt;
+  kernels::SwigluLinearWeights w;
+  w.weight = layer.weight, w.bias = layer.bias;
+  if (!layer.has_adapter()) return w;
+  const auto& branch = layer.adapter_parts();
+  if (!branch || (branch->dropout > 0.0 && layer.is_training())) return std::nullopt;
+  const auto a = std::dynamic_pointer_cast<Linear>(branch->a), b = std::dynamic_pointer_cast<Linear>(branch->b);
+  if (!a || !b || a->has_forward_hooks() || b->has_forward_hooks() || a->bias.defined() || b->bias.defined()) return std::nullopt;
+  w.lora_a = a->weight, w.lora_b = b->weight, w.scaling = branch->scaling;
+  return w;
 }
 
 NamedTensorList adapter_state_dict(const Module& model) {

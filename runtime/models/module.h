@@ -107,8 +107,18 @@ class Module : public std::enable_shared_from_this<Module> {
   // adapter(x, forward_impl(x)), the layer's output with the branch added, inside the forward
   // hooks and the checkpointed region.
   using Adapter = std::function<at::Tensor(const at::Tensor& x, const at::Tensor& out)>;
-  void set_adapter(Adapter adapter) { adapter_ = std::move(adapter); }
+  // What a LoRA branch is made of (A and B are Linear layers), for a fused node that applies
+  // it itself instead of calling the adapter (kernels/swiglu_linear.h, from Llama's MLP).
+  struct LowRankBranch {
+    std::shared_ptr<Module> a, b;
+    double scaling = 1.0, dropout = 0.0;
+  };
+  void set_adapter(Adapter adapter, std::shared_ptr<const LowRankBranch> parts = nullptr) {
+    adapter_ = std::move(adapter);
+    adapter_parts_ = std::move(parts);
+  }
   bool has_adapter() const { return static_cast<bool>(adapter_); }
+  const std::shared_ptr<const LowRankBranch>& adapter_parts() const { return adapter_parts_; }
   // The LoRA configuration of a model that apply_lora adapted (set on its root, else null):
   // saving then writes only the adapters (saved_model.h).
   const std::shared_ptr<const LoraConfig>& lora() const { return lora_; }
@@ -205,6 +215,7 @@ class Module : public std::enable_shared_from_this<Module> {
   ActivationOffload offload_ = ActivationOffload::kOff;
   bool fused_linear_cross_entropy_ = true;
   Adapter adapter_;
+  std::shared_ptr<const LowRankBranch> adapter_parts_;
   std::shared_ptr<const LoraConfig> lora_;
   std::string name_or_path_;
   std::shared_ptr<ParameterStore> store_;

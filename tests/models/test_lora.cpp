@@ -158,6 +158,58 @@ TEST(Lora, OnlyAdaptersGetGradients) {
   }
 }
 
+ModulePtr at_path(ModulePtr m, const std::string& path) {  // "model.layers.0.mlp.down_proj"
+  for (size_t start = 0; m && start <= path.size();) {
+    const size_t dot = std::min(path.find('.', start), path.size());
+    m = m->child(path.substr(start, dot - start));
+    start = dot + 1;
+  }
+  return m;
+}
+
+// Llama's down_proj with its LoRA branch and the SwiGLU before it are one node
+// (kernels/swiglu_linear.h), which keeps gate and up but not their product: the same loss and
+// gradients as the layer's own forward, which a forward hook on down_proj (as FSDP / ZeRO-3
+// units put there) or the branch's dropout in training keeps.
+TEST(Lora, LlamasDownProjectionIsOneNodeWithItsSwiGLUAndItsBranch) {
+  ModulePtr fused = tiny_llama(), own = tiny_llama();
+  LoraConfig all;
+  all.target_modules = {"all-linear"};
+  for (const ModulePtr& m : {fused, own}) {
+    at::manual_seed(8);
+    apply_lora(*m, all);
+    randomize_b(*m);
+    m->train();
+  }
+  for (const char* layer : {"model.layers.0.mlp.down_proj", "model.layers.1.mlp.down_proj"}) {
+    ModulePtr down = at_path(own, layer);
+    ASSERT_TRUE(down && down->has_adapter()) << layer;
+    down->set_forward_hooks(std::make_shared<Module::ForwardHooks>(Module::ForwardHooks{[](Module&) {}, [](Module&, const std::vector<at::Tensor>&) {}}));
+  }
+  const at::Tensor ids = at::randint(0, 50, {2, 6}, at::kLong);
+  const at::Tensor a = fused->forward_batch({{"input_ids", ids}, {"labels", ids}}).at("loss");
+  const at::Tensor b = own->forward_batch({{"input_ids", ids}, {"labels", ids}}).at("loss");
+  EXPECT_EQ(runner::testing::graph_count_containing(a, "SwigluLinear"), 2);
+  EXPECT_EQ(runner::testing::graph_count_containing(a, "SwiGLU"), 0);
+  EXPECT_EQ(runner::testing::graph_count_containing(b, "SwigluLinear"), 0);
+  EXPECT_EQ(runner::testing::graph_count_containing(b, "SwiGLU"), 2);
+  EXPECT_TRUE(at::allclose(a, b, 1e-6, 1e-7)) << a.item<float>() - b.item<float>();
+  a.backward(), b.backward();
+  const NamedTensorList pa = fused->named_parameters(), pb = own->named_parameters();
+  for (size_t i = 0; i < pa.size(); ++i) {
+    ASSERT_EQ(pa[i].second.grad().defined(), pb[i].second.grad().defined()) << pa[i].first;
+    if (pa[i].second.grad().defined()) EXPECT_TRUE(at::allclose(pa[i].second.grad(), pb[i].second.grad(), 1e-5, 1e-7)) << pa[i].first;
+  }
+  // The branch's dropout runs in the layer's own forward (training only).
+  ModulePtr dropped = tiny_llama();
+  all.dropout = 0.1;
+  apply_lora(*dropped, all);
+  dropped->train();
+  EXPECT_EQ(runner::testing::graph_count_containing(dropped->forward_batch({{"input_ids", ids}, {"labels", ids}}).at("loss"), "SwigluLinear"), 0);
+  dropped->eval();
+  EXPECT_EQ(runner::testing::graph_count_containing(dropped->forward_batch({{"input_ids", ids}, {"labels", ids}}).at("loss"), "SwigluLinear"), 2);
+}
+
 // The blocks' inputs come from the frozen embedding and need no gradient; the adapters inside
 // a checkpointed block still get theirs, equal to the gradients without checkpointing.
 TEST(Lora, GradientCheckpointingKeepsTheAdaptersGradients) {

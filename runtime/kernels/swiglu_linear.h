@@ -1,0 +1,36 @@
+#pragma once
+// SwiGLU into a linear layer, down(silu(gate) · up) (the Llama family's MLP), as one autograd
+// node that keeps gate and up (SwiGLU's own node keeps them anyway) but not their product s.
+// The linear layer needs s in backward only for a gradient of its weight, or of a LoRA
+// branch's A (peft's branch reads the layer's input); backward recomputes s from gate and up,
+// one elementwise pass. So one (tokens × intermediate) tensor per layer less waits between
+// forward and backward: at Llama-3.1-8B's 14336 and 2048 tokens, 59 MB per layer in bf16,
+// 1.9 GB over the 32 layers, which decides whether a LoRA step of that shape fits in 24 GiB
+// without gradient checkpointing (docs/performance.md).
+#include <ATen/core/Tensor.h>
+
+namespace runner::kernels {
+
+struct SwigluLinearWeights {
+  at::Tensor weight;          // (out, intermediate)
+  at::Tensor bias;            // (out), or undefined
+  at::Tensor lora_a, lora_b;  // (r, intermediate), (out, r): a LoRA branch, or both undefined
+  double scaling = 1.0;       // the branch's alpha / r
+};
+
+// linear(swiglu(gate, up), weight, bias) [+ scaling · (s · Aᵀ) · Bᵀ], differentiable (double
+// backward included). Under autocast the weights are cast as autocast casts a linear layer's
+// (its weight cache included). Inputs it cannot take as one node (mixed dtypes or devices,
+// shapes that differ) run the op chain: the same values, s kept.
+at::Tensor swiglu_linear(const at::Tensor& gate, const at::Tensor& up, const SwigluLinearWeights& w);
+
+// Whether swiglu_linear takes these inputs as one node (after autocast's casts: one dtype and
+// device for all, gate and up of one shape, fused kernels on). A model runs the layer's own
+// forward otherwise.
+bool swiglu_linear_is_one_node(const at::Tensor& gate, const at::Tensor& up, const SwigluLinearWeights& w);
+
+// The op chain the node replaces (kernels::swiglu, at::linear and the LoRA branch as
+// models.lora adds it under autocast: one addmm), for tests.
+at::Tensor swiglu_linear_reference(const at::Tensor& gate, const at::Tensor& up, const SwigluLinearWeights& w);
+
+}  // namespace runner::kernels
