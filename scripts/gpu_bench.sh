@@ -30,7 +30,10 @@ for b in ${BENCH:-char gpt2 profile full_1b lora_8b longest_8b profile_ft}; do
             --reps 1 --profile 31-32 ;;
     full_1b) step "finetune $b" 300 finetune.log "$py" scripts/bench/finetune_gpu.py --workloads "$b" --reps "$reps" \
             --peers runner runner_plain hf --out "$out/$b.md" ;;  # runner_plain: what the fused kernels pay
-    lora_8b|longest_8b)
+    # runner_nogc: runner without gradient checkpointing (does its step fit 24 GiB without it?)
+    lora_8b) step "finetune $b" 420 finetune.log "$py" scripts/bench/finetune_gpu.py --workloads "$b" --reps "$reps" \
+            --peers runner runner_nogc hf --out "$out/$b.md" ;;
+    longest_8b)
           step "finetune $b" 300 finetune.log "$py" scripts/bench/finetune_gpu.py --workloads "$b" --reps "$reps" --out "$out/$b.md" ;;
     # Where runner's fine-tuning step time goes: its summary of steps 6-7 (top CUDA kernels).
     profile_ft) step "profile full_1b lora_8b" 200 profile.log "$py" scripts/bench/finetune_gpu.py --workloads full_1b lora_8b \

@@ -30,7 +30,7 @@
 #include "runtime/models/kv_cache.h"
 #include "runtime/models/layers.h"
 #include "runtime/models/llama_config.h"
-#include "runtime/models/lora.h"
+#include "runtime/models/fusable_linear.h"
 #include "runtime/models/loss_only.h"
 #include "runtime/models/losses.h"
 #include "runtime/models/rope.h"

@@ -9,6 +9,7 @@
 
 #include "runtime/core/errors.h"
 #include "runtime/core/regex.h"
+#include "runtime/models/fusable_linear.h"
 #include "runtime/models/layers.h"
 #include "runtime/models/parameter_store.h"
 

@@ -5,13 +5,11 @@
 // names without the "base_model.model." prefix: "model.layers.0.self_attn.q_proj.lora_A.weight".
 #pragma once
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "runtime/kernels/swiglu_linear.h"
 #include "runtime/models/module.h"
 
 namespace runner::models {
@@ -36,13 +34,6 @@ struct LoraConfig {
 
   double scaling() const;
 };
-
-class Linear;
-// A Linear layer's weights with its LoRA branch, for a fused node that applies both
-// (kernels/swiglu_linear.h); nullopt where the layer's own forward must run: forward hooks on
-// it or its branch (FSDP / ZeRO-3 units), checkpointing of the layer alone, the branch's
-// dropout in training, or an adapter that is not a LoRA branch.
-std::optional<kernels::SwigluLinearWeights> fusable_linear(const Linear& layer);
 
 // peft's init_lora_weights given as a string ("gaussian"; true / false as "true" / "false")
 // into `c`. The methods that rewrite the base weights or need data (pissa, olora, loftq,
