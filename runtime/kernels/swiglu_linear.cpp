@@ -87,7 +87,7 @@ class SwigluLinearFn : public torch::autograd::Function<SwigluLinearFn> {
   // differentiable again.
   static torch::autograd::tensor_list differentiable_backward(const std::vector<at::Tensor>& saved, const std::vector<bool>& want, double scaling,
                                                               const at::Tensor& dy) {
-    const SwigluLinearWeights w{saved[2], saved[3], saved[4], saved[5], scaling};
+    const LinearWeights w{saved[2], saved[3], saved[4], saved[5], scaling};
     const at::Tensor y = swiglu_linear_reference(saved[0], saved[1], w);
     std::vector<at::Tensor> wrt;
     for (size_t i = 0; i < want.size(); ++i)
@@ -103,7 +103,7 @@ class SwigluLinearFn : public torch::autograd::Function<SwigluLinearFn> {
 // Autocast's casts of a linear layer's weights (cached_cast keeps one cast per weight per
 // autocast region, as at::linear under autocast does). gate and up keep their dtype: the chain
 // computes SwiGLU in it, and a node of mixed dtypes runs the chain.
-SwigluLinearWeights autocast_operands(const at::Tensor& gate, const SwigluLinearWeights& w) {
+LinearWeights autocast_operands(const at::Tensor& gate, const LinearWeights& w) {
   const at::DeviceType device = gate.device().type();
   if (!at::autocast::is_autocast_enabled(device)) return w;
   const at::ScalarType dtype = at::autocast::get_autocast_dtype(device);
@@ -111,7 +111,7 @@ SwigluLinearWeights autocast_operands(const at::Tensor& gate, const SwigluLinear
   return {cast(w.weight), cast(w.bias), cast(w.lora_a), cast(w.lora_b), w.scaling};
 }
 
-bool one_node(const at::Tensor& gate, const at::Tensor& up, const SwigluLinearWeights& w) {
+bool one_node(const at::Tensor& gate, const at::Tensor& up, const LinearWeights& w) {
   if (gate.sizes() != up.sizes() || gate.dim() < 1 || w.lora_a.defined() != w.lora_b.defined()) return false;
   for (const at::Tensor* t : {&up, &w.weight, &w.bias, &w.lora_a, &w.lora_b})
     if (t->defined() && (t->scalar_type() != gate.scalar_type() || t->device() != gate.device() || t->is_sparse())) return false;
@@ -120,11 +120,11 @@ bool one_node(const at::Tensor& gate, const at::Tensor& up, const SwigluLinearWe
 
 }  // namespace
 
-bool swiglu_linear_is_one_node(const at::Tensor& gate, const at::Tensor& up, const SwigluLinearWeights& w) {
+bool swiglu_linear_is_one_node(const at::Tensor& gate, const at::Tensor& up, const LinearWeights& w) {
   return fused_kernels_enabled() && one_node(gate, up, autocast_operands(gate, w));
 }
 
-at::Tensor swiglu_linear_reference(const at::Tensor& gate, const at::Tensor& up, const SwigluLinearWeights& w) {
+at::Tensor swiglu_linear_reference(const at::Tensor& gate, const at::Tensor& up, const LinearWeights& w) {
   const at::Tensor s = swiglu(gate, up);
   const at::Tensor y = at::linear(s, w.weight, w.bias);
   if (!w.lora_a.defined()) return y;
@@ -132,8 +132,8 @@ at::Tensor swiglu_linear_reference(const at::Tensor& gate, const at::Tensor& up,
   return at::addmm(rows(y), rows(down), w.lora_b.t(), 1.0, w.scaling).view(y.sizes());
 }
 
-at::Tensor swiglu_linear(const at::Tensor& gate, const at::Tensor& up, const SwigluLinearWeights& weights) {
-  const SwigluLinearWeights w = autocast_operands(gate, weights);
+at::Tensor swiglu_linear(const at::Tensor& gate, const at::Tensor& up, const LinearWeights& weights) {
+  const LinearWeights w = autocast_operands(gate, weights);
   if (!fused_kernels_enabled() || !one_node(gate, up, w)) return swiglu_linear_reference(gate, up, weights);
   bool track = false;
   if (at::GradMode::is_enabled())

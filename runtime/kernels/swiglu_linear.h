@@ -9,28 +9,23 @@
 // without gradient checkpointing (docs/performance.md).
 #include <ATen/core/Tensor.h>
 
-namespace runner::kernels {
+#include "runtime/kernels/linear_weights.h"
 
-struct SwigluLinearWeights {
-  at::Tensor weight;          // (out, intermediate)
-  at::Tensor bias;            // (out), or undefined
-  at::Tensor lora_a, lora_b;  // (r, intermediate), (out, r): a LoRA branch, or both undefined
-  double scaling = 1.0;       // the branch's alpha / r
-};
+namespace runner::kernels {
 
 // linear(swiglu(gate, up), weight, bias) [+ scaling · (s · Aᵀ) · Bᵀ], differentiable (double
 // backward included). Under autocast the weights are cast as autocast casts a linear layer's
 // (its weight cache included). Inputs it cannot take as one node (mixed dtypes or devices,
 // shapes that differ) run the op chain: the same values, s kept.
-at::Tensor swiglu_linear(const at::Tensor& gate, const at::Tensor& up, const SwigluLinearWeights& w);
+at::Tensor swiglu_linear(const at::Tensor& gate, const at::Tensor& up, const LinearWeights& w);
 
 // Whether swiglu_linear takes these inputs as one node (after autocast's casts: one dtype and
 // device for all, gate and up of one shape, fused kernels on). A model runs the layer's own
 // forward otherwise.
-bool swiglu_linear_is_one_node(const at::Tensor& gate, const at::Tensor& up, const SwigluLinearWeights& w);
+bool swiglu_linear_is_one_node(const at::Tensor& gate, const at::Tensor& up, const LinearWeights& w);
 
 // The op chain the node replaces (kernels::swiglu, at::linear and the LoRA branch as
 // models.lora adds it under autocast: one addmm), for tests.
-at::Tensor swiglu_linear_reference(const at::Tensor& gate, const at::Tensor& up, const SwigluLinearWeights& w);
+at::Tensor swiglu_linear_reference(const at::Tensor& gate, const at::Tensor& up, const LinearWeights& w);
 
 }  // namespace runner::kernels

@@ -21,7 +21,9 @@
 
 #include "runtime/core/errors.h"
 #include "runtime/kernels/packed_attention.h"
+#include "runtime/kernels/rms_norm_linear.h"
 #include "runtime/kernels/swiglu.h"
+#include "runtime/kernels/swiglu_linear.h"
 #include "runtime/models/attention.h"
 #include "runtime/models/batch_inputs.h"
 #include "runtime/models/builtin.h"
@@ -71,6 +73,32 @@ std::shared_ptr<Linear> projection(int64_t in, int64_t out, bool bias, double st
   return l;
 }
 
+// An RMSNorm's output with what recomputes it: its input, weight and eps (undefined x where
+// the norm ran with hooks or checkpointing of its own).
+struct Normed {
+  explicit Normed(at::Tensor o) : out(std::move(o)) {}
+  at::Tensor out, x, weight;
+  double eps = 0.0;
+};
+
+Normed normed(RMSNorm& norm, const at::Tensor& x) {
+  Normed n(norm.forward(x));
+  if (!norm.has_forward_hooks() && !norm.checkpointing() && !norm.has_adapter()) n.x = x, n.weight = norm.weight, n.eps = norm.eps;
+  return n;
+}
+
+// A projection of a norm's output. With a LoRA branch, the branch's A is a node that keeps the
+// norm's input, not its output (kernels/rms_norm_linear.h; the frozen base keeps nothing of it):
+// the norm's output then does not wait for backward.
+at::Tensor project(Linear& layer, const Normed& in) {
+  if (in.x.defined())
+    if (const auto w = fusable_linear(layer); w && w->lora_a.defined() && kernels::rms_norm_linear_is_one_node(in.out, in.x, in.weight, w->lora_a)) {
+      const at::Tensor out = at::linear(in.out, w->weight, w->bias);  // the base, as Linear's forward
+      if (auto sum = add_lora_branch(out, kernels::rms_norm_linear(in.out, in.x, in.weight, in.eps, w->lora_a), *w)) return *sum;
+    }
+  return layer.forward(in.out);
+}
+
 class LlamaAttention : public Module {
  public:
   LlamaAttention(const LlamaConfig& c, const std::string& prefix)
@@ -90,12 +118,12 @@ class LlamaAttention : public Module {
   // x (B, T, C), cos/sin (B, T, D); `m.hide` (broadcastable to (B, H, T, T_past + T)) or
   // undefined with `m.causal`, or packed sequences. With a cache, this layer's keys/values
   // are appended to (*past_k, *past_v).
-  at::Tensor attend_to(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin, const LayerMask& m, at::Tensor* past_k,
+  at::Tensor attend_to(const Normed& x, const at::Tensor& cos, const at::Tensor& sin, const LayerMask& m, at::Tensor* past_k,
                        at::Tensor* past_v) {
-    const int64_t b = x.size(0), t = x.size(1);
-    at::Tensor q = q_->forward(x).view({b, t, heads_, head_dim_}).transpose(1, 2);  // (B, H, T, D)
-    at::Tensor k = k_->forward(x).view({b, t, kv_heads_, head_dim_}).transpose(1, 2);
-    at::Tensor v = v_->forward(x).view({b, t, kv_heads_, head_dim_}).transpose(1, 2);
+    const int64_t b = x.out.size(0), t = x.out.size(1);
+    at::Tensor q = project(*q_, x).view({b, t, heads_, head_dim_}).transpose(1, 2);  // (B, H, T, D)
+    at::Tensor k = project(*k_, x).view({b, t, kv_heads_, head_dim_}).transpose(1, 2);
+    at::Tensor v = project(*v_, x).view({b, t, kv_heads_, head_dim_}).transpose(1, 2);
     q = apply_rope(q, cos, sin);
     k = apply_rope(k, cos, sin);
     if (m.packed.cu_seqlens.defined()) {
@@ -150,15 +178,22 @@ class LlamaMLP : public Module {
     register_module("up_proj", up_);
     register_module("down_proj", down_);
   }
+  at::Tensor forward_impl(const at::Tensor& x) override { return body(Normed(x)); }
+  // From the block: the post-attention norm's output with what recomputes it (project()).
+  at::Tensor forward_normed(const Normed& x) {
+    if (has_forward_hooks() || checkpointing() || has_adapter()) return forward(x.out);
+    return body(x);
+  }
+
+ private:
   // down_proj with the SwiGLU before it as one node where it can (kernels/swiglu_linear.h): the
   // product is then not kept for backward.
-  at::Tensor forward_impl(const at::Tensor& x) override {
-    const at::Tensor gate = gate_->forward(x), up = up_->forward(x);
+  at::Tensor body(const Normed& x) {
+    const at::Tensor gate = project(*gate_, x), up = project(*up_, x);
     if (const auto w = fusable_linear(*down_); w && kernels::swiglu_linear_is_one_node(gate, up, *w)) return kernels::swiglu_linear(gate, up, *w);
     return down_->forward(kernels::swiglu(gate, up));
   }
 
- private:
   std::shared_ptr<Linear> gate_, up_, down_;
 };
 
@@ -192,8 +227,8 @@ class DecoderLayer : public Module {
       return maybe_checkpointed(inputs, [this, m, varlen, past_k, past_v](const std::vector<at::Tensor>& in) {
         LayerMask layer = m;
         if (in.size() > 3) (varlen ? layer.packed.cu_seqlens : layer.hide) = in[3];
-        at::Tensor h = in[0] + attn_->attend_to(input_norm_->forward(in[0]), in[1], in[2], layer, past_k, past_v);
-        return h + mlp_->forward(post_norm_->forward(h));
+        at::Tensor h = in[0] + attn_->attend_to(normed(*input_norm_, in[0]), in[1], in[2], layer, past_k, past_v);
+        return h + mlp_->forward_normed(normed(*post_norm_, h));
       });
     });
   }

@@ -166,9 +166,9 @@ void apply_lora(Module& model, LoraConfig c) {
   model.set_lora(std::make_shared<const LoraConfig>(std::move(c)));
 }
 
-std::optional<kernels::SwigluLinearWeights> fusable_linear(const Linear& layer) {
+std::optional<kernels::LinearWeights> fusable_linear(const Linear& layer) {
   if (layer.has_forward_hooks() || layer.checkpointing()) return std::nullopt;
-  kernels::SwigluLinearWeights w;
+  kernels::LinearWeights w;
   w.weight = layer.weight, w.bias = layer.bias;
   if (!layer.has_adapter()) return w;
   const auto& branch = layer.adapter_parts();
@@ -177,6 +177,17 @@ std::optional<kernels::SwigluLinearWeights> fusable_linear(const Linear& layer) 
   if (!a || !b || a->has_forward_hooks() || b->has_forward_hooks() || a->bias.defined() || b->bias.defined()) return std::nullopt;
   w.lora_a = a->weight, w.lora_b = b->weight, w.scaling = branch->scaling;
   return w;
+}
+
+std::optional<at::Tensor> add_lora_branch(const at::Tensor& out, const at::Tensor& down, const kernels::LinearWeights& w) {
+  const at::DeviceType device = out.device().type();
+  if (at::autocast::is_autocast_enabled(device)) {
+    if (out.scalar_type() != at::autocast::get_autocast_dtype(device)) return std::nullopt;
+    const at::Tensor sum = at::addmm(out.reshape({-1, out.size(-1)}), down.reshape({-1, down.size(-1)}), w.lora_b.t(), 1.0, w.scaling);
+    return sum.view(out.sizes());
+  }
+  if (down.scalar_type() != out.scalar_type() || w.lora_b.scalar_type() != out.scalar_type()) return std::nullopt;
+  return out + at::linear(down, w.lora_b) * w.scaling;
 }
 
 NamedTensorList adapter_state_dict(const Module& model) {

@@ -2,7 +2,8 @@
 // the same device (label gpu: skipped, visibly, without one): SwiGLU, RMSNorm and rotary
 // embeddings in float32, bfloat16 and float16 and autocast's mixed dtypes, forward and
 // backward; fp32 CUDA equal to the CPU loops; and the activation memory the single nodes save;
-// SwiGLU into a LoRA-adapted down projection as one node under bf16 autocast.
+// SwiGLU into a LoRA-adapted down projection as one node, and a branch's A on a norm's output
+// that keeps the norm's input, under bf16 autocast.
 #include <gtest/gtest.h>
 
 #include <ATen/ATen.h>
@@ -13,6 +14,7 @@
 
 #include "runtime/device/gpu_info.h"
 #include "runtime/kernels/rms_norm.h"
+#include "runtime/kernels/rms_norm_linear.h"
 #include "runtime/kernels/rotary.h"
 #include "runtime/device/autocast.h"
 #include "runtime/kernels/swiglu.h"
@@ -162,7 +164,7 @@ TEST(FusedKernelsGpu, SwigluLinearWithALoraBranchEqualsTheChainUnderBf16Autocast
   const at::Tensor u = at::randn({1, tokens, inter}, kCuda).to(at::kBFloat16).requires_grad_(true);
   const at::Tensor w = (at::randn({hidden, inter}, kCuda) / 120).to(at::kBFloat16);
   const at::Tensor a = (at::randn({r, inter}, kCuda) / 120).requires_grad_(true), b = (at::randn({hidden, r}, kCuda) / 4).requires_grad_(true);
-  const k::SwigluLinearWeights weights{w, at::Tensor(), a, b, 2.0};
+  const k::LinearWeights weights{w, at::Tensor(), a, b, 2.0};
   runner::device::AutocastGuard autocast(true, at::kCUDA, at::kBFloat16);
   ASSERT_TRUE(k::swiglu_linear_is_one_node(g, u, weights));
   auto held = [&](const std::function<at::Tensor()>& forward, at::Tensor& out) {
@@ -185,4 +187,36 @@ TEST(FusedKernelsGpu, SwigluLinearWithALoraBranchEqualsTheChainUnderBf16Autocast
   }
   std::printf("SwiGLU + LoRA down_proj at 2048 x 14336: the chain keeps %lld bytes, the node %lld\n", static_cast<long long>(chain),
               static_cast<long long>(node));
+}
+
+TEST(FusedKernelsGpu, RMSNormLinearKeepsNotTheNormsOutputUnderBf16Autocast) {
+  // Llama-3.1-8B's q_proj branch A (r 16, fp32) on input_layernorm's bf16 output, 2048 tokens:
+  // the chain's linear keeps the norm's output (16 MiB), the node the norm's input only, which
+  // the norm's own node keeps anyway.
+  REQUIRE_GPU();
+  at::manual_seed(5);
+  const at::Device dev(at::kCUDA, 0);
+  const int64_t tokens = 2048, hidden = 4096, r = 16;
+  const at::Tensor x = at::randn({1, tokens, hidden}, kCuda).to(at::kBFloat16).requires_grad_(true);
+  const at::Tensor w = (at::rand({hidden}, kCuda) + 0.5).to(at::kBFloat16);
+  const at::Tensor a = (at::randn({r, hidden}, kCuda) / 64).requires_grad_(true);
+  runner::device::AutocastGuard autocast(true, at::kCUDA, at::kBFloat16);
+  auto held = [&](bool fused, at::Tensor& out) {
+    const int64_t before = runner::device::gpu_memory(dev).allocated;
+    {
+      const at::Tensor n = k::rms_norm(x, w, 1e-5);
+      out = fused ? k::rms_norm_linear(n, x, w, 1e-5, a) : at::linear(n, a);
+    }
+    return runner::device::gpu_memory(dev).allocated - before - static_cast<int64_t>(out.nbytes());
+  };
+  at::Tensor y, ref;
+  const int64_t node = held(true, y), chain = held(false, ref);
+  EXPECT_GE(chain - node, static_cast<int64_t>(0.9 * tokens * hidden * 2)) << "the chain keeps " << chain << " bytes, the node " << node;
+  EXPECT_EQ(runner::testing::graph_count_containing(y, "RMSNormLinear"), 1);
+  EXPECT_TRUE(close(y, ref));
+  const at::Tensor dy = at::randn_like(ref);
+  const auto d = grads_of(y, {x, a}, dy), d_ref = grads_of(ref, {x, a}, dy);
+  EXPECT_TRUE(close(d[0], d_ref[0], 2)) << "d x";
+  const double err = (d[1] - d_ref[1]).abs().max().item<double>() / d_ref[1].abs().max().item<double>();
+  EXPECT_LT(err, 1e-3) << "d A";
 }

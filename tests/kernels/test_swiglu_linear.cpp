@@ -14,7 +14,7 @@
 #include "tests/cpu_memory_counter.h"
 
 using runner::kernels::swiglu_linear;
-using runner::kernels::SwigluLinearWeights;
+using runner::kernels::LinearWeights;
 
 namespace {
 
@@ -26,7 +26,7 @@ struct Case {
 // may differ from the activations' (autocast casts them).
 struct Leaves {
   at::Tensor gate, up, weight, bias, a, b;
-  SwigluLinearWeights weights(double scaling) const { return {weight, bias, a, b, scaling}; }
+  LinearWeights weights(double scaling) const { return {weight, bias, a, b, scaling}; }
   std::vector<at::Tensor> all() const {
     std::vector<at::Tensor> out;
     for (const at::Tensor& t : {gate, up, weight, bias, a, b})
@@ -147,7 +147,7 @@ TEST(SwigluLinear, MixedDtypesWithoutAutocastAreLeftToTheChain) {
   // A bf16 base with fp32 adapters outside autocast: peft casts the input to the adapters'
   // dtype, which the layer's own forward does; the node is for one dtype.
   const Leaves l = make({false, true, false}, at::kBFloat16, at::kBFloat16, 5);
-  SwigluLinearWeights w = l.weights(1.0);
+  LinearWeights w = l.weights(1.0);
   EXPECT_TRUE(runner::kernels::swiglu_linear_is_one_node(l.gate, l.up, w));
   w.lora_a = w.lora_a.to(at::kFloat), w.lora_b = w.lora_b.to(at::kFloat);
   EXPECT_FALSE(runner::kernels::swiglu_linear_is_one_node(l.gate, l.up, w));

@@ -167,11 +167,19 @@ ModulePtr at_path(ModulePtr m, const std::string& path) {  // "model.layers.0.ml
   return m;
 }
 
-// Llama's down_proj with its LoRA branch and the SwiGLU before it are one node
-// (kernels/swiglu_linear.h), which keeps gate and up but not their product: the same loss and
-// gradients as the layer's own forward, which a forward hook on down_proj (as FSDP / ZeRO-3
-// units put there) or the branch's dropout in training keeps.
-TEST(Lora, LlamasDownProjectionIsOneNodeWithItsSwiGLUAndItsBranch) {
+void no_op_hooks(Module& m) {  // as a sharding engine's: the module's own forward runs
+  m.set_forward_hooks(std::make_shared<Module::ForwardHooks>(Module::ForwardHooks{[](Module&) {}, [](Module&, const std::vector<at::Tensor>&) {}}));
+}
+
+int nodes(const at::Tensor& loss, const char* name) { return runner::testing::graph_count_containing(loss, name); }
+
+// In a LoRA Llama the branches keep neither the norms' outputs nor the SwiGLU product for
+// backward: q/k/v's and gate/up's A are nodes that keep the norm's input instead
+// (kernels/rms_norm_linear.h), down_proj with its branch and the SwiGLU before it is one node
+// (kernels/swiglu_linear.h). The same loss and gradients as the layers' own forwards, which a
+// forward hook on a norm or on down_proj (as FSDP / ZeRO-3 units put there) or the branch's
+// dropout in training keeps.
+TEST(Lora, LlamasBranchesKeepNeitherTheNormsOutputsNorTheSwiGLUProduct) {
   ModulePtr fused = tiny_llama(), own = tiny_llama();
   LoraConfig all;
   all.target_modules = {"all-linear"};
@@ -181,18 +189,20 @@ TEST(Lora, LlamasDownProjectionIsOneNodeWithItsSwiGLUAndItsBranch) {
     randomize_b(*m);
     m->train();
   }
-  for (const char* layer : {"model.layers.0.mlp.down_proj", "model.layers.1.mlp.down_proj"}) {
-    ModulePtr down = at_path(own, layer);
-    ASSERT_TRUE(down && down->has_adapter()) << layer;
-    down->set_forward_hooks(std::make_shared<Module::ForwardHooks>(Module::ForwardHooks{[](Module&) {}, [](Module&, const std::vector<at::Tensor>&) {}}));
-  }
+  for (const std::string layer : {"model.layers.0.", "model.layers.1."})
+    for (const char* name : {"input_layernorm", "post_attention_layernorm", "mlp.down_proj"}) {
+      ModulePtr m = at_path(own, layer + name);
+      ASSERT_TRUE(m) << layer << name;
+      no_op_hooks(*m);
+    }
   const at::Tensor ids = at::randint(0, 50, {2, 6}, at::kLong);
   const at::Tensor a = fused->forward_batch({{"input_ids", ids}, {"labels", ids}}).at("loss");
   const at::Tensor b = own->forward_batch({{"input_ids", ids}, {"labels", ids}}).at("loss");
-  EXPECT_EQ(runner::testing::graph_count_containing(a, "SwigluLinear"), 2);
-  EXPECT_EQ(runner::testing::graph_count_containing(a, "SwiGLU"), 0);
-  EXPECT_EQ(runner::testing::graph_count_containing(b, "SwigluLinear"), 0);
-  EXPECT_EQ(runner::testing::graph_count_containing(b, "SwiGLU"), 2);
+  EXPECT_EQ(nodes(a, "SwigluLinear"), 2);
+  EXPECT_EQ(nodes(a, "SwiGLU"), 0);
+  EXPECT_EQ(nodes(a, "RMSNormLinear"), 10);  // q, k, v, gate, up in each of the 2 layers
+  EXPECT_EQ(nodes(b, "SwigluLinear") + nodes(b, "RMSNormLinear"), 0);
+  EXPECT_EQ(nodes(b, "SwiGLU"), 2);
   EXPECT_TRUE(at::allclose(a, b, 1e-6, 1e-7)) << a.item<float>() - b.item<float>();
   a.backward(), b.backward();
   const NamedTensorList pa = fused->named_parameters(), pb = own->named_parameters();
@@ -205,9 +215,11 @@ TEST(Lora, LlamasDownProjectionIsOneNodeWithItsSwiGLUAndItsBranch) {
   all.dropout = 0.1;
   apply_lora(*dropped, all);
   dropped->train();
-  EXPECT_EQ(runner::testing::graph_count_containing(dropped->forward_batch({{"input_ids", ids}, {"labels", ids}}).at("loss"), "SwigluLinear"), 0);
+  const at::Tensor train_loss = dropped->forward_batch({{"input_ids", ids}, {"labels", ids}}).at("loss");
+  EXPECT_EQ(nodes(train_loss, "SwigluLinear") + nodes(train_loss, "RMSNormLinear"), 0);
   dropped->eval();
-  EXPECT_EQ(runner::testing::graph_count_containing(dropped->forward_batch({{"input_ids", ids}, {"labels", ids}}).at("loss"), "SwigluLinear"), 2);
+  const at::Tensor eval_loss = dropped->forward_batch({{"input_ids", ids}, {"labels", ids}}).at("loss");
+  EXPECT_EQ(nodes(eval_loss, "SwigluLinear") + nodes(eval_loss, "RMSNormLinear"), 12);
 }
 
 // The blocks' inputs come from the frozen embedding and need no gradient; the adapters inside
