@@ -1,4 +1,5 @@
 #pragma once
+#include <sys/types.h>
 
 namespace runner::dist {
 
@@ -7,6 +8,9 @@ namespace runner::dist {
 // restarts it), and a rank that trained on would write checkpoints into the output_dir the
 // restarted job resumes from. The rank is killed, not stopped with a save: its last committed
 // checkpoint is intact, and a save now would race the restarted job.
-void watch_process_manager();
+// `manager` is the parent the rank had when it started; the watch begins before MPI_Init, which
+// a node lost at start-up can outlast (the rank, reparented by then, would otherwise watch its
+// new parent). A parent of 1 at the start is a manager already gone: the rank ends at once.
+void watch_process_manager(pid_t manager);
 
 }  // namespace runner::dist

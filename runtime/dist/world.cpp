@@ -94,10 +94,10 @@ const World& init_world(int* argc, char*** argv) {
     if (env("RANK") || env("LOCAL_RANK")) g_world.launcher = "env";
     return g_world;
   }
+  watch_process_manager(::getppid());  // before MPI_Init, which a node lost at start-up can outlast
   int provided = 0;
   MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
   g_world.mpi = true;
-  watch_process_manager();
   // The ddp_timeout watchdog aborts from its own thread while the main thread may sit in a
   // collective: that needs full thread support (MPICH grants it).
   if (provided < MPI_THREAD_MULTIPLE) throw DistError("the MPI library does not grant MPI_THREAD_MULTIPLE, which the runner needs");

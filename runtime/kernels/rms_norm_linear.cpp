@@ -30,9 +30,7 @@ class RMSNormLinearFn : public torch::autograd::Function<RMSNormLinearFn> {
     ctx->save_for_backward({x, norm_weight, weight});
     ctx->saved_data["eps"] = eps;
     ctx->saved_data["n_dtype"] = static_cast<int64_t>(n.scalar_type());
-    std::vector<int64_t> sizes = n.sizes().vec();
-    sizes.back() = weight.size(0);
-    return at::mm(rows(nc), weight.t()).view(sizes);
+    return at::mm(rows(nc), weight.t());  // (rows, out): the caller views it (no custom-function view)
   }
 
   static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* ctx, torch::autograd::tensor_list grads) {
@@ -48,7 +46,7 @@ class RMSNormLinearFn : public torch::autograd::Function<RMSNormLinearFn> {
       const at::Tensor y = at::linear(n.to(weight.scalar_type()), weight);
       std::vector<at::Tensor> wrt{n};
       if (want_w) wrt.push_back(weight);
-      const auto g = torch::autograd::grad({y}, wrt, {grads[0]}, /*retain_graph=*/true, /*create_graph=*/true, /*allow_unused=*/true);
+      const auto g = torch::autograd::grad({y}, wrt, {grads[0].view(y.sizes())}, /*retain_graph=*/true, /*create_graph=*/true, /*allow_unused=*/true);
       return {want_n ? g[0] : at::Tensor(), at::Tensor(), at::Tensor(), want_w ? g.back() : at::Tensor(), at::Tensor()};
     }
     const at::Tensor dy = rows(grads[0]);
@@ -81,7 +79,9 @@ at::Tensor rms_norm_linear(const at::Tensor& n, const at::Tensor& x, const at::T
   const at::Tensor w = at::autocast::is_autocast_enabled(device) ? at::autocast::cached_cast(compute_dtype(n), weight, device) : weight;
   const bool track = at::GradMode::is_enabled() && (n.requires_grad() || w.requires_grad());
   if (!track) return at::linear(n.to(w.scalar_type()), w);
-  return RMSNormLinearFn::apply(n, x, norm_weight, w, eps);
+  std::vector<int64_t> sizes = n.sizes().vec();
+  sizes.back() = w.size(0);
+  return RMSNormLinearFn::apply(n, x, norm_weight, w, eps).view(sizes);
 }
 
 }  // namespace runner::kernels

@@ -15,13 +15,16 @@ namespace runner::kernels {
 
 // linear(swiglu(gate, up), weight, bias) [+ scaling · (s · Aᵀ) · Bᵀ], differentiable (double
 // backward included). Under autocast the weights are cast as autocast casts a linear layer's
-// (its weight cache included). Inputs it cannot take as one node (mixed dtypes or devices,
-// shapes that differ) run the op chain: the same values, s kept.
+// (its weight cache included). Inputs swiglu_linear_is_one_node declines run the op chain
+// (swiglu_linear_reference), whose ops have their own rules: mixed dtypes without autocast
+// are at::linear's error there, as in the chain. Backward recomputes s only for the gradient
+// of the weight or of A.
 at::Tensor swiglu_linear(const at::Tensor& gate, const at::Tensor& up, const LinearWeights& w);
 
-// Whether swiglu_linear takes these inputs as one node (after autocast's casts: one dtype and
-// device for all, gate and up of one shape, fused kernels on). A model runs the layer's own
-// forward otherwise.
+// Whether swiglu_linear takes these inputs as one node: fused kernels on; after autocast's
+// casts one dtype and device for all; gate and up of one shape; and, with gradients on, gate
+// or up wanting one (else SwiGLU keeps nothing and the chain keeps only s, where the node
+// would keep gate and up). A model runs the layer's own forward otherwise.
 bool swiglu_linear_is_one_node(const at::Tensor& gate, const at::Tensor& up, const LinearWeights& w);
 
 // The op chain the node replaces (kernels::swiglu, at::linear and the LoRA branch as

@@ -87,16 +87,41 @@ Normed normed(RMSNorm& norm, const at::Tensor& x) {
   return n;
 }
 
-// A projection of a norm's output. With a LoRA branch, the branch's A is a node that keeps the
-// norm's input, not its output (kernels/rms_norm_linear.h; the frozen base keeps nothing of it):
-// the norm's output then does not wait for backward.
-at::Tensor project(Linear& layer, const Normed& in) {
+// The projections of one norm's output (q, k, v of input_layernorm's; gate, up of
+// post_attention_layernorm's). The LoRA branches' A of those that have one are one node on the
+// concatenated A (kernels/rms_norm_linear.h): it keeps the norm's input, not its output (the
+// frozen bases keep nothing of it), and reads and recomputes the output once for all of them.
+std::vector<at::Tensor> project_each(const std::vector<Linear*>& layers, const at::Tensor& x) {
+  std::vector<at::Tensor> out;
+  for (Linear* l : layers) out.push_back(l->forward(x));
+  return out;
+}
+
+std::vector<at::Tensor> project(const std::vector<Linear*>& layers, const Normed& in) {
+  std::vector<at::Tensor> out(layers.size());
+  std::vector<size_t> branched;
+  std::vector<kernels::LinearWeights> weights;
   if (in.x.defined())
-    if (const auto w = fusable_linear(layer); w && w->lora_a.defined() && kernels::rms_norm_linear_is_one_node(in.out, in.x, in.weight, w->lora_a)) {
-      const at::Tensor out = at::linear(in.out, w->weight, w->bias);  // the base, as Linear's forward
-      if (auto sum = add_lora_branch(out, kernels::rms_norm_linear(in.out, in.x, in.weight, in.eps, w->lora_a), *w)) return *sum;
+    for (size_t i = 0; i < layers.size(); ++i)
+      if (auto w = fusable_linear(*layers[i]); w && w->lora_a.defined()) branched.push_back(i), weights.push_back(*w);
+  std::vector<at::Tensor> as;
+  for (const auto& w : weights) as.push_back(w.lora_a);
+  const at::Tensor a = as.size() > 1 ? at::cat(as) : as.empty() ? at::Tensor() : as[0];
+  if (a.defined() && kernels::rms_norm_linear_is_one_node(in.out, in.x, in.weight, a)) {
+    const at::Tensor down = kernels::rms_norm_linear(in.out, in.x, in.weight, in.eps, a);  // (..., Σ r)
+    int64_t offset = 0;
+    for (size_t k = 0; k < branched.size(); ++k) {
+      const int64_t r = weights[k].lora_a.size(0);
+      const at::Tensor base = at::linear(in.out, weights[k].weight, weights[k].bias);  // as Linear's forward
+      auto sum = add_lora_branch(base, down.narrow(-1, offset, r), weights[k]);
+      if (!sum) return project_each(layers, in.out);
+      out[branched[k]] = *sum;
+      offset += r;
     }
-  return layer.forward(in.out);
+  }
+  for (size_t i = 0; i < layers.size(); ++i)
+    if (!out[i].defined()) out[i] = layers[i]->forward(in.out);
+  return out;
 }
 
 class LlamaAttention : public Module {
@@ -121,9 +146,10 @@ class LlamaAttention : public Module {
   at::Tensor attend_to(const Normed& x, const at::Tensor& cos, const at::Tensor& sin, const LayerMask& m, at::Tensor* past_k,
                        at::Tensor* past_v) {
     const int64_t b = x.out.size(0), t = x.out.size(1);
-    at::Tensor q = project(*q_, x).view({b, t, heads_, head_dim_}).transpose(1, 2);  // (B, H, T, D)
-    at::Tensor k = project(*k_, x).view({b, t, kv_heads_, head_dim_}).transpose(1, 2);
-    at::Tensor v = project(*v_, x).view({b, t, kv_heads_, head_dim_}).transpose(1, 2);
+    const std::vector<at::Tensor> qkv = project({q_.get(), k_.get(), v_.get()}, x);
+    at::Tensor q = qkv[0].view({b, t, heads_, head_dim_}).transpose(1, 2);  // (B, H, T, D)
+    at::Tensor k = qkv[1].view({b, t, kv_heads_, head_dim_}).transpose(1, 2);
+    at::Tensor v = qkv[2].view({b, t, kv_heads_, head_dim_}).transpose(1, 2);
     q = apply_rope(q, cos, sin);
     k = apply_rope(k, cos, sin);
     if (m.packed.cu_seqlens.defined()) {
@@ -189,7 +215,8 @@ class LlamaMLP : public Module {
   // down_proj with the SwiGLU before it as one node where it can (kernels/swiglu_linear.h): the
   // product is then not kept for backward.
   at::Tensor body(const Normed& x) {
-    const at::Tensor gate = project(*gate_, x), up = project(*up_, x);
+    const std::vector<at::Tensor> gate_up = project({gate_.get(), up_.get()}, x);
+    const at::Tensor &gate = gate_up[0], &up = gate_up[1];
     if (const auto w = fusable_linear(*down_); w && kernels::swiglu_linear_is_one_node(gate, up, *w)) return kernels::swiglu_linear(gate, up, *w);
     return down_->forward(kernels::swiglu(gate, up));
   }

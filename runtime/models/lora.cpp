@@ -174,7 +174,9 @@ std::optional<kernels::LinearWeights> fusable_linear(const Linear& layer) {
   const auto& branch = layer.adapter_parts();
   if (!branch || (branch->dropout > 0.0 && layer.is_training())) return std::nullopt;
   const auto a = std::dynamic_pointer_cast<Linear>(branch->a), b = std::dynamic_pointer_cast<Linear>(branch->b);
-  if (!a || !b || a->has_forward_hooks() || b->has_forward_hooks() || a->bias.defined() || b->bias.defined()) return std::nullopt;
+  if (!a || !b || a->has_forward_hooks() || b->has_forward_hooks() || a->checkpointing() || b->checkpointing() || a->bias.defined() ||
+      b->bias.defined())
+    return std::nullopt;
   w.lora_a = a->weight, w.lora_b = b->weight, w.scaling = branch->scaling;
   return w;
 }

@@ -42,7 +42,8 @@ after train(); n/a on the CPU.
 
 Budget on one H100 (an estimate from the shapes, not yet measured; defaults --reps 5
 --steps 5): writing the models about 0.5 min; full_1b 10 processes of 5-10 s, about 1.5 min;
-lora_8b 10 processes of 10-20 s (16 GB of bf16 weights from the page cache), about 3 min;
+lora_8b 10 processes of 10-20 s (16 GB of bf16 weights from the page cache), about 3 min
+(15 and 4.5 min with the peer runner_nogc, as gpu_bench.sh runs it);
 longest_8b 1-3 processes a peer, the longest step (131072 tokens) about a minute, about 2.5
 min: about 9 min in all. --workloads runs a subset (two calls when one must be shorter).
 
@@ -286,7 +287,7 @@ def step_rows(a, workload, model_dir, tmp):
         if p.startswith("runner") and p != "runner_plain" and "hf" in a.peers:
             mem = "" if peak[p] is None or not peak["hf"] else f", memory {peak[p] / peak['hf']:.2f}x"
             if WORKLOADS[workload][1] and peak[p] is not None:  # issue #25's LoRA target: at most 24 GiB
-                mem += ", within 24 GiB" if peak[p] <= 24 * 2**30 else ", over 24 GiB"
+                mem += ", peak allocated within 24 GiB" if peak[p] <= 24 * 2**30 else ", peak allocated over 24 GiB"
             ratio = f"{med['hf'] / med[p]:.2f}x tokens/s{mem}"
         lines.append(f"| {workload} | {p} | {med[p]:.1f} | {min(ms):.1f}-{max(ms):.1f} | {tokens / med[p] * 1000:,.0f} | "
                      f"{gib(peak[p])} | {ratio} |")

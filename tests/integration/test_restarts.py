@@ -246,6 +246,40 @@ class Restarts(RecipeTest):
         self.assertNotIn(p.returncode, (0, 2, 75), err)
         self.assertIn("the hosts left hold 1 rank, fewer than --min_ranks 2; gone: node-b (the probe exited 1)", err)
 
+    def test_a_rank_whose_process_manager_is_gone_before_it_starts_ends_itself(self):
+        # A node lost while its ranks start: the rank, reparented before runner's main runs,
+        # must not go on (into MPI_Init, into training into the output_dir the restart resumes
+        # from). Deterministic: a grandchild execs runner only once its parent has exited.
+        out, log = self.out("orphan"), self.out("orphan.log")
+        env = dict(os.environ, PMI_RANK="1", PMI_SIZE="2")  # as hydra's proxy starts a rank
+        read_end, write_end = os.pipe()
+        child = os.fork()
+        if child == 0:  # the "process manager": starts the rank and dies at once
+            manager = os.getpid()
+            if os.fork() == 0:
+                while os.getppid() == manager:
+                    time.sleep(0.005)
+                os.write(write_end, f"{os.getpid()} {os.getppid()}".encode())
+                fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+                os.dup2(fd, 2)
+                os.execve(BINARY, [BINARY, self.recipe, "--output_dir", out], env)
+            os._exit(0)
+        os.waitpid(child, 0)
+        os.close(write_end)
+        rank, adopter = (int(x) for x in os.read(read_end, 100).split())
+        os.close(read_end)
+        deadline = time.time() + 60
+        while time.time() < deadline and state_of(rank) not in ("", "Z"):
+            time.sleep(0.05)
+        if state_of(rank) not in ("", "Z"):
+            os.kill(rank, signal.SIGKILL)
+            if adopter != 1:  # a subreaper adopted it: a live parent, so there is nothing to tell
+                self.skipTest(f"orphans are adopted by pid {adopter} here, not init")
+            self.fail("a rank whose process manager was gone before it started kept running")
+        with open(log) as f:
+            self.assertIn("the process manager that started this rank was gone before it started: the job has failed", f.read())
+        self.assertFalse(os.path.exists(out))
+
     def test_resume_from_checkpoint_auto_starts_afresh_or_resumes(self):
         out = self.out("auto")
         r = subprocess.run([BINARY, self.recipe, "--output_dir", out, "--steps", "6", "--resume_from_checkpoint", "auto"],

@@ -105,3 +105,11 @@ TEST(RMSNormLinear, OtherInputsAreLeftToTheLinearMap) {
   EXPECT_TRUE(k::rms_norm_linear_is_one_node(n, l.x, l.norm_weight, l.a.to(at::kBFloat16)));
   EXPECT_FALSE(k::rms_norm_linear_is_one_node(n.narrow(-1, 0, 8), l.x, l.norm_weight, l.a.to(at::kBFloat16)));  // not x's norm
 }
+
+TEST(RMSNormLinear, ItsOutputTakesInPlaceOps) {
+  const Leaves l = make(at::kFloat, at::kFloat, 6);
+  at::Tensor y = node(l);
+  y.mul_(2.0);
+  y.sum().backward();
+  EXPECT_TRUE(l.a.grad().defined() && l.x.grad().defined());
+}

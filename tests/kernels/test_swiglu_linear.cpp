@@ -157,7 +157,28 @@ TEST(SwigluLinear, MixedDtypesWithoutAutocastAreLeftToTheChain) {
 TEST(SwigluLinear, WithoutGradientsItKeepsNothing) {
   const Leaves l = make({true, true, true}, at::kFloat, at::kFloat, 6);
   at::NoGradGuard no_grad;
+  runner::testing::CpuMemoryCounter counter;
   const at::Tensor y = swiglu_linear(l.gate, l.up, l.weights(1.0));
-  EXPECT_FALSE(y.requires_grad());
+  EXPECT_EQ(counter.live(), static_cast<int64_t>(y.nbytes()));  // s and the branch's down are gone
   EXPECT_TRUE(at::allclose(y, chain(l, 1.0), 1e-6, 1e-6));
+}
+
+TEST(SwigluLinear, GateAndUpWithoutGradientsAreLeftToTheChain) {
+  // SwiGLU then keeps nothing, and the chain only s; the node would keep gate and up.
+  Leaves l = make({false, true, false}, at::kFloat, at::kFloat, 7);
+  l.gate = l.gate.detach(), l.up = l.up.detach();
+  EXPECT_FALSE(runner::kernels::swiglu_linear_is_one_node(l.gate, l.up, l.weights(1.0)));
+  at::NoGradGuard no_grad;  // nothing kept either way: the node's one pass
+  EXPECT_TRUE(runner::kernels::swiglu_linear_is_one_node(l.gate, l.up, l.weights(1.0)));
+}
+
+TEST(SwigluLinear, ItsOutputTakesInPlaceOps) {
+  // A custom function's view output refuses in-place ops; the chain's output takes them.
+  const Leaves l = make({true, true, true}, at::kFloat, at::kFloat, 8);
+  at::Tensor y = swiglu_linear(l.gate, l.up, l.weights(1.0));
+  const at::Tensor before = y.detach().clone();
+  y.add_(1.0);
+  y.sum().backward();
+  EXPECT_TRUE(y.detach().equal(before + 1.0));
+  EXPECT_TRUE(l.a.grad().defined());
 }
