@@ -12,10 +12,17 @@
 
 namespace runner::dist {
 
-void watch_process_manager(pid_t manager) {
-  if (manager <= 1) {  // orphaned before main: nothing recorded yet, one line says why
-    std::fprintf(stderr, "runner: the process manager that started this rank was gone before it started: the job has failed\n");
-    ::kill(::getpid(), SIGKILL);
+void watch_process_manager(pid_t manager, bool manager_is_a_proxy) {
+  // 0: the parent is outside this PID namespace (the rank is its namespace's init: a container
+  // per task); 1: init, which is the launcher itself where it is a container's PID 1 and forks
+  // ranks directly (Open MPI's mpirun). Neither can be watched. Under hydra or srun a proxy
+  // (hydra_pmi_proxy, slurmstepd) always sits between, so init as the parent means it is gone.
+  if (manager <= 1) {
+    if (manager == 1 && manager_is_a_proxy) {
+      std::fprintf(stderr, "runner: the process manager that started this rank was gone before it started: the job has failed\n");
+      ::kill(::getpid(), SIGKILL);
+    }
+    return;
   }
   // Polled rather than PR_SET_PDEATHSIG: that fires when the *thread* that forked us ends,
   // and slurmstepd forks tasks from threads that end while it lives on.

@@ -10,7 +10,9 @@ namespace runner::dist {
 // checkpoint is intact, and a save now would race the restarted job.
 // `manager` is the parent the rank had when it started; the watch begins before MPI_Init, which
 // a node lost at start-up can outlast (the rank, reparented by then, would otherwise watch its
-// new parent). A parent of 1 at the start is a manager already gone: the rank ends at once.
-void watch_process_manager(pid_t manager);
+// new parent). `manager_is_a_proxy`: the launcher always puts a process manager between
+// itself and the rank (hydra's proxy, slurmstepd), so a parent of 1 at the start is a manager
+// already gone, and the rank ends at once; other parents of 0 or 1 are not watched.
+void watch_process_manager(pid_t manager, bool manager_is_a_proxy);
 
 }  // namespace runner::dist

@@ -94,7 +94,9 @@ const World& init_world(int* argc, char*** argv) {
     if (env("RANK") || env("LOCAL_RANK")) g_world.launcher = "env";
     return g_world;
   }
-  watch_process_manager(::getppid());  // before MPI_Init, which a node lost at start-up can outlast
+  // Before MPI_Init, which a node lost at start-up can outlast. Hydra marks its ranks with its
+  // proxy's control descriptor; srun's tasks are slurmstepd's children.
+  watch_process_manager(::getppid(), g_world.launcher == "srun" || env("HYDI_CONTROL_FD"));
   int provided = 0;
   MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
   g_world.mpi = true;

@@ -39,23 +39,13 @@ class RMSNormLinearFn : public torch::autograd::Function<RMSNormLinearFn> {
     const double eps = ctx->saved_data["eps"].toDouble();
     const auto n_dtype = static_cast<at::ScalarType>(ctx->saved_data["n_dtype"].toInt());
     const bool want_n = ctx->needs_input_grad(0), want_w = ctx->needs_input_grad(3);
-    if (at::GradMode::is_enabled()) {
-      // create_graph: the chain on a recomputed n whose graph reaches x and the norm's weight
-      // (the same derivatives as through n's own node).
-      const at::Tensor n = rms_norm(x, norm_weight, eps);
-      const at::Tensor y = at::linear(n.to(weight.scalar_type()), weight);
-      std::vector<at::Tensor> wrt{n};
-      if (want_w) wrt.push_back(weight);
-      const auto g = torch::autograd::grad({y}, wrt, {grads[0].view(y.sizes())}, /*retain_graph=*/true, /*create_graph=*/true, /*allow_unused=*/true);
-      return {want_n ? g[0] : at::Tensor(), at::Tensor(), at::Tensor(), want_w ? g.back() : at::Tensor(), at::Tensor()};
-    }
+    // Backward with create_graph runs these ops with grad mode on, so they are recorded: the
+    // gradients are differentiable again, the recomputed n's graph reaching x and the norm's
+    // weight (and nothing is asked of an input that needs no gradient).
     const at::Tensor dy = rows(grads[0]);
     at::Tensor dn, dw;
     if (want_n) dn = at::mm(dy, weight).view(x.sizes()).to(n_dtype);  // mm's formula, then the cast's
-    if (want_w) {
-      at::NoGradGuard no_grad;
-      dw = at::mm(dy.t(), rows(rms_norm(x, norm_weight, eps).to(weight.scalar_type())));  // n recomputed
-    }
+    if (want_w) dw = at::mm(dy.t(), rows(rms_norm(x, norm_weight, eps).to(weight.scalar_type())));  // n recomputed
     return {dn, at::Tensor(), at::Tensor(), dw, at::Tensor()};
   }
 };

@@ -104,10 +104,11 @@ std::vector<at::Tensor> project(const std::vector<Linear*>& layers, const Normed
   if (in.x.defined())
     for (size_t i = 0; i < layers.size(); ++i)
       if (auto w = fusable_linear(*layers[i]); w && w->lora_a.defined()) branched.push_back(i), weights.push_back(*w);
-  std::vector<at::Tensor> as;
-  for (const auto& w : weights) as.push_back(w.lora_a);
-  const at::Tensor a = as.size() > 1 ? at::cat(as) : as.empty() ? at::Tensor() : as[0];
-  if (a.defined() && kernels::rms_norm_linear_is_one_node(in.out, in.x, in.weight, a)) {
+  // One A decides for all (one model: one dtype and device), before the concatenation is made.
+  if (!weights.empty() && kernels::rms_norm_linear_is_one_node(in.out, in.x, in.weight, weights[0].lora_a)) {
+    std::vector<at::Tensor> as;
+    for (const auto& w : weights) as.push_back(w.lora_a);
+    const at::Tensor a = as.size() > 1 ? at::cat(as) : as[0];
     const at::Tensor down = kernels::rms_norm_linear(in.out, in.x, in.weight, in.eps, a);  // (..., Σ r)
     int64_t offset = 0;
     for (size_t k = 0; k < branched.size(); ++k) {

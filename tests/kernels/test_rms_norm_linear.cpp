@@ -98,6 +98,18 @@ TEST(RMSNormLinear, DoubleBackwardEqualsTheChains) {
   for (size_t i = 0; i < got.size(); ++i) EXPECT_TRUE(at::allclose(got[i], want[i], 1e-10, 1e-12)) << "input " << i;
 }
 
+TEST(RMSNormLinear, DoubleBackwardWhenOnlyTheMapWantsAGradient) {
+  // A LoRA model's first layer: its input comes from a frozen embedding and the norm is frozen,
+  // so n needs no gradient; A's second derivative must still be the chain's.
+  Leaves l = make(at::kDouble, at::kDouble, 7);
+  l.x = l.x.detach(), l.norm_weight = l.norm_weight.detach();
+  auto second = [&](const at::Tensor& y) {
+    const auto g = torch::autograd::grad({y}, {l.a}, {y * y}, /*retain_graph=*/true, /*create_graph=*/true);
+    return torch::autograd::grad({(g[0] * g[0]).sum()}, {l.a})[0];
+  };
+  EXPECT_TRUE(at::allclose(second(node(l)), second(chain(l)), 1e-10, 1e-12));
+}
+
 TEST(RMSNormLinear, OtherInputsAreLeftToTheLinearMap) {
   const Leaves l = make(at::kBFloat16, at::kFloat, 5);  // no autocast: at::linear would refuse the mix
   const at::Tensor n = k::rms_norm(l.x, l.norm_weight, kEps);

@@ -237,20 +237,36 @@ TEST(Lora, LlamasBranchesKeepNeitherTheNormsOutputsNorTheSwiGLUProduct) {
   EXPECT_EQ(nodes(eval_loss, "SwigluLinear") + nodes(eval_loss, "RMSNormLinear"), 6);
 }
 
-// peft's default targets for the Llama family (q_proj, v_proj): one node on their two A's; k_proj
-// runs its own forward; the MLP is frozen (its down_proj node keeps gate and up, as SwiGLU's
-// would, and recomputes nothing in backward).
+// peft's default targets for the Llama family (q_proj, v_proj): one node on their two A's, each
+// branch added to its own projection; k_proj runs its own forward; the MLP is frozen (its
+// down_proj node keeps gate and up, as SwiGLU's would, and recomputes nothing in backward).
+// The same loss and gradients as with hooks on the norms and down_proj.
 TEST(Lora, LlamasDefaultTargetsShareOneNodeForQAndV) {
-  ModulePtr m = tiny_llama();
-  apply_lora(*m, LoraConfig{});
-  randomize_b(*m);
-  m->train();
+  ModulePtr fused = tiny_llama(), own = tiny_llama();
+  for (const ModulePtr& m : {fused, own}) {
+    at::manual_seed(9);
+    apply_lora(*m, LoraConfig{});
+    randomize_b(*m);
+    m->train();
+  }
+  for (const std::string layer : {"model.layers.0.", "model.layers.1."})
+    for (const char* name : {"input_layernorm", "post_attention_layernorm", "mlp.down_proj"}) no_op_hooks(*at_path(own, layer + name));
   const at::Tensor ids = at::randint(0, 50, {2, 6}, at::kLong);
-  const at::Tensor loss = m->forward_batch({{"input_ids", ids}, {"labels", ids}}).at("loss");
-  EXPECT_EQ(nodes(loss, "RMSNormLinear"), 2);
-  EXPECT_EQ(nodes(loss, "SwigluLinear"), 2);
-  loss.backward();
-  EXPECT_TRUE(at_path(m, "model.layers.0.self_attn.v_proj.lora_A")->parameter("weight").grad().defined());
+  const at::Tensor a = fused->forward_batch({{"input_ids", ids}, {"labels", ids}}).at("loss");
+  const at::Tensor b = own->forward_batch({{"input_ids", ids}, {"labels", ids}}).at("loss");
+  EXPECT_EQ(nodes(a, "RMSNormLinear"), 2);
+  EXPECT_EQ(nodes(a, "SwigluLinear"), 2);
+  EXPECT_TRUE(at::allclose(a, b, 1e-6, 1e-7)) << a.item<float>() - b.item<float>();
+  a.backward(), b.backward();
+  const NamedTensorList pa = fused->named_parameters(), pb = own->named_parameters();
+  int compared = 0;
+  for (size_t i = 0; i < pa.size(); ++i) {
+    ASSERT_EQ(pa[i].second.grad().defined(), pb[i].second.grad().defined()) << pa[i].first;
+    if (!pa[i].second.grad().defined()) continue;
+    EXPECT_TRUE(at::allclose(pa[i].second.grad(), pb[i].second.grad(), 1e-5, 1e-7)) << pa[i].first;
+    ++compared;
+  }
+  EXPECT_EQ(compared, 8);  // q and v's A and B in 2 layers
 }
 
 // The blocks' inputs come from the frozen embedding and need no gradient; the adapters inside
