@@ -143,9 +143,17 @@ class LlamaAttention : public Module {
 
   // x (B, T, C), cos/sin (B, T, D); `m.hide` (broadcastable to (B, H, T, T_past + T)) or
   // undefined with `m.causal`, or packed sequences. With a cache, this layer's keys/values
-  // are appended to (*past_k, *past_v).
+  // are appended to (*past_k, *past_v). Inside this module's forward hooks: a sharding
+  // engine's size policy can make self_attn a unit of its own (its projections' parameters
+  // gathered around it).
   at::Tensor attend_to(const Normed& x, const at::Tensor& cos, const at::Tensor& sin, const LayerMask& m, at::Tensor* past_k,
                        at::Tensor* past_v) {
+    return hooked([&] { return attend_body(x, cos, sin, m, past_k, past_v); });
+  }
+
+ private:
+  at::Tensor attend_body(const Normed& x, const at::Tensor& cos, const at::Tensor& sin, const LayerMask& m, at::Tensor* past_k,
+                         at::Tensor* past_v) {
     const int64_t b = x.out.size(0), t = x.out.size(1);
     const std::vector<at::Tensor> qkv = project({q_.get(), k_.get(), v_.get()}, x);
     at::Tensor q = qkv[0].view({b, t, heads_, head_dim_}).transpose(1, 2);  // (B, H, T, D)
@@ -181,7 +189,6 @@ class LlamaAttention : public Module {
     return o_->forward(y.transpose(1, 2).reshape({b, t, heads_ * head_dim_}));
   }
 
- private:
   // (B, Hkv, T, D) -> (B, H, T, D): key/value head j serves query heads j·n .. j·n + n - 1.
   at::Tensor repeat_kv(const at::Tensor& x) const {
     const int64_t n = heads_ / kv_heads_;

@@ -3,6 +3,8 @@
 // tests/integration/test_lora.py checks the files against the peft package itself.
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <map>
 #include <optional>
 
 #include <ATen/autocast_mode.h>
@@ -267,6 +269,42 @@ TEST(Lora, LlamasDefaultTargetsShareOneNodeForQAndV) {
     ++compared;
   }
   EXPECT_EQ(compared, 8);  // q and v's A and B in 2 layers
+}
+
+// A sharding engine's units are modules with forward hooks (FSDP's size policy can pick
+// self_attn, a projection, a norm or a branch's A or B): every module of a LoRA Llama that
+// holds parameters runs its hooks in a training forward, and the loss is the unhooked one.
+// Not hooked: the containers the root's forward walks through (model, model.layers) and
+// lm_head, whose weight the fused loss reads.
+TEST(Lora, EveryLlamaModuleWithParametersRunsItsForwardHooks) {
+  ModulePtr hooked = tiny_llama(), plain = tiny_llama();
+  LoraConfig all;
+  all.target_modules = {"all-linear"};
+  for (const ModulePtr& m : {hooked, plain}) {
+    at::manual_seed(8);
+    apply_lora(*m, all);
+    randomize_b(*m);
+    m->train();
+  }
+  std::map<std::string, int> pre;
+  std::function<void(const ModulePtr&, const std::string&)> hook_all = [&](const ModulePtr& m, const std::string& path) {
+    for (const auto& [name, child] : m->children()) {
+      const std::string p = path.empty() ? name : path + "." + name;
+      if (!child->named_parameters().empty() && p != "lm_head" && p != "model" && p != "model.layers") {
+        pre[p] = 0;
+        child->set_forward_hooks(std::make_shared<Module::ForwardHooks>(
+            Module::ForwardHooks{[&pre, p](Module&) { ++pre[p]; }, [](Module&, const std::vector<at::Tensor>&) {}}));
+      }
+      hook_all(child, p);
+    }
+  };
+  hook_all(hooked, "");
+  ASSERT_GT(pre.count("model.layers.0.self_attn"), 0u);
+  const at::Tensor ids = at::randint(0, 50, {2, 6}, at::kLong);
+  const at::Tensor a = hooked->forward_batch({{"input_ids", ids}, {"labels", ids}}).at("loss");
+  const at::Tensor b = plain->forward_batch({{"input_ids", ids}, {"labels", ids}}).at("loss");
+  for (const auto& [name, calls] : pre) EXPECT_GE(calls, 1) << name << "'s forward hooks did not run";
+  EXPECT_TRUE(at::allclose(a, b, 1e-6, 1e-7));
 }
 
 // The blocks' inputs come from the frozen embedding and need no gradient; the adapters inside
