@@ -15,12 +15,6 @@ namespace {
 
 at::Tensor rows(const at::Tensor& t) { return t.reshape({-1, t.size(-1)}); }
 
-// The dtype at::linear computes in: autocast's, else n's.
-at::ScalarType compute_dtype(const at::Tensor& n) {
-  const at::DeviceType device = n.device().type();
-  return at::autocast::is_autocast_enabled(device) ? at::autocast::get_autocast_dtype(device) : n.scalar_type();
-}
-
 class RMSNormLinearFn : public torch::autograd::Function<RMSNormLinearFn> {
  public:
   // `weight` is already in the compute dtype; n is cast to it here (as autocast's linear would).
@@ -66,7 +60,8 @@ bool rms_norm_linear_is_one_node(const at::Tensor& n, const at::Tensor& x, const
 at::Tensor rms_norm_linear(const at::Tensor& n, const at::Tensor& x, const at::Tensor& norm_weight, double eps, const at::Tensor& weight) {
   if (!rms_norm_linear_is_one_node(n, x, norm_weight, weight)) return at::linear(n, weight);
   const at::DeviceType device = n.device().type();
-  const at::Tensor w = at::autocast::is_autocast_enabled(device) ? at::autocast::cached_cast(compute_dtype(n), weight, device) : weight;
+  const at::Tensor w =
+      at::autocast::is_autocast_enabled(device) ? at::autocast::cached_cast(at::autocast::get_autocast_dtype(device), weight, device) : weight;
   const bool track = at::GradMode::is_enabled() && (n.requires_grad() || w.requires_grad());
   if (!track) return at::linear(n.to(w.scalar_type()), w);
   std::vector<int64_t> sizes = n.sizes().vec();

@@ -91,12 +91,6 @@ Normed normed(RMSNorm& norm, const at::Tensor& x) {
 // post_attention_layernorm's). The LoRA branches' A of those that have one are one node on the
 // concatenated A (kernels/rms_norm_linear.h): it keeps the norm's input, not its output (the
 // frozen bases keep nothing of it), and reads and recomputes the output once for all of them.
-std::vector<at::Tensor> project_each(const std::vector<Linear*>& layers, const at::Tensor& x) {
-  std::vector<at::Tensor> out;
-  for (Linear* l : layers) out.push_back(l->forward(x));
-  return out;
-}
-
 std::vector<at::Tensor> project(const std::vector<Linear*>& layers, const Normed& in) {
   std::vector<at::Tensor> out(layers.size());
   std::vector<size_t> branched;
@@ -108,16 +102,17 @@ std::vector<at::Tensor> project(const std::vector<Linear*>& layers, const Normed
   if (!weights.empty() && kernels::rms_norm_linear_is_one_node(in.out, in.x, in.weight, weights[0].lora_a)) {
     std::vector<at::Tensor> as;
     for (const auto& w : weights) as.push_back(w.lora_a);
-    const at::Tensor a = as.size() > 1 ? at::cat(as) : as[0];
-    const at::Tensor down = kernels::rms_norm_linear(in.out, in.x, in.weight, in.eps, a);  // (..., Σ r)
-    int64_t offset = 0;
-    for (size_t k = 0; k < branched.size(); ++k) {
+    const at::Tensor down = kernels::rms_norm_linear(in.out, in.x, in.weight, in.eps, as.size() > 1 ? at::cat(as) : as[0]);  // (..., Σ r)
+    for (size_t k = 0, offset = 0; k < branched.size(); ++k) {
       const int64_t r = weights[k].lora_a.size(0);
       const at::Tensor base = at::linear(in.out, weights[k].weight, weights[k].bias);  // as Linear's forward
-      auto sum = add_lora_branch(base, down.narrow(-1, offset, r), weights[k]);
-      if (!sum) return project_each(layers, in.out);
+      auto sum = add_lora_branch(base, down.narrow(-1, static_cast<int64_t>(offset), r), weights[k]);
+      if (!sum) {  // the adapter would cast: every layer's own forward
+        out.assign(layers.size(), at::Tensor());
+        break;
+      }
       out[branched[k]] = *sum;
-      offset += r;
+      offset += static_cast<size_t>(r);
     }
   }
   for (size_t i = 0; i < layers.size(); ++i)

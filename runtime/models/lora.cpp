@@ -19,6 +19,12 @@ namespace {
 
 const std::string kPrefix = "base_model.model.";
 
+// out + scaling · down · Bᵀ as one GEMM whose epilogue scales and adds (the adapter's form
+// under autocast, and the fused nodes' through add_lora_branch).
+at::Tensor add_scaled_branch(const at::Tensor& out, const at::Tensor& down, const at::Tensor& b_weight, double scaling) {
+  return at::addmm(out.reshape({-1, out.size(-1)}), down.reshape({-1, down.size(-1)}), b_weight.t(), 1.0, scaling).view(out.sizes());
+}
+
 // Every descendant with its dotted name ("model.layers.0.self_attn.q_proj"), parents first.
 void collect_modules(const std::string& prefix, const Module& m, std::vector<std::pair<std::string, ModulePtr>>& out) {
   for (const auto& [name, child] : m.children()) {
@@ -149,9 +155,7 @@ void apply_lora(Module& model, LoraConfig c) {
         // the adapters' fp32 would be undone at once (two copies of the input forward, two
         // back); and out + scaling·(h·Aᵀ)·Bᵀ is one GEMM whose epilogue scales and adds, where
         // peft writes the branch, scales it and adds it in three passes over (tokens, out).
-        const at::Tensor down = a->forward(h);  // (..., r)
-        const at::Tensor sum = at::addmm(out.reshape({-1, out.size(-1)}), down.reshape({-1, down.size(-1)}), b->weight.t(), 1.0, scaling);
-        return sum.view(out.sizes());
+        return add_scaled_branch(out, a->forward(h), b->weight, scaling);
       }
       // As peft: the input in the adapters' dtype (not under autocast, which casts it back), the
       // branch added in the layer's output dtype.
@@ -185,8 +189,7 @@ std::optional<at::Tensor> add_lora_branch(const at::Tensor& out, const at::Tenso
   const at::DeviceType device = out.device().type();
   if (at::autocast::is_autocast_enabled(device)) {
     if (out.scalar_type() != at::autocast::get_autocast_dtype(device)) return std::nullopt;
-    const at::Tensor sum = at::addmm(out.reshape({-1, out.size(-1)}), down.reshape({-1, down.size(-1)}), w.lora_b.t(), 1.0, w.scaling);
-    return sum.view(out.sizes());
+    return add_scaled_branch(out, down, w.lora_b, w.scaling);
   }
   if (down.scalar_type() != out.scalar_type() || w.lora_b.scalar_type() != out.scalar_type()) return std::nullopt;
   return out + at::linear(down, w.lora_b) * w.scaling;

@@ -177,6 +177,28 @@ void no_op_hooks(Module& m) {  // as a sharding engine's: the module's own forwa
 
 int nodes(const at::Tensor& loss, const char* name) { return runner::testing::graph_count_containing(loss, name); }
 
+// A tiny Llama adapted with `c` and trained adapters (B not zero), in training mode; the same
+// seed gives the same model.
+ModulePtr adapted_llama(const LoraConfig& c, uint64_t seed) {
+  ModulePtr m = tiny_llama();
+  at::manual_seed(seed);
+  apply_lora(*m, c);
+  randomize_b(*m);
+  m->train();
+  return m;
+}
+
+// The layers the fused nodes would replace run their own forwards: hooks on both norms and
+// down_proj of each of the tiny Llama's two layers.
+void hook_norms_and_down_proj(const ModulePtr& model) {
+  for (const std::string layer : {"model.layers.0.", "model.layers.1."})
+    for (const char* name : {"input_layernorm", "post_attention_layernorm", "mlp.down_proj"}) {
+      ModulePtr m = at_path(model, layer + name);
+      ASSERT_TRUE(m) << layer << name;
+      no_op_hooks(*m);
+    }
+}
+
 // In a LoRA Llama the branches keep neither the norms' outputs nor the SwiGLU product for
 // backward: q/k/v's and gate/up's A are one node per norm that keeps the norm's input instead
 // (kernels/rms_norm_linear.h), down_proj with its branch and the SwiGLU before it is one node
@@ -185,21 +207,10 @@ int nodes(const at::Tensor& loss, const char* name) { return runner::testing::gr
 // units put there) or the branch's dropout in training keeps.
 TEST(Lora, LlamasBranchesKeepNeitherTheNormsOutputsNorTheSwiGLUProduct) {
   for (const bool autocast : {false, true}) {
-    ModulePtr fused = tiny_llama(), own = tiny_llama();
     LoraConfig all;
     all.target_modules = {"all-linear"};
-    for (const ModulePtr& m : {fused, own}) {
-      at::manual_seed(8);
-      apply_lora(*m, all);
-      randomize_b(*m);
-      m->train();
-    }
-    for (const std::string layer : {"model.layers.0.", "model.layers.1."})
-      for (const char* name : {"input_layernorm", "post_attention_layernorm", "mlp.down_proj"}) {
-        ModulePtr m = at_path(own, layer + name);
-        ASSERT_TRUE(m) << layer << name;
-        no_op_hooks(*m);
-      }
+    ModulePtr fused = adapted_llama(all, 8), own = adapted_llama(all, 8);
+    hook_norms_and_down_proj(own);
     const at::Tensor ids = at::randint(0, 50, {2, 6}, at::kLong);
     at::Tensor a, b;
     {
@@ -244,15 +255,8 @@ TEST(Lora, LlamasBranchesKeepNeitherTheNormsOutputsNorTheSwiGLUProduct) {
 // down_proj node keeps gate and up, as SwiGLU's would, and recomputes nothing in backward).
 // The same loss and gradients as with hooks on the norms and down_proj.
 TEST(Lora, LlamasDefaultTargetsShareOneNodeForQAndV) {
-  ModulePtr fused = tiny_llama(), own = tiny_llama();
-  for (const ModulePtr& m : {fused, own}) {
-    at::manual_seed(9);
-    apply_lora(*m, LoraConfig{});
-    randomize_b(*m);
-    m->train();
-  }
-  for (const std::string layer : {"model.layers.0.", "model.layers.1."})
-    for (const char* name : {"input_layernorm", "post_attention_layernorm", "mlp.down_proj"}) no_op_hooks(*at_path(own, layer + name));
+  ModulePtr fused = adapted_llama(LoraConfig{}, 9), own = adapted_llama(LoraConfig{}, 9);
+  hook_norms_and_down_proj(own);
   const at::Tensor ids = at::randint(0, 50, {2, 6}, at::kLong);
   const at::Tensor a = fused->forward_batch({{"input_ids", ids}, {"labels", ids}}).at("loss");
   const at::Tensor b = own->forward_batch({{"input_ids", ids}, {"labels", ids}}).at("loss");
@@ -277,15 +281,9 @@ TEST(Lora, LlamasDefaultTargetsShareOneNodeForQAndV) {
 // Not hooked: the containers the root's forward walks through (model, model.layers) and
 // lm_head, whose weight the fused loss reads.
 TEST(Lora, EveryLlamaModuleWithParametersRunsItsForwardHooks) {
-  ModulePtr hooked = tiny_llama(), plain = tiny_llama();
   LoraConfig all;
   all.target_modules = {"all-linear"};
-  for (const ModulePtr& m : {hooked, plain}) {
-    at::manual_seed(8);
-    apply_lora(*m, all);
-    randomize_b(*m);
-    m->train();
-  }
+  ModulePtr hooked = adapted_llama(all, 8), plain = adapted_llama(all, 8);
   std::map<std::string, int> pre;
   std::function<void(const ModulePtr&, const std::string&)> hook_all = [&](const ModulePtr& m, const std::string& path) {
     for (const auto& [name, child] : m->children()) {
