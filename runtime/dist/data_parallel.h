@@ -80,6 +80,12 @@ class DataParallel {
   // Whether FlatParams should move the parameters into one flat buffer (not under ZeRO-3,
   // which lays them out per unit).
   bool full_data_buffer() const { return config_.zero_stage < 3; }
+  // Whether nothing reads the flat gradient before the step's clipping: one process without
+  // sharding (DDP's buckets, the ZeRO stages and the ordered reduction read it while backward
+  // fills it). Then it need not be zeroed (FlatParams::write_grads_on_first_accumulation).
+  bool flat_gradient_read_only_at_the_step() const {
+    return world() == 1 && config_.zero_stage == 0 && !config_.ordered_reduction;
+  }
 
   // Makes every rank start from rank 0's weights and buffers, sets up gradient reduction
   // and returns the FlatParams the optimizer owns (all of `full`, or this rank's shard).

@@ -11,10 +11,9 @@
 
 namespace runner::dist {
 
-// Calls `ready` after each accumulation of `param`'s gradient. The node is reached through
-// public API only (the grad_fn of a view of the leaf has it as its next function, as PyTorch's
-// Python DDP found it); autograd holds it weakly, so the caller keeps the returned node alive
-// for as long as the hook should fire. `name` names the parameter in the error for a
+// Calls `ready` after each accumulation of `param`'s gradient, from a hook on its
+// AccumulateGrad node (runtime/optim/grad_accumulator.h); the caller keeps the returned node
+// alive for as long as the hook should fire. `name` names the parameter in the error for a
 // parameter that is not a leaf requiring grad.
 std::shared_ptr<torch::autograd::Node> on_grad_accumulated(const at::Tensor& param, const std::string& name, std::function<void()> ready);
 

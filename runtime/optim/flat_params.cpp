@@ -2,8 +2,11 @@
 
 #include <algorithm>
 
-#include "runtime/core/errors.h"
 #include <c10/core/GradMode.h>
+#include <torch/csrc/autograd/utils/lambda_post_hook.h>
+
+#include "runtime/core/errors.h"
+#include "runtime/optim/grad_accumulator.h"
 
 namespace runner::optim {
 
@@ -79,7 +82,7 @@ std::unique_ptr<FlatParams> FlatParams::over(at::Tensor data, at::Tensor grad, s
 }
 
 void FlatParams::zero_grad() {
-  if (grad_.defined()) {
+  if (grad_.defined() && accumulators_.empty()) {
     grad_.zero_();
     return;
   }
@@ -88,15 +91,52 @@ void FlatParams::zero_grad() {
 
 void FlatParams::ensure_grad_views() {
   if (!grad_.defined()) return;
+  // First-write mode: slots no gradient reached hold the last window's values. When none
+  // was reached (a step whose loss needed no parameter), one memset covers them all.
+  bool zero_each = false;
+  if (!accumulators_.empty()) {
+    const bool none = std::none_of(slots_.begin(), slots_.end(), [](const ParamSlot& s) { return s.param.grad().defined(); });
+    c10::NoGradGuard no_grad;
+    if (none) grad_.zero_();
+    zero_each = !none;
+  }
   for (auto& s : slots_) {
     at::Tensor& g = s.param.mutable_grad();
     at::Tensor view = grad_.narrow(0, s.offset, s.numel);
     if (!g.defined() || g.data_ptr() != view.data_ptr()) {
       c10::NoGradGuard no_grad;
       if (g.defined()) view.copy_(g.reshape(-1));
+      else if (zero_each) view.zero_();
       g = view.view(s.shape);
     }
   }
+}
+
+void FlatParams::write_grads_on_first_accumulation() {
+  if (!grad_.defined() || !accumulators_.empty()) return;
+  for (const auto& s : slots_) {
+    std::shared_ptr<torch::autograd::Node> node = grad_accumulator(s.param);
+    if (!node) throw RecipeError("parameter '" + s.name + "' is not a leaf that requires grad");
+    const uintptr_t key = node->add_post_hook(std::make_unique<torch::autograd::utils::LambdaPostHook>(
+        [param = s.param, slot = grad_.narrow(0, s.offset, s.numel).view(s.shape)](const torch::autograd::variable_list& outputs,
+                                                                                   const torch::autograd::variable_list&) mutable {
+          at::Tensor& g = param.mutable_grad();
+          // Already the slot (a later micro-step added in place), or a backward with
+          // create_graph, whose gradient keeps its graph until ensure_grad_views copies it.
+          if (!g.defined() || c10::GradMode::is_enabled() || g.data_ptr() == slot.data_ptr()) return outputs;
+          slot.copy_(g.is_sparse() ? g.to_dense() : g);
+          g = slot;  // autograd's tensor is freed here: one parameter's gradient at a time
+          return outputs;
+        }));
+    accumulators_.emplace_back(std::move(node), key);
+  }
+  zero_grad();
+}
+
+// The nodes outlive this object while their parameters do (a second FlatParams over the same
+// model, after auto_find_batch_size or a second train()): its hooks must not.
+FlatParams::~FlatParams() {
+  for (auto& [node, key] : accumulators_) node->del_post_hook(key);
 }
 
 }  // namespace runner::optim

@@ -3,6 +3,7 @@
 // parameter group so each group is one contiguous range. Optimizers then update whole
 // ranges with a handful of vector ops, clipping is one norm, and ZeRO is a slice.
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -11,6 +12,10 @@
 #include <vector>
 
 #include <ATen/ATen.h>
+
+namespace torch::autograd {
+struct Node;
+}
 
 namespace runner::optim {
 
@@ -49,6 +54,9 @@ class FlatParams {
   static std::unique_ptr<FlatParams> shard_of(FlatParams& full, int64_t begin, int64_t end, at::Tensor grad);
   // Buffers laid out by someone else (ZeRO-3's per-unit chunks): groups are ranges of them.
   static std::unique_ptr<FlatParams> over(at::Tensor data, at::Tensor grad, std::vector<GroupRange> groups);
+  ~FlatParams();
+  FlatParams(const FlatParams&) = delete;
+  FlatParams& operator=(const FlatParams&) = delete;
   // Drops the flat data buffer once the parameters live elsewhere (ZeRO-3); slots, groups
   // and numel() stay for checkpoint layouts.
   void release_data() { data_ = at::Tensor(); }
@@ -62,8 +70,22 @@ class FlatParams {
   bool has_grad_buffer() const { return grad_.defined(); }
   void zero_grad();
   // Re-attach gradient views if something replaced a parameter's .grad (a hook that set it
-  // to a new tensor): autograd would otherwise accumulate outside the flat buffer.
+  // to a new tensor): autograd would otherwise accumulate outside the flat buffer. Under
+  // write_grads_on_first_accumulation, also the point where a window's gradients are
+  // complete: a parameter that received none reads as zero from here on.
   void ensure_grad_views();
+
+  // Each window's first gradient of a parameter is written into its slot instead of added
+  // to a zeroed buffer: zero_grad() sets every .grad to none (torch's
+  // zero_grad(set_to_none=True)) and leaves the buffer alone, autograd keeps the tensor it
+  // made, and a hook after its accumulation copies that tensor into the slot and makes the
+  // slot .grad again, so later micro-steps add in place. 8 bytes per parameter and step
+  // instead of 16 (the zeroing's write, the add's read of zeros). For a single process:
+  // DDP's buckets and the ZeRO stages read the buffer while backward fills it, so it must
+  // hold zeros there; and not for a captured CUDA graph, whose replays run no hooks. Readers
+  // of grad() call ensure_grad_views() first. The hooks go with this object.
+  void write_grads_on_first_accumulation();
+  bool writes_grads_on_first_accumulation() const { return !accumulators_.empty(); }
 
  private:
   FlatParams() = default;
@@ -71,6 +93,8 @@ class FlatParams {
   int64_t numel_ = 0;
   std::vector<ParamSlot> slots_;
   std::vector<GroupRange> groups_;
+  // The AccumulateGrad nodes holding the first-write hooks, with the hooks' keys.
+  std::vector<std::pair<std::shared_ptr<torch::autograd::Node>, uintptr_t>> accumulators_;
 };
 
 }  // namespace runner::optim

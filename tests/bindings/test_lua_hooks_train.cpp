@@ -189,6 +189,36 @@ return {
   EXPECT_EQ(history[0].at("learning_rate"), 0.0);
 }
 
+// HF's order: the clipped gradient before the optimizer step, then model.zero_grad()
+// (set_to_none) before on_step_end, so a callback there sees no gradient.
+TEST_F(LuaHooksTrain, CallbacksSeeTheGradientBeforeTheOptimizerStepAndNoneAtTheStepsEnd) {
+  auto recipe = load("grads", R"(local C, P = require "common", require "probe"
+local x, y, ds = C.classification(8, 9)
+P.x, P.y, P.pre, P.none_at_end = x, y, {}, {}
+torch.manual_seed(2)
+local model = nn.Sequential(nn.Linear(4, 4), nn.ReLU(), nn.Linear(4, 3))
+return {
+  args = { output_dir = OUT, max_steps = 2, per_device_train_batch_size = 8, max_grad_norm = 0,
+           lr_scheduler_type = "constant", save_strategy = "no" },
+  datasets = { train = ds },
+  model = model,
+  compute_loss = C.ce,
+  callbacks = { {
+    on_pre_optimizer_step = function(args, state, control) table.insert(P.pre, model[2].weight:grad():clone()) end,
+    on_step_end = function(args, state, control) table.insert(P.none_at_end, model[2].weight:grad() == nil and 1 or 0) end,
+  } },
+})");
+  const auto p0 = params(*recipe.model);
+  auto trainer = make_trainer(recipe);
+  train(*trainer);
+  ASSERT_EQ(probe("#P.pre"), 2);
+  const at::Tensor x = probe_tensor("P.x"), y = probe_tensor("P.y");
+  at::Tensor w = p0.at("2.weight").clone().requires_grad_();
+  at::cross_entropy_loss(at::linear(at::relu(at::linear(x, p0.at("0.weight"), p0.at("0.bias"))), w, p0.at("2.bias")), y).backward();
+  EXPECT_TRUE(same(probe_tensor("P.pre[1]"), w.grad())) << probe_tensor("P.pre[1]") << w.grad();
+  EXPECT_EQ(probe("P.none_at_end[1] + P.none_at_end[2]"), 2);
+}
+
 TEST_F(LuaHooksTrain, CreateOptimizerRejectsUnknownOptionsByName) {
   const std::string base = R"(local C = require "common"
 local x, y, ds = C.classification(8, 9)

@@ -104,6 +104,7 @@ std::vector<at::Tensor> train_two_steps(int stage, std::vector<std::string> wrap
   DataParallel dp(make_local_communicator(), cfg);
   optim::FlatParams flat(named, groups, 2, dp.full_grad_buffer(), dp.full_data_buffer());
   auto opt = optim::make_adamw(dp.attach(flat, *model), {{0.05, 0.1}, {0.05, 0.0}}, {});
+  if (dp.flat_gradient_read_only_at_the_step()) flat.write_grads_on_first_accumulation();  // as the Trainer does
   at::manual_seed(5);
   const at::Tensor x = at::randn({6, 4}), y = at::randn({6, 2});
   for (int step = 0; step < 2; ++step) {
@@ -130,6 +131,20 @@ TEST(DataParallel, EveryStageStepsLikePlainTrainingInOneProcess) {
   }
   const auto units = train_two_steps(3, {"Linear"});  // every Linear its own unit
   for (size_t i = 0; i < units.size(); ++i) EXPECT_TRUE(at::allclose(units[i], reference[i], 1e-6, 1e-7)) << "tensor " << i;
+}
+
+// Only one process without sharding leaves the flat gradient unread until the step, so
+// only there may its first gradients be written instead of added to zeros (flat_params.h);
+// the stages compared with it above keep the zeroed buffer their reductions read.
+TEST(DataParallel, OnlyOneUnshardedProcessReadsTheFlatGradientAtTheStepAlone) {
+  for (int stage : {0, 1, 2}) {
+    ParallelConfig cfg;
+    cfg.zero_stage = stage;
+    EXPECT_EQ(DataParallel(make_local_communicator(), cfg).flat_gradient_read_only_at_the_step(), stage == 0) << "stage " << stage;
+  }
+  ParallelConfig ordered;
+  ordered.ordered_reduction = true;
+  EXPECT_FALSE(DataParallel(make_local_communicator(), ordered).flat_gradient_read_only_at_the_step());
 }
 
 TEST(DataParallel, OrderedReductionStepsLikePlainTraining) {

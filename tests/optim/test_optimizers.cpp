@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 #include "runtime/core/errors.h"
+#include "runtime/optim/grad_accumulator.h"
 #include "runtime/optim/optimizer.h"
 
 using namespace runner;
@@ -59,6 +61,65 @@ TEST(FlatParams, ParametersBecomeViewsAndGradsAccumulateInPlace) {
   flat.zero_grad();
   model.loss(x).backward();
   EXPECT_TRUE(at::allclose(g_twice, 2 * flat.grad()));
+}
+
+// First-write mode against the zeroed buffer: the same gradients bit for bit over windows
+// of two micro-steps, with a parameter unused in one micro-step and one unused for a whole
+// window, though the buffer is never zeroed (it starts as NaN here).
+TEST(FlatParams, FirstWriteGivesTheAccumulatedGradientsWithoutZeroing) {
+  Model a, b;
+  FlatParams zeroed(a.params, {0, 1, 0}, 2), first(b.params, {0, 1, 0}, 2);
+  first.write_grads_on_first_accumulation();
+  ASSERT_TRUE(first.writes_grads_on_first_accumulation());
+  for (const auto& [name, p] : b.params) EXPECT_FALSE(p.grad().defined()) << name << ": set to none, as torch's zero_grad does";
+  first.grad().fill_(std::numeric_limits<float>::quiet_NaN());
+  auto w2_unused = [](const Model& m, const at::Tensor& x) { return at::tanh(at::linear(x, m.params[0].second, m.params[1].second)).sum(); };
+  at::manual_seed(3);
+  for (int window = 0; window < 3; ++window) {
+    const at::Tensor x1 = at::randn({5, 3}), x2 = at::randn({5, 3});
+    for (const Model* m : {&a, &b}) {
+      w2_unused(*m, x1).backward();
+      if (window != 1) m->loss(x2).backward();  // window 1: w2 gets no gradient at all
+    }
+    if (window == 0) {  // in the slot since its first accumulation, not in autograd's own tensor
+      EXPECT_EQ(b.params[0].second.grad().data_ptr(), first.grad().data_ptr());
+      EXPECT_EQ(b.params[1].second.grad().data_ptr(), first.grad().narrow(0, 20, 4).data_ptr());
+    }
+    first.ensure_grad_views();
+    EXPECT_TRUE(at::equal(first.grad(), zeroed.grad())) << "window " << window;
+    for (size_t i = 0; i < b.params.size(); ++i) EXPECT_TRUE(at::equal(b.params[i].second.grad(), a.params[i].second.grad())) << i;
+    at::Tensor before = first.grad().clone();
+    zeroed.zero_grad();
+    first.zero_grad();
+    EXPECT_TRUE(at::equal(first.grad(), before)) << "zero_grad leaves the buffer alone";
+    for (const auto& [name, p] : b.params) EXPECT_FALSE(p.grad().defined()) << name;
+  }
+  // No gradient at all in a window: all zero.
+  first.ensure_grad_views();
+  EXPECT_TRUE(first.grad().eq(0).all().item<bool>());
+}
+
+// The hooks live on autograd's nodes, which outlive a FlatParams while their parameters do
+// (a second FlatParams over the same model): they go with the FlatParams that added them.
+TEST(FlatParams, FirstWriteHooksGoWithTheirFlatParams) {
+  Model m;
+  std::shared_ptr<torch::autograd::Node> node;
+  size_t with = 0;
+  {
+    FlatParams a(m.params, {0, 0, 0}, 1);
+    a.write_grads_on_first_accumulation();
+    node = grad_accumulator(m.params[0].second);
+    ASSERT_TRUE(node);
+    with = node->post_hooks().size();
+    EXPECT_GE(with, 1u);
+  }
+  EXPECT_EQ(node->post_hooks().size(), with - 1);
+  FlatParams b(m.params, {0, 0, 0}, 1);
+  b.write_grads_on_first_accumulation();
+  m.loss(at::randn({5, 3})).backward();
+  b.ensure_grad_views();
+  EXPECT_EQ(m.params[0].second.grad().data_ptr(), b.grad().data_ptr());
+  EXPECT_TRUE(b.grad().isfinite().all().item<bool>());
 }
 
 // torch.optim.AdamW's formula per tensor vs runner's AdamW over the flat buffer: the

@@ -1,0 +1,115 @@
+// What a step's gradient bookkeeping costs, the flat gradient zeroed and added to (DDP's and
+// ZeRO's layout) against each window's first gradient written into it (one process,
+// FlatParams::write_grads_on_first_accumulation), in one process:
+//   build/scripts/bench/bench_grad_accumulation [width] [layers] [micro_steps] [threads]
+// defaults 2048 8 1 (all CPUs). A stack of width x width fp32 linear layers fed one row, so
+// each weight's gradient is an outer product and the step is bound by per-parameter memory
+// traffic, as a large model's is at a small batch (docs/performance.md "Gradients written
+// on their first accumulation"). Two rows, each the median and min-max of 7 interleaved
+// repetitions of ~0.3 s: backward alone, and the whole step (backward, the clipping norm and
+// scale, PyTorch's fused AdamW, zero_grad).
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+#include <c10/core/GradMode.h>
+
+#include <malloc.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/optim/optimizer.h"
+
+namespace {
+
+using runner::optim::FlatParams;
+
+struct Net {
+  std::vector<std::pair<std::string, at::Tensor>> params;
+  std::unique_ptr<FlatParams> flat;
+  std::unique_ptr<runner::optim::Optimizer> opt;
+  Net(int64_t width, int layers, bool first_write) {
+    at::manual_seed(1);
+    for (int i = 0; i < layers; ++i)
+      params.emplace_back("w" + std::to_string(i), (at::randn({width, width}) / std::sqrt(static_cast<double>(width))).requires_grad_());
+    flat = std::make_unique<FlatParams>(params, std::vector<int>(params.size(), 0), 1);
+    if (first_write) flat->write_grads_on_first_accumulation();
+    opt = runner::optim::make_adamw(*flat, {{1e-4, 0.0}}, {0.9, 0.999, 1e-8, /*fused=*/true});
+  }
+  void backward(const at::Tensor& x) {
+    at::Tensor h = x;
+    for (auto& [name, w] : params) h = at::tanh(at::linear(h, w));
+    h.sum().backward();
+  }
+  void step(const at::Tensor& x, int micro, bool whole) {
+    for (int m = 0; m < micro; ++m) backward(x);
+    flat->ensure_grad_views();
+    if (whole) {
+      c10::NoGradGuard no_grad;
+      at::Tensor norm = flat->grad().norm();
+      flat->grad().mul_((1.0 / (norm + 1e-6)).clamp_max_(1.0));
+      opt->step();
+    }
+    flat->zero_grad();
+  }
+};
+
+double seconds_per_call(const std::function<void()>& f) {
+  using clock = std::chrono::steady_clock;
+  int calls = 1;
+  for (;;) {
+    const auto t0 = clock::now();
+    for (int i = 0; i < calls; ++i) f();
+    const double s = std::chrono::duration<double>(clock::now() - t0).count();
+    if (s > 0.3) return s / calls;
+    calls *= 2;
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int64_t width = argc > 1 ? std::atoll(argv[1]) : 2048;
+  const int layers = argc > 2 ? std::atoi(argv[2]) : 8;
+  const int micro = argc > 3 ? std::atoi(argv[3]) : 1;
+  if (argc > 4) at::set_num_threads(std::atoi(argv[4]));
+  // runner's heap thresholds (runtime/cli/process_setup.cpp): freed gradients are reused,
+  // not faulted back in each step.
+  mallopt(M_MMAP_THRESHOLD, 256 << 20);
+  mallopt(M_TRIM_THRESHOLD, 512 << 20);
+  const at::Tensor x = at::randn({1, width});
+  {  // The two train alike: the same gradients, so the same weights.
+    Net a(width, layers, false), b(width, layers, true);
+    for (int s = 0; s < 3; ++s) a.step(x, micro, true), b.step(x, micro, true);
+    for (size_t i = 0; i < a.params.size(); ++i)
+      if (!at::equal(a.params[i].second, b.params[i].second)) {
+        std::printf("MISMATCH in %s\n", a.params[i].first.c_str());
+        return 1;
+      }
+  }
+  Net zeroed(width, layers, false), first(width, layers, true);
+  std::printf("%lld fp32 parameters (%d layers of %lld x %lld), %d micro-step(s) a step, %d threads\n\n",
+              static_cast<long long>(zeroed.flat->numel()), layers, static_cast<long long>(width), static_cast<long long>(width), micro,
+              at::get_num_threads());
+  std::printf("| what | zeroed buffer ms | min-max | first write ms | min-max | zeroed / first write |\n|---|---|---|---|---|---|\n");
+  for (bool whole : {false, true}) {
+    std::vector<double> a, b;
+    zeroed.step(x, micro, whole);  // warm-up: allocations, thread pool
+    first.step(x, micro, whole);
+    for (int r = 0; r < 7; ++r) {
+      a.push_back(seconds_per_call([&] { zeroed.step(x, micro, whole); }) * 1e3);
+      b.push_back(seconds_per_call([&] { first.step(x, micro, whole); }) * 1e3);
+    }
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    std::printf("| %s | %.2f | %.2f-%.2f | %.2f | %.2f-%.2f | %.2fx |\n", whole ? "whole step" : "backward + zero_grad", a[3], a.front(),
+                a.back(), b[3], b.front(), b.back(), a[3] / b[3]);
+    std::fflush(stdout);
+  }
+  return 0;
+}
