@@ -26,6 +26,22 @@ class Probe : public train::Hooks {
   at::Device device{at::kCUDA};
 };
 
+// The dtype of every gradient the optimizer is about to use (HF's on_pre_optimizer_step).
+class GradDtypes : public Callback {
+ public:
+  explicit GradDtypes(std::shared_ptr<models::Module> model) : model_(std::move(model)) {}
+  std::string name() const override { return "GradDtypes"; }
+  bool observes_optimizer_step() const override { return true; }
+  void on_event(Event e, const TrainingArguments&, const TrainerState&, TrainerControl&, const nlohmann::json&) override {
+    if (e != Event::kPreOptimizerStep) return;
+    for (const auto& p : model_->parameters()) seen.push_back(p.grad().defined() ? p.grad().scalar_type() : at::ScalarType::Undefined);
+  }
+  std::vector<at::ScalarType> seen;
+
+ private:
+  std::shared_ptr<models::Module> model_;
+};
+
 }  // namespace
 
 TEST(Precision, Bf16AutocastInForwardWithFp32MasterWeightsAndFp32EvalLogits) {
@@ -38,16 +54,16 @@ TEST(Precision, Bf16AutocastInForwardWithFp32MasterWeightsAndFp32EvalLogits) {
   train::Datasets ds;
   ds.train = regression_data(64, 1);
   ds.test = regression_data(16, 2);
-  train::Trainer trainer(a, model, ds, probe, {});
+  auto grads = std::make_shared<GradDtypes>(model);
+  train::Trainer trainer(a, model, ds, probe, {grads});
   trainer.train();
   EXPECT_TRUE(probe->autocast_seen);
   EXPECT_EQ(probe->logits_dtype, at::kBFloat16);  // the Linear ran in bf16
   EXPECT_EQ(probe->device, at::Device(at::kCPU));
   EXPECT_FALSE(at::autocast::is_autocast_enabled(at::kCPU));  // the scope closed
-  for (const auto& p : model->parameters()) {
-    EXPECT_EQ(p.scalar_type(), at::kFloat);  // master weights
-    if (p.grad().defined()) EXPECT_EQ(p.grad().scalar_type(), at::kFloat);
-  }
+  for (const auto& p : model->parameters()) EXPECT_EQ(p.scalar_type(), at::kFloat);  // master weights
+  ASSERT_FALSE(grads->seen.empty());
+  for (at::ScalarType t : grads->seen) EXPECT_EQ(t, at::kFloat);  // fp32 gradients, every one defined
   train::PredictionOutput pred = trainer.predict();
   ASSERT_TRUE(pred.predictions.defined());
   EXPECT_EQ(pred.predictions.scalar_type(), at::kFloat);
