@@ -35,11 +35,6 @@ void create_optimizer(RunContext& ctx) {
     log::info("Read " + std::to_string(read) + " of the model's " + std::to_string(total) + " parameter values from its files on this rank");
   }
   ctx.opt.flat = std::move(built.flat);
-  // Each window's first gradient written, not added to zeros (flat_params.h), where nothing
-  // reads the buffer before the step. Not under cuda_graphs: a replay runs no hooks (it would
-  // add onto the last step's gradients), and AccumulateGrad nodes kept alive from before the
-  // capture, on the default stream, make capturing backward fail (PyTorch 2.11).
-  if (dp.flat_gradient_read_only_at_the_step() && !ctx.args.cuda_graphs) ctx.opt.flat->write_grads_on_first_accumulation();
   ctx.opt.optimizer = std::move(built.optimizer);
   dp.check_optimizer(*ctx.opt.optimizer);
   ctx.opt.base_lrs = built.base_lrs;
