@@ -176,7 +176,6 @@ at::Tensor DataParallel::clip_grad_norm(double max_norm, double unscale) {
   c10::NoGradGuard no_grad;
   at::Tensor norm;  // () fp64, on the gradients' device
   at::Tensor g;
-  full_->ensure_grad_views();  // the window's gradients complete in the flat buffer
   if (config_.ordered_reduction) {
     at::Tensor& folded = zero3_ ? zero3_->shard_grad() : shard_grad_;
     const std::vector<Segment> segments = zero3_ ? zero3_->grad_segments() : std::vector<Segment>{{0, shard_grad_.numel()}};

@@ -91,22 +91,15 @@ void FlatParams::zero_grad() {
 
 void FlatParams::ensure_grad_views() {
   if (!grad_.defined()) return;
-  // First-write mode: slots no gradient reached hold the last window's values. When none
-  // was reached (a step whose loss needed no parameter), one memset covers them all.
-  bool zero_each = false;
-  if (!accumulators_.empty()) {
-    const bool none = std::none_of(slots_.begin(), slots_.end(), [](const ParamSlot& s) { return s.param.grad().defined(); });
-    c10::NoGradGuard no_grad;
-    if (none) grad_.zero_();
-    zero_each = !none;
-  }
+  // First-write mode: slots no gradient reached hold the last window's values.
+  const bool stale = !accumulators_.empty();
   for (auto& s : slots_) {
     at::Tensor& g = s.param.mutable_grad();
     at::Tensor view = grad_.narrow(0, s.offset, s.numel);
     if (!g.defined() || g.data_ptr() != view.data_ptr()) {
       c10::NoGradGuard no_grad;
       if (g.defined()) view.copy_(g.reshape(-1));
-      else if (zero_each) view.zero_();
+      else if (stale) view.zero_();
       g = view.view(s.shape);
     }
   }
