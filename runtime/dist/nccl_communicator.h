@@ -16,6 +16,7 @@ std::string nccl_library_version();  // "NCCL 2.28.3", from ncclGetVersion
 // NCCL communicator over the ranks of `comm`, bootstrapped through MPI (rank 0's unique id is
 // broadcast; MPI_COMM_NULL: one process on its own, no MPI needed). Selects CUDA device `local_rank` (within CUDA_VISIBLE_DEVICES). A collective
 // that does not finish within `timeout_seconds` aborts the NCCL communicator and throws.
+// Collectives on host tensors only go over MPI between the same ranks, never through the GPU.
 std::shared_ptr<Communicator> make_nccl_communicator(MPI_Comm comm, int local_rank, double timeout_seconds);
 
 }  // namespace runner::dist

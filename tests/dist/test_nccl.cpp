@@ -1,7 +1,12 @@
 // The NCCL communicator on one rank (ctest label `gpu`): every collective runs through NCCL on
 // the GPU and returns what a world of one must (the identity), for each dtype the trainer
-// reduces, on device tensors and on host tensors staged through the GPU.
+// reduces, on device tensors, on host tensors (over MPI, never through the GPU) and on the
+// two mixed (staged through the GPU).
 #include <gtest/gtest.h>
+
+#ifdef RUNNER_TEST_CUDART
+#include <cuda_runtime_api.h>
+#endif
 
 #include "runtime/dist/communicator.h"
 #include "runtime/dist/flight_recorder.h"
@@ -63,6 +68,73 @@ TEST(Nccl, OneRankRunsEveryCollective) {
     async_seen = async_seen || (e.async && e.op == "all_reduce (bucket)");
   }
   EXPECT_TRUE(async_seen);
+}
+
+#ifdef RUNNER_TEST_CUDART
+// Queues a few hundred ms of GPU work (about 27 fp32 TFLOP: tens of ms even with TF32) and
+// returns its last result, so that a collective queued next can be caught waiting for it.
+at::Tensor busy_gpu() {
+  const at::Tensor a = at::randn({4096, 4096}, at::TensorOptions().device(at::kCUDA)).div_(64);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  at::Tensor b;
+  for (int i = 0; i < 200; ++i) b = at::mm(a, a);
+  return b;
+}
+bool gpu_still_busy() { return cudaStreamQuery(cudaStreamLegacy) == cudaErrorNotReady; }
+#define SKIP_WITHOUT_CUDART()
+#else
+#define SKIP_WITHOUT_CUDART() GTEST_SKIP() << "built without the CUDA runtime's headers"
+#endif
+
+// The trainer sums host values (item counts, control votes) at every step. Staged through
+// the GPU, each sum would wait for every kernel queued before it: the step's host would
+// never run ahead of its GPU.
+TEST(Nccl, HostValuesTravelWithoutWaitingForTheGpu) {
+  REQUIRE_GPU();
+  SKIP_WITHOUT_CUDART();
+#ifdef RUNNER_TEST_CUDART
+  std::shared_ptr<Communicator> comm = world_communicator(60, "nccl", 0);
+  busy_gpu();
+  at::Tensor votes = at::tensor({1.0, 0.0, 2.0}, at::kDouble);
+  comm->all_reduce(votes, ReduceOp::kSum);
+  at::Tensor rows = at::empty({3}, at::kDouble);
+  comm->all_gather(votes, rows);
+  comm->broadcast(votes, 0);
+  EXPECT_TRUE(gpu_still_busy()) << "a host collective waited for the GPU's queued work";
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_TRUE(rows.equal(at::tensor({1.0, 0.0, 2.0}, at::kDouble)));
+#endif
+}
+
+// Device collectives are ordered on the GPU, as PyTorch's ProcessGroupNCCL: NCCL's stream
+// waits for the kernels that made the values, the default stream waits for NCCL's result,
+// and the host waits for neither (a bucket's all-reduce, a ZeRO-3 unit's reduce-scatter
+// overlap the backward kernels queued after them).
+TEST(Nccl, DeviceCollectivesAreOrderedOnTheGpuWithoutTheHostWaiting) {
+  REQUIRE_GPU();
+  SKIP_WITHOUT_CUDART();
+#ifdef RUNNER_TEST_CUDART
+  std::shared_ptr<Communicator> comm = world_communicator(60, "nccl", 0);
+  const at::Tensor made = busy_gpu().reshape(-1).narrow(0, 0, 1 << 20);  // still being computed
+  at::Tensor gathered = at::zeros_like(made);
+  comm->all_gather(made, gathered);
+  const at::Tensor read_next = gathered.clone();  // an ATen kernel right after the collective
+  at::Tensor bucket = made.clone();
+  std::unique_ptr<Work> work = comm->all_reduce_async(bucket);
+  work->wait();
+  const at::Tensor bucket_next = bucket.clone();
+  at::Tensor scattered = at::zeros_like(made);
+  comm->reduce_scatter(made, scattered);
+  EXPECT_TRUE(gpu_still_busy()) << "a device collective made the host wait for the GPU";
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_TRUE(work->test());
+  EXPECT_TRUE(gathered.equal(made));
+  EXPECT_TRUE(read_next.equal(made)) << "the default stream read the output before NCCL wrote it";
+  EXPECT_TRUE(bucket_next.equal(made));
+  EXPECT_TRUE(scattered.equal(made));
+  comm->barrier();  // waits on the host: every collective before it is complete in the flight record
+  for (const auto& e : flight_record()) EXPECT_TRUE(e.completed) << describe(e);
+#endif
 }
 
 TEST(Nccl, RefusesHostTensorsItCannotStage) {
