@@ -1,4 +1,5 @@
-// runtime/kernels against the ATen ops they replace, forward + backward, in one process:
+// runtime/kernels (and the SGD step on PyTorch's fused kernel) against the ATen ops they
+// replace, forward + backward, in one process:
 //   build/scripts/bench/bench_kernels [threads...]      (default: 1 and the CPU count)
 // Prints a Markdown table: median and min-max of 7 repetitions, each the mean of enough
 // calls to last ~0.2 s, for the shapes of the side-by-side workloads (docs/performance.md).
@@ -18,6 +19,7 @@
 #include "runtime/kernels/rms_norm.h"
 #include "runtime/kernels/rotary.h"
 #include "runtime/kernels/swiglu.h"
+#include "runtime/optim/optimizer.h"
 
 namespace {
 
@@ -100,6 +102,16 @@ int main(int argc, char** argv) {
       };
     };
     row("rotary fwd+bwd", "Llama-1B q (1 x 32 x 2048 x 64)", t, rope(false), rope(true));
+    // optim sgd, momentum 0.9, weight decay 0.01, over a flat buffer of 32M fp32 parameters:
+    // the ATen ops of torch.optim.SGD's single-tensor rule against runner's step.
+    at::manual_seed(2);
+    const int64_t n = int64_t{1} << 25;
+    runner::optim::FlatParams flat({{"w", at::randn({n}).requires_grad_()}}, {0}, 1);
+    flat.grad().normal_();
+    auto sgd = runner::optim::make_sgd(flat, {{0.1, 0.01}}, {0.9, 0.0, false});
+    const at::Tensor p = at::randn({n}), grad = at::randn({n}), buf = at::randn({n});
+    row("SGD step (momentum, weight decay)", "32M fp32 parameters", t,
+        [&] { buf.mul_(0.9).add_(grad.add(p, 0.01)); p.add_(buf, -0.1); }, [&] { sgd->step(); });
   }
   return 0;
 }

@@ -202,6 +202,43 @@ TEST(SGD, MomentumNesterovAndCoupledWeightDecay) {
   for (size_t i = 0; i < 3; ++i) EXPECT_TRUE(at::allclose(model.params[i].second, ref_model.params[i].second, 1e-6, 1e-7));
 }
 
+// SGD runs PyTorch's fused kernel: every form of the update (momentum with and without
+// Nesterov, dampening, none; coupled weight decay; groups of their own lr and decay) against
+// torch.optim.SGD's single-tensor rule in plain ATen ops, over steps that start the momentum.
+TEST(SGD, FusedKernelEqualsTheAtenUpdateRule) {
+  struct Case { double momentum, dampening; bool nesterov; };
+  for (const Case c : {Case{0.9, 0.0, true}, Case{0.9, 0.1, false}, Case{0.0, 0.0, false}}) {
+    SCOPED_TRACE("momentum " + std::to_string(c.momentum) + " dampening " + std::to_string(c.dampening) + " nesterov " + std::to_string(c.nesterov));
+    Model model;
+    std::vector<at::Tensor> ref;
+    for (auto& [n, t] : model.params) ref.push_back(t.detach().clone());
+    FlatParams flat(model.params, {0, 1, 0}, 2);  // group 0: w1, w2; group 1: b1
+    const std::vector<std::pair<double, double>> lr_wd = {{0.1, 0.01}, {0.05, 0.0}};
+    auto opt = make_sgd(flat, {{lr_wd[0].first, lr_wd[0].second}, {lr_wd[1].first, lr_wd[1].second}}, {c.momentum, c.dampening, c.nesterov});
+    std::vector<at::Tensor> buf(3);
+    for (int step = 0; step < 4; ++step) {
+      flat.zero_grad();
+      model.loss(at::randn({8, 3})).backward();
+      std::vector<at::Tensor> grads;
+      for (auto& [n, t] : model.params) grads.push_back(t.grad().clone());
+      opt->step();
+      c10::NoGradGuard ng;
+      for (size_t i = 0; i < 3; ++i) {
+        const auto [lr, wd] = lr_wd[i == 1 ? 1 : 0];
+        at::Tensor d = grads[i].add(ref[i], wd);
+        if (c.momentum != 0) {
+          buf[i] = step == 0 ? d.clone() : buf[i].mul(c.momentum).add_(d, 1 - c.dampening);
+          d = c.nesterov ? d.add(buf[i], c.momentum) : buf[i];
+        }
+        ref[i].add_(d, -lr);
+        EXPECT_TRUE(at::allclose(model.params[i].second, ref[i], 1e-6, 1e-7)) << model.params[i].first << " at step " << step;
+      }
+    }
+    if (c.momentum != 0) EXPECT_TRUE(at::allclose(opt->state_tensors().at("momentum_buffer").narrow(0, 0, 12), buf[0].reshape(-1), 1e-6, 1e-7));
+    else EXPECT_TRUE(opt->state_tensors().empty());
+  }
+}
+
 TEST(AdamW, StateRoundTrip) {
   Model model;
   FlatParams flat(model.params, {0, 0, 0}, 1);
