@@ -161,9 +161,13 @@ class LinearCrossEntropy : public torch::autograd::Function<LinearCrossEntropy> 
     TORCH_CHECK(!at::GradMode::is_enabled(), "linear_cross_entropy: double backward (create_graph) is not supported");
     const auto saved = ctx->get_saved_variables();
     const at::Tensor scale = grads[0] * saved[3];  // () fp32: d(output) × 1/count
+    // Scaled in fp32 and rounded once, as ATen's fp32 loss scales them (1/count rounded to
+    // bf16 first would bias every gradient by the same factor, up to 2^-9). A 0-dim fp32
+    // factor does that without an fp32 copy of g: ATen multiplies in float (its opmath)
+    // and keeps g's dtype.
     auto scaled = [&](const at::Tensor& g, const char* dtype) {
       if (!g.defined()) return at::Tensor();
-      return (g * scale.to(g.scalar_type())).to(static_cast<at::ScalarType>(ctx->saved_data[dtype].toInt()));
+      return (g * scale).to(static_cast<at::ScalarType>(ctx->saved_data[dtype].toInt()));
     };
     return {scaled(saved[0], "hidden_dtype"), scaled(saved[1], "weight_dtype"), scaled(saved[2], "bias_dtype"), at::Tensor(), at::Tensor()};
   }

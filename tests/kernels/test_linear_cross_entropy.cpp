@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "runtime/kernels/linear_cross_entropy.h"
+#include "tests/kernels/mean_scale_check.h"
 
 using runner::kernels::linear_cross_entropy;
 using runner::kernels::linear_cross_entropy_chunk_rows;
@@ -180,6 +181,10 @@ TEST(LinearCrossEntropy, Bf16IsAsCloseToFloat64AsThePlainBf16Path) {
   close(fused.d_hidden, plain.d_hidden, reference.d_hidden, "d hidden");
   close(fused.d_weight, plain.d_weight, reference.d_weight, "d weight");
   close(fused.d_bias, plain.d_bias, reference.d_bias, "d bias");
+}
+
+TEST(LinearCrossEntropy, Bf16GradientsAreScaledByTheMeanInFloat) {
+  runner::testing::expect_mean_gradients_scaled_in_float(at::kCPU);
 }
 
 TEST(LinearCrossEntropy, AutocastComputesInBf16AndReturnsFp32Gradients) {

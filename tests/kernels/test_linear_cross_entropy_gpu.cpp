@@ -19,6 +19,7 @@
 #include "runtime/kernels/linear_cross_entropy.h"
 #include "tests/gpu_test_util.h"
 #include "tests/gpu_timing.h"
+#include "tests/kernels/mean_scale_check.h"
 
 using Options = runner::kernels::LinearCrossEntropyOptions;
 
@@ -180,4 +181,11 @@ TEST(LinearCrossEntropyGpu, PrintsGpt2sLossTimeAgainstAnAlignedVocabulary) {
   std::printf("GPT-2 loss (8192 x 768 -> vocabulary, bf16 autocast, forward + backward): fused 50257 %.3f ms, fused 50304 %.3f ms, "
               "plain ATen 50257 %.3f ms\n", odd, aligned, plain);
   EXPECT_GT(odd, 0.0);
+}
+
+// As on the CPU: the mean's bf16 gradients are the sum's scaled in float and rounded once
+// (ATen's CUDA multiply by a 0-dim fp32 tensor computes in float).
+TEST(LinearCrossEntropyGpu, Bf16GradientsAreScaledByTheMeanInFloat) {
+  REQUIRE_GPU();
+  runner::testing::expect_mean_gradients_scaled_in_float(at::Device(at::kCUDA, 0));
 }
