@@ -201,9 +201,17 @@ at::Tensor DataParallel::clip_grad_norm(double max_norm, double unscale) {
     if (shard_world() > 1) shard_comm_->all_reduce(sq, ReduceOp::kSum);
     norm = sq.sqrt();
   } else {
-    g = full_->grad();  // identical on every rank after the all-reduce
-    if (unscale != 1.0) g.mul_(unscale);
-    norm = g.norm().to(at::kDouble);
+    // Parameter by parameter, as torch.nn.utils.clip_grad_norm_ (foreach): the same numbers
+    // whether the gradients sit in the flat buffer (identical on every rank after the
+    // all-reduce) or where autograd left them (FlatParams::leave_grads_to_autograd).
+    std::vector<at::Tensor> grads = full_->slot_grads();
+    if (unscale != 1.0) at::_foreach_mul_(grads, unscale);
+    const at::Tensor norm32 = at::linalg_vector_norm(at::stack(at::_foreach_norm(grads)), 2);
+    if (max_norm > 0) {
+      const at::Tensor coef = at::full({}, max_norm, norm32.options()).div_(norm32 + 1e-6).clamp_max_(1.0);
+      at::_foreach_mul_(grads, coef);
+    }
+    return norm32.to(at::kDouble);
   }
   // torch.nn.utils.clip_grad_norm_: scale by min(1, max_norm / (norm + 1e-6)) on the device,
   // so no step waits for the norm's value.

@@ -61,6 +61,20 @@ class AdamW : public Optimizer {
   // increments before the call; here it mirrors step_, so checkpoints need nothing new.
   void fused_step() {
     step_tensor_.fill_(static_cast<double>(step_));
+    if (params_.leaves_grads_to_autograd()) {
+      // The same kernel over tensor lists: parameters, their own gradients, the slots of the
+      // state (torch.optim.AdamW(fused=True) itself). One step count serves every tensor.
+      for (size_t g = 0; g < groups_.size(); ++g) {
+        const int group = static_cast<int>(g);
+        const std::vector<at::Tensor> p = params_.slot_views(params_.data(), group);
+        if (p.empty()) continue;
+        const std::vector<at::Tensor> steps(p.size(), step_tensor_);
+        at::_fused_adamw_(p, params_.slot_grads(group), params_.slot_views(exp_avg_, group), params_.slot_views(exp_avg_sq_, group), {},
+                          steps, groups_[g].lr, o_.beta1, o_.beta2, groups_[g].weight_decay, o_.eps, /*amsgrad=*/false,
+                          /*maximize=*/false);
+      }
+      return;
+    }
     for_each_group([&](const GroupSlice& s) {
       at::_fused_adamw_({s.param}, {s.grad}, {s.of(exp_avg_)}, {s.of(exp_avg_sq_)}, {}, {step_tensor_}, s.lr, o_.beta1, o_.beta2,
                         s.weight_decay, o_.eps, /*amsgrad=*/false, /*maximize=*/false);
@@ -71,6 +85,7 @@ class AdamW : public Optimizer {
   // (torch.optim's capturable AdamW does the same); on the CPU it reads a double, so there
   // the result equals the double-lr kernel's bit for bit.
   bool capturable() const override { return o_.fused; }
+  bool takes_parameter_gradients() const override { return o_.fused && lr_tensors_.empty(); }
   void use_device_scalars() override {
     if (!o_.fused || !lr_tensors_.empty()) return;
     const at::ScalarType type = params_.data().is_cuda() ? at::kFloat : at::kDouble;
@@ -84,6 +99,7 @@ class AdamW : public Optimizer {
   }
   void device_step() override {
     c10::NoGradGuard no_grad;
+    if (params_.leaves_grads_to_autograd()) throw RecipeError("AdamW: a captured step reads the flat gradient, which this run left to autograd");
     for (size_t g = 0; g < groups_.size(); ++g) {
       const GroupRange r = params_.groups()[g];
       if (r.size() == 0) continue;

@@ -90,6 +90,16 @@ void FlatParams::zero_grad() {
 }
 
 void FlatParams::ensure_grad_views() {
+  if (autograd_grads_) {
+    c10::NoGradGuard no_grad;
+    for (auto& s : slots_) {
+      at::Tensor& g = s.param.mutable_grad();
+      if (!g.defined()) g = at::zeros_like(s.param);
+      else if (g.is_sparse()) g = g.to_dense();
+      else if (g.requires_grad() || !g.is_contiguous()) g = g.detach().contiguous();  // create_graph's, or a hook's
+    }
+    return;
+  }
   if (!grad_.defined()) return;
   // First-write mode: slots no gradient reached hold the last window's values.
   const bool stale = !accumulators_.empty();
@@ -124,6 +134,31 @@ void FlatParams::write_grads_on_first_accumulation() {
     accumulators_.emplace_back(std::move(node), key);
   }
   zero_grad();
+}
+
+void FlatParams::leave_grads_to_autograd() {
+  if (autograd_grads_) return;
+  if (!data_.defined() || !accumulators_.empty() || slots_.empty())
+    throw RecipeError("FlatParams::leave_grads_to_autograd: needs the whole model's flat parameters without first-write hooks");
+  autograd_grads_ = true;
+  grad_ = at::Tensor();
+  zero_grad();
+}
+
+std::vector<at::Tensor> FlatParams::slot_grads(std::optional<int> group) const {
+  std::vector<at::Tensor> out;
+  for (const auto& s : slots_) {
+    if (group && s.group != *group) continue;
+    out.push_back(autograd_grads_ ? s.param.grad() : grad_.narrow(0, s.offset, s.numel).view(s.shape));
+  }
+  return out;
+}
+
+std::vector<at::Tensor> FlatParams::slot_views(const at::Tensor& flat, int group) const {
+  std::vector<at::Tensor> out;
+  for (const auto& s : slots_)
+    if (s.group == group) out.push_back(flat.narrow(0, s.offset, s.numel).view(s.shape));
+  return out;
 }
 
 // The nodes outlive this object while their parameters do (a second FlatParams over the same

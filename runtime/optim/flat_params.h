@@ -71,8 +71,9 @@ class FlatParams {
   void zero_grad();
   // Re-attach gradient views if something replaced a parameter's .grad (a hook that set it
   // to a new tensor): autograd would otherwise accumulate outside the flat buffer. Under
-  // write_grads_on_first_accumulation, also the point where a window's gradients are
-  // complete: a parameter that received none reads as zero from here on.
+  // write_grads_on_first_accumulation and leave_grads_to_autograd, also the point where a
+  // window's gradients are complete: a parameter that received none reads as zero from here
+  // on.
   void ensure_grad_views();
 
   // Each window's first gradient of a parameter is written into its slot instead of added
@@ -87,6 +88,22 @@ class FlatParams {
   void write_grads_on_first_accumulation();
   bool writes_grads_on_first_accumulation() const { return !accumulators_.empty(); }
 
+  // No flat gradient at all: each parameter keeps the gradient autograd makes for it, as in
+  // PyTorch, and zero_grad() frees them (set_to_none). No copy into a buffer, and no buffer
+  // held between steps: the gradients' memory exists only from backward to the step, while
+  // activations are being freed. For an optimizer that takes per-parameter tensor lists
+  // (Optimizer::takes_parameter_gradients: the fused AdamW and SGD kernels), in a single
+  // process, as write_grads_on_first_accumulation. grad() is then undefined; slot_grads() and
+  // slot_views() give the lists.
+  void leave_grads_to_autograd();
+  bool leaves_grads_to_autograd() const { return autograd_grads_; }
+
+  // Every slot's gradient (of `group`, or all), in the parameters' shapes: views of grad(),
+  // or the parameters' own gradients when left to autograd (ensure_grad_views() first).
+  std::vector<at::Tensor> slot_grads(std::optional<int> group = {}) const;
+  // The slots of `group` in a flat tensor laid out like data() (optimizer state), or data()'s.
+  std::vector<at::Tensor> slot_views(const at::Tensor& flat, int group) const;
+
  private:
   FlatParams() = default;
   at::Tensor data_, grad_;
@@ -95,6 +112,7 @@ class FlatParams {
   std::vector<GroupRange> groups_;
   // The AccumulateGrad nodes holding the first-write hooks, with the hooks' keys.
   std::vector<std::pair<std::shared_ptr<torch::autograd::Node>, uintptr_t>> accumulators_;
+  bool autograd_grads_ = false;
 };
 
 }  // namespace runner::optim

@@ -34,6 +34,9 @@ class Optimizer {
   // learning rate written into device tensors (host → device, outside the graph), then
   // device_step(): the update reading only those tensors (what the graph holds).
   virtual bool capturable() const { return false; }
+  // Whether step() can read each parameter's own gradient when FlatParams leaves them to
+  // autograd (FlatParams::leave_grads_to_autograd): PyTorch's fused kernels take tensor lists.
+  virtual bool takes_parameter_gradients() const { return false; }
   virtual void use_device_scalars() {}
   virtual void begin_step() {}
   virtual void device_step() {}

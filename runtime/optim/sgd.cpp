@@ -19,11 +19,23 @@ class SGD : public Optimizer {
     if (o_.momentum != 0) momentum_ = at::zeros_like(params.data());
   }
   std::string name() const override { return "sgd"; }
+  bool takes_parameter_gradients() const override { return true; }
 
   void step() override {
     c10::NoGradGuard no_grad;
     const bool first = step_ == 0;
     ++step_;
+    if (params_.leaves_grads_to_autograd()) {  // the same kernel over each parameter's own gradient
+      for (size_t g = 0; g < groups_.size(); ++g) {
+        const int group = static_cast<int>(g);
+        const std::vector<at::Tensor> p = params_.slot_views(params_.data(), group);
+        if (p.empty()) continue;
+        const std::vector<at::Tensor> buf = momentum_.defined() ? params_.slot_views(momentum_, group) : std::vector<at::Tensor>{};
+        at::_fused_sgd_(p, params_.slot_grads(group), buf, groups_[g].weight_decay, o_.momentum, groups_[g].lr, o_.dampening, o_.nesterov,
+                        /*maximize=*/false, /*is_first_step=*/first);
+      }
+      return;
+    }
     for_each_group([&](const GroupSlice& s) {
       std::vector<at::Tensor> buf;
       if (momentum_.defined()) buf.push_back(s.of(momentum_));

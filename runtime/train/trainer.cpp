@@ -252,11 +252,16 @@ Trainer::Plan Trainer::plan_run() {
     log::info("  Resuming from " + resume + ": " + std::to_string(first_epoch) + " epochs done, skipping " + std::to_string(skip) +
               " batches of the current one");
   steps_.graph().start();
-  // Each window's first gradient written, not added to zeros (flat_params.h), where nothing
-  // reads the buffer before the step and no captured step will replay: a replay runs no hooks
-  // (it would add onto the last step's gradients), and AccumulateGrad nodes kept alive from
-  // before a capture, on the default stream, make capturing backward fail (PyTorch 2.11).
-  if (dp_->flat_gradient_read_only_at_the_step() && !steps_.graph().enabled()) ctx_.opt.flat->write_grads_on_first_accumulation();
+  // Where nothing reads the flat gradient before the step and no captured step will replay
+  // (flat_params.h): an optimizer that takes tensor lists reads the gradients autograd made,
+  // with no buffer at all; others get each window's first gradient written into the buffer,
+  // not added to zeros. A replay reads the buffer the capture saw and runs no hooks, and
+  // AccumulateGrad nodes kept alive from before a capture, on the default stream, make
+  // capturing backward fail (PyTorch 2.11).
+  if (dp_->flat_gradient_read_only_at_the_step() && !steps_.graph().enabled()) {
+    if (ctx_.opt.optimizer->takes_parameter_gradients()) ctx_.opt.flat->leave_grads_to_autograd();
+    else ctx_.opt.flat->write_grads_on_first_accumulation();
+  }
   profiler_.start(args_, dp_->rank(), device_.is_cuda());
   steps_.reset();
   dp_->zero_grad();

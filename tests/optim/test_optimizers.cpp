@@ -122,6 +122,55 @@ TEST(FlatParams, FirstWriteHooksGoWithTheirFlatParams) {
   EXPECT_TRUE(b.grad().isfinite().all().item<bool>());
 }
 
+// Gradients left to autograd: no flat gradient exists, each parameter keeps the tensor
+// autograd made (later micro-steps add into it), zero_grad frees them, and the fused AdamW
+// and SGD kernels over those lists step as over the zeroed flat buffer: windows of two
+// micro-steps, w2 unused in one micro-step, and a window where it gets no gradient. The
+// gradients are equal bit for bit; the updates to a float rounding, because PyTorch's CPU
+// kernels round a tensor's vectorised body and its scalar tail differently (fused
+// multiply-adds), and a list of tensors has other tails than one flat range.
+TEST(FlatParams, GradientsLeftToAutogradStepLikeTheFlatBuffer) {
+  for (const char* optim : {"adamw", "sgd"}) {
+    SCOPED_TRACE(optim);
+    Model a, b;
+    FlatParams flat(a.params, {0, 1, 0}, 2), left(b.params, {0, 1, 0}, 2);
+    const std::vector<GroupOptions> groups = {{0.05, 0.1}, {0.02, 0.0}};
+    auto make = [&](FlatParams& f) {
+      return std::string(optim) == "sgd" ? make_sgd(f, groups, {0.9, 0.1, false}) : make_adamw(f, groups, {0.9, 0.999, 1e-8, /*fused=*/true});
+    };
+    auto oa = make(flat), ob = make(left);
+    ASSERT_TRUE(ob->takes_parameter_gradients());
+    left.leave_grads_to_autograd();
+    EXPECT_FALSE(left.has_grad_buffer()) << "no flat gradient is held";
+    for (const auto& [name, p] : b.params) EXPECT_FALSE(p.grad().defined()) << name;
+    auto w2_unused = [](const Model& m, const at::Tensor& x) { return at::tanh(at::linear(x, m.params[0].second, m.params[1].second)).sum(); };
+    at::manual_seed(3);
+    for (int window = 0; window < 3; ++window) {
+      const at::Tensor x1 = at::randn({5, 3}), x2 = at::randn({5, 3});
+      for (const Model* m : {&a, &b}) {
+        w2_unused(*m, x1).backward();
+        if (window != 1) m->loss(x2).backward();  // window 1: w2 gets no gradient at all
+      }
+      if (window == 0) {  // autograd's own tensors, not views of one buffer
+        EXPECT_FALSE(b.params[0].second.grad().storage().is_alias_of(b.params[1].second.grad().storage()));
+        EXPECT_FALSE(b.params[0].second.grad().storage().is_alias_of(left.data().storage()));
+      }
+      flat.ensure_grad_views();
+      left.ensure_grad_views();
+      const std::vector<at::Tensor> ga = flat.slot_grads(), gb = left.slot_grads();
+      ASSERT_EQ(gb.size(), 3u);
+      for (size_t i = 0; i < 3; ++i) EXPECT_TRUE(at::equal(ga[i], gb[i])) << "gradient " << i << ", window " << window;
+      oa->step();
+      ob->step();
+      EXPECT_TRUE(at::allclose(flat.data(), left.data(), 1e-6, 1e-8)) << "window " << window;
+      flat.zero_grad();
+      left.zero_grad();
+      for (const auto& [name, p] : b.params) EXPECT_FALSE(p.grad().defined()) << name << ": freed, as zero_grad(set_to_none=True)";
+    }
+    for (const auto& [name, t] : oa->state_tensors()) EXPECT_TRUE(at::allclose(t, ob->state_tensors().at(name), 1e-6, 1e-12)) << name;
+  }
+}
+
 // torch.optim.AdamW's formula per tensor vs runner's AdamW over the flat buffer: the
 // separate-ops path (adamw_torch) and PyTorch's fused kernel (adamw_torch_fused).
 void expect_adamw_matches_reference(bool fused) {

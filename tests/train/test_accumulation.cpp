@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "runtime/models/layers.h"
+#include "runtime/core/callback.h"
 #include "runtime/models/losses.h"
 #include "runtime/train/trainer.h"
 
@@ -152,3 +153,52 @@ TEST(Accumulation, WithoutItemWeightingTheTokenTestWouldFail) {
   // ...while the same hook over one micro-batch per step is the full batch.
   expect_same(train_tokens(8, 1, 32, std::make_shared<MeanOfMeansHooks>(1)), full);
 }
+
+namespace {
+
+// At on_pre_optimizer_step: whether the embedding's and the head's gradients are views of
+// one flat buffer.
+class GradStorage : public Callback {
+ public:
+  explicit GradStorage(std::shared_ptr<models::Module> m) : model_(std::move(m)) {}
+  std::string name() const override { return "GradStorage"; }
+  void on_event(Event e, const TrainingArguments&, const TrainerState&, TrainerControl&, const nlohmann::json&) override {
+    if (e != Event::kPreOptimizerStep) return;
+    const auto params = model_->named_parameters();
+    const at::Tensor a = params.front().second.grad(), b = params.back().second.grad();
+    ASSERT_TRUE(a.defined() && b.defined());
+    shared.push_back(a.storage().is_alias_of(b.storage()));
+  }
+  std::vector<bool> shared;
+
+ private:
+  std::shared_ptr<models::Module> model_;
+};
+
+}  // namespace
+
+// One process, no sharding: the fused AdamW (the default) and SGD read the gradients autograd
+// made, with no flat gradient held (FlatParams::leave_grads_to_autograd); the separate-ops
+// AdamW reads the flat buffer. Windows of two micro-steps; the same weights either way.
+TEST(Accumulation, OneProcessFusedOptimizersReadAutogradsOwnGradients) {
+  std::map<std::string, at::Tensor> weights;
+  for (const char* optim : {"adamw_torch_fused", "sgd", "adamw_torch"}) {
+    SCOPED_TRACE(optim);
+    at::manual_seed(5);
+    auto ds = std::make_shared<data::TensorDataset>(data::Batch{{"input_ids", at::randint(0, 11, {16, 7})}, {"labels", at::randint(0, 5, {16, 7})}});
+    auto model = std::make_shared<TokenModel>();
+    auto probe = std::make_shared<GradStorage>(model);
+    TrainingArguments a = sgd_args(4, 2, std::string("grads_") + optim);
+    a.optim = optim;
+    a.finalize();
+    Trainer t(a, model, {ds, nullptr, nullptr}, nullptr, {probe});
+    t.train();
+    ASSERT_EQ(probe->shared.size(), 4u);  // 2 epochs of 2 windows
+    for (bool shared : probe->shared) EXPECT_EQ(shared, std::string(optim) == "adamw_torch");
+    std::vector<at::Tensor> flat;
+    for (auto& [name, p] : model->named_parameters()) flat.push_back(p.detach().flatten());
+    weights[optim] = at::cat(flat).clone();
+  }
+  expect_same(weights["adamw_torch_fused"], weights["adamw_torch"]);
+}
+
