@@ -367,6 +367,28 @@ void set_launch_folder(const std::string& folder) {
   monitor().launch_folder = ::access(folder.c_str(), W_OK) == 0 ? folder : "";
 }
 
+[[noreturn]] void abort_job(const std::string& line) {
+  static std::atomic<bool> once{false};
+  if (once.exchange(true)) {  // a second thread with a second fault: the first one speaks
+    for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+  const std::string record = dump_own_flight_record(line);
+  leave_launch_folder();
+  void (*hook)() = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(monitor().mu);
+    hook = monitor().exit_hook;
+  }
+  if (hook) hook();
+  std::fprintf(stderr, "runner: error: rank %d: %s; aborting every rank%s\n", world().rank, line.c_str(),
+               record.empty() ? "" : ("; flight record in " + record).c_str());
+  std::fflush(stderr);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // let the launcher forward the line
+  int initialized = 0, finalized = 0;
+  if (world().mpi && (MPI_Initialized(&initialized), initialized) && (MPI_Finalized(&finalized), !finalized)) MPI_Abort(MPI_COMM_WORLD, 1);
+  std::_Exit(1);
+}
+
 void leave_launch_folder() {  // the rank has said what went wrong
   Monitor& m = monitor();
   m.left_launch_folder = true;

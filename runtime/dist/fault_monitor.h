@@ -36,6 +36,13 @@ void leave_launch_folder();  // this rank reported an error itself (main's one l
 void start_fault_monitor();
 void stop_fault_monitor();
 
+// A fault this rank found on a thread of its own (NCCL's watchdog: a collective that never
+// ends on the GPU), where no exception reaches the main thread: writes this rank's flight
+// record, tells `runner launch` the rank spoke, releases the output folder (the exit hook),
+// prints "runner: error: rank K: <line>; ..." once and ends every rank (MPI_Abort when MPI
+// runs, else exit code 1).
+[[noreturn]] void abort_job(const std::string& line);
+
 // Where this rank is, in words: "at step 2, phase on_step_end; last collective #13 all_reduce
 // (float32, 1 values, 4 B, completed)". Empty before training set a phase.
 std::string fault_context();

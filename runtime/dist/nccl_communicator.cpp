@@ -76,7 +76,7 @@ class NcclWork : public Work {
   NcclWork(std::shared_ptr<StreamEvent> e, at::Tensor keep) : event_(std::move(e)), keep_(std::move(keep)) {}
   // Also without wait(): memory of `keep` is reused only by work queued after the collective.
   ~NcclWork() override { cudaStreamWaitEvent(cudaStreamLegacy, event_->event, 0); }
-  bool test() override { return cudaEventQuery(event_->event) != cudaErrorNotReady; }
+  bool test() override { return cudaEventQuery(event_->event) != cudaErrorNotReady; }  // an error counts as done: the watchdog reports it
   // Stream-ordered, as PyTorch's Work.wait() on NCCL: the default stream waits, the host
   // goes on queueing (the watchdog bounds how long the GPU may wait).
   void wait() override { default_stream_waits(*event_); }
@@ -115,13 +115,13 @@ class NcclCommunicator : public Communicator {
     watchdog_ = std::thread([this] { watch(); });
   }
   ~NcclCommunicator() override {
+    if (stream_) cudaStreamSynchronize(stream_);  // collectives still queued finish first, watched
     {
       std::lock_guard<std::mutex> lock(mu_);
       stop_ = true;
     }
     cv_.notify_all();
     if (watchdog_.joinable()) watchdog_.join();
-    if (stream_) cudaStreamSynchronize(stream_);  // collectives still queued finish first
     if (comm_) ncclCommDestroy(comm_);
     if (stream_) cudaStreamDestroy(stream_);
   }
@@ -133,6 +133,7 @@ class NcclCommunicator : public Communicator {
     if (on_host(t, t, [&](Communicator& h) { h.broadcast(t, root); })) return;
     if (staged(t, t, [&](const at::Tensor&, at::Tensor& d) { broadcast(d, root); })) return;
     check_device(t, "broadcast");
+    const std::lock_guard<std::timed_mutex> queueing(queue_mu_);
     after_default_stream();
     RUNNER_NCCL_CHECK(ncclBroadcast(t.data_ptr(), t.data_ptr(), t.numel(), nccl_type(t.scalar_type()), root, comm_, stream_));
     ordered("broadcast", t, t.nbytes());
@@ -141,6 +142,7 @@ class NcclCommunicator : public Communicator {
     if (on_host(t, t, [&](Communicator& h) { h.all_reduce(t, op); })) return;
     if (staged(t, t, [&](const at::Tensor&, at::Tensor& d) { all_reduce(d, op); })) return;
     check_device(t, "all_reduce");
+    const std::lock_guard<std::timed_mutex> queueing(queue_mu_);
     after_default_stream();
     RUNNER_NCCL_CHECK(ncclAllReduce(t.data_ptr(), t.data_ptr(), t.numel(), nccl_type(t.scalar_type()), nccl_op(op), comm_, stream_));
     ordered("all_reduce", t, t.nbytes());
@@ -151,6 +153,7 @@ class NcclCommunicator : public Communicator {
     check_device(in, "reduce_scatter");
     check_device(out, "reduce_scatter");
     if (in.numel() != out.numel() * size_) throw DistError("reduce_scatter: input is not world size × output");
+    const std::lock_guard<std::timed_mutex> queueing(queue_mu_);
     after_default_stream();
     RUNNER_NCCL_CHECK(ncclReduceScatter(in.data_ptr(), out.data_ptr(), out.numel(), nccl_type(in.scalar_type()), ncclSum, comm_, stream_));
     ordered("reduce_scatter", in, in.nbytes());
@@ -161,6 +164,7 @@ class NcclCommunicator : public Communicator {
     check_device(in, "all_gather");
     check_device(out, "all_gather");
     if (out.numel() != in.numel() * size_) throw DistError("all_gather: output is not world size × input");
+    const std::lock_guard<std::timed_mutex> queueing(queue_mu_);
     after_default_stream();
     RUNNER_NCCL_CHECK(ncclAllGather(in.data_ptr(), out.data_ptr(), in.numel(), nccl_type(in.scalar_type()), comm_, stream_));
     ordered("all_gather", in, out.nbytes());
@@ -174,6 +178,7 @@ class NcclCommunicator : public Communicator {
     // NCCL has no all-to-all collective: one grouped send and receive per peer.
     const int64_t n = in.numel() / size_, bytes = n * in.element_size();
     const ncclDataType_t type = nccl_type(in.scalar_type());
+    const std::lock_guard<std::timed_mutex> queueing(queue_mu_);
     after_default_stream();
     RUNNER_NCCL_CHECK(ncclGroupStart());
     for (int r = 0; r < size_; ++r) {
@@ -188,10 +193,11 @@ class NcclCommunicator : public Communicator {
   void barrier() override {
     at::Tensor t = at::zeros({1}, at::TensorOptions().dtype(at::kFloat).device(at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(device_))));
     all_reduce(t, ReduceOp::kSum);
-    wait_on_host("barrier");
+    wait_on_host(last_seq_);
   }
   std::unique_ptr<Work> all_reduce_async(at::Tensor& t) override {
     check_device(t, "all_reduce_async");
+    const std::lock_guard<std::timed_mutex> queueing(queue_mu_);
     after_default_stream();
     RUNNER_NCCL_CHECK(ncclAllReduce(t.data_ptr(), t.data_ptr(), t.numel(), nccl_type(t.scalar_type()), ncclSum, comm_, stream_));
     return std::make_unique<NcclWork>(ordered("all_reduce (bucket)", t, t.nbytes(), /*async=*/true), at::Tensor());
@@ -201,6 +207,7 @@ class NcclCommunicator : public Communicator {
     check_device(out, "all_gather_async");
     if (out.numel() != in.numel() * size_) throw DistError("all_gather_async: output is not world size × input");
     const at::Tensor send = gpu(in).contiguous();  // ZeRO-3 offload: host shards are copied up first
+    const std::lock_guard<std::timed_mutex> queueing(queue_mu_);
     after_default_stream();
     RUNNER_NCCL_CHECK(ncclAllGather(send.data_ptr(), out.data_ptr(), send.numel(), nccl_type(send.scalar_type()), comm_, stream_));
     return std::make_unique<NcclWork>(ordered("all_gather (prefetch)", out, out.nbytes(), /*async=*/true), send.is_same(in) ? at::Tensor() : send);
@@ -239,14 +246,16 @@ class NcclCommunicator : public Communicator {
     RUNNER_CUDA_CHECK(cudaEventDestroy(e));
   }
 
-  // After a collective is queued: records where it ends on our stream, makes the default
-  // stream wait there (unless the caller waits through a Work) and hands it to the watchdog.
-  // The host never waits: a bucket's all-reduce or a ZeRO-3 unit's reduce-scatter overlaps
-  // the backward kernels queued after it, as with PyTorch's ProcessGroupNCCL.
+  // After a collective is queued (under queue_mu_, held by the caller from before the
+  // queueing, so that a failing watchdog can stop further NCCL calls): records where it ends
+  // on our stream, makes the default stream wait there (unless the caller waits through a
+  // Work) and hands it to the watchdog. The host never waits: a bucket's all-reduce or a ZeRO-3 unit's
+  // reduce-scatter overlaps the backward kernels queued after it, as with PyTorch's
+  // ProcessGroupNCCL.
   std::shared_ptr<StreamEvent> ordered(const char* what, const at::Tensor& t, int64_t bytes, bool async = false) {
     const auto queued = Clock::now();
     // The flight record (flight_recorder.h): started when queued, completed once the stream ran it.
-    const int64_t seq = record_start(what, c10::getDtypeNames(t.scalar_type()).first, t.numel(), bytes, async);
+    last_seq_ = record_start(what, c10::getDtypeNames(t.scalar_type()).first, t.numel(), bytes, async);
     auto e = std::make_shared<StreamEvent>();
     RUNNER_CUDA_CHECK(cudaEventRecord(e->event, stream_));
     if (!async) default_stream_waits(*e);
@@ -255,20 +264,24 @@ class NcclCommunicator : public Communicator {
     {
       std::lock_guard<std::mutex> lock(mu_);
       retire();
-      pending_.push_back({seq, what, queued, e});
+      pending_.push_back({last_seq_, what, queued, e});
     }
     stats_.seconds += std::chrono::duration<double>(Clock::now() - queued).count();
     return e;
   }
 
-  // The host waits for everything queued on our stream (polling, so that the watchdog's
-  // limit and NCCL's asynchronous errors still apply).
-  void wait_on_host(const char* what) {
+  // The host waits for everything queued on our stream up to collective `seq` (polling: the
+  // watchdog's limit and NCCL's asynchronous errors still apply), marked in the flight
+  // record as waiting, so the fault monitor can name a peer that never comes.
+  void wait_on_host(int64_t seq) {
     const auto start = Clock::now();
+    record_wait_begin(seq);
     while (cudaStreamQuery(stream_) == cudaErrorNotReady) std::this_thread::yield();
+    record_wait_end();
     std::lock_guard<std::mutex> lock(mu_);
     retire();
-    if (!pending_.empty()) fail(std::string(what) + ": the CUDA stream of NCCL reported " + cudaGetErrorString(cudaEventQuery(pending_.front().event->event)));
+    if (!pending_.empty())
+      abort_job(std::string(pending_.front().what) + ": the CUDA stream of NCCL reported " + cudaGetErrorString(cudaEventQuery(pending_.front().event->event)));
     stats_.seconds += std::chrono::duration<double>(Clock::now() - start).count();
   }
 
@@ -289,7 +302,8 @@ class NcclCommunicator : public Communicator {
 
   // The host no longer waits in collectives, so a peer that died or hangs shows only as a
   // collective that never ends on this GPU (and a host blocked in some later CUDA call):
-  // this thread ends the job then, as PyTorch's NCCL watchdog does.
+  // this thread ends the job then, as PyTorch's NCCL watchdog does (the timeout counts from
+  // when the host queued it, a bound that is looser by the GPU's backlog).
   void watch() {
     cudaSetDevice(device_);
     const auto tick = std::chrono::milliseconds(timeout_ > 0 ? std::clamp<int64_t>(static_cast<int64_t>(timeout_ * 100), 20, 1000) : 1000);
@@ -303,22 +317,17 @@ class NcclCommunicator : public Communicator {
         fail(std::string(oldest.what) + ": NCCL reported " + ncclGetErrorString(async));
       const double waited = std::chrono::duration<double>(Clock::now() - oldest.queued).count();
       if (timeout_ > 0 && waited > timeout_)
-        fail(std::string(oldest.what) + " #" + std::to_string(oldest.seq) + " has not finished on the GPU after " + std::to_string(static_cast<int>(waited)) +
-             " s (ddp_timeout): a peer died or is stuck");
+        fail(std::string(oldest.what) + " #" + std::to_string(oldest.seq) + " has not finished on the GPU " + std::to_string(static_cast<int>(waited)) +
+             " s after it was queued (ddp_timeout): a peer died or is stuck");
     }
   }
 
-  // The job cannot go on: results of the collective would be garbage, and the host may be
-  // blocked in a CUDA call behind it that no exception can reach.
+  // From the watchdog: the main thread first stops queueing (unless it is blocked inside an
+  // NCCL call, holding queue_mu_: then it can do no harm), and one blocked behind the stuck
+  // collective stays blocked, since nothing aborts the communicator before the process ends.
   [[noreturn]] void fail(const std::string& line) {
-    ncclCommAbort(comm_);  // the stuck kernels return, so the GPU and its peers are released
-    const std::string record = dump_own_flight_record(line);
-    std::fprintf(stderr, "runner: error: rank %d: %s; aborting every rank%s\n", rank_, line.c_str(),
-                 record.empty() ? "" : ("; flight record in " + record).c_str());
-    std::fflush(stderr);
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));  // let the launcher forward the line
-    if (mpi_) MPI_Abort(MPI_COMM_WORLD, 1);
-    std::_Exit(1);
+    (void)queue_mu_.try_lock_for(std::chrono::seconds(1));
+    abort_job(line);
   }
 
   int rank_ = 0, size_ = 1;
@@ -328,10 +337,12 @@ class NcclCommunicator : public Communicator {
   ncclComm_t comm_ = nullptr;
   cudaStream_t stream_ = nullptr;
   std::shared_ptr<Communicator> host_;  // MPI over the same ranks (a world of one: the identity)
-  std::mutex mu_;
+  std::timed_mutex queue_mu_;  // held while a collective is queued
+  std::mutex mu_;              // pending_, stop_
   std::condition_variable cv_;
   std::deque<Pending> pending_;
   bool stop_ = false;
+  int64_t last_seq_ = -1;  // the flight record's entry of the last collective queued
   std::thread watchdog_;
 };
 
