@@ -292,6 +292,7 @@ int64_t DataParallel::model_state_bytes(const optim::Optimizer& optimizer) const
   int64_t bytes = zero3_ ? zero3_->resident_param_bytes() + (shards_on_host ? 0 : static_cast<int64_t>(zero3_->shard_grad().nbytes()))
                          : static_cast<int64_t>(full_->data().nbytes());
   if (full_->has_grad_buffer()) bytes += static_cast<int64_t>(full_->grad().nbytes());
+  if (full_->leaves_grads_to_autograd()) bytes += static_cast<int64_t>(full_->data().nbytes());  // held from backward to the step
   if (shard_grad_.defined()) bytes += static_cast<int64_t>(shard_grad_.nbytes());
   if (offload_ || shards_on_host) return bytes;  // the optimizer's state is in host memory
   for (const auto& [name, t] : optimizer.state_tensors())

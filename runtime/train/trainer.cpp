@@ -259,7 +259,10 @@ Trainer::Plan Trainer::plan_run() {
   // AccumulateGrad nodes kept alive from before a capture, on the default stream, make
   // capturing backward fail (PyTorch 2.11).
   if (dp_->flat_gradient_read_only_at_the_step() && !steps_.graph().enabled()) {
-    if (ctx_.opt.optimizer->takes_parameter_gradients()) ctx_.opt.flat->leave_grads_to_autograd();
+    // Only for an optimizer over these very parameters: optimizer offload's reads its own host
+    // copy of the flat gradient.
+    if (ctx_.opt.optimizer->takes_parameter_gradients() && &ctx_.opt.optimizer->params() == ctx_.opt.flat.get())
+      ctx_.opt.flat->leave_grads_to_autograd();
     else ctx_.opt.flat->write_grads_on_first_accumulation();
   }
   profiler_.start(args_, dp_->rank(), device_.is_cuda());

@@ -200,5 +200,23 @@ TEST(Accumulation, OneProcessFusedOptimizersReadAutogradsOwnGradients) {
     weights[optim] = at::cat(flat).clone();
   }
   expect_same(weights["adamw_torch_fused"], weights["adamw_torch"]);
+  // Optimizer offload in one process: its optimizer reads a host copy of the flat gradient,
+  // so the buffer stays (written on each window's first accumulation) and trains alike.
+  at::manual_seed(5);
+  auto ds = std::make_shared<data::TensorDataset>(data::Batch{{"input_ids", at::randint(0, 11, {16, 7})}, {"labels", at::randint(0, 5, {16, 7})}});
+  auto model = std::make_shared<TokenModel>();
+  auto probe = std::make_shared<GradStorage>(model);
+  TrainingArguments a = sgd_args(4, 2, "grads_offload");
+  a.optim = "adamw_torch_fused";
+  a.finalize();
+  TrainerOptions options;
+  options.parallel.offload_optimizer = true;  // what --fsdp "no_shard offload" resolves to (runtime/config)
+  Trainer t(a, model, {ds, nullptr, nullptr}, nullptr, {probe}, options);
+  t.train();
+  ASSERT_EQ(probe->shared.size(), 4u);
+  for (bool shared : probe->shared) EXPECT_TRUE(shared);
+  std::vector<at::Tensor> flat;
+  for (auto& [name, p] : model->named_parameters()) flat.push_back(p.detach().flatten());
+  expect_same(at::cat(flat), weights["adamw_torch_fused"]);
 }
 
