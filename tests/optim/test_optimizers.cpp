@@ -40,6 +40,16 @@ void reference_adamw(std::vector<at::Tensor>& p, const std::vector<at::Tensor>& 
   }
 }
 
+// A window of two micro-steps on both models: w2 unused in the first, and in window 1 it
+// gets no gradient at all.
+void two_micro_steps(const Model& a, const Model& b, int window) {
+  const at::Tensor x1 = at::randn({5, 3}), x2 = at::randn({5, 3});
+  for (const Model* m : {&a, &b}) {
+    at::tanh(at::linear(x1, m->params[0].second, m->params[1].second)).sum().backward();
+    if (window != 1) m->loss(x2).backward();
+  }
+}
+
 }  // namespace
 
 TEST(FlatParams, ParametersBecomeViewsAndGradsAccumulateInPlace) {
@@ -73,14 +83,9 @@ TEST(FlatParams, FirstWriteGivesTheAccumulatedGradientsWithoutZeroing) {
   ASSERT_TRUE(first.writes_grads_on_first_accumulation());
   for (const auto& [name, p] : b.params) EXPECT_FALSE(p.grad().defined()) << name << ": set to none, as torch's zero_grad does";
   first.grad().fill_(std::numeric_limits<float>::quiet_NaN());
-  auto w2_unused = [](const Model& m, const at::Tensor& x) { return at::tanh(at::linear(x, m.params[0].second, m.params[1].second)).sum(); };
   at::manual_seed(3);
   for (int window = 0; window < 3; ++window) {
-    const at::Tensor x1 = at::randn({5, 3}), x2 = at::randn({5, 3});
-    for (const Model* m : {&a, &b}) {
-      w2_unused(*m, x1).backward();
-      if (window != 1) m->loss(x2).backward();  // window 1: w2 gets no gradient at all
-    }
+    two_micro_steps(a, b, window);
     if (window == 0) {  // in the slot since its first accumulation, not in autograd's own tensor
       EXPECT_EQ(b.params[0].second.grad().data_ptr(), first.grad().data_ptr());
       EXPECT_EQ(b.params[1].second.grad().data_ptr(), first.grad().narrow(0, 20, 4).data_ptr());
@@ -143,14 +148,9 @@ TEST(FlatParams, GradientsLeftToAutogradStepLikeTheFlatBuffer) {
     left.leave_grads_to_autograd();
     EXPECT_FALSE(left.has_grad_buffer()) << "no flat gradient is held";
     for (const auto& [name, p] : b.params) EXPECT_FALSE(p.grad().defined()) << name;
-    auto w2_unused = [](const Model& m, const at::Tensor& x) { return at::tanh(at::linear(x, m.params[0].second, m.params[1].second)).sum(); };
     at::manual_seed(3);
     for (int window = 0; window < 3; ++window) {
-      const at::Tensor x1 = at::randn({5, 3}), x2 = at::randn({5, 3});
-      for (const Model* m : {&a, &b}) {
-        w2_unused(*m, x1).backward();
-        if (window != 1) m->loss(x2).backward();  // window 1: w2 gets no gradient at all
-      }
+      two_micro_steps(a, b, window);
       if (window == 0) {  // autograd's own tensors, not views of one buffer
         EXPECT_FALSE(b.params[0].second.grad().storage().is_alias_of(b.params[1].second.grad().storage()));
         EXPECT_FALSE(b.params[0].second.grad().storage().is_alias_of(left.data().storage()));
