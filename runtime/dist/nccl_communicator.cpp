@@ -76,7 +76,7 @@ class NcclWork : public Work {
   NcclWork(std::shared_ptr<StreamEvent> e, at::Tensor keep) : event_(std::move(e)), keep_(std::move(keep)) {}
   // Also without wait(): memory of `keep` is reused only by work queued after the collective.
   ~NcclWork() override { cudaStreamWaitEvent(cudaStreamLegacy, event_->event, 0); }
-  bool test() override { return cudaEventQuery(event_->event) != cudaErrorNotReady; }  // an error counts as done: the watchdog reports it
+  bool test() override { return cudaEventQuery(event_->event) != cudaErrorNotReady; }  // an error counts as done: the next CUDA call reports it
   // Stream-ordered, as PyTorch's Work.wait() on NCCL: the default stream waits, the host
   // goes on queueing (the watchdog bounds how long the GPU may wait).
   void wait() override { default_stream_waits(*event_); }

@@ -57,27 +57,15 @@ class AdamW : public Optimizer {
   }
 
   // The same update in PyTorch's fused kernel, one call per group (groups differ in lr and
-  // weight decay). The kernel reads the step count from a tensor, which torch.optim
-  // increments before the call; here it mirrors step_, so checkpoints need nothing new.
+  // weight decay), over the group's range or its parameters' own gradients
+  // (for_each_group_lists). The kernel reads the step count from a tensor, which torch.optim
+  // increments before the call; here it mirrors step_, so checkpoints need nothing new. One
+  // step tensor serves every tensor of a list.
   void fused_step() {
     step_tensor_.fill_(static_cast<double>(step_));
-    if (params_.leaves_grads_to_autograd()) {
-      // The same kernel over tensor lists: parameters, their own gradients, the slots of the
-      // state (torch.optim.AdamW(fused=True) itself). One step count serves every tensor.
-      for (size_t g = 0; g < groups_.size(); ++g) {
-        const int group = static_cast<int>(g);
-        const std::vector<at::Tensor> p = params_.slot_views(params_.data(), group);
-        if (p.empty()) continue;
-        const std::vector<at::Tensor> steps(p.size(), step_tensor_);
-        at::_fused_adamw_(p, params_.slot_grads(group), params_.slot_views(exp_avg_, group), params_.slot_views(exp_avg_sq_, group), {},
-                          steps, groups_[g].lr, o_.beta1, o_.beta2, groups_[g].weight_decay, o_.eps, /*amsgrad=*/false,
-                          /*maximize=*/false);
-      }
-      return;
-    }
-    for_each_group([&](const GroupSlice& s) {
-      at::_fused_adamw_({s.param}, {s.grad}, {s.of(exp_avg_)}, {s.of(exp_avg_sq_)}, {}, {step_tensor_}, s.lr, o_.beta1, o_.beta2,
-                        s.weight_decay, o_.eps, /*amsgrad=*/false, /*maximize=*/false);
+    for_each_group_lists([&](const GroupLists& l) {
+      at::_fused_adamw_(l.params, l.grads, l.of(exp_avg_), l.of(exp_avg_sq_), {}, std::vector<at::Tensor>(l.params.size(), step_tensor_), l.lr,
+                        o_.beta1, o_.beta2, l.weight_decay, o_.eps, /*amsgrad=*/false, /*maximize=*/false);
     });
   }
 

@@ -3,6 +3,7 @@
 // and transformers' Adafactor exactly, so a run here matches the same run in PyTorch step
 // for step.
 #pragma once
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -74,6 +75,34 @@ class Optimizer {
       if (r.size() == 0) continue;
       f(GroupSlice{params_.data().narrow(0, r.begin, r.size()), params_.grad().narrow(0, r.begin, r.size()), groups_[g].lr,
                    groups_[g].weight_decay, r.begin, r.size()});
+    }
+  }
+
+  // One parameter group as the tensor lists PyTorch's fused kernels take: its range of the
+  // flat buffers (one tensor each) or, when FlatParams leaves the gradients to autograd, one
+  // tensor per parameter. `of(state)` is a flat state tensor's matching list.
+  struct GroupLists {
+    std::vector<at::Tensor> params, grads;
+    double lr = 0.0, weight_decay = 0.0;
+    std::function<std::vector<at::Tensor>(const at::Tensor&)> of;
+  };
+  // f(lists) for every group with parameters, in order.
+  template <class F>
+  void for_each_group_lists(F&& f) const {
+    for (size_t g = 0; g < groups_.size(); ++g) {
+      const GroupRange r = params_.groups()[g];
+      if (r.size() == 0) continue;
+      GroupLists l{{}, {}, groups_[g].lr, groups_[g].weight_decay, {}};
+      if (params_.leaves_grads_to_autograd()) {
+        const int group = static_cast<int>(g);
+        l.of = [this, group](const at::Tensor& flat) { return params_.slot_views(flat, group); };
+        l.grads = params_.slot_grads(group);
+      } else {
+        l.of = [r](const at::Tensor& flat) { return std::vector<at::Tensor>{flat.narrow(0, r.begin, r.size())}; };
+        l.grads = l.of(params_.grad());
+      }
+      l.params = l.of(params_.data());
+      f(l);
     }
   }
 

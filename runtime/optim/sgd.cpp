@@ -11,8 +11,8 @@ namespace {
 // dampening and Nesterov. The momentum buffer starts as a copy of the first gradient.
 // PyTorch's fused kernel (torch.optim.SGD(fused=True)) does it in one pass over parameter,
 // gradient and momentum, on the CPU and the GPU; the ATen ops it replaces made four, each
-// with a temporary (5.7x slower for 33M fp32 parameters on a 2-core CPU). Results equal
-// those ops to a float rounding (the kernel contracts multiply-adds).
+// with a temporary (docs/performance.md, "Fused kernels"). Results equal those ops to a
+// float rounding (the kernel contracts multiply-adds).
 class SGD : public Optimizer {
  public:
   SGD(FlatParams& params, std::vector<GroupOptions> groups, SGDOptions o) : Optimizer(params, std::move(groups)), o_(o) {
@@ -25,22 +25,9 @@ class SGD : public Optimizer {
     c10::NoGradGuard no_grad;
     const bool first = step_ == 0;
     ++step_;
-    if (params_.leaves_grads_to_autograd()) {  // the same kernel over each parameter's own gradient
-      for (size_t g = 0; g < groups_.size(); ++g) {
-        const int group = static_cast<int>(g);
-        const std::vector<at::Tensor> p = params_.slot_views(params_.data(), group);
-        if (p.empty()) continue;
-        const std::vector<at::Tensor> buf = momentum_.defined() ? params_.slot_views(momentum_, group) : std::vector<at::Tensor>{};
-        at::_fused_sgd_(p, params_.slot_grads(group), buf, groups_[g].weight_decay, o_.momentum, groups_[g].lr, o_.dampening, o_.nesterov,
-                        /*maximize=*/false, /*is_first_step=*/first);
-      }
-      return;
-    }
-    for_each_group([&](const GroupSlice& s) {
-      std::vector<at::Tensor> buf;
-      if (momentum_.defined()) buf.push_back(s.of(momentum_));
-      at::_fused_sgd_({s.param}, {s.grad}, buf, s.weight_decay, o_.momentum, s.lr, o_.dampening, o_.nesterov, /*maximize=*/false,
-                      /*is_first_step=*/first);
+    for_each_group_lists([&](const GroupLists& l) {
+      at::_fused_sgd_(l.params, l.grads, momentum_.defined() ? l.of(momentum_) : std::vector<at::Tensor>{}, l.weight_decay, o_.momentum, l.lr,
+                      o_.dampening, o_.nesterov, /*maximize=*/false, /*is_first_step=*/first);
     });
   }
 

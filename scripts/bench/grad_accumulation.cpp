@@ -16,7 +16,6 @@
 #include <malloc.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -25,6 +24,7 @@
 #include <vector>
 
 #include "runtime/optim/optimizer.h"
+#include "scripts/bench/timing.h"
 
 namespace {
 
@@ -64,17 +64,7 @@ struct Net {
   }
 };
 
-double seconds_per_call(const std::function<void()>& f) {
-  using clock = std::chrono::steady_clock;
-  int calls = 1;
-  for (;;) {
-    const auto t0 = clock::now();
-    for (int i = 0; i < calls; ++i) f();
-    const double s = std::chrono::duration<double>(clock::now() - t0).count();
-    if (s > 0.3) return s / calls;
-    calls *= 2;
-  }
-}
+double seconds_per_call(const std::function<void()>& f) { return runner::bench::seconds_per_call(f, 0.3); }
 
 }  // namespace
 

@@ -7,7 +7,6 @@
 #include <ATen/Parallel.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -20,20 +19,13 @@
 #include "runtime/kernels/rotary.h"
 #include "runtime/kernels/swiglu.h"
 #include "runtime/optim/optimizer.h"
+#include "scripts/bench/timing.h"
 
 namespace {
 
 double seconds_per_call(const std::function<void()>& f) {
-  using clock = std::chrono::steady_clock;
   f();  // warm-up: allocations, thread pool
-  int calls = 1;
-  for (;;) {
-    const auto t0 = clock::now();
-    for (int i = 0; i < calls; ++i) f();
-    const double s = std::chrono::duration<double>(clock::now() - t0).count();
-    if (s > 0.2) return s / calls;
-    calls *= 2;
-  }
+  return runner::bench::seconds_per_call(f, 0.2);
 }
 
 struct Stats { double median, min, max; };
