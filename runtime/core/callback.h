@@ -25,7 +25,10 @@ class Callback {
                         TrainerControl& control, const nlohmann::json& payload) = 0;
   // Whether on_pre_optimizer_step / on_optimizer_step may read the gradients or weights: a
   // captured step (cuda_graphs, runtime/train/step_graph.h) fires both around its whole
-  // replay, so such a callback keeps the steps eager. Recipe callbacks say so when they
+  // replay, so such a callback keeps the steps eager; and it keeps clipping a pass of its
+  // own, so on_pre_optimizer_step sees clipped gradients as in HF (an optimizer that folds
+  // the clip into its step, StepRunner::decide_clipping_fold, clips them only as it steps).
+  // Recipe callbacks say so when they
   // define either function; the built-in ones do nothing there.
   virtual bool observes_optimizer_step() const { return false; }
   // Stateful callbacks (HF ExportableState): saved in trainer_state.json.

@@ -172,7 +172,7 @@ void DataParallel::hold_whole_params(bool on) {
   if (zero3_) zero3_->hold_whole(on);
 }
 
-at::Tensor DataParallel::clip_grad_norm(double max_norm, double unscale) {
+at::Tensor DataParallel::clip_grad_norm(double max_norm, double unscale, at::Tensor* divisor) {
   c10::NoGradGuard no_grad;
   at::Tensor norm;  // () fp64, on the gradients' device
   at::Tensor g;
@@ -209,13 +209,18 @@ at::Tensor DataParallel::clip_grad_norm(double max_norm, double unscale) {
     const at::Tensor norm32 = at::linalg_vector_norm(at::stack(at::_foreach_norm(grads)), 2);
     if (max_norm > 0) {
       const at::Tensor coef = at::full({}, max_norm, norm32.options()).div_(norm32 + 1e-6).clamp_max_(1.0);
-      at::_foreach_mul_(grads, coef);
+      if (divisor) *divisor = coef.reciprocal().to(at::kFloat);
+      else at::_foreach_mul_(grads, coef);
     }
     return norm32.to(at::kDouble);
   }
   // torch.nn.utils.clip_grad_norm_: scale by min(1, max_norm / (norm + 1e-6)) on the device,
   // so no step waits for the norm's value.
-  if (max_norm > 0) g.mul_(at::full({}, max_norm, norm.options()).div_(norm + 1e-6).clamp_max_(1.0));
+  if (max_norm > 0) {
+    const at::Tensor coef = at::full({}, max_norm, norm.options()).div_(norm + 1e-6).clamp_max_(1.0);
+    if (divisor) *divisor = coef.reciprocal().to(at::kFloat);
+    else g.mul_(coef);
+  }
   return norm;
 }
 

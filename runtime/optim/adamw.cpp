@@ -63,9 +63,10 @@ class AdamW : public Optimizer {
   // step tensor serves every tensor of a list.
   void fused_step() {
     step_tensor_.fill_(static_cast<double>(step_));
+    const std::optional<at::Tensor> divisor = take_gradient_divisor();
     for_each_group_lists([&](const GroupLists& l) {
       at::_fused_adamw_(l.params, l.grads, l.of(exp_avg_), l.of(exp_avg_sq_), {}, std::vector<at::Tensor>(l.params.size(), step_tensor_), l.lr,
-                        o_.beta1, o_.beta2, l.weight_decay, o_.eps, /*amsgrad=*/false, /*maximize=*/false);
+                        o_.beta1, o_.beta2, l.weight_decay, o_.eps, /*amsgrad=*/false, /*maximize=*/false, divisor);
     });
   }
 
@@ -74,6 +75,7 @@ class AdamW : public Optimizer {
   // the result equals the double-lr kernel's bit for bit.
   bool capturable() const override { return o_.fused; }
   bool takes_parameter_gradients() const override { return o_.fused && lr_tensors_.empty(); }
+  bool folds_gradient_divisor() const override { return o_.fused; }
   void use_device_scalars() override {
     if (!o_.fused || !lr_tensors_.empty()) return;
     const at::ScalarType type = params_.data().is_cuda() ? at::kFloat : at::kDouble;
@@ -88,12 +90,13 @@ class AdamW : public Optimizer {
   void device_step() override {
     c10::NoGradGuard no_grad;
     if (params_.leaves_grads_to_autograd()) throw RecipeError("AdamW: a captured step reads the flat gradient, which this run left to autograd");
+    const std::optional<at::Tensor> divisor = take_gradient_divisor();
     for (size_t g = 0; g < groups_.size(); ++g) {
       const GroupRange r = params_.groups()[g];
       if (r.size() == 0) continue;
       auto of = [&](const at::Tensor& flat) { return flat.narrow(0, r.begin, r.size()); };
       at::_fused_adamw_({of(params_.data())}, {of(params_.grad())}, {of(exp_avg_)}, {of(exp_avg_sq_)}, {}, {step_tensor_}, lr_tensors_[g],
-                        o_.beta1, o_.beta2, groups_[g].weight_decay, o_.eps, /*amsgrad=*/false, /*maximize=*/false);
+                        o_.beta1, o_.beta2, groups_[g].weight_decay, o_.eps, /*amsgrad=*/false, /*maximize=*/false, divisor);
     }
   }
 

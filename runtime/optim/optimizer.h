@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,16 @@ class Optimizer {
   // Whether step() can read each parameter's own gradient when FlatParams leaves them to
   // autograd (FlatParams::leave_grads_to_autograd): PyTorch's fused kernels take tensor lists.
   virtual bool takes_parameter_gradients() const { return false; }
+  // Clipping folded into the update, as torch's fused kernels do AMP's unscaling (their
+  // grad_scale): the next step() or device_step() divides each gradient it reads by
+  // `divisor`, a () fp32 tensor on the gradients' device, and writes the quotient back, so
+  // the gradients end as clip_grad_norm_'s own pass would have left them. What it saves is
+  // that pass: a read and a write of every gradient. Set before each step; used once.
+  virtual bool folds_gradient_divisor() const { return false; }
+  void set_gradient_divisor(at::Tensor divisor) {
+    if (!folds_gradient_divisor()) throw std::logic_error(name() + ": cannot fold a gradient divisor into its step");
+    divisor_ = std::move(divisor);
+  }
   virtual void use_device_scalars() {}
   virtual void begin_step() {}
   virtual void device_step() {}
@@ -106,12 +117,23 @@ class Optimizer {
     }
   }
 
+  // The divisor set for this step, if any (undefined: none); the next step needs a new one.
+  std::optional<at::Tensor> take_gradient_divisor() {
+    std::optional<at::Tensor> d;
+    if (divisor_.defined()) d = std::move(divisor_);
+    divisor_ = at::Tensor();
+    return d;
+  }
+
   // dst ← state[name] (any shape with dst's numel); CheckpointError when missing or mis-sized.
   static void load_state_tensor(const std::map<std::string, at::Tensor>& state, const std::string& name, at::Tensor& dst);
 
   FlatParams& params_;
   std::vector<GroupOptions> groups_;
   int64_t step_ = 0;
+
+ private:
+  at::Tensor divisor_;  // set_gradient_divisor, until the step takes it
 };
 
 struct AdamWOptions {

@@ -20,14 +20,16 @@ class SGD : public Optimizer {
   }
   std::string name() const override { return "sgd"; }
   bool takes_parameter_gradients() const override { return true; }
+  bool folds_gradient_divisor() const override { return true; }
 
   void step() override {
     c10::NoGradGuard no_grad;
     const bool first = step_ == 0;
     ++step_;
+    const std::optional<at::Tensor> divisor = take_gradient_divisor();
     for_each_group_lists([&](const GroupLists& l) {
       at::_fused_sgd_(l.params, l.grads, momentum_.defined() ? l.of(momentum_) : std::vector<at::Tensor>{}, l.weight_decay, o_.momentum, l.lr,
-                      o_.dampening, o_.nesterov, /*maximize=*/false, /*is_first_step=*/first);
+                      o_.dampening, o_.nesterov, /*maximize=*/false, /*is_first_step=*/first, divisor);
     });
   }
 

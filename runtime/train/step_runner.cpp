@@ -158,6 +158,16 @@ at::Tensor StepRunner::training_step(const Batch& batch, LossContext& loss_ctx) 
   return weight == 0.0 ? at::zeros_like(value) : value * weight;  // not 0 × NaN
 }
 
+void StepRunner::decide_clipping_fold() {
+  const Optimization& opt = ctx_.opt;
+  fold_clipping_ = ctx_.args.max_grad_norm > 0 && opt.optimizer && opt.optimizer->folds_gradient_divisor() && !opt.scaler &&
+                   !ctx_.dp.config().offload_optimizer;
+  // HF fires on_pre_optimizer_step between the clip and the step: a callback there sees
+  // clipped gradients.
+  for (const auto& cb : ctx_.callbacks.callbacks())
+    if (cb->observes_optimizer_step()) fold_clipping_ = false;
+}
+
 StepOutcome StepRunner::finish() {
   optimizer_stepped_ = true;  // from here on the step changes state (a skipped fp16 step too: the loss scale)
   if (static_window_) return finish_static();
@@ -167,7 +177,8 @@ StepOutcome StepRunner::finish() {
   opt.flat->ensure_grad_views();
   StepOutcome out;
   const double unscale = opt.scaler ? 1.0 / opt.scaler->scale() : 1.0;
-  out.grad_norm = dp.clip_grad_norm(ctx_.args.max_grad_norm, unscale);  // on the device, read when logged
+  at::Tensor divisor;  // defined when the clip is left to the optimizer's pass
+  out.grad_norm = dp.clip_grad_norm(ctx_.args.max_grad_norm, unscale, fold_clipping_ ? &divisor : nullptr);  // on the device, read when logged
   // fp16: a non-finite gradient norm (on any rank: the norm is global) skips the optimizer
   // and scheduler step and backs the loss scale off (GradScaler.step/update); deciding that
   // needs the value now, as in PyTorch.
@@ -179,6 +190,7 @@ StepOutcome StepRunner::finish() {
     const double lr_factor = opt.scheduler->current_factor();
     for (size_t g = 0; g < opt.base_lrs.size(); ++g) opt.optimizer->set_lr(g, opt.base_lrs[g] * lr_factor);
     dp.before_optimizer_step();
+    if (divisor.defined()) opt.optimizer->set_gradient_divisor(divisor);
     opt.optimizer->step();
   } else if (opt.scaler) {
     log::warn("fp16: gradient overflow (inf/NaN) at step " + std::to_string(loop.state.global_step + 1) +
@@ -216,8 +228,10 @@ StepOutcome StepRunner::finish_static() {
       r.losses.push_back(training_step(inputs[i], loss_ctx));
       dp.end_micro_step();
     }
-    r.grad_norm = dp.clip_grad_norm(ctx_.args.max_grad_norm, 1.0);
+    at::Tensor divisor;
+    r.grad_norm = dp.clip_grad_norm(ctx_.args.max_grad_norm, 1.0, fold_clipping_ ? &divisor : nullptr);
     dp.before_optimizer_step();
+    if (divisor.defined()) opt.optimizer->set_gradient_divisor(divisor);
     opt.optimizer->device_step();
     dp.after_optimizer_step();
     dp.zero_grad();

@@ -58,6 +58,12 @@ class StepRunner {
   // Whether an optimizer step has begun since reset(): until then the weights and the
   // optimizer state are as training found them (auto_find_batch_size may start over).
   bool optimizer_stepped() const { return optimizer_stepped_; }
+  // Whether clipping's scaling is folded into the optimizer's pass from now on
+  // (Optimizer::folds_gradient_divisor), decided as training starts: where the optimizer
+  // can, the gradients stay where it reads them (no optimizer offload), fp16 does not
+  // unscale them first, and no callback looks at them between the clip and the step.
+  void decide_clipping_fold();
+  bool folds_clipping_into_step() const { return fold_clipping_; }
   // Forgets the window in flight (its staged micro-batch) and the flag above.
   void reset() {
     next_ = Staged{};
@@ -97,6 +103,7 @@ class StepRunner {
   bool static_window_ = false;  // this window runs as StepGraph's static step
   int64_t state_bytes_ = -1;     // measured at rest after the first optimizer step
   bool optimizer_stepped_ = false;
+  bool fold_clipping_ = false;
   bool in_loop_ = false;  // training_step runs for the loop, not for a trial step
 };
 

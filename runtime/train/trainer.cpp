@@ -265,6 +265,7 @@ Trainer::Plan Trainer::plan_run() {
       ctx_.opt.flat->leave_grads_to_autograd();
     else ctx_.opt.flat->write_grads_on_first_accumulation();
   }
+  steps_.decide_clipping_fold();
   profiler_.start(args_, dp_->rank(), device_.is_cuda());
   steps_.reset();
   dp_->zero_grad();

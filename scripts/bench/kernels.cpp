@@ -1,5 +1,5 @@
-// runtime/kernels (and the SGD step on PyTorch's fused kernel) against the ATen ops they
-// replace, forward + backward, in one process:
+// runtime/kernels (and the SGD step on PyTorch's fused kernel, and clipping folded into the
+// fused AdamW's pass) against the ATen ops they replace, forward + backward, in one process:
 //   build/scripts/bench/bench_kernels [threads...]      (default: 1 and the CPU count)
 // Prints a Markdown table: median and min-max of 7 repetitions, each the mean of enough
 // calls to last ~0.2 s, for the shapes of the side-by-side workloads (docs/performance.md).
@@ -104,6 +104,17 @@ int main(int argc, char** argv) {
     const at::Tensor p = at::randn({n}), grad = at::randn({n}), buf = at::randn({n});
     row("SGD step (momentum, weight decay)", "32M fp32 parameters", t,
         [&] { buf.mul_(0.9).add_(grad.add(p, 0.01)); p.add_(buf, -0.1); }, [&] { sgd->step(); });
+    // max_grad_norm's scaling before the fused AdamW: its own pass over the gradients
+    // (clip_grad_norm_'s _foreach_mul_) against the same factor folded into the step's pass
+    // (Optimizer::set_gradient_divisor). A factor near 1, so that the repeated calls leave
+    // the gradients far from denormal values.
+    runner::optim::FlatParams aflat({{"w", at::randn({n}).requires_grad_()}}, {0}, 1);
+    aflat.grad().normal_();
+    auto adamw = runner::optim::make_adamw(aflat, {{1e-3, 0.01}}, {0.9, 0.999, 1e-8, /*fused=*/true});
+    const at::Tensor coef = at::full({}, 0.999f), divisor = coef.reciprocal();
+    std::vector<at::Tensor> agrads{aflat.grad()};
+    row("clip scaling + fused AdamW step", "32M fp32 parameters", t, [&] { at::_foreach_mul_(agrads, coef); adamw->step(); },
+        [&] { adamw->set_gradient_divisor(divisor); adamw->step(); });
   }
   return 0;
 }

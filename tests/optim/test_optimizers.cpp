@@ -349,3 +349,66 @@ TEST(AdamW, DeviceScalarsGiveTheDoubleLrKernelsNumbers) {
   EXPECT_TRUE(fa.data().equal(fb.data()));
   for (const auto& [name, t] : plain->state_tensors()) EXPECT_TRUE(t.equal(scalars->state_tensors().at(name))) << name;
 }
+
+// Clipping folded into the fused kernels' pass (Optimizer::set_gradient_divisor) against
+// torch.nn.utils.clip_grad_norm_'s own scaling pass before the step: AdamW and SGD, over
+// the flat buffer, over autograd's own gradients, and AdamW's device-scalar step. The
+// gradients end clipped either way (on_optimizer_step may read them), and a divisor serves
+// one step only.
+TEST(Optimizers, ClippingFoldedIntoTheFusedStepEqualsClippingFirst) {
+  struct Case { const char* name; bool sgd, autograd_grads, device_scalars; };
+  for (const Case c : {Case{"adamw", false, false, false}, Case{"adamw, autograd's gradients", false, true, false},
+                       Case{"adamw, device scalars", false, false, true}, Case{"sgd", true, false, false},
+                       Case{"sgd, autograd's gradients", true, true, false}}) {
+    SCOPED_TRACE(c.name);
+    Model a, b;
+    FlatParams fa(a.params, {0, 1, 0}, 2), fb(b.params, {0, 1, 0}, 2);
+    const std::vector<GroupOptions> groups = {{0.05, 0.1}, {0.02, 0.0}};
+    auto make = [&](FlatParams& f) { return c.sgd ? make_sgd(f, groups, {0.9, 0.0, false}) : make_adamw(f, groups, {0.9, 0.999, 1e-8, true}); };
+    auto first = make(fa), folded = make(fb);
+    ASSERT_TRUE(folded->folds_gradient_divisor());
+    if (c.autograd_grads) {
+      fa.leave_grads_to_autograd();
+      fb.leave_grads_to_autograd();
+    }
+    if (c.device_scalars) {
+      first->use_device_scalars();
+      folded->use_device_scalars();
+    }
+    at::manual_seed(11);
+    for (int step = 0; step < 6; ++step) {
+      const at::Tensor x = at::randn({8, 3}) * 20;  // gradient norms of a few units
+      (a.loss(x) * 10).backward();
+      (b.loss(x) * 10).backward();
+      fa.ensure_grad_views();
+      fb.ensure_grad_views();
+      const std::vector<at::Tensor> ga = fa.slot_grads(), gb = fb.slot_grads();
+      const bool clip = step % 2 == 0;  // odd steps: no divisor, so none may linger
+      if (clip) {
+        c10::NoGradGuard ng;
+        const at::Tensor norm = at::linalg_vector_norm(at::stack(at::_foreach_norm(ga)), 2);
+        const at::Tensor coef = at::full({}, 0.5, norm.options()).div_(norm + 1e-6).clamp_max_(1.0);
+        ASSERT_LT(coef.item<double>(), 0.9) << "the clip must act";
+        at::_foreach_mul_(ga, coef);
+        folded->set_gradient_divisor(coef.reciprocal());
+      }
+      first->step();
+      folded->step();
+      for (size_t i = 0; i < ga.size(); ++i)
+        EXPECT_TRUE(at::allclose(gb[i], ga[i], 1e-6, 1e-9)) << "gradient " << i << " after step " << step << ": clipped by the step";
+      EXPECT_TRUE(at::allclose(fb.data(), fa.data(), 1e-6, 1e-8)) << "step " << step;
+      fa.zero_grad();
+      fb.zero_grad();
+    }
+  }
+  // An optimizer whose step has no such pass refuses a divisor rather than ignore it.
+  Model m;
+  FlatParams f(m.params, {0, 0, 0}, 1);
+  std::vector<std::unique_ptr<Optimizer>> plain;
+  plain.push_back(make_adamw(f, {{1e-3, 0.0}}, {0.9, 0.999, 1e-8, false}));
+  plain.push_back(make_adagrad(f, {{1e-3, 0.0}}, {}));
+  for (const auto& opt : plain) {
+    EXPECT_FALSE(opt->folds_gradient_divisor()) << opt->name();
+    EXPECT_THROW(opt->set_gradient_divisor(at::ones({})), std::logic_error) << opt->name();
+  }
+}

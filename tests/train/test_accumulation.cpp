@@ -220,3 +220,66 @@ TEST(Accumulation, OneProcessFusedOptimizersReadAutogradsOwnGradients) {
   expect_same(at::cat(flat), weights["adamw_torch_fused"]);
 }
 
+
+namespace {
+
+// At on_pre_optimizer_step: the global norm of the gradients there, from a callback that
+// says it looks at them (observes_optimizer_step) or one that does not.
+class GradNormProbe : public Callback {
+ public:
+  GradNormProbe(std::shared_ptr<models::Module> m, bool observes) : model_(std::move(m)), observes_(observes) {}
+  std::string name() const override { return "GradNormProbe"; }
+  bool observes_optimizer_step() const override { return observes_; }
+  void on_event(Event e, const TrainingArguments&, const TrainerState&, TrainerControl&, const nlohmann::json&) override {
+    if (e != Event::kPreOptimizerStep) return;
+    double sq = 0;
+    for (const auto& [name, p] : model_->named_parameters()) sq += p.grad().pow(2).sum().item<double>();
+    norms.push_back(std::sqrt(sq));
+  }
+  std::vector<double> norms;
+
+ private:
+  std::shared_ptr<models::Module> model_;
+  bool observes_;
+};
+
+}  // namespace
+
+// max_grad_norm with the fused AdamW or SGD: the clip's scaling is folded into the
+// optimizer's pass, so between the clip and the step the gradients are still unclipped; a
+// callback that says it looks there sees them clipped, as in HF, and the weights are the
+// same either way, and the same as the separate-ops AdamW's, which clips first.
+TEST(Accumulation, ClippingFoldsIntoTheFusedStepUnlessACallbackLooks) {
+  const double max_norm = 0.05;
+  auto train = [&](const char* optim, bool observes, std::vector<double>* norms) {
+    at::manual_seed(5);
+    auto ds = std::make_shared<data::TensorDataset>(data::Batch{{"input_ids", at::randint(0, 11, {16, 7})}, {"labels", at::randint(0, 5, {16, 7})}});
+    auto model = std::make_shared<TokenModel>();
+    auto probe = std::make_shared<GradNormProbe>(model, observes);
+    TrainingArguments a = sgd_args(4, 2, std::string("clip_") + optim + (observes ? "_observed" : ""));
+    a.optim = optim;
+    a.max_grad_norm = max_norm;
+    a.learning_rate = 0.01;
+    a.finalize();
+    Trainer t(a, model, {ds, nullptr, nullptr}, nullptr, {probe});
+    t.train();
+    *norms = probe->norms;
+    std::vector<at::Tensor> flat;
+    for (auto& [name, p] : model->named_parameters()) flat.push_back(p.detach().flatten());
+    return at::cat(flat).clone();
+  };
+  std::vector<double> norms;
+  const at::Tensor separate = train("adamw_torch", false, &norms);
+  for (double n : norms) EXPECT_LE(n, max_norm * (1 + 1e-5)) << "adamw_torch clips before on_pre_optimizer_step";
+  for (const char* optim : {"adamw_torch_fused", "sgd"}) {
+    SCOPED_TRACE(optim);
+    std::vector<double> unobserved, observed;
+    const at::Tensor folded = train(optim, false, &unobserved), clipped_first = train(optim, true, &observed);
+    ASSERT_EQ(unobserved.size(), 4u);
+    ASSERT_EQ(observed.size(), 4u);
+    for (double n : unobserved) EXPECT_GT(n, max_norm * 1.5) << "folded: the step clips, so the gradients are raw before it";
+    for (double n : observed) EXPECT_LE(n, max_norm * (1 + 1e-5)) << "a looking callback sees clipped gradients";
+    expect_same(folded, clipped_first);
+    if (std::string(optim) == "adamw_torch_fused") expect_same(folded, separate);
+  }
+}
