@@ -209,7 +209,7 @@ at::Tensor DataParallel::clip_grad_norm(double max_norm, double unscale, at::Ten
     const at::Tensor norm32 = at::linalg_vector_norm(at::stack(at::_foreach_norm(grads)), 2);
     if (max_norm > 0) {
       const at::Tensor coef = at::full({}, max_norm, norm32.options()).div_(norm32 + 1e-6).clamp_max_(1.0);
-      if (divisor) *divisor = coef.reciprocal().to(at::kFloat);
+      if (divisor) *divisor = coef.to(at::kFloat).reciprocal();  // torch's factor, inverted in fp32
       else at::_foreach_mul_(grads, coef);
     }
     return norm32.to(at::kDouble);

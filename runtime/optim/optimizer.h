@@ -47,6 +47,8 @@ class Optimizer {
   virtual bool folds_gradient_divisor() const { return false; }
   void set_gradient_divisor(at::Tensor divisor) {
     if (!folds_gradient_divisor()) throw std::logic_error(name() + ": cannot fold a gradient divisor into its step");
+    if (!divisor.defined() || divisor.dim() != 0 || divisor.scalar_type() != at::kFloat)
+      throw std::logic_error(name() + ": the gradient divisor must be a 0-dim float32 tensor");
     divisor_ = std::move(divisor);
   }
   virtual void use_device_scalars() {}

@@ -63,8 +63,8 @@ class StepRunner {
   // can, the gradients stay where it reads them (no optimizer offload), fp16 does not
   // unscale them first, and no callback looks at them between the clip and the step.
   void decide_clipping_fold();
-  bool folds_clipping_into_step() const { return fold_clipping_; }
-  // Forgets the window in flight (its staged micro-batch) and the flag above.
+  // Forgets the window in flight (its staged micro-batch) and whether an optimizer step has
+  // begun.
   void reset() {
     next_ = Staged{};
     static_window_ = false;

@@ -53,7 +53,7 @@ struct Net {
   void step(const at::Tensor& x, int micro, bool whole) {
     for (int m = 0; m < micro; ++m) backward(x);
     flat->ensure_grad_views();
-    if (whole) {  // clipping as DataParallel::clip_grad_norm does it, then the optimizer
+    if (whole) {  // clipping as a pass of its own (torch.nn.utils.clip_grad_norm_), then the optimizer
       c10::NoGradGuard no_grad;
       std::vector<at::Tensor> grads = flat->slot_grads();
       const at::Tensor norm = at::linalg_vector_norm(at::stack(at::_foreach_norm(grads)), 2);

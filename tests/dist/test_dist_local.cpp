@@ -136,6 +136,53 @@ TEST(DataParallel, EveryStageStepsLikePlainTrainingInOneProcess) {
 // Only one process without sharding leaves the flat gradient unread until the step, so
 // only there may its first gradients be written instead of added to zeros (flat_params.h);
 // the stages compared with it above keep the zeroed buffer their reductions read.
+// Clipping folded into the optimizer (Optimizer::set_gradient_divisor): the divisor
+// clip_grad_norm hands over scales each stage's gradients as its own pass would, also for a
+// bf16 model, whose norm and factor are bf16 as in torch.nn.utils.clip_grad_norm_: the
+// divisor is the factor's reciprocal taken in fp32, not rounded to bf16 (a 0.4% error).
+TEST(DataParallel, ClipDivisorScalesTheGradientsAsTheClipsOwnPass) {
+  for (const at::ScalarType dtype : {at::kFloat, at::kBFloat16}) {
+    for (int stage : {0, 1, 2, 3}) {
+      SCOPED_TRACE(std::string(c10::toString(dtype)) + " stage " + std::to_string(stage));
+      std::vector<at::Tensor> clipped, folded;
+      at::Tensor divisor;
+      for (bool fold : {false, true}) {
+        auto model = small_net();
+        model->to(dtype);
+        ParallelConfig cfg;
+        cfg.zero_stage = stage;
+        cfg.zero3.persistence_threshold = 0;
+        DataParallel dp(make_local_communicator(), cfg);
+        optim::FlatParams flat(model->named_parameters(), std::vector<int>(4, 0), 1, dp.full_grad_buffer(), dp.full_data_buffer());
+        optim::FlatParams& mine = dp.attach(flat, *model);
+        at::manual_seed(5);
+        const at::Tensor x = at::randn({64, 4}).to(dtype) * 30, y = at::randn({64, 2}).to(dtype);
+        dp.begin_micro_step(true);
+        at::mse_loss(model->forward(x), y).backward();
+        dp.end_micro_step();
+        const double norm = dp.clip_grad_norm(0.37, 1.0, fold ? &divisor : nullptr).item<double>();
+        ASSERT_GT(norm, 1.0) << "the clip must act";
+        mine.ensure_grad_views();
+        (fold ? folded : clipped) = mine.slot_grads();
+        for (at::Tensor& g : fold ? folded : clipped) g = g.clone();
+      }
+      ASSERT_TRUE(divisor.defined());
+      EXPECT_EQ(divisor.scalar_type(), at::kFloat);
+      EXPECT_EQ(divisor.dim(), 0);
+      ASSERT_EQ(folded.size(), clipped.size());
+      // What the fused kernels do with it: each gradient divided in fp32, stored in its dtype.
+      int64_t differ = 0, total = 0;
+      for (size_t i = 0; i < folded.size(); ++i) {
+        const at::Tensor mine = folded[i].to(at::kFloat).div(divisor).to(dtype);
+        differ += mine.ne(clipped[i]).sum().item<int64_t>();
+        total += mine.numel();
+        EXPECT_TRUE(at::allclose(mine.to(at::kFloat), clipped[i].to(at::kFloat), dtype == at::kFloat ? 1e-6 : 8e-3, 1e-9)) << "gradient " << i;
+      }
+      EXPECT_LE(differ * 20, total) << differ << " of " << total << " values differ from the clip's own pass";
+    }
+  }
+}
+
 TEST(DataParallel, OnlyOneUnshardedProcessReadsTheFlatGradientAtTheStepAlone) {
   for (int stage : {0, 1, 2}) {
     ParallelConfig cfg;

@@ -411,4 +411,8 @@ TEST(Optimizers, ClippingFoldedIntoTheFusedStepEqualsClippingFirst) {
     EXPECT_FALSE(opt->folds_gradient_divisor()) << opt->name();
     EXPECT_THROW(opt->set_gradient_divisor(at::ones({})), std::logic_error) << opt->name();
   }
+  auto adamw = make_adamw(f, {{1e-3, 0.0}}, {0.9, 0.999, 1e-8, true});
+  EXPECT_THROW(adamw->set_gradient_divisor(at::ones({}, at::kDouble)), std::logic_error) << "the kernels read a float";
+  EXPECT_THROW(adamw->set_gradient_divisor(at::ones({1})), std::logic_error);
+  EXPECT_NO_THROW(adamw->set_gradient_divisor(at::ones({})));
 }

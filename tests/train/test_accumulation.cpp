@@ -270,6 +270,7 @@ TEST(Accumulation, ClippingFoldsIntoTheFusedStepUnlessACallbackLooks) {
   };
   std::vector<double> norms;
   const at::Tensor separate = train("adamw_torch", false, &norms);
+  ASSERT_EQ(norms.size(), 4u);
   for (double n : norms) EXPECT_LE(n, max_norm * (1 + 1e-5)) << "adamw_torch clips before on_pre_optimizer_step";
   for (const char* optim : {"adamw_torch_fused", "sgd"}) {
     SCOPED_TRACE(optim);
