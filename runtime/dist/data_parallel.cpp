@@ -172,6 +172,20 @@ void DataParallel::hold_whole_params(bool on) {
   if (zero3_) zero3_->hold_whole(on);
 }
 
+namespace {
+
+// What the separate passes would multiply the gradients by, unscale · coef (coef: torch's
+// clip factor in the norm's dtype, undefined without clipping), as the divisor a fused
+// optimizer takes: its reciprocal, () fp32 on the gradients' device. Undefined when there is
+// nothing to scale.
+at::Tensor clip_divisor(const at::Tensor& coef, double unscale, const at::TensorOptions& grads) {
+  if (coef.defined()) return coef.to(at::kDouble).mul(unscale).reciprocal().to(at::kFloat);
+  if (unscale != 1.0) return at::full({}, 1.0 / unscale, grads.dtype(at::kFloat));
+  return at::Tensor();
+}
+
+}  // namespace
+
 at::Tensor DataParallel::clip_grad_norm(double max_norm, double unscale, at::Tensor* divisor) {
   c10::NoGradGuard no_grad;
   at::Tensor norm;  // () fp64, on the gradients' device
@@ -191,7 +205,7 @@ at::Tensor DataParallel::clip_grad_norm(double max_norm, double unscale, at::Ten
     return at::scalar_tensor(host_norm, g.options().dtype(at::kDouble));
   } else if (config_.zero_stage >= 2) {
     g = zero3_ ? zero3_->shard_grad() : shard_grad_;
-    if (unscale != 1.0) g.mul_(unscale);
+    if (unscale != 1.0 && !divisor) g.mul_(unscale);
     // Sum of squares in double, chunk by chunk: a whole-shard double copy would cost 8 bytes
     // per parameter of peak memory.
     at::Tensor sq = at::zeros({}, g.options().dtype(at::kDouble));
@@ -200,27 +214,29 @@ at::Tensor DataParallel::clip_grad_norm(double max_norm, double unscale, at::Ten
     // Over the shard group only: under hybrid sharding the other nodes hold the same shards.
     if (shard_world() > 1) shard_comm_->all_reduce(sq, ReduceOp::kSum);
     norm = sq.sqrt();
+    if (unscale != 1.0 && divisor) norm.mul_(unscale);  // exact for a power-of-two loss scale
   } else {
     // Parameter by parameter, as torch.nn.utils.clip_grad_norm_ (foreach): the same numbers
     // whether the gradients sit in the flat buffer (identical on every rank after the
     // all-reduce) or where autograd left them (FlatParams::leave_grads_to_autograd).
     std::vector<at::Tensor> grads = full_->slot_grads();
-    if (unscale != 1.0) at::_foreach_mul_(grads, unscale);
-    const at::Tensor norm32 = at::linalg_vector_norm(at::stack(at::_foreach_norm(grads)), 2);
-    if (max_norm > 0) {
-      const at::Tensor coef = at::full({}, max_norm, norm32.options()).div_(norm32 + 1e-6).clamp_max_(1.0);
-      if (divisor) *divisor = coef.to(at::kFloat).reciprocal();  // torch's factor, inverted in fp32
-      else at::_foreach_mul_(grads, coef);
-    }
+    if (unscale != 1.0 && !divisor) at::_foreach_mul_(grads, unscale);
+    at::Tensor norm32 = at::linalg_vector_norm(at::stack(at::_foreach_norm(grads)), 2);
+    // The norm of the scaled gradients, unscaled: equal bit for bit to the norm of the
+    // unscaled ones when the scale is a power of two, as fp16's dynamic scale is.
+    if (unscale != 1.0 && divisor) norm32.mul_(unscale);
+    at::Tensor coef;
+    if (max_norm > 0) coef = at::full({}, max_norm, norm32.options()).div_(norm32 + 1e-6).clamp_max_(1.0);
+    if (divisor) *divisor = clip_divisor(coef, unscale, grads.front().options());
+    else if (coef.defined()) at::_foreach_mul_(grads, coef);
     return norm32.to(at::kDouble);
   }
   // torch.nn.utils.clip_grad_norm_: scale by min(1, max_norm / (norm + 1e-6)) on the device,
   // so no step waits for the norm's value.
-  if (max_norm > 0) {
-    const at::Tensor coef = at::full({}, max_norm, norm.options()).div_(norm + 1e-6).clamp_max_(1.0);
-    if (divisor) *divisor = coef.reciprocal().to(at::kFloat);
-    else g.mul_(coef);
-  }
+  at::Tensor coef;
+  if (max_norm > 0) coef = at::full({}, max_norm, norm.options()).div_(norm + 1e-6).clamp_max_(1.0);
+  if (divisor) *divisor = clip_divisor(coef, unscale, g.options());
+  else if (coef.defined()) g.mul_(coef);
   return norm;
 }
 

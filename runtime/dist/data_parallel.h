@@ -101,10 +101,11 @@ class DataParallel {
   // the norm, the clipping and the step see true gradients; a non-finite norm means some
   // rank's gradients overflowed.
   // Returned as a 0-dim fp64 tensor on the gradients' device, read only when needed.
-  // With `divisor` the gradients are left unclipped where the clip would scale them on the
-  // device: *divisor = 1 / min(1, max_norm / (norm + 1e-6)), () fp32 on that device, for an
-  // optimizer that folds it into its pass (Optimizer::folds_gradient_divisor). The host-summed
-  // norm of ordered_reduction still clips here and leaves *divisor undefined.
+  // With `divisor` the gradients are left as they are (neither unscaled nor clipped) where
+  // the passes would scale them on the device: *divisor = 1 / (unscale · min(1, max_norm /
+  // (norm + 1e-6))), () fp32 on that device, for an optimizer that folds it into its pass
+  // (Optimizer::folds_gradient_divisor); undefined when nothing scales them. The host-summed
+  // norm of ordered_reduction still unscales and clips here and leaves *divisor undefined.
   at::Tensor clip_grad_norm(double max_norm, double unscale = 1.0, at::Tensor* divisor = nullptr);
   void before_optimizer_step();  // offload: gradients to the host
   void after_optimizer_step();   // offload: parameters back; ZeRO: all-gather the updated slices

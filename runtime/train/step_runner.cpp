@@ -160,7 +160,7 @@ at::Tensor StepRunner::training_step(const Batch& batch, LossContext& loss_ctx) 
 
 void StepRunner::decide_clipping_fold() {
   const Optimization& opt = ctx_.opt;
-  fold_clipping_ = ctx_.args.max_grad_norm > 0 && opt.optimizer && opt.optimizer->folds_gradient_divisor() && !opt.scaler &&
+  fold_clipping_ = (ctx_.args.max_grad_norm > 0 || opt.scaler) && opt.optimizer && opt.optimizer->folds_gradient_divisor() &&
                    !ctx_.dp.config().offload_optimizer;
   // HF fires on_pre_optimizer_step between the clip and the step: a callback there sees
   // clipped gradients.

@@ -58,10 +58,10 @@ class StepRunner {
   // Whether an optimizer step has begun since reset(): until then the weights and the
   // optimizer state are as training found them (auto_find_batch_size may start over).
   bool optimizer_stepped() const { return optimizer_stepped_; }
-  // Whether clipping's scaling is folded into the optimizer's pass from now on
-  // (Optimizer::folds_gradient_divisor), decided as training starts: where the optimizer
-  // can, the gradients stay where it reads them (no optimizer offload), fp16 does not
-  // unscale them first, and no callback looks at them between the clip and the step.
+  // Whether clipping's scaling (and fp16's unscaling) is folded into the optimizer's pass
+  // from now on (Optimizer::folds_gradient_divisor), decided as training starts: where the
+  // optimizer can, the gradients stay where it reads them (no optimizer offload), and no
+  // callback looks at them between the clip and the step.
   void decide_clipping_fold();
   // Forgets the window in flight (its staged micro-batch) and whether an optimizer step has
   // begun.

@@ -136,19 +136,25 @@ TEST(DataParallel, EveryStageStepsLikePlainTrainingInOneProcess) {
 // Only one process without sharding leaves the flat gradient unread until the step, so
 // only there may its first gradients be written instead of added to zeros (flat_params.h);
 // the stages compared with it above keep the zeroed buffer their reductions read.
-// Clipping folded into the optimizer (Optimizer::set_gradient_divisor): the divisor
-// clip_grad_norm hands over scales each stage's gradients as its own pass would, also for a
-// bf16 model, whose norm and factor are bf16 as in torch.nn.utils.clip_grad_norm_: the
-// divisor is the factor's reciprocal taken in fp32, not rounded to bf16 (a 0.4% error).
+// Clipping (and fp16's unscaling) folded into the optimizer (Optimizer::set_gradient_divisor):
+// the divisor clip_grad_norm hands over scales each stage's gradients as its own passes
+// would, with the same norm, also for a bf16 model, whose norm and factor are bf16 as in
+// torch.nn.utils.clip_grad_norm_: the divisor inverts that factor without rounding it to bf16
+// (a 0.4% error). With a loss scale (fp16: gradients scaled by 1024 here), the folded norm
+// is the scaled gradients' norm, unscaled; without clipping the divisor is the scale alone.
 TEST(DataParallel, ClipDivisorScalesTheGradientsAsTheClipsOwnPass) {
-  for (const at::ScalarType dtype : {at::kFloat, at::kBFloat16}) {
+  struct Case { at::ScalarType dtype; double max_norm, unscale; };
+  for (const Case c : {Case{at::kFloat, 0.37, 1.0}, Case{at::kBFloat16, 0.37, 1.0}, Case{at::kFloat, 0.37, 1.0 / 1024},
+                       Case{at::kFloat, 0.0, 1.0 / 1024}}) {
     for (int stage : {0, 1, 2, 3}) {
-      SCOPED_TRACE(std::string(c10::toString(dtype)) + " stage " + std::to_string(stage));
+      SCOPED_TRACE(std::string(c10::toString(c.dtype)) + " max_norm " + std::to_string(c.max_norm) + " unscale " + std::to_string(c.unscale) +
+                   " stage " + std::to_string(stage));
       std::vector<at::Tensor> clipped, folded;
       at::Tensor divisor;
+      double norms[2] = {0, 0};
       for (bool fold : {false, true}) {
         auto model = small_net();
-        model->to(dtype);
+        model->to(c.dtype);
         ParallelConfig cfg;
         cfg.zero_stage = stage;
         cfg.zero3.persistence_threshold = 0;
@@ -156,31 +162,42 @@ TEST(DataParallel, ClipDivisorScalesTheGradientsAsTheClipsOwnPass) {
         optim::FlatParams flat(model->named_parameters(), std::vector<int>(4, 0), 1, dp.full_grad_buffer(), dp.full_data_buffer());
         optim::FlatParams& mine = dp.attach(flat, *model);
         at::manual_seed(5);
-        const at::Tensor x = at::randn({64, 4}).to(dtype) * 30, y = at::randn({64, 2}).to(dtype);
+        const at::Tensor x = at::randn({64, 4}).to(c.dtype) * 30, y = at::randn({64, 2}).to(c.dtype);
         dp.begin_micro_step(true);
-        at::mse_loss(model->forward(x), y).backward();
+        (at::mse_loss(model->forward(x), y) / c.unscale).backward();
         dp.end_micro_step();
-        const double norm = dp.clip_grad_norm(0.37, 1.0, fold ? &divisor : nullptr).item<double>();
-        ASSERT_GT(norm, 1.0) << "the clip must act";
+        norms[fold] = dp.clip_grad_norm(c.max_norm, c.unscale, fold ? &divisor : nullptr).item<double>();
+        ASSERT_GT(norms[fold], 1.0) << "the clip must act";
         mine.ensure_grad_views();
         (fold ? folded : clipped) = mine.slot_grads();
         for (at::Tensor& g : fold ? folded : clipped) g = g.clone();
       }
+      EXPECT_EQ(norms[1], norms[0]) << "the norm, unscaled, bit for bit (a power-of-two scale)";
       ASSERT_TRUE(divisor.defined());
       EXPECT_EQ(divisor.scalar_type(), at::kFloat);
       EXPECT_EQ(divisor.dim(), 0);
+      if (c.max_norm == 0) EXPECT_EQ(divisor.item<double>(), 1.0 / c.unscale);
       ASSERT_EQ(folded.size(), clipped.size());
       // What the fused kernels do with it: each gradient divided in fp32, stored in its dtype.
       int64_t differ = 0, total = 0;
       for (size_t i = 0; i < folded.size(); ++i) {
-        const at::Tensor mine = folded[i].to(at::kFloat).div(divisor).to(dtype);
+        const at::Tensor mine = folded[i].to(at::kFloat).div(divisor).to(c.dtype);
         differ += mine.ne(clipped[i]).sum().item<int64_t>();
         total += mine.numel();
-        EXPECT_TRUE(at::allclose(mine.to(at::kFloat), clipped[i].to(at::kFloat), dtype == at::kFloat ? 1e-6 : 8e-3, 1e-9)) << "gradient " << i;
+        EXPECT_TRUE(at::allclose(mine.to(at::kFloat), clipped[i].to(at::kFloat), c.dtype == at::kFloat ? 1e-6 : 8e-3, 1e-9)) << "gradient " << i;
       }
       EXPECT_LE(differ * 20, total) << differ << " of " << total << " values differ from the clip's own pass";
     }
   }
+  // Nothing to scale, nothing to fold.
+  auto model = small_net();
+  DataParallel dp(make_local_communicator(), ParallelConfig{});
+  optim::FlatParams flat(model->named_parameters(), std::vector<int>(4, 0), 1, dp.full_grad_buffer(), dp.full_data_buffer());
+  dp.attach(flat, *model);
+  at::mse_loss(model->forward(at::randn({8, 4})), at::randn({8, 2})).backward();
+  at::Tensor divisor;
+  dp.clip_grad_norm(0.0, 1.0, &divisor);
+  EXPECT_FALSE(divisor.defined());
 }
 
 TEST(DataParallel, OnlyOneUnshardedProcessReadsTheFlatGradientAtTheStepAlone) {
