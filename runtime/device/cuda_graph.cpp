@@ -71,15 +71,19 @@ void CapturedWork::capture(const std::function<void()>& work) {
     graph->capture_begin({0, 0}, cudaStreamCaptureModeThreadLocal);
     try {
       work();
-    } catch (...) {
+    } catch (const std::exception& e) {
       try {
         graph->capture_end();
       } catch (...) {
-        // the capture is invalid anyway; the first error is the one to report
+        throw CaptureInvalidated(e.what());  // the first error is the one to report
       }
       throw;
     }
-    graph->capture_end();
+    try {
+      graph->capture_end();
+    } catch (const std::exception& e) {
+      throw CaptureInvalidated(e.what());
+    }
   });
   impl_->graph = std::move(graph);
 }

@@ -6,9 +6,19 @@
 #pragma once
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 namespace runner::device {
+
+// A capture CUDA itself invalidated (cudaStreamEndCapture failed: a host sync or an
+// unpermitted call under capture). PyTorch 2.11's CUDAGraph then skips its epilogue: the
+// default CUDA generator stays in capture mode, so the next eager random draw throws, and
+// the graph's memory pool is never released. Nothing in this process can run the step
+// eagerly after it, unlike a capture that ended and was merely discarded.
+struct CaptureInvalidated : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 class CapturedWork {
  public:
@@ -25,7 +35,8 @@ class CapturedWork {
   void warm_up(const std::function<void()>& work);
   // Records `work` (nothing runs). Autocast's weight cache is off meanwhile: a cached cast
   // would be freed when the autocast scope ends, under the graph's feet. Throws what the
-  // capture threw; the object is then empty again.
+  // capture threw, as CaptureInvalidated when CUDA could not end the capture; the object is
+  // then empty again.
   void capture(const std::function<void()>& work);
   bool captured() const;
   // Runs the recorded work on the current stream.

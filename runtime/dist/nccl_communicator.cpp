@@ -232,7 +232,7 @@ class NcclCommunicator : public Communicator {
     if (in.is_cuda() && out.is_cuda()) return false;
     at::Tensor d_out = gpu(out).contiguous();
     op(gpu(in).contiguous(), d_out);
-    if (!out.is_cuda()) out.copy_(d_out);
+    if (!d_out.is_same(out)) out.copy_(d_out);  // a host out, or a device one not contiguous
     return true;
   }
 

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "runtime/core/errors.h"
 #include "runtime/core/text.h"
 #include "runtime/device/device.h"
 #include "runtime/log/log.h"
@@ -169,6 +170,10 @@ StepGraph::Outputs StepGraph::run(const Body& body) {
     try {
       graph_->capture([&] { captured_ = body(inputs, facts_); });
       log::info("cuda_graphs: the training step is captured (" + std::to_string(shape_.size()) + " micro-batches); later steps replay it");
+    } catch (const device::CaptureInvalidated& e) {
+      throw ArgumentError("CUDA could not capture the training step (" + first_line(e.what()) +
+                              "), and after that PyTorch's CUDA state cannot run it eagerly in this process; set cuda_graphs = false",
+                          "args.cuda_graphs");
     } catch (const std::exception& e) {
       enabled_ = false;
       log::warn("cuda_graphs: capturing the step failed, so every step runs eagerly from here on: " + first_line(e.what()));

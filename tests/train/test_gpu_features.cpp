@@ -305,3 +305,43 @@ TEST(GpuFeatures, ABadTokenIdIsOneErrorAndTheGpuStaysUsable) {
   const at::Tensor x = at::ones({4}, at::TensorOptions().device(at::kCUDA));
   EXPECT_EQ(x.sum().item<double>(), 4.0);
 }
+
+namespace {
+
+// A C++ compute_loss that reads the loss on the host: under capture that is a sync CUDA
+// refuses, so the capture is invalidated (C++ hooks are not refused up front as Lua's are).
+class ReadsTheLoss : public train::Hooks {
+ public:
+  std::optional<train::LossResult> compute_loss(models::Module& m, const data::Batch& b, train::LossContext&) override {
+    models::TensorMap out = m.forward_batch(b);
+    (void)out.at("loss").item<double>();
+    return train::LossResult{out.at("loss"), out};
+  }
+};
+
+}  // namespace
+
+// cuda_graphs on a step CUDA cannot capture: PyTorch 2.11 leaves its CUDA generator in
+// capture mode after such a capture, so an eager retry with dropout would throw on every
+// later step; the run stops at once with one line naming the setting (exit 2) instead. In a
+// fresh process: the CUDA state of this one is what the failure spoils.
+TEST(GpuFeaturesDeathTest, AStepCudaCannotCaptureStopsTheRunWithOneLine) {
+  REQUIRE_GPU();
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        TrainingArguments a = gpt_args("uncapturable");
+        a.cuda_graphs = true;
+        a.bf16 = true;
+        models::GPTConfig c = tiny_gpt();
+        c.dropout = 0.1;
+        try {
+          train_model(a, models::make_gpt(c), token_data(32, 32, 2), std::make_shared<ReadsTheLoss>());
+        } catch (const Error& e) {
+          std::fprintf(stderr, "%s: %s\n", e.where().c_str(), e.message().c_str());
+          std::exit(e.exit_code());
+        }
+        std::exit(0);
+      },
+      ::testing::ExitedWithCode(2), "args.cuda_graphs: CUDA could not capture the training step .*set cuda_graphs = false");
+}
