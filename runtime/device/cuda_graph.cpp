@@ -9,6 +9,7 @@
 #include <ATen/cuda/CUDAContext.h>
 #include <ATen/cuda/CUDAEvent.h>
 #include <ATen/cuda/CUDAGraph.h>
+#include <c10/cuda/CUDAFunctions.h>
 #include <c10/cuda/CUDAGuard.h>
 #endif
 
@@ -64,6 +65,10 @@ void CapturedWork::warm_up(const std::function<void()>& work) {
 
 void CapturedWork::capture(const std::function<void()>& work) {
   const NoAutocastCache no_cache;
+  // As torch.cuda.graph does, once: the warm-up's tensors were made on the side stream and
+  // read on the main one; when they are freed their blocks return to the side stream's
+  // cache, where the capture must not take them while queued reads are pending.
+  c10::cuda::device_synchronize();
   auto graph = std::make_unique<at::cuda::CUDAGraph>();
   impl_->on_side_stream([&] {
     // Thread-local mode: the data workers' pinned allocations and a background save's copies
