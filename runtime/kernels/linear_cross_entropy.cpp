@@ -162,12 +162,24 @@ class LinearCrossEntropy : public torch::autograd::Function<LinearCrossEntropy> 
     const auto saved = ctx->get_saved_variables();
     const at::Tensor scale = grads[0] * saved[3];  // () fp32: d(output) × 1/count
     // Scaled in fp32 and rounded once, as ATen's fp32 loss scales them (1/count rounded to
-    // bf16 first would bias every gradient by the same factor, up to 2^-9). A 0-dim fp32
-    // factor does that without an fp32 copy of g: ATen multiplies in float (its opmath)
-    // and keeps g's dtype.
+    // bf16 first would bias every gradient by the same factor, up to 2^-9). A reduced-precision
+    // g (d hidden under autocast) cannot simply be multiplied by the 0-dim fp32 factor: ATen's
+    // CUDA kernels read a 0-dim device tensor in the common dtype, g's (only a CPU scalar keeps
+    // its precision), and reading it on the host would wait for the GPU. So it is multiplied
+    // in fp32 a chunk at a time, which holds no fp32 copy of all of g.
     auto scaled = [&](const at::Tensor& g, const char* dtype) {
       if (!g.defined()) return at::Tensor();
-      return (g * scale).to(static_cast<at::ScalarType>(ctx->saved_data[dtype].toInt()));
+      const auto out_dtype = static_cast<at::ScalarType>(ctx->saved_data[dtype].toInt());
+      if (g.scalar_type() == at::kFloat || g.scalar_type() == at::kDouble) return (g * scale).to(out_dtype);
+      const at::Tensor in = g.contiguous().view(-1);
+      at::Tensor out = at::empty(g.sizes(), g.options().dtype(out_dtype));
+      at::Tensor flat = out.view(-1);
+      constexpr int64_t kChunk = int64_t{1} << 22;  // 16 MB of fp32
+      for (int64_t b = 0; b < in.numel(); b += kChunk) {
+        const int64_t n = std::min(kChunk, in.numel() - b);
+        flat.narrow(0, b, n).copy_(in.narrow(0, b, n).to(at::kFloat).mul_(scale));
+      }
+      return out;
     };
     return {scaled(saved[0], "hidden_dtype"), scaled(saved[1], "weight_dtype"), scaled(saved[2], "bias_dtype"), at::Tensor(), at::Tensor()};
   }

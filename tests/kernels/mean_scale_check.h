@@ -1,7 +1,9 @@
 // The mean's gradients of the chunked linear + cross-entropy are the sum's times 1/count in
 // float, rounded once to the inputs' dtype, as ATen's fp32 loss gives them: 1/count rounded
 // to bf16 first (1/3 -> 0.33398) would move every gradient by the same factor, up to 2^-9, a
-// bias bf16's rounding of each value never has. Shared by the CPU and the GPU tests.
+// bias bf16's rounding of each value never has. Shared by the CPU and the GPU tests: on a GPU
+// a bf16 tensor times a 0-dim fp32 device tensor reads the factor in bf16, which the CPU's
+// multiply does not, so only the GPU case sees that rounding (a review found it there).
 #pragma once
 #include <gtest/gtest.h>
 
