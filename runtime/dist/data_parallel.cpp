@@ -174,6 +174,13 @@ void DataParallel::hold_whole_params(bool on) {
 
 namespace {
 
+// torch.nn.utils.clip_grad_norm_'s factor min(1, max_norm / (norm + 1e-6)), in the norm's
+// dtype on its device (so no step waits for its value); undefined without clipping.
+at::Tensor clip_coef(const at::Tensor& norm, double max_norm) {
+  if (max_norm <= 0) return at::Tensor();
+  return at::full({}, max_norm, norm.options()).div_(norm + 1e-6).clamp_max_(1.0);
+}
+
 // What the separate passes would multiply the gradients by, unscale · coef (coef: torch's
 // clip factor in the norm's dtype, undefined without clipping), as the divisor a fused
 // optimizer takes: its reciprocal, () fp32 on the gradients' device. Undefined when there is
@@ -225,16 +232,12 @@ at::Tensor DataParallel::clip_grad_norm(double max_norm, double unscale, at::Ten
     // The norm of the scaled gradients, unscaled: equal bit for bit to the norm of the
     // unscaled ones when the scale is a power of two, as fp16's dynamic scale is.
     if (unscale != 1.0 && divisor) norm32.mul_(unscale);
-    at::Tensor coef;
-    if (max_norm > 0) coef = at::full({}, max_norm, norm32.options()).div_(norm32 + 1e-6).clamp_max_(1.0);
+    const at::Tensor coef = clip_coef(norm32, max_norm);
     if (divisor) *divisor = clip_divisor(coef, unscale, grads.front().options());
     else if (coef.defined()) at::_foreach_mul_(grads, coef);
     return norm32.to(at::kDouble);
   }
-  // torch.nn.utils.clip_grad_norm_: scale by min(1, max_norm / (norm + 1e-6)) on the device,
-  // so no step waits for the norm's value.
-  at::Tensor coef;
-  if (max_norm > 0) coef = at::full({}, max_norm, norm.options()).div_(norm + 1e-6).clamp_max_(1.0);
+  const at::Tensor coef = clip_coef(norm, max_norm);
   if (divisor) *divisor = clip_divisor(coef, unscale, g.options());
   else if (coef.defined()) g.mul_(coef);
   return norm;

@@ -9,6 +9,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -121,10 +122,8 @@ class Optimizer {
 
   // The divisor set for this step, if any (undefined: none); the next step needs a new one.
   std::optional<at::Tensor> take_gradient_divisor() {
-    std::optional<at::Tensor> d;
-    if (divisor_.defined()) d = std::move(divisor_);
-    divisor_ = at::Tensor();
-    return d;
+    if (!divisor_.defined()) return std::nullopt;
+    return std::exchange(divisor_, at::Tensor());
   }
 
   // dst ← state[name] (any shape with dst's numel); CheckpointError when missing or mis-sized.

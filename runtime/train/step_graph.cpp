@@ -66,12 +66,8 @@ void StepGraph::start() {
     why = "the recipe's " + hooks.front() + " (" + ctx_.hooks.origin() + ") runs inside the step as code a graph cannot replay";
   } else if (const models::Module* lua = host_code_forward(*ctx_.model)) {
     why = "the model's " + lua->type_name() + " has a forward written in Lua, which a graph cannot replay";
-  } else {
-    for (const auto& cb : ctx_.callbacks.callbacks())
-      if (cb->observes_optimizer_step()) {
-        why = "callback " + cb->name() + " handles on_pre_optimizer_step / on_optimizer_step, which a captured step fires around the whole replay";
-        break;
-      }
+  } else if (const Callback* cb = ctx_.callbacks.optimizer_step_observer()) {
+    why = "callback " + cb->name() + " handles on_pre_optimizer_step / on_optimizer_step, which a captured step fires around the whole replay";
   }
   if (!why.empty()) {
     log::warn("cuda_graphs: every step runs eagerly: " + why);

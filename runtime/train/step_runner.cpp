@@ -160,12 +160,10 @@ at::Tensor StepRunner::training_step(const Batch& batch, LossContext& loss_ctx) 
 
 void StepRunner::decide_clipping_fold() {
   const Optimization& opt = ctx_.opt;
-  fold_clipping_ = (ctx_.args.max_grad_norm > 0 || opt.scaler) && opt.optimizer && opt.optimizer->folds_gradient_divisor() &&
-                   !ctx_.dp.config().offload_optimizer;
   // HF fires on_pre_optimizer_step between the clip and the step: a callback there sees
   // clipped gradients.
-  for (const auto& cb : ctx_.callbacks.callbacks())
-    if (cb->observes_optimizer_step()) fold_clipping_ = false;
+  fold_clipping_ = (ctx_.args.max_grad_norm > 0 || opt.scaler) && opt.optimizer && opt.optimizer->folds_gradient_divisor() &&
+                   !ctx_.dp.config().offload_optimizer && !ctx_.callbacks.optimizer_step_observer();
 }
 
 StepOutcome StepRunner::finish() {
