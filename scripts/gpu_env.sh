@@ -19,7 +19,6 @@ py=$(command -v python3)
 torch_dir=$($py -c 'import torch, os; print(os.path.dirname(torch.__file__))' 2>/dev/null)
 [ -n "$torch_dir" ] || { note "FAIL: python3 has no torch"; exit 3; }
 nv_libs=$(find "$(dirname "$torch_dir")/nvidia" -maxdepth 3 -type d -name lib 2>/dev/null | tr '\n' ':')
-# runner is built without Arrow here (scripts/gpu_package.sh: RUNNER_WITH_ARROW=OFF), so no pyarrow is needed.
 if [ "${GPU_BUILD:-0}" = 1 ]; then
   bash .device/gpu-build.sh > "$out/build.log" 2>&1 || { note "FAIL: gpu-build.sh (see build.log)"; exit 3; }
   bin=$root/build-gpu
@@ -27,6 +26,9 @@ if [ "${GPU_BUILD:-0}" = 1 ]; then
   L=/opt/deps/usr/lib/x86_64-linux-gnu
   export PATH=/opt/deps/usr/bin:$PATH
 else
+  # The binaries travel packed (scripts/gpu_package.sh); Python's tarfile, since the machine need not have xz-utils.
+  untar() { "$py" -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' "$1" "$2"; }
+  [ -f .gpu/bin.tar.xz ] && [ ! -d .gpu/bin ] && untar .gpu/bin.tar.xz .gpu
   [ -d .gpu/bin ] || { note "FAIL: no .gpu/ (run scripts/gpu_package.sh on the CPU machine and carry .gpu)"; exit 3; }
   deps=${RUNNER_GPU_DEPS:-/opt/runner-deps}
   L=$deps/usr/lib/x86_64-linux-gnu
@@ -35,8 +37,11 @@ else
     for f in .gpu/debs/*.deb; do dpkg -x "$f" "$deps"; done
     # Base-system libraries the machine has itself: its own build wins.
     for so in libudev.so.1 libnuma.so.1; do ldconfig -p | grep -q "$so " && rm -f "$L/$so"*; done
+    # The Arrow runner links (the pyarrow wheel's libarrow/libparquet): beside the Debian ones.
+    [ -f .gpu/arrow.tar.xz ] && mkdir -p "$L" && untar .gpu/arrow.tar.xz "$L"
   fi
   bin=$root/.gpu/bin
+  [ -f .gpu/arrow.tar.xz ] && export RUNNER_EXPECT_ARROW=1  # the Parquet recipes must run (tests/integration/test_gpu.py)
   gtests=("$bin/test_gpu_training" "$bin/test_nccl" "$bin/test_kernels_gpu")
   # hydra looks for its proxy beside the mpiexec it was started as
   mkdir -p "$out/.path" && ln -sf "$deps/usr/bin/mpiexec.hydra" "$out/.path/mpiexec" && ln -sf "$deps/usr/bin/hydra_pmi_proxy" "$out/.path/"

@@ -181,9 +181,18 @@ class NcclCommunicator : public Communicator {
     const std::lock_guard<std::timed_mutex> queueing(queue_mu_);
     after_default_stream();
     RUNNER_NCCL_CHECK(ncclGroupStart());
-    for (int r = 0; r < size_; ++r) {
-      RUNNER_NCCL_CHECK(ncclSend(static_cast<const char*>(in.data_ptr()) + r * bytes, n, type, r, comm_, stream_));
-      RUNNER_NCCL_CHECK(ncclRecv(static_cast<char*>(out.data_ptr()) + r * bytes, n, type, r, comm_, stream_));
+    {
+      // A send or receive that fails still closes the group: an open group would swallow the
+      // next collective into it (the error then names a later call, or hangs the peers).
+      struct GroupEnd {
+        bool armed = true;
+        ~GroupEnd() { if (armed) ncclGroupEnd(); }
+      } group_end;
+      for (int r = 0; r < size_; ++r) {
+        RUNNER_NCCL_CHECK(ncclSend(static_cast<const char*>(in.data_ptr()) + r * bytes, n, type, r, comm_, stream_));
+        RUNNER_NCCL_CHECK(ncclRecv(static_cast<char*>(out.data_ptr()) + r * bytes, n, type, r, comm_, stream_));
+      }
+      group_end.armed = false;
     }
     RUNNER_NCCL_CHECK(ncclGroupEnd());
     ordered("all_to_all", in, in.nbytes());

@@ -63,6 +63,7 @@ void with_type(DType d, F&& f) {
     case DType::kBFloat16: f(__nv_bfloat16{}); return;
     case DType::kHalf: f(__half{}); return;
   }
+  throw std::invalid_argument("runner CUDA kernels: unknown dtype code " + std::to_string(static_cast<int>(d)));  // never launch nothing silently
 }
 
 inline int grid_for(int64_t n, int threads) {
