@@ -237,7 +237,11 @@ at::Tensor DataParallel::clip_grad_norm(double max_norm, double unscale, at::Ten
     else if (coef.defined()) at::_foreach_mul_(grads, coef);
     return norm32.to(at::kDouble);
   }
-  const at::Tensor coef = clip_coef(norm, max_norm);
+  // The factor in the gradients' dtype, as torch's (whose norm is in theirs): a multiply on CUDA
+  // reads a 0-dim device factor in the tensor's dtype, the CPU's reads it in float, and the
+  // folded divisor must invert the very factor the pass would use.
+  at::Tensor coef = clip_coef(norm, max_norm);
+  if (coef.defined()) coef = coef.to(g.scalar_type());
   if (divisor) *divisor = clip_divisor(coef, unscale, g.options());
   else if (coef.defined()) g.mul_(coef);
   return norm;

@@ -235,7 +235,11 @@ class NcclCommunicator : public Communicator {
     return true;
   }
   // One that mixes host and device tensors travels through a copy on this rank's GPU.
-  at::Tensor gpu(const at::Tensor& t) const { return t.is_cuda() ? t : t.to(at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(device_))); }
+  // From pinned memory (ZeRO-3's offloaded shards) without the host waiting for the GPU: a
+  // pageable copy drains the default stream first, and a prefetch would then overlap nothing.
+  at::Tensor gpu(const at::Tensor& t) const {
+    return t.is_cuda() ? t : t.to(at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(device_)), /*non_blocking=*/t.is_pinned());
+  }
   template <class Op>
   bool staged(const at::Tensor& in, at::Tensor& out, Op op) {
     if (in.is_cuda() && out.is_cuda()) return false;

@@ -73,10 +73,16 @@ Pass run_chunks(const at::Tensor& hidden, const at::Tensor& weight, const at::Te
       at::Tensor rows_out = p.grad_hidden.narrow(0, start, m);  // contiguous rows: written in place
       at::mm_out(rows_out, g, w);
     }
-    if (want_weight) {
-      if (cd == at::kFloat && p.grad_weight.defined()) p.grad_weight.addmm_(g.t(), xs);
-      else accumulate(p.grad_weight, at::mm(g.t(), xs));  // summed in fp32 over the chunks
-    }
+    if (!want_weight) return;
+    if (cd == at::kFloat && p.grad_weight.defined()) p.grad_weight.addmm_(g.t(), xs);
+    else if (cd != at::kFloat && hidden.is_cuda()) {
+      // cuBLAS writes the fp32 sum from its fp32 accumulators (mm's out_dtype, CUDA only): g
+      // is not yet divided by the count, so a chunk's sum rounded to fp16 could pass 65504 (a
+      // label repeated k times: about k·|x|) and be inf whatever the loss scale; nor is a
+      // (V, H) low-precision term written, read back and cast.
+      if (p.grad_weight.defined()) at::addmm_out(p.grad_weight, p.grad_weight, g.t(), xs, at::kFloat);
+      else p.grad_weight = at::mm(g.t(), xs, at::kFloat);
+    } else accumulate(p.grad_weight, at::mm(g.t(), xs));  // summed in fp32 over the chunks
   };
   for (int64_t start = 0; start < n; start += rows) {
     const int64_t m = std::min(rows, n - start);

@@ -48,9 +48,10 @@ at::Tensor linear_cross_entropy_reference(const at::Tensor& hidden, const at::Te
 
 // Rows per chunk for N rows of width H over V classes: a chunk's logits about as large as the
 // hidden states (N·H elements, Liger's choice), and at least `min_elements` so a short batch
-// does not run many thin matmuls; a multiple of 8, at most N. Under bf16 autocast every chunk
-// after the first writes and re-reads a bf16 (V, H) weight gradient and adds it into the fp32
-// sum: 12 bytes per weight, against the chunk's 6·m·H·V GEMM FLOPs, so on an H200 (about
+// does not run many thin matmuls; a multiple of 8, at most N. Under bf16 autocast on the CPU
+// every chunk after the first writes and re-reads a bf16 (V, H) weight gradient and adds it
+// into the fp32 sum (on a GPU cuBLAS adds into the fp32 sum itself: 8 bytes per weight,
+// mm's out_dtype): 12 bytes per weight, against the chunk's 6·m·H·V GEMM FLOPs, so on an H200 (about
 // 700 TFLOP/s of bf16 matmul, 4.8 TB/s) that traffic costs about 292/m of the chunk's GEMM
 // time for m rows (418/m at an H100's 3.35 TB/s): 55% at the 528-row chunks that a 64M floor
 // gave Llama-3.2-1B's 2048-token step. So the floor is 4M elements (16 MiB of fp32 logits) on

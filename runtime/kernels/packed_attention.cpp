@@ -21,10 +21,10 @@ bool flash_attention_available(const at::Device& device, at::ScalarType dtype, i
   if (head_dim <= 0 || head_dim % 8 != 0 || head_dim > 256) return false;
   if (at::globalContext().deterministicAlgorithms() || !at::globalContext().userEnabledFlashSDP()) return false;
   // ATen's own rules for its flash kernel (sdp_utils): sm80 to sm121, and on the consumer
-  // parts (sm86, sm89, sm120, sm121) no backward for head dims above 192.
+  // parts (sm86 to sm89, Orin's sm87 included, and sm120, sm121) no backward for head dims above 192.
   const int cc = cuda::compute_capability(device);
   if (cc < 80 || cc > 121) return false;
-  const bool consumer = cc == 86 || cc == 89 || cc == 120 || cc == 121;
+  const bool consumer = (cc >= 86 && cc <= 89) || cc == 120 || cc == 121;
   return !(consumer && head_dim > 192);
 }
 

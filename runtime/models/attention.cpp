@@ -32,11 +32,19 @@ bool sdpa_takes_grouped_heads() { return RUNNER_SDPA_GQA; }
 at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& hide, bool causal,
                   double dropout, bool training, bool grouped) {
   // Additive: 0 where a key is seen, the lowest finite value where hidden, in the dtype the
-  // attention runs in (autocast's, when on): float's lowest cast to bf16/fp16 is -inf, and a
-  // left-padded position that sees no key at all would then softmax to NaN.
+  // attention runs in (autocast's, when on): float's lowest cast to bf16/fp16 is -inf, which
+  // would softmax a row that sees no key to NaN.
   const at::ScalarType dtype = attention_compute_dtype(q);
   at::Tensor mask;
-  if (hide.defined()) mask = at::zeros(hide.sizes(), q.options().dtype(dtype)).masked_fill_(hide, lowest_value(dtype));
+  if (hide.defined()) {
+    // A query that would see no key (a left-padded position) sees every key instead, as
+    // transformers' _unmask_unattended has it: a row of hidden scores alone has a logsumexp
+    // near the dtype's lowest, for which cuDNN's backward (SDPA's first choice on sm90 in
+    // 2.11) returns NaN gradients (pytorch#196678). Nothing reads that row: its label is
+    // ignored, and every other query hides its key.
+    const at::Tensor seen = hide.logical_not().any(-1, /*keepdim=*/true);
+    mask = at::zeros(hide.sizes(), q.options().dtype(dtype)).masked_fill_(hide.logical_and(seen), lowest_value(dtype));
+  }
   const std::optional<at::Tensor> m = mask.defined() ? std::optional<at::Tensor>(mask) : std::nullopt;
 #if RUNNER_SDPA_GQA
   return at::scaled_dot_product_attention(q, k, v, m, training ? dropout : 0.0, causal, std::nullopt, grouped);  // (B, H, T, D)

@@ -29,7 +29,7 @@ class SGD : public Optimizer {
     const std::optional<at::Tensor> divisor = take_gradient_divisor();
     for_each_group_lists([&](const GroupLists& l) {
       at::_fused_sgd_(l.params, l.grads, momentum_.defined() ? l.of(momentum_) : std::vector<at::Tensor>{}, l.weight_decay, o_.momentum, l.lr,
-                      o_.dampening, o_.nesterov, /*maximize=*/false, /*is_first_step=*/first, divisor);
+                      o_.dampening, o_.nesterov, /*maximize=*/false, /*is_first_step=*/first && momentum_.defined(), divisor);  // without momentum CUDA's kernel warns that it has no effect
     });
   }
 

@@ -40,6 +40,22 @@ void validate_setup(const TrainingArguments& args, const Datasets& datasets, con
     throw RecipeError("batch_eval_metrics needs a compute_metrics(p, compute_result) hook");
 }
 
+namespace {
+
+// fp16 mixed precision scales the loss over float32 trainable weights; HF refuses float16 ones
+// (torch's GradScaler: "Attempting to unscale FP16 gradients"), whose scaled gradients overflow
+// where their float32 sum would not, and whose updates round away.
+void check_fp16_master_weights(const TrainingArguments& args, const models::Module* model) {
+  if (!args.fp16 || !model) return;
+  for (const auto& [name, p] : model->named_parameters())
+    if (p.requires_grad() && p.scalar_type() == at::kHalf)
+      throw ArgumentError("args.fp16: the trainable parameter '" + name +
+                          "' is float16, and fp16 mixed precision trains float32 weights (torch's GradScaler refuses float16 gradients): "
+                          "load the model in float32 (from_pretrained's dtype), freeze it (LoRA), or use bf16");
+}
+
+}  // namespace
+
 Trainer::Trainer(TrainingArguments args, models::ModulePtr model, Datasets datasets, std::shared_ptr<Hooks> hooks,
                  std::vector<std::shared_ptr<Callback>> callbacks, TrainerOptions options)
     : args_(std::move(args)),
@@ -63,6 +79,7 @@ Trainer::Trainer(TrainingArguments args, models::ModulePtr model, Datasets datas
   // On a folder the nodes share, the node leaders would write one checkpoint folder at once
   // (and race to rename it into place): rank 0 writes it once instead.
   if (check_node_local_storage(args_.output_dir, args_.save_on_each_node, *dp_, options_.local_rank)) args_.save_on_each_node = false;
+  check_fp16_master_weights(args_, model_.get());
   device_ = device::resolve_device(args_, options_.local_rank);
   memory_.set_device(device_.device);
   memory_.start("init");

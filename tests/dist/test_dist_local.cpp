@@ -149,7 +149,7 @@ TEST(DataParallel, ClipDivisorScalesTheGradientsAsTheClipsOwnPass) {
     for (int stage : {0, 1, 2, 3}) {
       SCOPED_TRACE(std::string(c10::toString(c.dtype)) + " max_norm " + std::to_string(c.max_norm) + " unscale " + std::to_string(c.unscale) +
                    " stage " + std::to_string(stage));
-      std::vector<at::Tensor> clipped, folded;
+      std::vector<at::Tensor> clipped, folded, raw;
       at::Tensor divisor;
       double norms[2] = {0, 0};
       for (bool fold : {false, true}) {
@@ -166,11 +166,18 @@ TEST(DataParallel, ClipDivisorScalesTheGradientsAsTheClipsOwnPass) {
         dp.begin_micro_step(true);
         (at::mse_loss(model->forward(x), y) / c.unscale).backward();
         dp.end_micro_step();
+        // One process's slots, or a sharded stage's flat shard (it has no slots).
+        auto grads_of = [&mine] {
+          mine.ensure_grad_views();
+          std::vector<at::Tensor> out = mine.slot_grads();
+          if (out.empty()) out.push_back(mine.grad());
+          for (at::Tensor& g : out) g = g.clone();
+          return out;
+        };
+        if (!fold) raw = grads_of();
         norms[fold] = dp.clip_grad_norm(c.max_norm, c.unscale, fold ? &divisor : nullptr).item<double>();
         ASSERT_GT(norms[fold], 1.0) << "the clip must act";
-        mine.ensure_grad_views();
-        (fold ? folded : clipped) = mine.slot_grads();
-        for (at::Tensor& g : fold ? folded : clipped) g = g.clone();
+        (fold ? folded : clipped) = grads_of();
       }
       EXPECT_EQ(norms[1], norms[0]) << "the norm, unscaled, bit for bit (a power-of-two scale)";
       ASSERT_TRUE(divisor.defined());
@@ -178,6 +185,7 @@ TEST(DataParallel, ClipDivisorScalesTheGradientsAsTheClipsOwnPass) {
       EXPECT_EQ(divisor.dim(), 0);
       if (c.max_norm == 0) EXPECT_EQ(divisor.item<double>(), 1.0 / c.unscale);
       ASSERT_EQ(folded.size(), clipped.size());
+      ASSERT_FALSE(folded.empty());
       // What the fused kernels do with it: each gradient divided in fp32, stored in its dtype.
       int64_t differ = 0, total = 0;
       for (size_t i = 0; i < folded.size(); ++i) {
@@ -186,7 +194,19 @@ TEST(DataParallel, ClipDivisorScalesTheGradientsAsTheClipsOwnPass) {
         total += mine.numel();
         EXPECT_TRUE(at::allclose(mine.to(at::kFloat), clipped[i].to(at::kFloat), c.dtype == at::kFloat ? 1e-6 : 8e-3, 1e-9)) << "gradient " << i;
       }
-      EXPECT_LE(differ * 20, total) << differ << " of " << total << " values differ from the clip's own pass";
+      // In fp32, dividing by the factor's reciprocal and multiplying by the factor differ by an
+      // ulp in some values (allclose above bounds them at 1e-6); rounded to bf16 they agree
+      // but for the few near a rounding boundary, where a factor off by its own bf16 rounding
+      // (0.4%) moved 24 of 58.
+      if (c.dtype != at::kFloat) EXPECT_LE(differ * 20, total) << differ << " of " << total << " values differ from the clip's own pass";
+      // The sharded stages' fp64 factor is rounded to the gradients' dtype, as torch's is (on
+      // CUDA a 0-dim device factor is read in the tensor's dtype: CPU and GPU agree only so).
+      if (stage >= 2 && c.max_norm > 0) {
+        const at::Tensor factor = at::scalar_tensor(std::min(1.0, c.max_norm / (norms[0] + 1e-6)), at::kDouble).to(c.dtype).to(at::kFloat);
+        for (size_t i = 0; i < raw.size(); ++i)
+          EXPECT_TRUE(at::equal(clipped[i], raw[i].to(at::kFloat).mul(c.unscale).to(c.dtype).to(at::kFloat).mul(factor).to(c.dtype)))
+              << "gradient " << i << ": scaled by the factor in its dtype";
+      }
     }
   }
   // Nothing to scale, nothing to fold.

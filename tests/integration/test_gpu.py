@@ -405,7 +405,8 @@ class Gpu(unittest.TestCase):
         # hello_gpt (dropout, a cosine schedule, clipping, fused AdamW, the fused loss) under
         # bf16 with cuda_graphs: the captured graph's replays give the weights and logs of the
         # same static step run eagerly (RUNNER_TEST_STEP_GRAPH=eager), bit for bit, and stay
-        # close to the plain step (which reads the learning rate as a double, the graph as fp32).
+        # close to the plain step (the fused AdamW's CUDA kernel reads either learning rate in
+        # fp32; the graph's step count and schedule are device tensors).
         hello = os.path.join(SOURCE, "recipes", "hello_gpt.lua")
         common = ["--steps", "40", "--batch_size", "16", "--sample_chars", "5", "--eval_strategy", "no", "--logging_steps", "5", "--bf16", "true"]
         runs = {}

@@ -2,7 +2,7 @@
 // one), where runner's row kernel (cuda/cross_entropy.cu) takes each chunk's loss and
 // gradient: fp32 equals plain ATen on the same device; bf16 and fp16 under autocast, with a
 // bias, stay within their rounding of it, and the gradients come back in the parameters'
-// dtypes; an ignored row's logits, NaN included, never reach the loss; the kernel itself
+// dtypes (an fp16 weight gradient whose chunk sum passes 65504 included); an ignored row's logits, NaN included, never reach the loss; the kernel itself
 // equals ATen's chain across row widths, dtypes and more rows than one grid holds.
 #include <gtest/gtest.h>
 
@@ -109,6 +109,26 @@ TEST(LinearCrossEntropyGpu, AnIgnoredRowsLogitsNeverReachTheLoss) {
   EXPECT_TRUE(at::equal(nan.loss, zero.loss));
   EXPECT_TRUE(at::equal(nan.d_hidden, zero.d_hidden));  // the ignored rows' zeros included
   EXPECT_EQ(nan.d_hidden.narrow(0, 100, 40).abs().sum().item<double>(), 0.0);
+}
+
+// One label over a whole chunk under fp16 autocast: the weight gradient's chunk sum, not yet
+// divided by the count (about 96 rows × 1000 here), is past fp16's 65504. cuBLAS writes it in
+// fp32 (mm's out_dtype), so it stays finite and within fp16's rounding of the fp32 gradient,
+// as ATen's chain, which divides by the count before its fp16 GEMM, does.
+TEST(LinearCrossEntropyGpu, Fp16WeightGradientOfARepeatedLabelStaysFinite) {
+  REQUIRE_GPU();
+  at::manual_seed(3);
+  const at::TensorOptions cuda = at::TensorOptions().device(at::kCUDA);
+  at::Tensor h = at::randn({960, 64}, cuda);
+  h.select(1, 0).fill_(1000.0);  // an outlier channel, as large models' hidden states have
+  const at::Tensor w = at::randn({1000, 64}, cuda) * 0.001;
+  const at::Tensor labels = at::full({960}, 7, cuda.dtype(at::kLong));
+  const Grads p32 = run(h, w, labels, false, false, at::kHalf);
+  const Grads fh = run(h, w, labels, true, true, at::kHalf), ph = run(h, w, labels, false, true, at::kHalf);
+  EXPECT_TRUE(at::isfinite(fh.d_weight).all().item<bool>());
+  EXPECT_LE(rel(fh.d_weight, p32.d_weight), 2 * rel(ph.d_weight, p32.d_weight) + 4e-3);
+  EXPECT_LE(rel(fh.d_hidden, p32.d_hidden), 2 * rel(ph.d_hidden, p32.d_hidden) + 4e-3);
+  EXPECT_LE(rel(fh.loss, p32.loss), 5e-3);
 }
 
 // The row kernel itself, through an identity weight (the logits are the hidden states, and

@@ -2,10 +2,12 @@
 // when RUNNER_EXPECT_GPU=1): packed rows through the varlen flash kernel
 // (kernels/packed_attention.h) against SDPA on each sequence alone, Llama's packed rows taking
 // it in training with the same logits and gradients as the dense block-diagonal mask it
-// replaces, and grouped-query heads going to SDPA's flash kernel unrepeated. Also prints the
+// replaces, grouped-query heads going to SDPA's flash kernel unrepeated, and left-padded rows
+// training with finite gradients. Also prints the
 // varlen kernel's time against that mask's (a measurement, not a target: docs/performance.md).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 
 #include <ATen/ATen.h>
@@ -259,6 +261,47 @@ TEST(PackedAttentionGpu, LlamasGroupedHeadsGoToAFusedSdpaKernelUnrepeatedWithThe
   // the GPU's graph has none of those.
   EXPECT_EQ(graph_count(expected, "ExpandBackward0") - graph_count(logits, "ExpandBackward0"), 2 * small_llama().num_hidden_layers);
   EXPECT_LT(max_abs(logits.cpu(), expected), 5e-2);
+}
+
+// Left padding hides every key from a padded query (causal: it comes before any real token).
+// Such a row sees all keys instead (models/attention.cpp): with hidden scores alone its
+// logsumexp sits near bf16's lowest, and cuDNN's backward, SDPA's first choice with a mask on
+// sm90, returns NaN gradients for it at lengths of 64 mod 128 (pytorch#196678). A bf16 step on
+// such a batch has finite gradients and the loss of its real rows.
+TEST(PackedAttentionGpu, LeftPaddedRowsTrainWithFiniteGradientsUnderBf16) {
+  REQUIRE_GPU();
+  at::manual_seed(0);
+  models::ModulePtr model = models::make_llama(small_llama());
+  model->to(kGpu);
+  model->train();
+  const int64_t t = 64;
+  const at::Tensor ids = at::randint(0, 64, {2, t}, at::kLong);
+  at::Tensor mask = at::ones({2, t}, at::kLong);
+  mask[0].narrow(0, 0, 20).zero_();  // 20 padded positions on the left of row 0
+  const at::Tensor labels = ids.masked_fill(mask.eq(0), -100);
+  at::Tensor loss;
+  {
+    const device::AutocastGuard autocast(true, at::kCUDA, at::kBFloat16);
+    loss = model->forward_batch({{"input_ids", ids.to(kGpu)}, {"attention_mask", mask.to(kGpu)}, {"labels", labels.to(kGpu)}}).at("loss");
+  }
+  loss.backward();
+  ASSERT_TRUE(std::isfinite(loss.item<double>()));
+  for (const auto& [name, p] : model->named_parameters()) {
+    ASSERT_TRUE(p.grad().defined()) << name;
+    EXPECT_TRUE(at::isfinite(p.grad()).all().item<bool>()) << name << "'s gradient is not finite";
+  }
+  // The real positions' loss: row 0's 44 tokens alone, row 1 whole, in fp32 on the CPU.
+  at::manual_seed(0);
+  models::ModulePtr cpu = models::make_llama(small_llama());
+  cpu->eval();
+  model->eval();
+  const at::Tensor alone = cpu->forward_batch({{"input_ids", ids[0].narrow(0, 20, 44).unsqueeze(0)}}).at("logits");
+  at::Tensor padded;
+  {
+    const device::AutocastGuard autocast(true, at::kCUDA, at::kBFloat16);
+    padded = model->forward_batch({{"input_ids", ids.to(kGpu)}, {"attention_mask", mask.to(kGpu)}}).at("logits").to(at::kFloat).cpu();
+  }
+  EXPECT_LT(max_abs(padded[0].narrow(0, 20, 44), alone[0]), 5e-2);
 }
 
 TEST(PackedAttentionGpu, PrintsTheVarlenKernelsTimeAgainstTheDenseMask) {

@@ -107,6 +107,34 @@ TEST(Precision, Fp16AndTf32NeedAGpu) {
   EXPECT_THROW(device::resolve_device(e, 0), ArgumentError);
 }
 
+// HF refuses fp16 over float16 trainable weights (torch's GradScaler will not unscale
+// float16 gradients): one line naming the parameter, before the device is even chosen. A
+// frozen float16 base (LoRA's) is fine.
+TEST(Precision, Fp16RefusesFloat16TrainableWeights) {
+  TrainingArguments a = regression_args("fp16_weights");
+  a.fp16 = true;
+  a.finalize();
+  train::Datasets ds;
+  ds.train = regression_data(16, 1);
+  auto model = std::make_shared<RegressionModel>();
+  model->to(at::kHalf);
+  try {
+    train::Trainer trainer(a, model, ds, nullptr, {});
+    FAIL() << "float16 trainable weights under fp16 were accepted";
+  } catch (const ArgumentError& e) {
+    EXPECT_THAT(e.message(), HasSubstr("args.fp16"));
+    EXPECT_THAT(e.message(), HasSubstr("float16"));
+    EXPECT_THAT(e.message(), HasSubstr("'" + model->named_parameters().front().first + "'"));
+  }
+  for (const auto& p : model->parameters()) p.requires_grad_(false);
+  try {
+    train::Trainer trainer(a, model, ds, nullptr, {});
+    if (!device::cuda_available()) FAIL() << "fp16 on the CPU was accepted";
+  } catch (const ArgumentError& e) {
+    EXPECT_THAT(e.message(), ::testing::Not(HasSubstr("float16"))) << "frozen float16 weights are not refused";
+  }
+}
+
 TEST(Precision, DeviceFollowsUseCpuAndTheDeprecatedNoCuda) {
   TrainingArguments a;
   a.use_cpu = true;
