@@ -102,6 +102,12 @@ optim::FlatParams& DataParallel::attach_owned(optim::FlatParams& full, models::M
       };
     } else {
       o.flat_grad = full.grad();
+      // Each window's first gradient is copied into the buffer instead of added to zeros (8
+      // bytes per parameter and step instead of 16). Its hooks go first, so a bucket whose
+      // parameters are all ready reduces written slots; the slots of parameters no gradient
+      // reached are zeroed before the rest of the buckets go.
+      full.write_grads_on_first_accumulation();
+      o.before_leftovers = [&full] { full.ensure_grad_views(); };
     }
     reducer_ = std::make_unique<GradReducer>(comm_, std::move(params), std::move(o));
   }

@@ -82,7 +82,8 @@ class DataParallel {
   bool full_data_buffer() const { return config_.zero_stage < 3; }
   // Whether nothing reads the flat gradient before the step's clipping: one process without
   // sharding (DDP's buckets, the ZeRO stages and the ordered reduction read it while backward
-  // fills it). Then it need not be zeroed (FlatParams::write_grads_on_first_accumulation).
+  // fills it). Then the trainer decides how gradients are kept (FlatParams); DDP and ZeRO-1
+  // over several ranks write each window's first gradient into the buffer themselves (attach).
   bool flat_gradient_read_only_at_the_step() const {
     return world() == 1 && config_.zero_stage == 0 && !config_.ordered_reduction;
   }

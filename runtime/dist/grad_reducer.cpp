@@ -108,6 +108,7 @@ void GradReducer::prepare(bool sync) {
 void GradReducer::finish() {
   State& s = *state_;
   if (!s.sync) return;
+  if (s.options.before_leftovers) s.options.before_leftovers();
   while (s.next < s.buckets.size()) s.start(s.buckets[s.next++]);
   for (auto& b : s.buckets) {
     b.work->wait();

@@ -41,6 +41,11 @@ struct ReducerOptions {
   at::Tensor flat_grad;
   // Copy-out layout: receives (flat offset of the bucket, reduced bucket values).
   std::function<void(int64_t, const at::Tensor&)> on_reduced;
+  // In-place layout whose gradients are written on their window's first accumulation
+  // (FlatParams::write_grads_on_first_accumulation, whose hooks run before the reducer's):
+  // called in finish() before the buckets not yet started go, to zero the slots no gradient
+  // reached in this window (they hold the last window's values) and make every slot .grad.
+  std::function<void()> before_leftovers;
 };
 
 class GradReducer {

@@ -81,10 +81,12 @@ class FlatParams {
   // zero_grad(set_to_none=True)) and leaves the buffer alone, autograd keeps the tensor it
   // made, and a hook after its accumulation copies that tensor into the slot and makes the
   // slot .grad again, so later micro-steps add in place. 8 bytes per parameter and step
-  // instead of 16 (the zeroing's write, the add's read of zeros). For a single process:
-  // DDP's buckets and the ZeRO stages read the buffer while backward fills it, so it must
-  // hold zeros there; and not for a captured CUDA graph, whose replays run no hooks. Readers
-  // of grad() call ensure_grad_views() first. The hooks go with this object.
+  // instead of 16 (the zeroing's write, the add's read of zeros). For a single process, and
+  // for DDP / ZeRO-1 buckets reduced in place (registered before the buckets' ready hooks,
+  // whose leftover buckets go only after ensure_grad_views() has zeroed the unreached slots);
+  // not where a ZeRO stage reads the buffer while backward fills it, nor for a captured CUDA
+  // graph, whose replays run no hooks. Readers of grad() call ensure_grad_views() first. The
+  // hooks go with this object.
   void write_grads_on_first_accumulation();
   bool writes_grads_on_first_accumulation() const { return !accumulators_.empty(); }
 

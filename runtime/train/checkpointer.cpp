@@ -132,7 +132,9 @@ void Checkpointer::save() {
   if (ctx_.should_write()) {  // only the writer copies what it writes (gathering is collective)
     models::SavedModel saved = models::saved_model(*ctx_.model);  // a LoRA model: only its adapters
     c.model = std::move(saved.weights);
-    for (auto& [name, t] : c.model) t = async ? host_copy(t) : t.clone();
+    // A copy, since ZeRO-3 releases the gathered weights below: on the host for a GPU's (a
+    // device clone would hold a second whole model on the GPU through the save).
+    for (auto& [name, t] : c.model) t = async ? host_copy(t) : t.is_cuda() ? t.to(at::kCPU) : t.clone();
     c.model_file = saved.weights_file;
     c.model_config_file = saved.config_file;
     c.model_config = std::move(saved.config);
@@ -357,7 +359,10 @@ void Checkpointer::load(const std::string& dir) {
     if (meta.contains("shards") && ctx_.dp.sharded_state()) {
       // Sharded into sharded: each rank reads just the values it owns from the files.
       std::map<std::string, at::Tensor> local;
-      for (const auto& [state_name, t] : ctx_.opt.optimizer->state_tensors()) local[state_name] = at::zeros({t.numel()}, t.options());
+      // Read on the host and copied up once per state: not a second copy of this rank's
+      // optimizer state on the GPU, nor a small copy per file range.
+      for (const auto& [state_name, t] : ctx_.opt.optimizer->state_tensors())
+        local[state_name] = at::zeros({t.numel()}, t.options().device(at::kCPU));
       load_owned_optimizer_shards(dir, meta["shards"].get<int>(), *ctx_.opt.flat, ctx_.dp.owned_ranges(), local);
       ctx_.opt.optimizer->load_state_tensors(local);
     } else {

@@ -57,6 +57,38 @@ return {
 }
 """
 
+# A Lua model whose second head runs only for batches routed to it (the route masks it per
+# example, so one process computes the same sums). Read in order (2 ranks x 4 = a block of 8),
+# block 0 reaches it on both ranks, blocks 1 and 3 on rank 0 only, the rest on neither: a rank
+# then has no gradient for it in a window after one where it had.
+BRANCHY = """local data = require "runner.data"
+torch.manual_seed(1)
+-- 48 examples in blocks of 8 (one global batch of 2 ranks × 4, read in order): the second
+-- head serves blocks 0 and 3 only, so with gradient accumulation 2 its gradient comes from a
+-- window's first micro-step, its second, or neither, and without accumulation from every
+-- third window.
+local rows = {}
+for i = 0, 47 do
+  local block = math.floor(i / 8)
+  rows[#rows + 1] = { x = { math.sin(i * 0.7), math.cos(i * 1.3), math.sin(i * 0.11 + 1), math.cos(i * 0.5), (i % 5) / 5, 1 - (i % 7) / 7 },
+                      labels = i % 3, route = { (block == 0 or (i % 8 < 4 and (block == 1 or block == 3))) and 1 or 0 } }
+end
+return {
+  args = { max_steps = 6, per_device_train_batch_size = 4, learning_rate = 0.02, weight_decay = 0.1, warmup_steps = 2,
+           logging_steps = 1, save_strategy = "no", report_to = "none", train_sampling_strategy = "sequential" },
+  datasets = { train = data.table(rows) },
+  model = nn.Module{
+    name = "Branchy",
+    a = nn.Linear(6, 3), b = nn.Linear(6, 3),
+    forward = function(self, batch)
+      local logits = self.a(batch.x)
+      if batch.route:sum():item() > 0 then logits = logits + self.b(batch.x) * batch.route end
+      return { logits = logits, loss = F.cross_entropy(logits, batch.labels) }
+    end,
+  },
+}
+"""
+
 # LoRA: frozen base weights beside trainable adapters (units then mix both).
 LORA = LLAMA.replace("model = models.llama{", "model = models.lora(models.llama{").replace(
     "max_position_embeddings = 16},", "max_position_embeddings = 16}, {r = 4, alpha = 8, target_modules = \"all-linear\"}),")
@@ -109,7 +141,8 @@ class DistributedCase(unittest.TestCase):
     def setUpClass(cls):
         cls.tmp = TempDir().__enter__()
         cls.recipes = {"mlp": write(os.path.join(cls.tmp, "mlp.lua"), MLP), "gpt": write(os.path.join(cls.tmp, "gpt.lua"), GPT),
-                       "llama": write(os.path.join(cls.tmp, "llama.lua"), LLAMA), "lora": write(os.path.join(cls.tmp, "lora.lua"), LORA)}
+                       "llama": write(os.path.join(cls.tmp, "llama.lua"), LLAMA), "lora": write(os.path.join(cls.tmp, "lora.lua"), LORA),
+                       "branchy": write(os.path.join(cls.tmp, "branchy.lua"), BRANCHY)}
         cls.single = {}
 
     @classmethod
@@ -147,6 +180,16 @@ class Distributed(DistributedCase):
                     with self.subTest(model=model, mode=mode, ranks=n, ga=ga):
                         out, _ = self.train(n, model, f"{model}_{mode}_{n}_{ga}", 4, ga, extra)
                         self.assert_same_weights(out, self.reference(model, 4 * n, ga))
+
+    def test_parameters_a_rank_does_not_reach_match_single_process(self):
+        # DDP and ZeRO-1 write each window's first gradient into the flat buffer instead of
+        # adding it to zeros; a slot no gradient reached holds the last window's reduced values
+        # and must be zeroed before its bucket is reduced (else the other rank sums them in).
+        for mode in ("ddp", "zero1", "zero2", "zero3"):
+            for ga in (1, 2):
+                with self.subTest(mode=mode, ga=ga):
+                    out, _ = self.train(2, "branchy", f"branchy_{mode}_{ga}", 4, ga, MODES[mode])
+                    self.assert_same_weights(out, self.reference("branchy", 8, ga))
 
     def test_gradient_checkpointing_matches_single_process_under_ddp_and_zero3(self):
         # Recomputing each GPT2Block in backward changes where activations live, not the
