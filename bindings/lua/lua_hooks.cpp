@@ -97,6 +97,10 @@ LuaHooks::LuaHooks(lua_State* L, int table_idx, std::string origin) : L_(L), ori
   }
 }
 
+// A full cycle: the tensors a failed step left to Lua (its loss and graph, a hook's locals) are
+// released only when the collector runs, and it runs by allocation volume, not on errors.
+void LuaHooks::collect_garbage() { lua_gc(L_, LUA_GCCOLLECT, 0); }
+
 std::vector<std::string> LuaHooks::step_hooks() const {
   std::vector<std::string> out;
   for (const char* name : {"compute_loss", "training_step"})

@@ -28,6 +28,7 @@ class LuaHooks : public train::Hooks, public std::enable_shared_from_this<LuaHoo
   models::ModulePtr model_init() override;
   std::vector<std::string> step_hooks() const override;
   std::string origin() const override { return origin_; }
+  void collect_garbage() override;
 
   // A search trial's parameters, given to model_init (HF: model_init(trial)); null: none.
   void set_model_init_argument(nlohmann::json params) { model_init_argument_ = std::move(params); }

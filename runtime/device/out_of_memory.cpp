@@ -4,6 +4,8 @@
 
 #include <c10/util/Exception.h>
 
+#include "runtime/core/errors.h"
+
 namespace runner::device {
 
 namespace {
@@ -18,10 +20,30 @@ int64_t env_int(const char* name, int64_t fallback) {
 
 bool is_out_of_memory(const std::exception& e) {
   if (dynamic_cast<const c10::OutOfMemoryError*>(&e)) return true;
+  // runner's own errors are verdicts already, but for those that wrap what recipe code hit
+  // (a Lua hook's or Lua model's HookError, a TorchScript model's RecipeError).
+  if (const auto* r = dynamic_cast<const Error*>(&e); r && r->kind() != ErrorKind::kHook && r->kind() != ErrorKind::kRecipe) return false;
   const std::string what = e.what();
   for (const char* s : {" out of memory", "DefaultCPUAllocator: can't allocate memory", "CUDNN_STATUS_NOT_SUPPORTED"})
     if (what.find(s) != std::string::npos) return true;
   return false;
+}
+
+std::string error_message(const std::exception& e) {
+  if (const auto* c = dynamic_cast<const c10::Error*>(&e)) return c->what_without_backtrace();
+  return e.what();
+}
+
+std::string out_of_memory_summary(const std::exception& e) {
+  const std::string m = error_message(e);
+  size_t from = 0;
+  for (const char* s : {"CUDA out of memory", "DefaultCPUAllocator"})
+    if (const size_t at = m.find(s); at != std::string::npos) {
+      from = at;
+      break;
+    }
+  const size_t end = m.find_first_of(".\n", from);
+  return m.substr(from, end == std::string::npos ? std::string::npos : end - from);
 }
 
 namespace {

@@ -15,6 +15,11 @@
 namespace runner::device {
 
 bool is_out_of_memory(const std::exception& e);
+// Its message without LibTorch's C++ backtrace (c10::Error's what() carries one).
+std::string error_message(const std::exception& e);
+// The allocator's own first sentence ("CUDA out of memory", "DefaultCPUAllocator: can't
+// allocate memory (...)"), wherever a wrapper (a recipe's file:line) put it.
+std::string out_of_memory_summary(const std::exception& e);
 
 // Throws the allocator's error when the injected limit says this batch does not fit.
 void maybe_inject_out_of_memory(int64_t batch_rows, int rank);

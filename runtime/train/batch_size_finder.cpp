@@ -56,6 +56,7 @@ int64_t find_batch_size(RunContext& ctx, StepRunner& steps, const data::DatasetP
         }
       }
       ctx.dp.zero_grad();
+      ctx.hooks.collect_garbage();  // a Lua hook's tensors from the failed try
       device::empty_gpu_cache();  // what the try cached goes back (HF clears it too): training starts unfragmented
     }
     // Every rank's verdict, so all of them train with the same size.

@@ -101,6 +101,11 @@ class Hooks {
   virtual std::vector<std::string> step_hooks() const { return {}; }
   // A short description of where hooks come from ("recipes/x.lua"), for messages.
   virtual std::string origin() const { return "C++"; }
+  // Frees what the hooks' language still holds but no longer uses (Lua's garbage: tensors a
+  // hook or a Lua-written model made, a failed step's loss with its graph). Called after an
+  // out-of-memory error, before the GPU cache is emptied: it cannot give back blocks that
+  // such tensors still own.
+  virtual void collect_garbage() {}
 };
 
 }  // namespace runner::train

@@ -54,13 +54,14 @@ template <class F>
 auto oom_guarded(const char* phase, const char* batch_arg, const int64_t& batch, F&& f) -> decltype(f()) {
   try {
     return f();
-  } catch (const c10::Error& e) {
+  } catch (const std::exception& e) {  // also a Lua hook's (HookError) or TorchScript's (RecipeError), which wrap it
     if (!device::is_out_of_memory(e)) throw;
-    const std::string first = e.what_without_backtrace();
-    throw ArgumentError(std::string("out of ") + (dynamic_cast<const c10::OutOfMemoryError*>(&e) ? "GPU " : "") + "memory during " + phase +
+    const std::string what = device::out_of_memory_summary(e);
+    const bool gpu = dynamic_cast<const c10::OutOfMemoryError*>(&e) || what.rfind("CUDA", 0) == 0;
+    throw ArgumentError(std::string("out of ") + (gpu ? "GPU " : "") + "memory during " + phase +
                         " with " + batch_arg + " = " + std::to_string(batch) +
                         ": lower it (keeping the global batch with gradient_accumulation_steps) or set auto_find_batch_size, or use bf16, "
-                        "ZeRO/FSDP sharding or CPU offload (" + first.substr(0, first.find_first_of(".\n")) + ")");
+                        "ZeRO/FSDP sharding or CPU offload (" + what + ")");
   }
 }
 

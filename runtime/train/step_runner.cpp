@@ -54,7 +54,10 @@ void StepRunner::run(const data::DataLoader& loader, const Window& w, size_t i) 
   const TrainingArguments& args = ctx_.args;
   dist::DataParallel& dp = ctx_.dp;
   LoopState& loop = ctx_.loop;
-  if (i == 0) static_window_ = graph_.accepts(w, loop.state.global_step + 1);
+  // auto_find_batch_size starts the loop over after an out-of-memory error in its first step,
+  // which a captured step cannot (its warm-up and capture run the micro-steps inside the
+  // optimizer step): the first step then stays eager.
+  if (i == 0) static_window_ = !(ctx_.args.auto_find_batch_size && !optimizer_stepped_) && graph_.accepts(w, loop.state.global_step + 1);
   if (static_window_) return graph_.stage(w, i);  // the step runs in finish()
   LossContext loss_ctx;
   loss_ctx.num_items_in_batch = w.num_items;
@@ -167,8 +170,10 @@ void StepRunner::decide_clipping_fold() {
 }
 
 StepOutcome StepRunner::finish() {
-  optimizer_stepped_ = true;  // from here on the step changes state (a skipped fp16 step too: the loss scale)
-  if (static_window_) return finish_static();
+  if (static_window_) {
+    optimizer_stepped_ = true;
+    return finish_static();
+  }
   dist::DataParallel& dp = ctx_.dp;
   Optimization& opt = ctx_.opt;
   LoopState& loop = ctx_.loop;
@@ -177,6 +182,9 @@ StepOutcome StepRunner::finish() {
   const double unscale = opt.scaler ? 1.0 / opt.scaler->scale() : 1.0;
   at::Tensor divisor;  // defined when the clip is left to the optimizer's pass
   out.grad_norm = dp.clip_grad_norm(ctx_.args.max_grad_norm, unscale, fold_clipping_ ? &divisor : nullptr);  // on the device, read when logged
+  // From here on the step changes state (a skipped fp16 step too: the loss scale); an
+  // out-of-memory error before this point may still start the loop over (auto_find_batch_size).
+  optimizer_stepped_ = true;
   // fp16: a non-finite gradient norm (on any rank: the norm is global) skips the optimizer
   // and scheduler step and backs the loss scale off (GradScaler.step/update); deciding that
   // needs the value now, as in PyTorch.

@@ -127,11 +127,13 @@ TrainOutput Trainer::train() {
   const bool tracking = memory_.start("train");
   Plan run = begin_training();
   at::Tensor last_grad_norm;  // the last optimizer step's, for the epoch-end log
-  callbacks_.fire(Event::kTrainBegin, loop_.state, loop_.control);
-  offload_report_.start(args_);  // after the batch-size search's trial steps
-  if (args_.eval_on_start && run.resume.empty()) evaluator_.run_evaluation(/*from_training=*/false);
-  while (!run_epochs(run, last_grad_norm)) {
-  }
+  // A loop that auto_find_batch_size starts over (start_over_smaller) begins here again, as HF
+  // reruns its whole inner training loop: train-begin callbacks, eval_on_start.
+  do {
+    callbacks_.fire(Event::kTrainBegin, loop_.state, loop_.control);
+    offload_report_.start(args_);  // after the batch-size search's trial steps
+    if (args_.eval_on_start && run.resume.empty()) evaluator_.run_evaluation(/*from_training=*/false);
+  } while (!run_epochs(run, last_grad_norm));
   data_wait_seconds_ = run.loader.wait_seconds();
   TrainOutput out = finish_training(run, tracking);
   loop_.stream = nullptr;  // the loader goes with `run`
@@ -168,14 +170,14 @@ bool Trainer::run_epochs(Plan& run, at::Tensor& last_grad_norm) {
       maybe_log_save_evaluate(last_grad_norm, opt_.current_lr());  // HF: the epoch's last step's norm
       if (loop_.control.should_training_stop) break;
     }
-  } catch (const c10::Error& e) {
+  } catch (const std::exception& e) {  // a Lua hook's or a TorchScript model's arrives wrapped, as HookError / RecipeError
     if (!start_over_smaller(e, run)) throw;
     return false;
   }
   return true;
 }
 
-bool Trainer::start_over_smaller(const c10::Error& e, Plan& run) {
+bool Trainer::start_over_smaller(const std::exception& e, Plan& run) {
   const int64_t failed = args_.per_device_train_batch_size;
   // One process only: on several, the other ranks wait in a collective this rank left.
   // After an optimizer step began, the weights (and schedule) moved: starting over is no
@@ -185,9 +187,10 @@ bool Trainer::start_over_smaller(const c10::Error& e, Plan& run) {
     return false;
   log::warn("auto_find_batch_size: per_device_train_batch_size = " + std::to_string(failed) +
             " ran out of memory in the first training step; starting over with " + std::to_string(failed / 2) +
-            " (" + first_line(e.what_without_backtrace()) + ")");
+            " (" + device::out_of_memory_summary(e) + ")");
   steps_.reset();
   dp_->zero_grad();  // what the failed window accumulated
+  hooks_->collect_garbage();
   device::empty_gpu_cache();
   loop_start_rng_->restore();
   args_.per_device_train_batch_size = failed / 2;

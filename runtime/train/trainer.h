@@ -80,7 +80,7 @@ class Trainer {
   bool run_epochs(Plan& run, at::Tensor& last_grad_norm);
   // auto_find_batch_size on one process: an out-of-memory error before the first optimizer
   // step halves the batch and starts the loop over; false when it cannot (the error stands).
-  bool start_over_smaller(const c10::Error& e, Plan& run);
+  bool start_over_smaller(const std::exception& e, Plan& run);
   void end_step(const StepOutcome& step, int64_t epoch, int64_t micro_batch, int64_t steps_in_epoch);
   void maybe_log_save_evaluate(const at::Tensor& grad_norm, double lr);
   void agree_on_control();  // OR the control flags over ranks

@@ -126,6 +126,51 @@ class AutoFindBatchSize(unittest.TestCase):
         # the generator): weights and log history are those of a run given 8.
         self.equals_a_run_given(found, 8)
 
+    def test_a_start_over_reruns_what_train_does_before_its_loop(self):
+        # HF reruns its whole inner training loop: on_train_begin and eval_on_start come again
+        # (and the first attempt's evaluation leaves no entry), so the history is a given run's.
+        with_eval = write(os.path.join(self.tmp, "with_eval.lua"), RECIPE.replace(
+            "datasets = { train = data.synthetic.classification{n = 96, features = 6, classes = 3, seed = 2} },",
+            "datasets = { train = data.synthetic.classification{n = 96, features = 6, classes = 3, seed = 2},\n"
+            "               eval = data.synthetic.classification{n = 24, features = 6, classes = 3, seed = 3} },"))
+        self.recipe = with_eval
+        found = os.path.join(self.tmp, "eval_over")
+        code, out, err = launch(1, with_eval, "--output_dir", found, "--auto_find_batch_size", "--eval_on_start", "true",
+                                env_extra={"RUNNER_FAULT_OOM_LOOP_BATCH_ABOVE": "10"})
+        self.assertEqual(code, 0, err)
+        self.assertIn("starting over with 32", out)
+        history = load_json(os.path.join(found, "trainer_state.json"))["log_history"]
+        self.assertEqual([e["step"] for e in history if "eval_loss" in e][:1], [0], history)  # eval_on_start, once
+        given = os.path.join(self.tmp, "eval_given")
+        code, _, err = launch(1, with_eval, "--output_dir", given, "--per_device_train_batch_size", "8", "--eval_on_start", "true")
+        self.assertEqual(code, 0, err)
+
+        def untimed(path):
+            h = load_json(os.path.join(path, "trainer_state.json"))["log_history"]
+            return [{k: v for k, v in e.items() if "runtime" not in k and "per_second" not in k and "wait" not in k} for e in h]
+        self.assertEqual(untimed(found), untimed(given))
+        self.same_weights(found, given)
+
+    def test_an_out_of_memory_error_through_a_lua_hook_starts_over_too(self):
+        # The error reaches the loop wrapped (a Lua error, then HookError) when it strikes in
+        # code a recipe's training_step calls: recognised by its message, as the search does.
+        hooked = write(os.path.join(self.tmp, "hooked.lua"), RECIPE.replace(
+            "model = models.mlp{", "training_step = function(model, inputs, ctx)\n"
+            "    local out = model(inputs)\n    ctx.backward(out.loss)\n    return out.loss\n  end,\n  model = models.mlp{"))
+        found = os.path.join(self.tmp, "hooked_over")
+        code, out, err = launch(1, hooked, "--output_dir", found, "--auto_find_batch_size", env_extra={"RUNNER_FAULT_OOM_LOOP_BATCH_ABOVE": "10"})
+        self.assertEqual(code, 0, err)
+        self.assertIn("auto_find_batch_size: per_device_train_batch_size = 64 ran out of memory in the first training step; starting over with 32", out)
+        self.assertIn("auto_find_batch_size: training with per_device_train_batch_size = 8 (started from 64)", out)
+        given = os.path.join(self.tmp, "hooked_given")
+        code, _, err = launch(1, hooked, "--output_dir", given, "--per_device_train_batch_size", "8")
+        self.assertEqual(code, 0, err)
+        self.same_weights(found, given)
+        # Without the flag, the wrapped error is still the one out-of-memory line, exit 2.
+        code, _, err = launch(1, hooked, "--output_dir", os.path.join(self.tmp, "hooked_plain"), env_extra={"RUNNER_FAULT_OOM_LOOP_BATCH_ABOVE": "10"})
+        self.assertEqual(code, 2, err)
+        self.assertIn("out of memory during training with per_device_train_batch_size = 64", err)
+
     def test_no_start_over_without_the_flag_or_on_several_ranks(self):
         code, _, err = launch(1, self.recipe, "--output_dir", os.path.join(self.tmp, "o"),
                               env_extra={"RUNNER_FAULT_OOM_LOOP_BATCH_ABOVE": "10"})
