@@ -40,7 +40,8 @@ py_tests=(test_every_shipped_recipe_trains_on_cuda test_every_mode_with_nccl_on_
           test_cuda_graphs_replay_equals_the_static_step test_activation_offload_lowers_peak_memory_with_the_same_losses
           test_profile_steps_records_cuda_kernels
           test_generate_runs_on_the_gpu test_from_pretrained_reads_its_files_onto_the_gpu
-          test_auto_find_batch_size_under_a_memory_cap test_cuda_visible_devices_decides_what_runner_sees
+          test_auto_find_batch_size_under_a_memory_cap test_auto_find_batch_size_starts_over_after_a_cuda_oom_in_its_first_step
+          test_cuda_visible_devices_decides_what_runner_sees
           test_version_lists_the_gpu)
 for t in "${py_tests[@]}"; do
   limit=150

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include <ATen/ATen.h>
 #include <c10/util/Exception.h>
 
 #include "runtime/core/errors.h"
@@ -62,8 +63,12 @@ void maybe_inject_out_of_memory(int64_t batch_rows, int rank) {
   inject_above("RUNNER_FAULT_OOM_BATCH_ABOVE", limit, batch_rows, rank);
 }
 
-void maybe_inject_out_of_memory_in_loop(int64_t batch_rows, int rank) {
+void maybe_inject_out_of_memory_in_loop(int64_t batch_rows, int rank, const c10::Device& device) {
   static const int64_t limit = env_int("RUNNER_FAULT_OOM_LOOP_BATCH_ABOVE", -1);
+  if (device.is_cuda() && limit >= 0 && batch_rows > limit) {
+    static const int64_t only_rank = env_int("RUNNER_FAULT_OOM_RANK", -1);
+    if (only_rank < 0 || only_rank == rank) (void)at::empty({int64_t{1} << 40}, at::TensorOptions().dtype(at::kByte).device(device));
+  }
   inject_above("RUNNER_FAULT_OOM_LOOP_BATCH_ABOVE", limit, batch_rows, rank);
 }
 

@@ -6,11 +6,15 @@
 //   RUNNER_FAULT_OOM_RANK=R          ... only on rank R (default: every rank)
 //   RUNNER_FAULT_OOM_LOOP_BATCH_ABOVE=N  the same in the training loop's micro-steps only,
 //                                    not in auto_find_batch_size's trial steps: a batch the
-//                                    search found that then runs out in training
+//                                    search found that then runs out in training; on a GPU a
+//                                    real one (1 TiB asked of CUDA's caching allocator, which
+//                                    frees its cache and raises its OutOfMemoryError)
 #pragma once
 #include <cstdint>
 #include <exception>
 #include <string>
+
+#include <c10/core/Device.h>
 
 namespace runner::device {
 
@@ -24,6 +28,6 @@ std::string out_of_memory_summary(const std::exception& e);
 // Throws the allocator's error when the injected limit says this batch does not fit.
 void maybe_inject_out_of_memory(int64_t batch_rows, int rank);
 // The same for RUNNER_FAULT_OOM_LOOP_BATCH_ABOVE (called by the training loop only).
-void maybe_inject_out_of_memory_in_loop(int64_t batch_rows, int rank);
+void maybe_inject_out_of_memory_in_loop(int64_t batch_rows, int rank, const c10::Device& device);
 
 }  // namespace runner::device

@@ -116,7 +116,7 @@ at::Tensor StepRunner::training_step(const Batch& batch, LossContext& loss_ctx) 
   // drawn from the generators by then.
   const int64_t loop_rows = in_loop_ && !batch.empty() ? data::batch_size_of(batch) : 0;
   loss_ctx.backward = [&loss_ctx, weight, share, lockstep, scale, dp, loop_rows](const at::Tensor& loss) {
-    if (loop_rows) device::maybe_inject_out_of_memory_in_loop(loop_rows, dp->rank());
+    if (loop_rows) device::maybe_inject_out_of_memory_in_loop(loop_rows, dp->rank(), loss_ctx.device);
     if (!loss.defined() || loss.numel() != 1) throw HookError("the loss must be a scalar tensor");
     if (!loss.requires_grad())
       throw HookError("the loss does not require grad: it was detached or computed under no_grad, so training cannot update the model");

@@ -204,6 +204,22 @@ class Gpu(unittest.TestCase):
         self.assertLess(found, 4096)
         self.assertIn(f"training with per_device_train_batch_size = {found} (started from 4096)", p.stdout)
 
+    def test_auto_find_batch_size_starts_over_after_a_cuda_oom_in_its_first_step(self):
+        # RUNNER_FAULT_OOM_LOOP_BATCH_ABOVE on a GPU asks CUDA's caching allocator for 1 TiB in
+        # the loop's micro-step, after forward (the step's activations alive), not in a trial:
+        # a real OutOfMemoryError, from which one process starts the loop over at half the size
+        # with its memory given back, and trains as a run given that size does.
+        env = dict(os.environ, RUNNER_FAULT_OOM_LOOP_BATCH_ABOVE="8")
+        out = os.path.join(self.tmp, "loop_oom")
+        p = subprocess.run([BINARY, self.gpt, "--output_dir", out, "--per_device_train_batch_size", "32", "--auto_find_batch_size"],
+                           capture_output=True, text=True, timeout=600, env=env)
+        self.assertEqual(p.returncode, 0, p.stdout[-3000:] + p.stderr[-3000:])
+        self.assertIn("auto_find_batch_size: per_device_train_batch_size = 32 ran out of memory in the first training step; "
+                      "starting over with 16 (CUDA out of memory", p.stdout)
+        self.assertIn("training with per_device_train_batch_size = 8 (started from 32)", p.stdout)
+        given, _ = self.train(1, "loop_oom_given", 8)
+        self.assert_close(out, given, 1e-5)
+
     def test_zero3_offload_trains_where_ddp_runs_out_of_memory(self):
         # A GPT of ~134M parameters: DDP needs 16 bytes a parameter on the device (~2.1 GB);
         # ZeRO-3 with parameter and optimizer offload keeps only the running unit there.
