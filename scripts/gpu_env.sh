@@ -37,9 +37,10 @@ else
     for f in .gpu/debs/*.deb; do dpkg -x "$f" "$deps"; done
     # Base-system libraries the machine has itself: its own build wins.
     for so in libudev.so.1 libnuma.so.1; do ldconfig -p | grep -q "$so " && rm -f "$L/$so"*; done
-    # The Arrow runner links (the pyarrow wheel's libarrow/libparquet): beside the Debian ones.
-    [ -f .gpu/arrow.tar.xz ] && mkdir -p "$L" && untar .gpu/arrow.tar.xz "$L"
   fi
+  # The Arrow runner links (the pyarrow wheel's libarrow/libparquet), beside the Debian ones;
+  # also into a deps folder an earlier package left without it.
+  [ -f .gpu/arrow.tar.xz ] && ! ls "$L"/libarrow.so.* > /dev/null 2>&1 && mkdir -p "$L" && untar .gpu/arrow.tar.xz "$L"
   bin=$root/.gpu/bin
   [ -f .gpu/arrow.tar.xz ] && export RUNNER_EXPECT_ARROW=1  # the Parquet recipes must run (tests/integration/test_gpu.py)
   gtests=("$bin/test_gpu_training" "$bin/test_nccl" "$bin/test_kernels_gpu")

@@ -18,6 +18,7 @@ cd "$root"
 # costs only the targets the check runs, mostly built already.
 build=build
 [ -f $build/CMakeCache.txt ] || "$root/scripts/build" --target runner > /dev/null
+grep -qx 'CMAKE_BUILD_TYPE:STRING=Release' $build/CMakeCache.txt || { echo "gpu_package: $build/ is not a Release build (scripts/build makes one)" >&2; exit 1; }
 targets=(runner test_gpu_training test_nccl test_kernels_gpu)
 cmake --build $build -j"$(nproc)" --target "${targets[@]}"
 grep -qx '/.gpu/' .git/info/exclude 2>/dev/null || echo '/.gpu/' >> .git/info/exclude

@@ -1,5 +1,6 @@
 #include "runtime/device/out_of_memory.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include <ATen/ATen.h>
@@ -37,13 +38,21 @@ std::string error_message(const std::exception& e) {
 
 std::string out_of_memory_summary(const std::exception& e) {
   const std::string m = error_message(e);
-  size_t from = 0;
-  for (const char* s : {"CUDA out of memory", "DefaultCPUAllocator"})
-    if (const size_t at = m.find(s); at != std::string::npos) {
+  // From the allocator's phrase; else from the start of the line that says it (a wrapper's
+  // "recipe.lua:12: " included), to the end of that sentence.
+  size_t from = std::string::npos, at = std::string::npos;
+  for (const char* s : {"CUDA out of memory", "DefaultCPUAllocator", "CUDA error: out of memory"})
+    if ((at = m.find(s)) != std::string::npos) {
       from = at;
       break;
     }
-  const size_t end = m.find_first_of(".\n", from);
+  if (from == std::string::npos) {
+    at = m.find("out of memory");
+    if (at == std::string::npos) at = 0;
+    const size_t line = m.rfind('\n', at);
+    from = line == std::string::npos ? 0 : line + 1;
+  }
+  const size_t end = std::min(m.find('\n', at), m.find(". ", at));
   return m.substr(from, end == std::string::npos ? std::string::npos : end - from);
 }
 

@@ -33,12 +33,16 @@ struct GradReducer::State {
     if (in_place()) {
       b.buffer = options.flat_grad.narrow(0, b.begin, b.end - b.begin);
     } else {
-      // Copy the gradients out and release them: after this, only the bucket holds them.
-      b.buffer = at::zeros({b.end - b.begin}, params[b.params.front()].param.options().requires_grad(false));
+      // Copy the gradients out and release them: after this, only the bucket holds them. The
+      // bucket's parameters tile its range, so only those without a gradient are zeroed (not
+      // the whole bucket first: 4 bytes per parameter and micro-step fewer).
+      b.buffer = at::empty({b.end - b.begin}, params[b.params.front()].param.options().requires_grad(false));
       c10::NoGradGuard no_grad;
       for (size_t i : b.params) {
         at::Tensor& g = params[i].param.mutable_grad();
-        if (g.defined()) b.buffer.narrow(0, params[i].offset - b.begin, params[i].numel).copy_(g.reshape(-1));
+        at::Tensor slot = b.buffer.narrow(0, params[i].offset - b.begin, params[i].numel);
+        if (g.defined()) slot.copy_(g.reshape(-1));
+        else slot.zero_();
         g = at::Tensor();
       }
     }
@@ -65,6 +69,9 @@ GradReducer::GradReducer(std::shared_ptr<Communicator> comm, std::vector<BucketP
   s.params = std::move(params);
   s.options = std::move(options);
   if (!s.in_place() && !s.options.on_reduced) throw DistError("GradReducer: give a flat gradient buffer or an on_reduced callback");
+  for (size_t k = 1; k < s.params.size(); ++k)  // buckets are ranges their parameters tile
+    if (s.params[k].offset != s.params[k - 1].offset + s.params[k - 1].numel)
+      throw DistError("GradReducer: parameter '" + s.params[k].name + "' does not follow '" + s.params[k - 1].name + "' in the flat layout");
   s.bucket_of.assign(s.params.size(), 0);
   s.seen.assign(s.params.size(), 0);
   // Reverse order; as in PyTorch, a bucket closes once it holds at least its cap (the first

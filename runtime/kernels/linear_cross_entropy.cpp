@@ -75,7 +75,7 @@ Pass run_chunks(const at::Tensor& hidden, const at::Tensor& weight, const at::Te
     }
     if (!want_weight) return;
     if (cd == at::kFloat && p.grad_weight.defined()) p.grad_weight.addmm_(g.t(), xs);
-    else if (cd != at::kFloat && hidden.is_cuda()) {
+    else if ((cd == at::kBFloat16 || cd == at::kHalf) && hidden.is_cuda()) {
       // cuBLAS writes the fp32 sum from its fp32 accumulators (mm's out_dtype, CUDA only): g
       // is not yet divided by the count, so a chunk's sum rounded to fp16 could pass 65504 (a
       // label repeated k times: about k·|x|) and be inf whatever the loss scale; nor is a

@@ -35,23 +35,25 @@ at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
   // attention runs in (autocast's, when on): float's lowest cast to bf16/fp16 is -inf, which
   // would softmax a row that sees no key to NaN.
   const at::ScalarType dtype = attention_compute_dtype(q);
-  at::Tensor mask;
+  at::Tensor mask, sees_none;
   if (hide.defined()) {
-    // A query that would see no key (a left-padded position) sees every key instead, as
-    // transformers' _unmask_unattended has it: a row of hidden scores alone has a logsumexp
-    // near the dtype's lowest, for which cuDNN's backward (SDPA's first choice on sm90 in
-    // 2.11) returns NaN gradients (pytorch#196678). Nothing reads that row: its label is
-    // ignored, and every other query hides its key.
-    const at::Tensor seen = hide.logical_not().any(-1, /*keepdim=*/true);
-    mask = at::zeros(hide.sizes(), q.options().dtype(dtype)).masked_fill_(hide.logical_and(seen), lowest_value(dtype));
+    // A query that sees no key (a left-padded position before the first token) gets zeros,
+    // as PyTorch's SDPA (2.5+) gives such a row of a boolean mask and so transformers' models:
+    // the row is computed over every key (a row of hidden scores alone has a logsumexp near the
+    // dtype's lowest, for which cuDNN's backward, SDPA's first choice on sm90 in 2.11, returns
+    // NaN gradients: pytorch#196678) and then zeroed, so nothing it would see leaks into it
+    // (the last padded position predicts the first token, and that label is scored).
+    sees_none = hide.all(-1, /*keepdim=*/true);  // (B, 1, T, 1)
+    mask = at::zeros(hide.sizes(), q.options().dtype(dtype)).masked_fill_(hide.logical_and(sees_none.logical_not()), lowest_value(dtype));
   }
   const std::optional<at::Tensor> m = mask.defined() ? std::optional<at::Tensor>(mask) : std::nullopt;
 #if RUNNER_SDPA_GQA
-  return at::scaled_dot_product_attention(q, k, v, m, training ? dropout : 0.0, causal, std::nullopt, grouped);  // (B, H, T, D)
+  at::Tensor y = at::scaled_dot_product_attention(q, k, v, m, training ? dropout : 0.0, causal, std::nullopt, grouped);  // (B, H, T, D)
 #else
   TORCH_CHECK(!grouped, "attend: grouped key/value heads need LibTorch 2.5 or later");
-  return at::scaled_dot_product_attention(q, k, v, m, training ? dropout : 0.0, causal);
+  at::Tensor y = at::scaled_dot_product_attention(q, k, v, m, training ? dropout : 0.0, causal);
 #endif
+  return sees_none.defined() ? y.masked_fill(sees_none, 0.0) : y;
 }
 
 double lowest_value(at::ScalarType dtype) {

@@ -126,7 +126,12 @@ void FlatParams::write_grads_on_first_accumulation() {
           at::Tensor& g = param.mutable_grad();
           // Already the slot (a later micro-step added in place), or a backward with
           // create_graph, whose gradient keeps its graph until ensure_grad_views copies it.
-          if (!g.defined() || c10::GradMode::is_enabled() || g.data_ptr() == slot.data_ptr()) return outputs;
+          if (c10::GradMode::is_enabled() || (g.defined() && g.data_ptr() == slot.data_ptr())) return outputs;
+          if (!g.defined()) {  // reached without a gradient (a custom node's undefined one): zero, as DDP's reducer makes it
+            slot.zero_();
+            g = slot;
+            return outputs;
+          }
           slot.copy_(g.is_sparse() ? g.to_dense() : g);
           g = slot;  // autograd's tensor is freed here: one parameter's gradient at a time
           return outputs;

@@ -209,6 +209,7 @@ Trainer::Plan Trainer::begin_training() {
   model_->to(device_.device);
   // model_init's model is new: it needs what the constructor did to a recipe's `model`.
   if (fresh && args_.gradient_checkpointing) enable_gradient_checkpointing(args_, *model_, device_.is_cuda());
+  if (fresh) check_fp16_master_weights(args_, model_.get());
   if (!datasets_.has_train()) throw RecipeError("training needs a train dataset (datasets.train)");
   const data::StreamPtr& stream = datasets_.train_stream;
   if (stream) check_stream_arguments(args_);

@@ -5,7 +5,7 @@ usage:
       a tiny random model of transformers' own (AutoConfig.for_model + from_config), weights
       spread out so the comparison has signal, saved with save_pretrained into DIR
   llama_reference.py run DIR BATCH OUT
-      loads DIR with transformers' from_pretrained (eager attention, float32), runs BATCH
+      loads DIR with transformers' from_pretrained (SDPA attention, its default; float32), runs BATCH
       (input_ids and optionally attention_mask, position_ids, labels) in training mode and
       writes OUT: logits, and with labels the loss and "grad.<name>" for every parameter
   llama_reference.py generate DIR BATCH MAX_NEW_TOKENS NUM_BEAMS OUT
@@ -47,7 +47,7 @@ def make(out_dir, model_type, config_json, seed):
 
 
 def load(model_dir):
-    model = AutoModelForCausalLM.from_pretrained(model_dir, attn_implementation="eager", dtype=torch.float32)
+    model = AutoModelForCausalLM.from_pretrained(model_dir, attn_implementation="sdpa", dtype=torch.float32)
     return model
 
 
