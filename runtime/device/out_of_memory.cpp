@@ -52,7 +52,8 @@ std::string out_of_memory_summary(const std::exception& e) {
     const size_t line = m.rfind('\n', at);
     from = line == std::string::npos ? 0 : line + 1;
   }
-  const size_t end = std::min(m.find('\n', at), m.find(". ", at));
+  size_t end = std::min(m.find('\n', at), m.find(". ", at));
+  if (end != std::string::npos && end < from) end = std::string::npos;  // no marker, message opening with a newline
   return m.substr(from, end == std::string::npos ? std::string::npos : end - from);
 }
 

@@ -1,6 +1,7 @@
 // Partitions, gradient buckets, the ZeRO-3 engine and every DataParallel stage, in one
 // process: stage 1/2/3 over a world of one must step exactly like plain training.
 #include <gtest/gtest.h>
+#include <malloc.h>
 
 #include "runtime/dist/data_parallel.h"
 #include "runtime/dist/grad_reducer.h"
@@ -71,6 +72,29 @@ TEST(GradReducer, CopyOutHandsOverEveryBucketAndReleasesGradients) {
   EXPECT_TRUE(at::equal(got[3], at::full({4}, 2.0)));
   EXPECT_TRUE(at::equal(got[7], at::full({5}, 3.0)));
   for (auto& p : params) EXPECT_FALSE(p.param.grad().defined()) << p.name;
+}
+
+// A parameter no gradient reached is reduced as zeros in its bucket, which is not zeroed
+// first (its parameters tile it: each is copied or zeroed). glibc's M_PERTURB fills new heap
+// blocks, so a slot left unwritten would not read as zeros by chance.
+TEST(GradReducer, CopyOutZeroesOnlyWhatNoGradientReached) {
+  auto params = params_of_sizes({3, 4, 5});  // one bucket
+  std::map<int64_t, at::Tensor> got;
+  ReducerOptions o;
+  o.on_reduced = [&](int64_t offset, const at::Tensor& t) { got[offset] = t.clone(); };
+  GradReducer r(make_local_communicator(), params, o);
+  ASSERT_EQ(r.bucket_names().size(), 1u);
+  mallopt(M_PERTURB, 0x5a);
+  r.prepare(true);
+  ((params[0].param * 1).sum() + (params[2].param * 3).sum()).backward();
+  r.finish();
+  mallopt(M_PERTURB, 0);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_TRUE(at::equal(got[0], at::cat({at::full({3}, 1.0), at::zeros({4}), at::full({5}, 3.0)}))) << got[0];
+  // The tiling is checked: a gap in the flat layout would be a bucket range nobody writes.
+  auto gap = params_of_sizes({3, 4});
+  gap[1].offset += 1;
+  EXPECT_THROW(GradReducer(make_local_communicator(), gap, o), DistError);
 }
 
 TEST(GradReducer, SecondGradientInOneStepIsAnError) {

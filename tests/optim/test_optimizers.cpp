@@ -8,6 +8,7 @@
 
 #include "runtime/core/errors.h"
 #include "runtime/optim/grad_accumulator.h"
+#include <torch/csrc/autograd/custom_function.h>
 #include "runtime/optim/optimizer.h"
 
 using namespace runner;
@@ -102,6 +103,29 @@ TEST(FlatParams, FirstWriteGivesTheAccumulatedGradientsWithoutZeroing) {
   // No gradient at all in a window: all zero.
   first.ensure_grad_views();
   EXPECT_TRUE(first.grad().eq(0).all().item<bool>());
+}
+
+// A parameter whose node gives it no gradient (an undefined one, as a custom autograd node
+// may) reads as zeros in first-write mode right after backward, as the zeroed buffer would:
+// DDP's buckets reduce its slot as soon as its accumulator ran, not only at the step.
+TEST(FlatParams, FirstWriteZeroesASlotReachedWithoutAGradient) {
+  struct NoGradFor : torch::autograd::Function<NoGradFor> {
+    static at::Tensor forward(torch::autograd::AutogradContext*, const at::Tensor& x, const at::Tensor& w) { return x * w.sum(); }
+    static torch::autograd::variable_list backward(torch::autograd::AutogradContext*, torch::autograd::variable_list g) {
+      return {g[0], at::Tensor()};
+    }
+  };
+  Model m;
+  FlatParams flat(m.params, {0, 0, 0}, 1);
+  flat.write_grads_on_first_accumulation();
+  flat.grad().fill_(std::numeric_limits<float>::quiet_NaN());  // what a last window left
+  const at::Tensor& w2 = m.params[2].second;
+  const at::Tensor h = at::linear(at::randn({5, 3}), m.params[0].second, m.params[1].second).pow(2).mean();  // w1, b1
+  NoGradFor::apply(h, w2).backward();  // w2 only through the node
+  ASSERT_TRUE(w2.grad().defined()) << "reached: the slot is its gradient";
+  EXPECT_EQ(w2.grad().data_ptr(), flat.grad().narrow(0, 16, 8).data_ptr());
+  EXPECT_TRUE(w2.grad().eq(0).all().item<bool>());
+  EXPECT_TRUE(at::isfinite(flat.grad()).all().item<bool>());
 }
 
 // The hooks live on autograd's nodes, which outlive a FlatParams while their parameters do
