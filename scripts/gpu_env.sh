@@ -38,11 +38,14 @@ else
     # Base-system libraries the machine has itself: its own build wins.
     for so in libudev.so.1 libnuma.so.1; do ldconfig -p | grep -q "$so " && rm -f "$L/$so"*; done
   fi
-  # The Arrow runner links (the pyarrow wheel's libarrow/libparquet), beside the Debian ones;
-  # also into a deps folder an earlier package left without it.
-  [ -f .gpu/arrow.tar.xz ] && ! ls "$L"/libarrow.so.* > /dev/null 2>&1 && mkdir -p "$L" && untar .gpu/arrow.tar.xz "$L"
+  # The Arrow runner links (the pyarrow wheel's libarrow/libparquet), beside the Debian ones
+  # (also into a deps folder an earlier package left without it); the Parquet recipes must
+  # then run (RUNNER_EXPECT_ARROW: tests/integration/test_gpu.py).
+  if [ -f .gpu/arrow.tar.xz ]; then
+    ls "$L"/libarrow.so.* > /dev/null 2>&1 || { mkdir -p "$L" && untar .gpu/arrow.tar.xz "$L"; }
+    export RUNNER_EXPECT_ARROW=1
+  fi
   bin=$root/.gpu/bin
-  [ -f .gpu/arrow.tar.xz ] && export RUNNER_EXPECT_ARROW=1  # the Parquet recipes must run (tests/integration/test_gpu.py)
   gtests=("$bin/test_gpu_training" "$bin/test_nccl" "$bin/test_kernels_gpu")
   # hydra looks for its proxy beside the mpiexec it was started as
   mkdir -p "$out/.path" && ln -sf "$deps/usr/bin/mpiexec.hydra" "$out/.path/mpiexec" && ln -sf "$deps/usr/bin/hydra_pmi_proxy" "$out/.path/"

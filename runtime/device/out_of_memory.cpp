@@ -59,10 +59,12 @@ std::string out_of_memory_summary(const std::exception& e) {
 
 namespace {
 // Fails as the CPU allocator does when the batch has more than `limit` rows (and this is the
-// chosen rank, if RUNNER_FAULT_OOM_RANK names one).
-void inject_above(const char* variable, int64_t limit, int64_t batch_rows, int rank) {
+// chosen rank, if RUNNER_FAULT_OOM_RANK names one); on a GPU `device`, CUDA's caching
+// allocator fails for real.
+void inject_above(const char* variable, int64_t limit, int64_t batch_rows, int rank, const c10::Device& device = c10::Device(c10::kCPU)) {
   static const int64_t only_rank = env_int("RUNNER_FAULT_OOM_RANK", -1);
   if (limit < 0 || batch_rows <= limit || (only_rank >= 0 && only_rank != rank)) return;
+  if (device.is_cuda()) (void)at::empty({int64_t{1} << 40}, at::TensorOptions().dtype(at::kByte).device(device));  // 1 TiB
   TORCH_CHECK(false, "DefaultCPUAllocator: can't allocate memory (a batch of ", batch_rows, " examples; injected by ", variable, "=",
               limit, ")");
 }
@@ -75,11 +77,7 @@ void maybe_inject_out_of_memory(int64_t batch_rows, int rank) {
 
 void maybe_inject_out_of_memory_in_loop(int64_t batch_rows, int rank, const c10::Device& device) {
   static const int64_t limit = env_int("RUNNER_FAULT_OOM_LOOP_BATCH_ABOVE", -1);
-  if (device.is_cuda() && limit >= 0 && batch_rows > limit) {
-    static const int64_t only_rank = env_int("RUNNER_FAULT_OOM_RANK", -1);
-    if (only_rank < 0 || only_rank == rank) (void)at::empty({int64_t{1} << 40}, at::TensorOptions().dtype(at::kByte).device(device));
-  }
-  inject_above("RUNNER_FAULT_OOM_LOOP_BATCH_ABOVE", limit, batch_rows, rank);
+  inject_above("RUNNER_FAULT_OOM_LOOP_BATCH_ABOVE", limit, batch_rows, rank, device);
 }
 
 }  // namespace runner::device

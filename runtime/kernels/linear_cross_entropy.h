@@ -50,10 +50,10 @@ at::Tensor linear_cross_entropy_reference(const at::Tensor& hidden, const at::Te
 // hidden states (N·H elements, Liger's choice), and at least `min_elements` so a short batch
 // does not run many thin matmuls; a multiple of 8, at most N. Under bf16 autocast on the CPU
 // every chunk after the first writes and re-reads a bf16 (V, H) weight gradient and adds it
-// into the fp32 sum (on a GPU cuBLAS adds into the fp32 sum itself: 8 bytes per weight,
-// mm's out_dtype): 12 bytes per weight, against the chunk's 6·m·H·V GEMM FLOPs, so on an H200 (about
-// 700 TFLOP/s of bf16 matmul, 4.8 TB/s) that traffic costs about 292/m of the chunk's GEMM
-// time for m rows (418/m at an H100's 3.35 TB/s): 55% at the 528-row chunks that a 64M floor
+// into the fp32 sum: 12 bytes per weight (on a GPU cuBLAS now adds into the fp32 sum itself,
+// mm's out_dtype: 8), against the chunk's 6·m·H·V GEMM FLOPs, so on an H200 (about 700
+// TFLOP/s of bf16 matmul, 4.8 TB/s) those 12 bytes cost about 292/m of the chunk's GEMM time
+// for m rows (418/m at an H100's 3.35 TB/s): 55% at the 528-row chunks that a 64M floor
 // gave Llama-3.2-1B's 2048-token step. So the floor is 4M elements (16 MiB of fp32 logits) on
 // the CPU and, on a GPU, 256M with runner's row kernel (512 MiB of bf16 logits, 1 GiB of fp32;
 // 8 × 1024 GPT-2 tokens in 2 chunks, 2048 Llama tokens in one) but 64M on ATen's path, which

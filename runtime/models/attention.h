@@ -17,8 +17,9 @@ at::Tensor merge_heads(const at::Tensor& x);
 // `causal`: a query sees only keys at or before its position. `hide`: bool, broadcastable to
 // (B, H, T, T), true for keys a query must not see (padding), or undefined; hidden scores
 // get the dtype's lowest finite value (HF's finfo.min), and a row whose keys are all hidden
-// returns zeros (PyTorch's SDPA on a boolean mask; transformers' default). `grouped`: k and v have H/n heads, each serving n query heads
-// (SDPA's enable_gqa; see sdpa_takes_grouped_heads). Returns (B, H, T, D).
+// returns zeros (PyTorch's SDPA on a boolean mask; transformers' default). `grouped`: k and
+// v have H/n heads, each serving n query heads (SDPA's enable_gqa; see
+// sdpa_takes_grouped_heads). Returns (B, H, T, D).
 at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& hide, bool causal,
                   double dropout, bool training, bool grouped = false);
 

@@ -57,7 +57,7 @@ void StepRunner::run(const data::DataLoader& loader, const Window& w, size_t i) 
   // auto_find_batch_size starts the loop over after an out-of-memory error in its first step,
   // which a captured step cannot (its warm-up and capture run the micro-steps inside the
   // optimizer step): the first step then stays eager.
-  if (i == 0) static_window_ = !(ctx_.args.auto_find_batch_size && !optimizer_stepped_) && graph_.accepts(w, loop.state.global_step + 1);
+  if (i == 0) static_window_ = (!args.auto_find_batch_size || optimizer_stepped_) && graph_.accepts(w, loop.state.global_step + 1);
   if (static_window_) return graph_.stage(w, i);  // the step runs in finish()
   LossContext loss_ctx;
   loss_ctx.num_items_in_batch = w.num_items;
