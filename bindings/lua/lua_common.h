@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <ATen/ATen.h>
@@ -41,6 +42,11 @@ int guarded(lua_State* L) {
 constexpr const char* kTensorMeta = "runner.Tensor";
 void push_tensor(lua_State* L, at::Tensor t);
 at::Tensor& check_tensor(lua_State* L, int idx);          // errors on a released tensor too
+at::Tensor& check_tensor_meta(lua_State* L, int idx);     // the same for shape, dtype and device reads: a sharded parameter passes
+// A ZeRO-3 parameter outside its unit's forward and backward: its shape without its memory.
+// check_whole throws a RecipeError for the first of `tensors` that is one, by name.
+bool sharded_away(const at::Tensor& t);
+void check_whole(const std::vector<std::pair<std::string, at::Tensor>>& tensors, const std::string& what);
 at::Tensor* test_tensor(lua_State* L, int idx);           // nullptr if not a tensor
 // A tensor, or a number/boolean as a wrapped scalar (Python-scalar type promotion; an
 // integral Lua number counts as an integer, like 2 in Python).

@@ -180,6 +180,7 @@ int m_load_weights(lua_State* L) {
   Options o(L, 3, "models.load_weights");
   const bool strict = o.boolean("strict", true);
   o.finish();
+  check_whole(m->state_dict(), "models.load_weights");
   auto report = models::load_weights(*m, file, strict);
   push_load_report(L, report);
   return 1;
@@ -188,7 +189,9 @@ int m_load_weights(lua_State* L) {
 // models.save_weights(model, "file.safetensors"): the state dict, PyTorch names.
 int m_save_weights(lua_State* L) {
   auto m = check_module(L, 1);
-  io::save_safetensors(checked_path(luaL_checkstring(L, 2), "module:save"), m->state_dict(), {{"format", "pt"}});
+  const models::NamedTensorList weights = m->state_dict();
+  check_whole(weights, "models.save_weights");
+  io::save_safetensors(checked_path(luaL_checkstring(L, 2), "module:save"), weights, {{"format", "pt"}});
   return 0;
 }
 

@@ -99,6 +99,7 @@ int module_load_state_dict(lua_State* L) {
   Options o(L, 3, "load_state_dict");
   const bool strict = o.boolean("strict", true);
   o.finish();
+  check_whole(m->state_dict(), "load_state_dict");
   auto report = m->load_state_dict(models::NamedTensorList(given.begin(), given.end()), strict);
   push_load_report(L, report);
   return 1;

@@ -102,7 +102,7 @@ int tensor_tostring(lua_State* L) {
 }
 
 int tensor_len(lua_State* L) {
-  const at::Tensor& t = check_tensor(L, 1);
+  const at::Tensor& t = check_tensor_meta(L, 1);
   if (t.dim() == 0) throw RecipeError("len() of a 0-d tensor");
   lua_pushnumber(L, static_cast<double>(t.size(0)));
   return 1;
@@ -176,11 +176,32 @@ at::Tensor* test_tensor(lua_State* L, int idx) {
   return same ? &static_cast<TensorBox*>(p)->t : nullptr;
 }
 
-at::Tensor& check_tensor(lua_State* L, int idx) {
+at::Tensor& check_tensor_meta(lua_State* L, int idx) {
   at::Tensor* t = test_tensor(L, idx);
   if (!t) throw RecipeError(std::string("expected a tensor, got ") + luaL_typename(L, idx));
   if (!t->defined()) throw RecipeError("this tensor was released with :release()");
   return *t;
+}
+
+namespace {
+const char* const kShardedAway =
+    "sharded by ZeRO-3 (FSDP full_shard): its values are whole only while its unit runs forward or backward; read the "
+    "weights a save wrote (docs/distributed.md, ZeRO-3)";
+}  // namespace
+
+// The unit's storage keeps its views, not its memory (ParameterStore::release_memory):
+// reading the values would read freed memory.
+bool sharded_away(const at::Tensor& t) { return t.defined() && t.numel() > 0 && !t.is_meta() && t.has_storage() && t.storage().data() == nullptr; }
+
+void check_whole(const std::vector<std::pair<std::string, at::Tensor>>& tensors, const std::string& what) {
+  for (const auto& [name, t] : tensors)
+    if (sharded_away(t)) throw RecipeError(what + ": '" + name + "' is " + kShardedAway);
+}
+
+at::Tensor& check_tensor(lua_State* L, int idx) {
+  at::Tensor& t = check_tensor_meta(L, idx);
+  if (sharded_away(t)) throw RecipeError(std::string("this parameter is ") + kShardedAway);
+  return t;
 }
 
 at::Tensor check_operand(lua_State* L, int idx) {

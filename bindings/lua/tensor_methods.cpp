@@ -13,6 +13,7 @@ int tensor_release(lua_State* L);  // tensor.cpp
 namespace {
 
 at::Tensor& self(lua_State* L) { return check_tensor(L, 1); }
+at::Tensor& meta(lua_State* L) { return check_tensor_meta(L, 1); }  // what reads no values
 int ret(lua_State* L, at::Tensor t) {
   push_tensor(L, std::move(t));
   return 1;
@@ -285,7 +286,7 @@ int m_to(lua_State* L) {
   return ret(L, t);
 }
 int m_device(lua_State* L) {
-  lua_pushstring(L, device::device_string(self(L).device()).c_str());
+  lua_pushstring(L, device::device_string(meta(L).device()).c_str());
   return 1;
 }
 int m_item(lua_State* L) {
@@ -312,15 +313,15 @@ int m_tolist(lua_State* L) {
   return 1;
 }
 int m_numel(lua_State* L) {
-  lua_pushnumber(L, static_cast<double>(self(L).numel()));
+  lua_pushnumber(L, static_cast<double>(meta(L).numel()));
   return 1;
 }
 int m_dim(lua_State* L) {
-  lua_pushnumber(L, static_cast<double>(self(L).dim()));
+  lua_pushnumber(L, static_cast<double>(meta(L).dim()));
   return 1;
 }
 int m_size(lua_State* L) {
-  const at::Tensor& t = self(L);
+  const at::Tensor& t = meta(L);
   if (!lua_isnoneornil(L, 2)) {
     lua_pushnumber(L, static_cast<double>(t.size(dim_arg(L, 2, t, "size"))));
     return 1;
@@ -333,26 +334,26 @@ int m_size(lua_State* L) {
   return 1;
 }
 int m_dtype(lua_State* L) {
-  lua_pushstring(L, dtype_name(self(L).scalar_type()).c_str());
+  lua_pushstring(L, dtype_name(meta(L).scalar_type()).c_str());
   return 1;
 }
 int m_is_floating_point(lua_State* L) {
-  lua_pushboolean(L, self(L).is_floating_point());
+  lua_pushboolean(L, meta(L).is_floating_point());
   return 1;
 }
 
 // --- autograd -------------------------------------------------------------------------
 int m_requires_grad(lua_State* L) {
-  lua_pushboolean(L, self(L).requires_grad());
+  lua_pushboolean(L, meta(L).requires_grad());
   return 1;
 }
 int m_requires_grad_(lua_State* L) {
-  self(L).requires_grad_(lua_isnoneornil(L, 2) ? true : lua_toboolean(L, 2) != 0);
+  meta(L).requires_grad_(lua_isnoneornil(L, 2) ? true : lua_toboolean(L, 2) != 0);
   lua_settop(L, 1);
   return 1;
 }
 int m_grad(lua_State* L) {
-  const at::Tensor& g = self(L).grad();
+  const at::Tensor& g = meta(L).grad();
   if (!g.defined()) {
     lua_pushnil(L);
     return 1;

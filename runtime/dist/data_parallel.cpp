@@ -161,17 +161,10 @@ void DataParallel::ordered_fold() {
   }
 }
 
-void DataParallel::gather_params() {
-  if (zero3_) zero3_->gather_all();
-}
-
-void DataParallel::release_params(bool write_back) {
+void DataParallel::visit_whole(const std::vector<at::Tensor>& tensors, const std::function<void(size_t, bool)>& visit, bool write_back) {
   if (write_back && offload_) offload_->mark_stale();  // loaded weights: refresh the host master copy
-  if (zero3_) zero3_->release_all(write_back);
-}
-
-void DataParallel::consolidate() {
-  if (zero3_) zero3_->consolidate();
+  if (zero3_) return zero3_->visit_whole(tensors, visit, write_back);
+  for (size_t i = 0; i < tensors.size(); ++i) visit(i, false);
 }
 
 void DataParallel::hold_whole_params(bool on) {
@@ -263,19 +256,24 @@ void DataParallel::after_optimizer_step() {
   if (config_.zero_stage == 0 || shard_world() == 1) return;
   c10::NoGradGuard no_grad;
   at::Tensor& data = full_->data();
-  const int64_t n = data.numel(), W = shard_world();
-  const int64_t chunk = std::max<int64_t>(1, std::min(shard_size_, config_.allgather_bucket_elems));
+  gather_slices(data.narrow(0, begin_, end_ - begin_), &data, /*own=*/false, config_.allgather_bucket_elems);
+}
+
+void DataParallel::gather_slices(const at::Tensor& mine, at::Tensor* dst, bool own, int64_t bucket) const {
+  const int64_t n = full_->numel(), W = shard_world();
+  const int64_t chunk = std::max<int64_t>(1, std::min(shard_size_, bucket));
   for (int64_t off = 0; off < shard_size_; off += chunk) {
     const int64_t c = std::min(chunk, shard_size_ - off);
-    at::Tensor in = at::zeros({c}, data.options());
-    const int64_t mine = std::clamp<int64_t>(end_ - (begin_ + off), 0, c);
-    if (mine > 0) in.narrow(0, 0, mine).copy_(data.narrow(0, begin_ + off, mine));
-    at::Tensor out = at::empty({W * c}, data.options());
+    at::Tensor in = at::zeros({c}, mine.options());
+    const int64_t have = std::clamp<int64_t>(mine.numel() - off, 0, c);
+    if (have > 0) in.narrow(0, 0, have).copy_(mine.narrow(0, off, have));
+    at::Tensor out = at::empty({W * c}, mine.options());
     shard_comm_->all_gather(in, out);
+    if (!dst) continue;
     for (int64_t r = 0; r < W; ++r) {
-      const int64_t dst = r * shard_size_ + off;
-      const int64_t len = std::clamp<int64_t>(n - dst, 0, c);
-      if (len > 0 && r != shard_rank()) data.narrow(0, dst, len).copy_(out.narrow(0, r * c, len));
+      const int64_t at = r * shard_size_ + off;
+      const int64_t len = std::clamp<int64_t>(n - at, 0, c);
+      if (len > 0 && (own || r != shard_rank())) dst->narrow(0, at, len).copy_(out.narrow(0, r * c, len));
     }
   }
 }
@@ -286,19 +284,22 @@ void DataParallel::zero_grad() {
   if (zero3_) zero3_->shard_grad().zero_();
 }
 
-std::map<std::string, at::Tensor> DataParallel::gather_optimizer_state(const optim::Optimizer& optimizer) const {
+std::map<std::string, at::Tensor> DataParallel::gather_optimizer_state(const optim::Optimizer& optimizer, bool keep) const {
   std::map<std::string, at::Tensor> out = optimizer.state_tensors();
-  if (zero3_) return zero3_->gather_state(out);
-  if (config_.zero_stage == 0 || shard_world() == 1) return out;
+  if (zero3_) return zero3_->gather_state(out, keep);
+  if (config_.zero_stage == 0 || shard_world() == 1) return keep ? out : std::map<std::string, at::Tensor>{};
+  // At most 64 Mi values gathered at a time (256 MiB of fp32 on the device), whatever
+  // allgather_bucket_size says: a save should not need the step's memory.
+  const int64_t bucket = std::min<int64_t>(config_.allgather_bucket_elems, (int64_t{1} << 26) / shard_world());
+  c10::NoGradGuard no_grad;
   for (auto& [name, t] : out) {
     if (t.numel() != end_ - begin_)
       throw CheckpointError("optimizer state '" + name + "' is not per element; it cannot be gathered from ZeRO shards");
-    at::Tensor in = at::zeros({shard_size_}, t.options());
-    in.narrow(0, 0, t.numel()).copy_(t.reshape(-1));
-    at::Tensor all = at::empty({shard_size_ * shard_world()}, t.options());
-    shard_comm_->all_gather(in, all);
-    t = all.narrow(0, 0, full_->numel()).clone();
+    at::Tensor host = keep ? at::empty({full_->numel()}, t.options().device(at::kCPU)) : at::Tensor();
+    gather_slices(t.reshape(-1), keep ? &host : nullptr, /*own=*/true, bucket);
+    t = host;
   }
+  if (!keep) out.clear();
   return out;
 }
 

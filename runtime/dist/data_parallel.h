@@ -118,20 +118,24 @@ class DataParallel {
   // labels): this rank contributes zeros to the reduction whatever its gradients hold, so a
   // non-finite stand-in loss (0/0) cannot reach the other ranks.
   void discard_micro_step();
-  // ZeRO-3: whole parameters on every rank (for state dicts), and back to shards (copying
-  // loaded values into them when `write_back`); consolidate() keeps them whole for good
-  // (after training). No-ops for the other stages, whose parameters are always whole.
-  void gather_params();
-  void release_params(bool write_back);
-  void consolidate();
+  // Calls visit(i, transient) for each of `tensors` (the model's parameters and buffers, as
+  // a state dict lists them) while its value is whole on this rank: under ZeRO-3 a unit at a
+  // time (Zero3::visit_whole: a rank never holds more than one unit beyond its shard, so a
+  // model that trains only sharded also saves and loads; `transient`: the memory goes after
+  // the call), each unit's values copied back into this rank's shard after its calls when
+  // `write_back` (visit loaded them). Collective.
+  void visit_whole(const std::vector<at::Tensor>& tensors, const std::function<void(size_t, bool)>& visit, bool write_back);
   // ZeRO-3: every parameter whole on this rank and the sharding hooks paused while `on`, so
   // the model can run forwards in any order without collectives (generation); collective at
   // both ends. No-op for the other stages.
   void hold_whole_params(bool on);
 
   // Checkpoints are world-size independent: the full flat state is gathered for saving and
-  // sliced when loading. Both are collective.
-  std::map<std::string, at::Tensor> gather_optimizer_state(const optim::Optimizer& optimizer) const;
+  // sliced when loading. Both are collective. The gathered state is returned where `keep`
+  // (the writer), empty elsewhere: sharded state is gathered a bounded piece at a time into
+  // host memory, so no rank holds the whole state on its device and only keepers hold it at
+  // all; unsharded state is this rank's own tensors.
+  std::map<std::string, at::Tensor> gather_optimizer_state(const optim::Optimizer& optimizer, bool keep) const;
   std::map<std::string, at::Tensor> slice_optimizer_state(const std::map<std::string, at::Tensor>& full) const;
   // Whether this rank holds only a shard of the optimizer state (ZeRO ≥ 1 over > 1 rank),
   // and which values of the flat layout it holds (per-rank checkpoint files).
@@ -159,6 +163,10 @@ class DataParallel {
   void broadcast_model(models::Module& model);
   optim::FlatParams& attach_owned(optim::FlatParams& full, models::Module& model);
   void ordered_fold();  // full_determinism: this micro-step's gradient into shard_grad_
+  // All-gathers every rank's slice of the flat layout, `bucket` values per rank at a time:
+  // `mine` is this rank's (end_ - begin_ values), *dst (the whole flat layout) receives
+  // every other rank's, this rank's own too when `own`; without dst this rank only takes part.
+  void gather_slices(const at::Tensor& mine, at::Tensor* dst, bool own, int64_t bucket) const;
 
   bool hybrid() const { return config_.replica_group != nullptr; }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <unordered_map>
 
 
 #include "runtime/dist/grad_ready.h"
@@ -238,34 +239,46 @@ void Zero3::release_all(bool write_back) {
   c10::NoGradGuard no_grad;
   s.drain();
   for (auto& u : s.units) {
-    if (write_back && u.gathered)
-      for (auto& g : u.groups) {
-        const int64_t begin = static_cast<int64_t>(s.rank) * g.chunk, len = std::clamp<int64_t>(g.numel - begin, 0, g.chunk);
-        if (len > 0) s.shard_data.narrow(0, g.shard_offset, len).copy_(raw(g.full).narrow(0, begin, len));
-      }
+    if (write_back && u.gathered) s.write_back(u);
     s.release(u);
   }
 }
 
+void Zero3::visit_whole(const std::vector<at::Tensor>& tensors, const std::function<void(size_t, bool)>& visit, bool write_back) {
+  State& s = *state_;
+  c10::NoGradGuard no_grad;
+  s.drain();
+  std::unordered_multimap<const void*, size_t> wanted;  // a tensor may be listed twice (tied weights)
+  for (size_t i = 0; i < tensors.size(); ++i) wanted.emplace(tensors[i].unsafeGetTensorImpl(), i);
+  std::vector<char> visited(tensors.size(), 0);
+  for (auto& u : s.units) {
+    std::vector<size_t> here;
+    for (const auto& g : u.groups)
+      for (const auto& p : g.pieces) {
+        auto [begin, end] = wanted.equal_range(p.param.unsafeGetTensorImpl());
+        for (auto it = begin; it != end; ++it) here.push_back(it->second);
+      }
+    if (here.empty()) continue;
+    const bool was_gathered = u.gathered;
+    s.gather(u);
+    for (size_t i : here) {
+      visit(i, !was_gathered && !u.persistent);
+      visited[i] = 1;
+    }
+    if (write_back) s.write_back(u);
+    if (!was_gathered) s.release(u);
+  }
+  for (size_t i = 0; i < tensors.size(); ++i)
+    if (!visited[i]) visit(i, false);
+}
+
 void Zero3::hold_whole(bool on) {
-  if (consolidated_) return;  // whole for good already
   if (on) {
     gather_all();
     state_->active = false;
   } else {
     state_->active = true;
     release_all(/*write_back=*/false);
-  }
-}
-
-void Zero3::consolidate() {
-  gather_all();
-  consolidated_ = true;
-  State& s = *state_;
-  s.active = false;
-  for (auto& u : s.units) {
-    u.persistent = true;
-    u.module->set_forward_hooks(nullptr);
   }
 }
 

@@ -34,6 +34,7 @@
 // root's forward gathers every unit. Parameters move into their unit buffers one unit at a
 // time, so set-up needs no second copy of the model.
 #pragma once
+#include <functional>
 #include <map>
 #include <utility>
 #include <memory>
@@ -73,19 +74,24 @@ class Zero3 {
   void end_micro_step();       // reduce what is left in order, free the units
   void after_optimizer_step();  // refresh units that stay gathered
 
-  // Whole parameters on every rank (checkpoints, evaluation after training): gather every
-  // unit and keep it. release_all frees them again, first copying the full values back
-  // into this rank's chunks when `write_back` (after load_state_dict).
+  // Whole parameters on every rank: gather every unit and keep it. release_all frees them
+  // again, first copying the full values back into this rank's chunks when `write_back`.
   void gather_all();
   void release_all(bool write_back);
   // Whole parameters with the hooks paused (on), for forwards outside the training step's
   // order (generation: a forward per new token); off releases them again. Collective.
   void hold_whole(bool on);
-  // After training: parameters stay whole and the hooks are removed.
-  void consolidate();
+  // Calls visit(i, transient) for each of `tensors` while it is whole, a unit at a time: a
+  // unit holding any of them is gathered for its calls and released after (transient: its
+  // memory goes; its values first copied back into this rank's chunks when `write_back`), so
+  // a rank holds at most one unit beyond its shard (FSDP's FULL_STATE_DICT, DeepSpeed's
+  // gather on save). Units holding none of them are not gathered; tensors in no unit and
+  // units that stay gathered are visited as they are. Collective.
+  void visit_whole(const std::vector<at::Tensor>& tensors, const std::function<void(size_t, bool)>& visit, bool write_back);
 
-  // Optimizer state in the full flat layout of `full` (gathered) and back (sliced).
-  std::map<std::string, at::Tensor> gather_state(const std::map<std::string, at::Tensor>& shard_state) const;
+  // Optimizer state in the full flat layout of `full` (gathered a unit-group at a time into
+  // host memory where `keep`, else only taken part in: empty) and back (sliced).
+  std::map<std::string, at::Tensor> gather_state(const std::map<std::string, at::Tensor>& shard_state, bool keep) const;
   std::map<std::string, at::Tensor> slice_state(const std::map<std::string, at::Tensor>& full_state) const;
 
   // This rank's values per parameter: one range per parameter piece in its chunks.
@@ -100,7 +106,6 @@ class Zero3 {
 
  private:
   std::shared_ptr<State> state_;
-  bool consolidated_ = false;  // consolidate() ran: parameters whole, hooks gone
   std::unique_ptr<optim::FlatParams> shard_;
   at::Tensor shard_data_, shard_grad_;
 };

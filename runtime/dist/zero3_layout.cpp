@@ -6,7 +6,7 @@
 
 namespace runner::dist {
 
-std::map<std::string, at::Tensor> Zero3::gather_state(const std::map<std::string, at::Tensor>& shard_state) const {
+std::map<std::string, at::Tensor> Zero3::gather_state(const std::map<std::string, at::Tensor>& shard_state, bool keep) const {
   const State& s = *state_;
   int64_t total = 0;
   for (const auto& u : s.units)
@@ -15,10 +15,10 @@ std::map<std::string, at::Tensor> Zero3::gather_state(const std::map<std::string
   std::map<std::string, at::Tensor> out;
   for (const auto& [name, t] : shard_state) {
     if (!t.defined() || t.numel() != shard_->numel()) {
-      out[name] = t;
+      if (keep) out[name] = t;
       continue;
     }
-    at::Tensor full = at::zeros({total}, t.options());
+    at::Tensor full = keep ? at::zeros({total}, t.options().device(at::kCPU)) : at::Tensor();
     for (const auto& u : s.units)
       for (const auto& g : u.groups) {
         if (g.frozen) continue;  // the optimizer's state covers trainable parameters only
@@ -28,9 +28,10 @@ std::map<std::string, at::Tensor> Zero3::gather_state(const std::map<std::string
           all = at::empty({s.W * g.chunk}, t.options());
           s.comm->all_gather(in, all);
         }
-        for (const auto& p : g.pieces) full.narrow(0, p.flat_offset, p.numel).copy_(all.narrow(0, p.local, p.numel));
+        if (keep)
+          for (const auto& p : g.pieces) full.narrow(0, p.flat_offset, p.numel).copy_(all.narrow(0, p.local, p.numel));
       }
-    out[name] = full;
+    if (keep) out[name] = full;
   }
   return out;
 }

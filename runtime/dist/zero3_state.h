@@ -153,6 +153,14 @@ struct Zero3::State {
     u.gathered = true;
   }
 
+  // The gathered unit's values (changed in place: a loaded checkpoint) into this rank's chunks.
+  void write_back(const Unit& u) {
+    for (const auto& g : u.groups) {
+      const int64_t begin = static_cast<int64_t>(rank) * g.chunk, len = std::clamp<int64_t>(g.numel - begin, 0, g.chunk);
+      if (len > 0) shard_data.narrow(0, g.shard_offset, len).copy_(raw(g.full).narrow(0, begin, len));
+    }
+  }
+
   void release(Unit& u) {
     if (!u.gathered || u.persistent) return;
     for (auto& g : u.groups) models::ParameterStore::release_memory(g.full);  // views keep the storage, not the memory

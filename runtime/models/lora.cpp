@@ -203,7 +203,7 @@ NamedTensorList adapter_state_dict(const Module& model) {
   return out;
 }
 
-Module::LoadReport load_adapter_state_dict(Module& model, const NamedTensorList& tensors) {
+Module::LoadPlan plan_adapter_load(Module& model, const NamedTensorList& tensors) {
   const NamedTensorList mine = adapter_state_dict(model);
   std::set<std::string> own, given;
   for (const auto& [name, t] : mine) own.insert(name);
@@ -216,8 +216,13 @@ Module::LoadReport load_adapter_state_dict(Module& model, const NamedTensorList&
   }
   for (const auto& [name, t] : mine)
     if (!given.count(name)) report.missing.push_back(name);
-  model.load_state_dict(matched, /*strict=*/false);  // shapes are still checked
-  return report;
+  Module::LoadPlan plan = model.plan_load(matched, /*strict=*/false);  // shapes are still checked
+  plan.report = std::move(report);
+  return plan;
+}
+
+Module::LoadReport load_adapter_state_dict(Module& model, const NamedTensorList& tensors) {
+  return plan_adapter_load(model, tensors).copy_all();
 }
 
 NamedTensorList merged_state_dict(const Module& model) {

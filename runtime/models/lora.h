@@ -50,6 +50,7 @@ void apply_lora(Module& model, LoraConfig config);
 // adapter key must be present; a key that is not an adapter of this model is unexpected).
 NamedTensorList adapter_state_dict(const Module& model);
 Module::LoadReport load_adapter_state_dict(Module& model, const NamedTensorList& tensors);
+Module::LoadPlan plan_adapter_load(Module& model, const NamedTensorList& tensors);  // nothing copied yet
 
 // The base model's state dict with each adapter merged into its layer's weight
 // (W + (α/r)·B·A) and the adapter keys left out: what peft's merge_and_unload saves.

@@ -106,11 +106,11 @@ NamedTensorList Module::state_dict() const {
   return out;
 }
 
-Module::LoadReport Module::load_state_dict(const NamedTensorList& tensors, bool strict) {
-  LoadReport report;
+Module::LoadPlan Module::plan_load(const NamedTensorList& tensors, bool strict) {
+  LoadPlan plan;
+  LoadReport& report = plan.report;
   const NamedTensorList own = state_dict();
   std::map<std::string, at::Tensor> given(tensors.begin(), tensors.end());
-  c10::NoGradGuard no_grad;
   for (const auto& [name, dst] : own) {
     auto it = given.find(name);
     if (it == given.end()) {
@@ -123,7 +123,8 @@ Module::LoadReport Module::load_state_dict(const NamedTensorList& tensors, bool 
     if (in_file(stores_in(*this), dst)) materialize(*this);  // a placeholder would keep nothing
     if (in_file(stores_in(*this), dst))
       throw CheckpointError("'" + name + "' is still in its model's files: load the whole model (the module from_pretrained returned) first");
-    dst.copy_(it->second);
+    plan.targets.push_back(dst);
+    plan.sources.push_back(it->second);
     given.erase(it);
   }
   for (const auto& [name, t] : given) report.unexpected.push_back(name);
@@ -138,7 +139,17 @@ Module::LoadReport Module::load_state_dict(const NamedTensorList& tensors, bool 
     if (!report.unexpected.empty()) msg += std::string(msg.empty() ? "" : "; ") + "unexpected keys: " + list(report.unexpected);
     throw CheckpointError(msg);
   }
+  return plan;
+}
+
+Module::LoadReport Module::LoadPlan::copy_all() const {
+  c10::NoGradGuard no_grad;
+  for (size_t i = 0; i < targets.size(); ++i) targets[i].copy_(sources[i]);
   return report;
+}
+
+Module::LoadReport Module::load_state_dict(const NamedTensorList& tensors, bool strict) {
+  return plan_load(tensors, strict).copy_all();
 }
 
 std::shared_ptr<Module> Module::child(const std::string& name) const {

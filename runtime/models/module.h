@@ -144,8 +144,17 @@ class Module : public std::enable_shared_from_this<Module> {
   struct LoadReport {
     std::vector<std::string> missing, unexpected;
   };
+  // What load_state_dict would copy: each of the model's tensors (`targets`) and the given
+  // value for it (`sources`), names and shapes checked first, nothing copied. Lets a caller
+  // copy them in pieces (ZeRO-3 loads a unit at a time: DataParallel::visit_whole).
+  struct LoadPlan {
+    std::vector<at::Tensor> targets, sources;
+    LoadReport report;
+    LoadReport copy_all() const;  // every copy at once (under no_grad)
+  };
+  LoadPlan plan_load(const NamedTensorList& tensors, bool strict = true);
   // Copies values in place (under no_grad). A shape mismatch is always an error; missing
-  // and unexpected keys are errors when strict.
+  // and unexpected keys are errors when strict. Every check comes before the first copy.
   LoadReport load_state_dict(const NamedTensorList& tensors, bool strict = true);
 
   const std::vector<std::pair<std::string, std::shared_ptr<Module>>>& children() const { return children_; }

@@ -39,12 +39,16 @@ std::string missing_weights(const Module& model, const std::string& dir) {
   return "no " + weights_file_name(model);
 }
 
-Module::LoadReport load_saved_weights(Module& model, const std::string& dir) {
+Module::LoadPlan plan_saved_weights(Module& model, const std::string& dir) {
   const std::string file = dir + "/" + weights_file_name(model);
   if (const std::string problem = missing_weights(model, dir); !problem.empty()) throw CheckpointError(problem, dir);
   const io::NamedTensors tensors = io::load_safetensors(file);
-  if (model.lora()) return load_adapter_state_dict(model, tensors);
-  return model.load_state_dict(tensors, /*strict=*/false);
+  if (model.lora()) return plan_adapter_load(model, tensors);
+  return model.plan_load(tensors, /*strict=*/false);
+}
+
+Module::LoadReport load_saved_weights(Module& model, const std::string& dir) {
+  return plan_saved_weights(model, dir).copy_all();
 }
 
 ModulePtr load_adapter_folder(const std::string& dir, const std::string& base_dir, bool deferred, const std::string& dtype) {

@@ -26,6 +26,8 @@ std::string weights_file_name(const Module& model);
 // when the file is absent, naming it (an adapter checkpoint for a model without LoRA, or
 // the reverse, says so).
 Module::LoadReport load_saved_weights(Module& model, const std::string& dir);
+// The same, planned (the file read, names and shapes checked) but not yet copied.
+Module::LoadPlan plan_saved_weights(Module& model, const std::string& dir);
 // Why `dir` holds no weights file for this model ("" when it does).
 std::string missing_weights(const Module& model, const std::string& dir);
 

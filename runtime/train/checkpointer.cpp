@@ -111,6 +111,37 @@ void rotate_checkpoints(const std::string& output_dir, const std::optional<std::
 
 }  // namespace
 
+// The model's weights for model.safetensors (a LoRA model: only its adapters) on the writer;
+// collective. Under ZeRO-3 they are gathered a unit at a time on every rank and freed after
+// the writer's copy, so no rank holds the whole model (FSDP's FULL_STATE_DICT with rank0_only
+// and offload_to_cpu). Copies are made on the host (a device clone of a GPU's weights would
+// hold a second whole model on the GPU) of what is freed after, or of everything with
+// `snapshot` (save_async: training changes the weights while the background thread writes).
+// nullopt on the other ranks.
+std::optional<models::SavedModel> Checkpointer::host_weights(bool snapshot) const {
+  models::SavedModel saved = models::saved_model(*ctx_.model);
+  const bool writer = ctx_.should_write();
+  std::vector<at::Tensor> tensors;
+  for (const auto& [name, t] : saved.weights) tensors.push_back(t);
+  ctx_.dp.visit_whole(tensors, [&](size_t i, bool transient) {
+    at::Tensor& t = saved.weights[i].second;
+    if (writer && snapshot) t = host_copy(t);  // page-locked: a full-bandwidth copy
+    else if (writer && transient) t = t.is_cuda() ? t.to(at::kCPU) : t.clone();
+  }, /*write_back=*/false);
+  if (!writer) return std::nullopt;
+  return saved;
+}
+
+// Loads the weights file `dir` holds for this model into it (under ZeRO-3 a unit at a time,
+// into this rank's shards), warning about missing and unexpected keys as HF does. Collective.
+void Checkpointer::load_weights(const std::string& dir) {
+  const models::Module::LoadPlan plan = models::plan_saved_weights(*ctx_.model, dir);
+  c10::NoGradGuard no_grad;
+  ctx_.dp.visit_whole(plan.targets, [&](size_t i, bool) { plan.targets[i].copy_(plan.sources[i]); }, /*write_back=*/true);
+  if (!plan.report.missing.empty()) log::warn("There were missing keys in the checkpoint model loaded: " + json(plan.report.missing).dump());
+  if (!plan.report.unexpected.empty()) log::warn("There were unexpected keys in the checkpoint model loaded: " + json(plan.report.unexpected).dump());
+}
+
 void Checkpointer::save() {
   wait_for_save();  // save_async: at most one save in flight, a new one waits for the previous
   const bool async = ctx_.args.save_async;
@@ -128,18 +159,12 @@ void Checkpointer::save() {
     if (*ctx_.loop.state.best_global_step == ctx_.loop.state.global_step || io::is_directory(best)) ctx_.loop.state.best_model_checkpoint = best;
   }
   io::CheckpointContents& c = job.contents;
-  ctx_.dp.gather_params();  // ZeRO-3: whole parameters for the consolidated model.safetensors
-  if (ctx_.should_write()) {  // only the writer copies what it writes (gathering is collective)
-    models::SavedModel saved = models::saved_model(*ctx_.model);  // a LoRA model: only its adapters
-    c.model = std::move(saved.weights);
-    // A copy, since ZeRO-3 releases the gathered weights below: on the host for a GPU's (a
-    // device clone would hold a second whole model on the GPU through the save).
-    for (auto& [name, t] : c.model) t = async ? host_copy(t) : t.is_cuda() ? t.to(at::kCPU) : t.clone();
-    c.model_file = saved.weights_file;
-    c.model_config_file = saved.config_file;
-    c.model_config = std::move(saved.config);
+  if (std::optional<models::SavedModel> saved = host_weights(async)) {
+    c.model = std::move(saved->weights);
+    c.model_file = saved->weights_file;
+    c.model_config_file = saved->config_file;
+    c.model_config = std::move(saved->config);
   }
-  ctx_.dp.release_params(/*write_back=*/false);
   // Sharded state is saved shard by shard (optimizer_shards.h), every rank its own file at
   // once, into a side folder every rank can reach, then moved into the checkpoint by the
   // writer. save_on_each_node gathers instead: another node's shard files would not be on
@@ -162,9 +187,14 @@ void Checkpointer::save() {
     } else {
       // Per-parameter tensors under their model names where the state is per element, so a
       // checkpoint does not depend on the flat layout (parameter order, grouping, world
-      // size or ZeRO stage: shards are gathered here, on every rank, and sliced on load).
-      for (const auto& [state_name, gathered] : ctx_.dp.gather_optimizer_state(*ctx_.opt.optimizer)) {
-        const at::Tensor flat = ctx_.should_write() ? keep(gathered) : gathered;
+      // size or ZeRO stage: shards are gathered here, into the writer's host memory, and
+      // sliced on load).
+      const std::map<std::string, at::Tensor> live = ctx_.opt.optimizer->state_tensors();
+      for (const auto& [state_name, gathered] : ctx_.dp.gather_optimizer_state(*ctx_.opt.optimizer, ctx_.should_write())) {
+        // Gathered state is a host copy already; the live state needs one to be kept.
+        const auto it = live.find(state_name);
+        const bool is_live = gathered.defined() && it != live.end() && gathered.is_alias_of(it->second);
+        const at::Tensor flat = is_live ? keep(gathered) : gathered;
         if (flat.numel() == ctx_.opt.flat->numel()) {
           for (const auto& s : ctx_.opt.flat->slots()) c.optimizer.emplace_back(state_name + "." + s.name, flat.narrow(0, s.offset, s.numel).view(s.shape));
         } else {
@@ -237,15 +267,17 @@ void Checkpointer::delete_all_but_best() {
 
 void Checkpointer::load_best_model() {
   const std::string file = *ctx_.loop.state.best_model_checkpoint + "/" + models::weights_file_name(*ctx_.model);
-  if (!io::path_exists(file)) {
+  std::vector<double> missing = {io::path_exists(file) ? 0.0 : 1.0};
+  // Under ZeRO-3 loading is collective: all ranks load or none does. Otherwise each rank
+  // loads what it sees, as HF's ranks do.
+  if (ctx_.dp.lockstep()) ctx_.dp.sum(missing);
+  if (missing[0] > 0) {
     log::warn("Could not locate the best model at " + file + "; with several nodes and no shared filesystem set save_on_each_node");
     return;
   }
   log::info("Loading best model from " + *ctx_.loop.state.best_model_checkpoint + " (score: " +
             log::format_number(ctx_.loop.state.best_metric.value_or(0)) + ")");
-  auto report = models::load_saved_weights(*ctx_.model, *ctx_.loop.state.best_model_checkpoint);
-  if (!report.missing.empty()) log::warn("There were missing keys in the checkpoint model loaded: " + json(report.missing).dump());
-  if (!report.unexpected.empty()) log::warn("There were unexpected keys in the checkpoint model loaded: " + json(report.unexpected).dump());
+  load_weights(*ctx_.loop.state.best_model_checkpoint);
 }
 
 // resume_from_checkpoint = true takes the newest checkpoint in output_dir, which may be another
@@ -323,11 +355,7 @@ std::string Checkpointer::resume_path() const {
 void Checkpointer::load(const std::string& dir) {
   // Weights (HF loads them with strict=False and warns); under ZeRO-3 into whole
   // parameters, then back into this rank's shards.
-  ctx_.dp.gather_params();
-  auto report = models::load_saved_weights(*ctx_.model, dir);
-  ctx_.dp.release_params(/*write_back=*/true);
-  if (!report.missing.empty()) log::warn("There were missing keys in the checkpoint model loaded: " + json(report.missing).dump());
-  if (!report.unexpected.empty()) log::warn("There were unexpected keys in the checkpoint model loaded: " + json(report.unexpected).dump());
+  load_weights(dir);
 
   if (ctx_.dp.rank() == 0) warn_if_another_run(dir);
   // trainer_state.json replaces the state, as in HF; the plan's totals stay this run's.
@@ -440,18 +468,17 @@ void Checkpointer::restore_pending_rng() {
 }
 
 void Checkpointer::save_model(const std::string& dir) const {
-  // Parameters are whole on every rank (ZeRO-1/2 gather them after each step): the
-  // writing process saves the consolidated model.
-  if (!ctx_.should_write()) return;
-  models::materialize(*ctx_.model);  // saved without training: weights still in their files load first
+  // Collective (ZeRO-3 gathers a unit at a time); the writing process saves the consolidated model.
+  if (ctx_.should_write()) models::materialize(*ctx_.model);  // saved without training: weights still in their files load first
+  const std::optional<models::SavedModel> saved = host_weights(/*snapshot=*/false);
+  if (!saved) return;
   const std::string out = dir.empty() ? ctx_.args.output_dir : dir;
   io::make_dirs(out);
   // HF save_pretrained writes the config beside the weights: transformers (or peft, for
   // LoRA adapters) then loads the folder.
-  const models::SavedModel saved = models::saved_model(*ctx_.model);
-  io::save_safetensors(out + "/" + saved.weights_file, saved.weights, {{"format", "pt"}});
+  io::save_safetensors(out + "/" + saved->weights_file, saved->weights, {{"format", "pt"}});
   io::write_json_atomic(out + "/training_args.json", ctx_.args.to_json());
-  if (!saved.config.is_null()) io::write_json_atomic(out + "/" + saved.config_file, saved.config);
+  if (!saved->config.is_null()) io::write_json_atomic(out + "/" + saved->config_file, saved->config);
 }
 
 void Checkpointer::save_state() const {

@@ -326,7 +326,8 @@ TrainOutput Trainer::finish_training(const Plan& run, bool tracking_memory) {
   if (loop_.preempted && dp_->rank() == 0)
     log::info("Stopped by " + stop_reason() + " after step " + std::to_string(state.global_step) + ": checkpoint saved to " +
               args_.output_dir + "/checkpoint-" + std::to_string(state.global_step));
-  dp_->consolidate();  // ZeRO-3: whole parameters from here on (callbacks, evaluation, saving)
+  // ZeRO-3's parameters stay sharded, as DeepSpeed's and FSDP's do: evaluation and prediction
+  // gather a unit at a time as in training, saving and loading too (DataParallel::visit_whole).
   if (args_.load_best_model_at_end && state.best_model_checkpoint) checkpoints_.load_best_model();
   loop_.losses.flush(*dp_);
   TrainOutput out;

@@ -140,9 +140,9 @@ std::vector<at::Tensor> train_two_steps(int stage, std::vector<std::string> wrap
     dp.after_optimizer_step();
     dp.zero_grad();
   }
-  dp.consolidate();
-  std::vector<at::Tensor> out;
-  for (const auto& [name, p] : model->named_parameters()) out.push_back(p.detach().clone());
+  const std::vector<at::Tensor> params = model->parameters();
+  std::vector<at::Tensor> out(params.size());
+  dp.visit_whole(params, [&](size_t i, bool) { out[i] = params[i].detach().clone(); }, /*write_back=*/false);
   return out;
 }
 
@@ -343,6 +343,46 @@ TEST(Zero3, FrozenWeightsAreShardedGatheredForBackwardAndFreedBehindIt) {
   const at::Tensor expected = at::cat({want[0].second.grad().reshape(-1), want[1].second.grad().reshape(-1),
                                        want[8].second.grad().reshape(-1), want[9].second.grad().reshape(-1)});
   EXPECT_TRUE(at::allclose(z.shard_grad().narrow(0, 0, expected.numel()), expected, 1e-6, 1e-7));
+}
+
+TEST(Zero3, VisitWholeGathersOneUnitAtATimeAndWritesLoadedValuesBack) {
+  // What a checkpoint's save and load do under ZeRO-3: no rank may hold the whole model.
+  auto reference = partly_frozen_net();
+  auto model = partly_frozen_net();
+  models::NamedTensorList trainable;
+  for (const auto& [name, p] : model->named_parameters())
+    if (p.requires_grad()) trainable.emplace_back(name, p);
+  optim::FlatParams flat(trainable, std::vector<int>(trainable.size(), 0), 1, false, false);
+  Zero3 z(make_local_communicator(), flat, *model, Zero3Options{{"Linear"}, 0, 0});
+  std::vector<at::Tensor> tensors, weights;  // every parameter; each unit's weight
+  for (const auto& [name, p] : model->named_parameters()) {
+    tensors.push_back(p);
+    if (name.find("weight") != std::string::npos) weights.push_back(p);
+  }
+  auto units_whole = [&] {
+    size_t n = 0;
+    for (const auto& w : weights) n += w.storage().nbytes() > 0;
+    return n;
+  };
+  const auto want = reference->named_parameters();
+  std::vector<at::Tensor> copies(tensors.size());
+  size_t most = 0;
+  z.visit_whole(tensors, [&](size_t i, bool transient) {
+    most = std::max(most, units_whole());
+    EXPECT_TRUE(transient);
+    copies[i] = tensors[i].clone();
+  }, /*write_back=*/false);
+  EXPECT_EQ(most, 1u) << "units gathered at once";
+  for (size_t i = 0; i < tensors.size(); ++i) EXPECT_TRUE(at::equal(copies[i], want[i].second)) << want[i].first;
+  EXPECT_EQ(units_whole(), 0u) << "released after";
+  // Only the units holding a listed tensor are gathered.
+  const int64_t before = z.gather_counts().first;
+  z.visit_whole({tensors[0], tensors[1]}, [](size_t, bool) {}, false);
+  EXPECT_EQ(z.gather_counts().first - before, 1);
+  // Loading: the values written into the whole parameters reach this rank's shards.
+  z.visit_whole(tensors, [&](size_t i, bool) { tensors[i].fill_(static_cast<double>(i + 1)); }, /*write_back=*/true);
+  z.gather_all();
+  for (size_t i = 0; i < tensors.size(); ++i) EXPECT_TRUE(tensors[i].eq(static_cast<double>(i + 1)).all().item<bool>()) << want[i].first;
 }
 
 }  // namespace

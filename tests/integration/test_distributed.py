@@ -376,6 +376,36 @@ return {
                 for k in predictions:
                     np.testing.assert_array_equal(predictions[k], ref[1][k], err_msg=k)
 
+    def test_zero3_stays_sharded_after_training_and_loads_the_best_model(self):
+        # After training ZeRO-3's parameters stay sharded (as DeepSpeed's do): the final
+        # evaluation gathers a unit at a time, load_best_model_at_end loads a unit at a time
+        # into the shards, and model.safetensors is written a unit at a time. With
+        # greater_is_better the highest eval loss is "best": step 2's, not the last step's.
+        recipe = write(os.path.join(self.tmp, "best.lua"), MLP.replace(
+            "datasets = { train = data.synthetic.classification{n = 50, features = 6, classes = 3, seed = 2} },",
+            "datasets = { train = data.synthetic.classification{n = 50, features = 6, classes = 3, seed = 2},\n"
+            "               eval = data.synthetic.classification{n = 20, features = 6, classes = 3, seed = 3} },"))
+        args = ["--per_device_train_batch_size", "4", "--eval_strategy", "steps", "--eval_steps", "2", "--save_strategy", "steps",
+                "--save_steps", "2", "--load_best_model_at_end", "true", "--metric_for_best_model", "eval_loss",
+                "--greater_is_better", "true", "--do_eval", "true"]
+        single = os.path.join(self.tmp, "best_single")
+        code, _, err = launch(1, recipe, "--output_dir", single, *args[:1], "8", *args[2:])
+        self.assertEqual(code, 0, err[-3000:])
+        sharded = os.path.join(self.tmp, "best_zero3")
+        code, _, err = launch(2, recipe, "--output_dir", sharded, *args, *MODES["fsdp_full_shard_linear"])
+        self.assertEqual(code, 0, err[-3000:])
+        state = load_json(os.path.join(sharded, "trainer_state.json"))
+        self.assertTrue(state["best_model_checkpoint"].endswith("checkpoint-2"), state["best_model_checkpoint"])
+        best = read_safetensors(os.path.join(sharded, "checkpoint-2", "model.safetensors"))
+        final = read_safetensors(os.path.join(sharded, "model.safetensors"))
+        last = read_safetensors(os.path.join(sharded, "checkpoint-6", "model.safetensors"))
+        for k in best:
+            np.testing.assert_array_equal(final[k], best[k], err_msg=k)
+        self.assertFalse(all(np.array_equal(last[k], best[k]) for k in best))
+        self.assert_same_weights(sharded, single)
+        a, b = (load_json(os.path.join(d, "eval_results.json")) for d in (sharded, single))
+        self.assertAlmostEqual(a["eval_loss"], b["eval_loss"], places=5)
+
     def test_zero3_prefetches_the_next_units(self):
         # Prefetch changes when parameters arrive, never their values: every variant ends on
         # the same bits. train_results.json counts the unit gathers a prefetch had started.

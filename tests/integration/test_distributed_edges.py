@@ -185,6 +185,27 @@ return {
         self.assertEqual(err.count("boom on rank one"), 1, err)
         self.assertIn("[rank 1]", err)
 
+    def test_a_callback_reading_a_sharded_parameter_gets_one_line(self):
+        # Under ZeRO-3 a parameter outside its unit's forward and backward has its shape but
+        # not its memory: shape reads work, a value read is one error naming the recipe line
+        # (it used to read freed memory: a segmentation fault).
+        recipe = write(os.path.join(self.tmp, "reads_params.lua"), MLP.replace(
+            "model = models.mlp{sizes = {6, 16, 3}, input = \"x\"},", """model = net,
+  callbacks = { { on_step_end = function(args, state, control)
+      local n = 0
+      for _, p in net:named_parameters() do n = n + p:numel() * #p:shape() end
+      print("SHAPES " .. n)
+      if state.global_step == 2 then
+        for _, p in net:named_parameters() do print(p:sum():item()) end
+      end
+    end } },""").replace("return {", "local net = models.mlp{sizes = {6, 16, 3}, input = \"x\"}\nreturn {", 1))
+        code, out, err = launch(2, recipe, "--output_dir", os.path.join(self.tmp, "reads_params"), *MODES["fsdp_full_shard_linear"], timeout=120)
+        self.assertEqual(code, 2, err[-2000:])
+        self.assertEqual(out.count("SHAPES 307"), 2, out)  # 2·(6·16) + 16 + 2·(16·3) + 3, at steps 1 and 2 (rank 0 prints)
+        lines = [line for line in err.splitlines() if "sharded by ZeRO-3" in line]
+        self.assertEqual(len(lines), 2, err)  # one per rank
+        self.assertIn("reads_params.lua:15:", lines[0])  # the p:sum() line
+
     def test_a_stuck_rank_is_aborted_by_ddp_timeout(self):
         recipe = write(os.path.join(self.tmp, "stuck.lua"), MLP.replace("return {", """local dist = require "runner.dist"
 return {
