@@ -133,13 +133,13 @@ int f_dropout(lua_State* L) {
 int f_layer_norm(lua_State* L) {
   const at::Tensor& x = check_tensor(L, 1);
   const auto shape = check_int_list(L, 2, "F.layer_norm normalized_shape");
-  at::Tensor* w = test_tensor(L, 3);
-  at::Tensor* b = test_tensor(L, 4);
+  at::Tensor* w = test_tensor_values(L, 3);
+  at::Tensor* b = test_tensor_values(L, 4);
   const double eps = lua_isnoneornil(L, 5) ? 1e-5 : luaL_checknumber(L, 5);
   return ret(L, at::layer_norm(x, shape, w ? *w : at::Tensor(), b ? *b : at::Tensor(), eps));
 }
 int f_linear(lua_State* L) {
-  at::Tensor* b = test_tensor(L, 3);
+  at::Tensor* b = test_tensor_values(L, 3);
   return ret(L, at::linear(check_tensor(L, 1), check_tensor(L, 2), b ? *b : at::Tensor()));
 }
 int f_embedding(lua_State* L) {

@@ -46,6 +46,7 @@ at::Tensor& check_tensor_meta(lua_State* L, int idx);     // the same for shape,
 // A ZeRO-3 parameter outside its unit's forward and backward: its shape without its memory.
 // check_whole throws a RecipeError for the first of `tensors` that is one, by name.
 bool sharded_away(const at::Tensor& t);
+at::Tensor* test_tensor_values(lua_State* L, int idx);  // test_tensor for an operand whose values are read: a sharded one errors
 void check_whole(const std::vector<std::pair<std::string, at::Tensor>>& tensors, const std::string& what);
 at::Tensor* test_tensor(lua_State* L, int idx);           // nullptr if not a tensor
 // A tensor, or a number/boolean as a wrapped scalar (Python-scalar type promotion; an

@@ -35,7 +35,7 @@ at::Tensor to_module_device(const at::Tensor& x, const std::optional<at::Device>
 int module_call(lua_State* L) {
   ModulePtr m = check_module(L, 1);
   const std::optional<at::Device> device = m->device();
-  if (at::Tensor* x = test_tensor(L, 2)) {
+  if (at::Tensor* x = test_tensor_values(L, 2)) {
     push_tensor(L, m->forward(to_module_device(*x, device)));
     return 1;
   }

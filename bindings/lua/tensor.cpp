@@ -15,6 +15,16 @@
 namespace runner::lua {
 
 namespace {
+const char* const kShardedAway =
+    "sharded by ZeRO-3 (FSDP full_shard): its values are whole only while its unit runs forward or backward; read the "
+    "weights a save wrote (docs/distributed.md, ZeRO-3)";
+}  // namespace
+
+// The unit's storage keeps its views, not its memory (ParameterStore::release_memory):
+// reading the values would read freed memory.
+bool sharded_away(const at::Tensor& t) { return t.defined() && t.numel() > 0 && !t.is_meta() && t.has_storage() && t.storage().data() == nullptr; }
+
+namespace {
 
 struct TensorBox {
   at::Tensor t;
@@ -84,6 +94,7 @@ int tensor_tostring(lua_State* L) {
     lua_pushstring(L, "tensor(<released>)");
     return 1;
   }
+  if (sharded_away(t)) throw RecipeError(std::string("this parameter is ") + kShardedAway);
   std::ostringstream os;
   os << "tensor(";
   at::Tensor c = t.detach().cpu();
@@ -183,15 +194,6 @@ at::Tensor& check_tensor_meta(lua_State* L, int idx) {
   return *t;
 }
 
-namespace {
-const char* const kShardedAway =
-    "sharded by ZeRO-3 (FSDP full_shard): its values are whole only while its unit runs forward or backward; read the "
-    "weights a save wrote (docs/distributed.md, ZeRO-3)";
-}  // namespace
-
-// The unit's storage keeps its views, not its memory (ParameterStore::release_memory):
-// reading the values would read freed memory.
-bool sharded_away(const at::Tensor& t) { return t.defined() && t.numel() > 0 && !t.is_meta() && t.has_storage() && t.storage().data() == nullptr; }
 
 void check_whole(const std::vector<std::pair<std::string, at::Tensor>>& tensors, const std::string& what) {
   for (const auto& [name, t] : tensors)
@@ -201,6 +203,12 @@ void check_whole(const std::vector<std::pair<std::string, at::Tensor>>& tensors,
 at::Tensor& check_tensor(lua_State* L, int idx) {
   at::Tensor& t = check_tensor_meta(L, idx);
   if (sharded_away(t)) throw RecipeError(std::string("this parameter is ") + kShardedAway);
+  return t;
+}
+
+at::Tensor* test_tensor_values(lua_State* L, int idx) {
+  at::Tensor* t = test_tensor(L, idx);
+  if (t && sharded_away(*t)) throw RecipeError(std::string("this parameter is ") + kShardedAway);
   return t;
 }
 

@@ -187,7 +187,7 @@ int m_logsumexp(lua_State* L) {
 // max()/min(): whole tensor; (dim[, keepdim]) → values, indices; (tensor) → elementwise.
 int max_min(lua_State* L, bool is_max) {
   const at::Tensor& t = self(L);
-  if (at::Tensor* other = test_tensor(L, 2)) return ret(L, is_max ? at::maximum(t, *other) : at::minimum(t, *other));
+  if (at::Tensor* other = test_tensor_values(L, 2)) return ret(L, is_max ? at::maximum(t, *other) : at::minimum(t, *other));
   Reduce r = parse_reduce(L, is_max ? "max" : "min");
   if (!r.dims) return ret(L, is_max ? t.max() : t.min());
   if (r.dims->size() != 1) throw RecipeError(std::string(is_max ? "max" : "min") + ": takes one dim");

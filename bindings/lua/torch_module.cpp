@@ -88,7 +88,7 @@ void scan(lua_State* L, int idx, size_t depth, std::vector<int64_t>& shape, Scan
 // Shared with data.table: Lua value (number, boolean, nested list, tensor) → tensor.
 // Integral numbers become int64 (like torch.tensor([1, 2])), others float32.
 at::Tensor tensor_from_lua(lua_State* L, int idx, std::optional<at::ScalarType> dtype) {
-  if (at::Tensor* t = test_tensor(L, idx)) return dtype ? t->to(*dtype) : *t;
+  if (at::Tensor* t = test_tensor_values(L, idx)) return dtype ? t->to(*dtype) : *t;
   std::vector<int64_t> shape;
   Scan s;
   scan(L, idx, 0, shape, s);

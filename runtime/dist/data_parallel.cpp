@@ -167,6 +167,10 @@ void DataParallel::visit_whole(const std::vector<at::Tensor>& tensors, const std
   for (size_t i = 0; i < tensors.size(); ++i) visit(i, false);
 }
 
+void DataParallel::release_after_forward() {
+  if (zero3_) zero3_->release_all(/*write_back=*/false);
+}
+
 void DataParallel::hold_whole_params(bool on) {
   if (zero3_) zero3_->hold_whole(on);
 }

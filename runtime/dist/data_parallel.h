@@ -125,6 +125,9 @@ class DataParallel {
   // the call), each unit's values copied back into this rank's shard after its calls when
   // `write_back` (visit loaded them). Collective.
   void visit_whole(const std::vector<at::Tensor>& tensors, const std::function<void(size_t, bool)>& visit, bool write_back);
+  // ZeRO-3: frees what a forward-only loop (evaluation, prediction) left gathered: the root
+  // unit, which training frees only when a micro-step's backward ends. No collective.
+  void release_after_forward();
   // ZeRO-3: every parameter whole on this rank and the sharding hooks paused while `on`, so
   // the model can run forwards in any order without collectives (generation); collective at
   // both ends. No-op for the other stages.

@@ -19,6 +19,7 @@
 #include "runtime/train/stream_training.h"
 #include "runtime/train/optimizer_shards.h"
 #include "runtime/train/checkpointer.h"
+#include "runtime/train/model_weights.h"
 #include "runtime/train/async_save.h"
 
 #include "runtime/dist/flight_recorder.h"
@@ -111,37 +112,6 @@ void rotate_checkpoints(const std::string& output_dir, const std::optional<std::
 
 }  // namespace
 
-// The model's weights for model.safetensors (a LoRA model: only its adapters) on the writer;
-// collective. Under ZeRO-3 they are gathered a unit at a time on every rank and freed after
-// the writer's copy, so no rank holds the whole model (FSDP's FULL_STATE_DICT with rank0_only
-// and offload_to_cpu). Copies are made on the host (a device clone of a GPU's weights would
-// hold a second whole model on the GPU) of what is freed after, or of everything with
-// `snapshot` (save_async: training changes the weights while the background thread writes).
-// nullopt on the other ranks.
-std::optional<models::SavedModel> Checkpointer::host_weights(bool snapshot) const {
-  models::SavedModel saved = models::saved_model(*ctx_.model);
-  const bool writer = ctx_.should_write();
-  std::vector<at::Tensor> tensors;
-  for (const auto& [name, t] : saved.weights) tensors.push_back(t);
-  ctx_.dp.visit_whole(tensors, [&](size_t i, bool transient) {
-    at::Tensor& t = saved.weights[i].second;
-    if (writer && snapshot) t = host_copy(t);  // page-locked: a full-bandwidth copy
-    else if (writer && transient) t = t.is_cuda() ? t.to(at::kCPU) : t.clone();
-  }, /*write_back=*/false);
-  if (!writer) return std::nullopt;
-  return saved;
-}
-
-// Loads the weights file `dir` holds for this model into it (under ZeRO-3 a unit at a time,
-// into this rank's shards), warning about missing and unexpected keys as HF does. Collective.
-void Checkpointer::load_weights(const std::string& dir) {
-  const models::Module::LoadPlan plan = models::plan_saved_weights(*ctx_.model, dir);
-  c10::NoGradGuard no_grad;
-  ctx_.dp.visit_whole(plan.targets, [&](size_t i, bool) { plan.targets[i].copy_(plan.sources[i]); }, /*write_back=*/true);
-  if (!plan.report.missing.empty()) log::warn("There were missing keys in the checkpoint model loaded: " + json(plan.report.missing).dump());
-  if (!plan.report.unexpected.empty()) log::warn("There were unexpected keys in the checkpoint model loaded: " + json(plan.report.unexpected).dump());
-}
-
 void Checkpointer::save() {
   wait_for_save();  // save_async: at most one save in flight, a new one waits for the previous
   const bool async = ctx_.args.save_async;
@@ -159,7 +129,7 @@ void Checkpointer::save() {
     if (*ctx_.loop.state.best_global_step == ctx_.loop.state.global_step || io::is_directory(best)) ctx_.loop.state.best_model_checkpoint = best;
   }
   io::CheckpointContents& c = job.contents;
-  if (std::optional<models::SavedModel> saved = host_weights(async)) {
+  if (std::optional<models::SavedModel> saved = writer_weights(ctx_, async)) {
     c.model = std::move(saved->weights);
     c.model_file = saved->weights_file;
     c.model_config_file = saved->config_file;
@@ -266,18 +236,19 @@ void Checkpointer::delete_all_but_best() {
 }
 
 void Checkpointer::load_best_model() {
-  const std::string file = *ctx_.loop.state.best_model_checkpoint + "/" + models::weights_file_name(*ctx_.model);
-  std::vector<double> missing = {io::path_exists(file) ? 0.0 : 1.0};
-  // Under ZeRO-3 loading is collective: all ranks load or none does. Otherwise each rank
-  // loads what it sees, as HF's ranks do.
+  // Every rank calls this with load_best_model_at_end, and a rank may lack the folder (the
+  // best checkpoint is named where it exists): under ZeRO-3 loading is collective, so all
+  // ranks load or none does; otherwise each rank loads what it sees, as HF's ranks do.
+  const std::optional<std::string>& best = ctx_.loop.state.best_model_checkpoint;
+  const std::string file = best ? *best + "/" + models::weights_file_name(*ctx_.model) : "";
+  std::vector<double> missing = {best && io::path_exists(file) ? 0.0 : 1.0};
   if (ctx_.dp.lockstep()) ctx_.dp.sum(missing);
   if (missing[0] > 0) {
-    log::warn("Could not locate the best model at " + file + "; with several nodes and no shared filesystem set save_on_each_node");
+    if (best) log::warn("Could not locate the best model at " + file + "; with several nodes and no shared filesystem set save_on_each_node");
     return;
   }
-  log::info("Loading best model from " + *ctx_.loop.state.best_model_checkpoint + " (score: " +
-            log::format_number(ctx_.loop.state.best_metric.value_or(0)) + ")");
-  load_weights(*ctx_.loop.state.best_model_checkpoint);
+  log::info("Loading best model from " + *best + " (score: " + log::format_number(ctx_.loop.state.best_metric.value_or(0)) + ")");
+  load_model_weights(ctx_, *best);
 }
 
 // resume_from_checkpoint = true takes the newest checkpoint in output_dir, which may be another
@@ -355,7 +326,7 @@ std::string Checkpointer::resume_path() const {
 void Checkpointer::load(const std::string& dir) {
   // Weights (HF loads them with strict=False and warns); under ZeRO-3 into whole
   // parameters, then back into this rank's shards.
-  load_weights(dir);
+  load_model_weights(ctx_, dir);
 
   if (ctx_.dp.rank() == 0) warn_if_another_run(dir);
   // trainer_state.json replaces the state, as in HF; the plan's totals stay this run's.
@@ -470,7 +441,7 @@ void Checkpointer::restore_pending_rng() {
 void Checkpointer::save_model(const std::string& dir) const {
   // Collective (ZeRO-3 gathers a unit at a time); the writing process saves the consolidated model.
   if (ctx_.should_write()) models::materialize(*ctx_.model);  // saved without training: weights still in their files load first
-  const std::optional<models::SavedModel> saved = host_weights(/*snapshot=*/false);
+  const std::optional<models::SavedModel> saved = writer_weights(ctx_, /*snapshot=*/false);
   if (!saved) return;
   const std::string out = dir.empty() ? ctx_.args.output_dir : dir;
   io::make_dirs(out);

@@ -5,12 +5,10 @@
 // Also HF's best-model bookkeeping and rotation (save_total_limit), and resuming
 // (resume_from_checkpoint: the newest intact checkpoint, or a path).
 #pragma once
-#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
-#include "runtime/models/saved_model.h"
 #include "runtime/train/async_save.h"
 #include "runtime/train/run_context.h"
 
@@ -47,8 +45,6 @@ class Checkpointer {
   void save_state() const;  // trainer_state.json in output_dir
 
  private:
-  std::optional<models::SavedModel> host_weights(bool snapshot) const;
-  void load_weights(const std::string& dir);
   void warn_if_another_run(const std::string& checkpoint_dir) const;
 
   RunContext& ctx_;

@@ -144,6 +144,7 @@ PredictionOutput Evaluator::evaluation_loop(const data::DatasetPtr& ds, const st
   }
   flush();
   ctx_.model->train(was_training);
+  ctx_.dp.release_after_forward();  // ZeRO-3's root unit: no rank keeps it whole after the loop
   if (shard) {
     losses = gather_in_dataset_order(ctx_.dp, losses, loss_rows);
     all.predictions = gather_in_dataset_order(ctx_.dp, all.predictions, pred_rows);

@@ -328,7 +328,7 @@ TrainOutput Trainer::finish_training(const Plan& run, bool tracking_memory) {
               args_.output_dir + "/checkpoint-" + std::to_string(state.global_step));
   // ZeRO-3's parameters stay sharded, as DeepSpeed's and FSDP's do: evaluation and prediction
   // gather a unit at a time as in training, saving and loading too (DataParallel::visit_whole).
-  if (args_.load_best_model_at_end && state.best_model_checkpoint) checkpoints_.load_best_model();
+  if (args_.load_best_model_at_end) checkpoints_.load_best_model();  // every rank: collective under ZeRO-3
   loop_.losses.flush(*dp_);
   TrainOutput out;
   out.global_step = state.global_step;

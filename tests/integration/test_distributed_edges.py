@@ -206,6 +206,27 @@ return {
         self.assertEqual(len(lines), 2, err)  # one per rank
         self.assertIn("reads_params.lua:15:", lines[0])  # the p:sum() line
 
+    def test_zero3_frees_the_root_unit_after_an_evaluation(self):
+        # Training frees the root unit (embeddings, final norm) when backward ends; an
+        # evaluation loop has no backward, so it frees the root when it ends: after training
+        # (the final evaluation, prediction, saving) no rank keeps it whole.
+        recipe = write(os.path.join(self.tmp, "root_after_eval.lua"), GPT.replace(
+            "datasets = { train = data.tensors{ input_ids = ids, labels = ids } },",
+            "datasets = { train = data.tensors{ input_ids = ids, labels = ids }, eval = data.tensors{ input_ids = ids, labels = ids } },\n"
+            "  callbacks = { { on_evaluate = function()\n"
+            "      for name, p in net:named_parameters() do\n"
+            "        if name == \"transformer.wte.weight\" then print(\"ROOT WHOLE \" .. tostring(pcall(function() return p:sum():item() end))) end\n"
+            "      end\n"
+            "    end } },").replace(
+            "model = models.gpt{vocab_size = 32, block_size = 8, n_layer = 2, n_head = 2, n_embd = 16, bias = false},", "model = net,").replace(
+            "return {", "local net = models.gpt{vocab_size = 32, block_size = 8, n_layer = 2, n_head = 2, n_embd = 16, bias = false}\nreturn {", 1))
+        out = os.path.join(self.tmp, "root_after_eval")
+        code, stdout, err = launch(2, recipe, "--output_dir", out, "--max_steps", "2", "--eval_strategy", "steps", "--eval_steps", "1",
+                                   "--do_eval", "true", *MODES["zero3"], timeout=120)
+        self.assertEqual(code, 0, err[-3000:])
+        self.assertEqual(stdout.count("ROOT WHOLE false"), 3, stdout)  # steps 1 and 2, and the final evaluation
+        self.assertNotIn("ROOT WHOLE true", stdout)
+
     def test_a_stuck_rank_is_aborted_by_ddp_timeout(self):
         recipe = write(os.path.join(self.tmp, "stuck.lua"), MLP.replace("return {", """local dist = require "runner.dist"
 return {
