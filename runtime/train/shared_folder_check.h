@@ -1,11 +1,15 @@
-// save_on_each_node is for nodes without a shared filesystem: each node's first process
-// writes its own copy. On a folder the nodes share, they would all write the same files, so
-// at the start the node leaders each leave a marker there and look for the others'; rank 0
-// warns once when any leader saw another's (HF trusts the user here and says nothing), and the
-// Trainer then writes from rank 0 only, as without save_on_each_node (the leaders would race to
-// rename the same checkpoint folder into place).
+// Whether output_dir is one folder for all nodes matters twice: save_on_each_node is for
+// nodes without a shared filesystem (each node's first process writes its own copy; on a
+// shared folder they would all write the same files), and ZeRO's sharded checkpoints need a
+// shared folder (rank 0 moves every rank's shard file into the checkpoint). At the start the
+// node leaders each leave a marker there and look for the others'. HF trusts the user here
+// and says nothing; a wrong guess shows at the first save, hours later.
 #pragma once
 #include <string>
+
+namespace runner {
+struct TrainingArguments;
+}
 
 namespace runner::dist {
 class DataParallel;
@@ -13,8 +17,10 @@ class DataParallel;
 
 namespace runner::train {
 
-// Collective (every rank calls it); does nothing unless save_on_each_node with several nodes.
-// Returns whether the node leaders share `output_dir`.
-bool check_node_local_storage(const std::string& output_dir, bool save_on_each_node, const dist::DataParallel& dp, int local_rank);
+// Collective (every rank calls it), with several nodes only. save_on_each_node on a folder
+// the nodes share: warned once and turned off (rank 0 writes each checkpoint once). Sharded
+// checkpoints (ZeRO/FSDP over several ranks, saving on, save_on_each_node off) on a folder
+// the nodes do not share: an ArgumentError at the start, not a failed move at the first save.
+void check_output_dir_sharing(TrainingArguments& args, const dist::DataParallel& dp, int local_rank);
 
 }  // namespace runner::train

@@ -77,8 +77,9 @@ Trainer::Trainer(TrainingArguments args, models::ModulePtr model, Datasets datas
       log::info("Removed " + std::to_string(n) + " leftover(s) of an interrupted save from " + args_.output_dir);
   }
   // On a folder the nodes share, the node leaders would write one checkpoint folder at once
-  // (and race to rename it into place): rank 0 writes it once instead.
-  if (check_node_local_storage(args_.output_dir, args_.save_on_each_node, *dp_, options_.local_rank)) args_.save_on_each_node = false;
+  // (and race to rename it into place): rank 0 writes it once instead. Sharded checkpoints
+  // need a folder the nodes share.
+  check_output_dir_sharing(args_, *dp_, options_.local_rank);
   check_fp16_master_weights(args_, model_.get());
   device_ = device::resolve_device(args_, options_.local_rank);
   memory_.set_device(device_.device);

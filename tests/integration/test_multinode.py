@@ -134,6 +134,36 @@ class Nodes(unittest.TestCase):
             self.assertIn("model.safetensors", os.listdir(nodes.node_dir("nodea")))
             self.assertEqual(os.listdir(nodes.node_dir("nodeb")), [])
 
+    def test_zero3_skips_a_best_model_some_node_cannot_see_on_every_rank(self):
+        # Without save_on_each_node only the world's first process writes checkpoints (here
+        # only the model: sharded optimizer state needs a shared folder), so on node-local
+        # disks nodeb never sees the best one. Loading it is collective under
+        # ZeRO-3: every rank skips it with HF's warning, instead of nodea's rank waiting in a
+        # gather that nodeb never joins.
+        recipe = write(os.path.join(self.tmp, "mlp_eval.lua"), MLP.replace(
+            "datasets = { train = data.synthetic.classification{n = 50, features = 6, classes = 3, seed = 2} },",
+            "datasets = { train = data.synthetic.classification{n = 50, features = 6, classes = 3, seed = 2},\n"
+            "               eval = data.synthetic.classification{n = 20, features = 6, classes = 3, seed = 3} },"))
+        out = os.path.join(self.tmp, "best_local")
+        args = ["--max_steps", "4", "--eval_strategy", "steps", "--eval_steps", "2", "--save_strategy", "steps", "--save_steps", "2",
+                "--load_best_model_at_end", "true", "--metric_for_best_model", "eval_loss", "--ddp_timeout", "60", "--save_only_model", "true",
+                *MODES["zero3"]]
+        with fake_nodes.FakeNodes(["nodea", "nodeb"], private_dir=out, tag=self.nodes.tag + 4) as nodes:
+            # Sharded checkpoints gather every rank's shard file into output_dir: on disks the
+            # nodes do not share that is refused at the start, not at the first save.
+            sharded = [a for a in args if a not in ("--save_only_model", "true")] + ["--load_best_model_at_end", "true"]
+            text = self.launch(nodes, 1, recipe, out, *sharded, code=2)
+            errors = [line for line in text.splitlines() if line.startswith("runner: error")]
+            self.assertEqual(len(errors), 1, text)
+            self.assertIn("args.output_dir: the nodes do not share", errors[0])
+            self.assertIn("save_on_each_node = true", errors[0])
+            self.assertFalse(any(name.startswith("checkpoint-") for name in os.listdir(nodes.node_dir("nodea"))))
+            text = self.launch(nodes, 1, recipe, out, *args)
+            self.assertIn("checkpoint-4", os.listdir(nodes.node_dir("nodea")))
+            self.assertEqual(os.listdir(nodes.node_dir("nodeb")), [])
+        self.assertIn("Could not locate the best model at", text)
+        self.assertNotIn("Loading best model from", text)
+
     def first_times(self, first):
         text = self.launch(self.nodes, 2, "who", os.path.join(self.tmp, f"first_{first}"), "--max_steps", "1", "--first", first)
         times = {int(m.group(1)): (int(m.group(2)), int(m.group(3))) for m in PAT_FIRST.finditer(text)}
