@@ -117,6 +117,7 @@ CommandLine parse_launch(const std::vector<std::string>& a, const char* program)
   for (size_t i = 0; i + 1 < cl.launcher_args.size(); ++i)
     if (cl.launcher_args[i] == "-ppn") cl.ppn = std::atoi(cl.launcher_args[i + 1].c_str());
   if (nodes && !per_node && !cl.launch_ranks) throw ArgumentError("runner launch: --nnodes needs --nproc_per_node (or -n N)", "command line");
+  cl.nnodes = nodes;
   if (cl.min_ranks && !cl.max_restarts) throw ArgumentError("runner launch: --min_ranks applies to restarts: give --max_restarts K too", "command line");
   if (cl.min_ranks && cl.launch_ranks && cl.min_ranks > cl.launch_ranks)
     throw ArgumentError("runner launch: --min_ranks " + std::to_string(cl.min_ranks) + " is more than the " + std::to_string(cl.launch_ranks) +

@@ -39,6 +39,7 @@ struct CommandLine {
   std::string hostfile;
   std::string hosts;
   int ppn = 0;  // -ppn / --nproc_per_node (0: not given)
+  int nnodes = 0;  // torchrun's --nnodes (0: not given): the nodes the ranks must span
   int max_restarts = 0;
   int min_ranks = 0;
   // The tokens after the recipe, without --resume_from_checkpoint and its value: what the

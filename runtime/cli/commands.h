@@ -33,6 +33,9 @@ void report_exit_to_launcher(int code);
 // Set by `runner launch --min_ranks` when a restart runs on fewer ranks than planned: the
 // planned count, so each rank scales gradient accumulation to keep the global batch.
 constexpr const char* kPlannedRanksVariable = "RUNNER_PLANNED_RANKS";
+// Set by `runner launch --nnodes K`: the node count the ranks must span (mpiexec places the
+// ranks on the hosts its hostfile or Slurm allocation gives; without them, all on this one).
+constexpr const char* kLaunchNodesVariable = "RUNNER_LAUNCH_NNODES";
 // The folder where the ranks of a `runner launch` keep their latest flight records for it
 // ("" when no launcher started this run); launch_watch.h.
 std::string launch_ranks_folder();

@@ -212,6 +212,10 @@ int launch(const CommandLine& cl) {
   std::string as_given = "runner launch";
   for (const auto& token : cl.launch_options) as_given += " " + shell_quoted(token);
   setenv(kLaunchCommandVariable, as_given.c_str(), 1);
+  if (cl.nnodes) setenv(kLaunchNodesVariable, std::to_string(cl.nnodes).c_str(), 1);
+  // torchrun's variables a batch script may have exported describe another launch: the ranks
+  // check WORLD_SIZE, RANK and LOCAL_RANK against MPI's view (world.h), so none goes down.
+  for (const char* stale : {"WORLD_SIZE", "RANK", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "NODE_RANK", "GROUP_RANK"}) unsetenv(stale);
   const std::string status_file = temp_status_file();
   if (!status_file.empty()) setenv(kLaunchStatusVariable, status_file.c_str(), 1);
 

@@ -48,7 +48,9 @@ int main(int argc, char** argv) {
   using namespace runner;
   cli::install_interrupt_handler();  // before MPI and every other thread
   try {
-    dist::init_world(&argc, &argv);
+    // `runner launch` starts the ranks and is none of them: torchrun's variables a batch
+    // script exported (WORLD_SIZE) are not its own, and it cleans them for its ranks.
+    if (argc < 2 || std::string(argv[1]) != "launch") dist::init_world(&argc, &argv);
     const cli::CommandLine cl = cli::parse_command_line(argc, argv);
     if (cl.command == "help") {
       std::cout << cli::usage();

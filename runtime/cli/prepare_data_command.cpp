@@ -2,7 +2,7 @@
 // tokenized once into a nanoGPT-style token file (raw little-endian uint16, or uint32 when the
 // vocabulary needs it) plus its JSON header (token_bin.h), the way nanoGPT's prepare.py
 // does it: each document's ids, then the end-of-text token when there is one. A .txt input is
-// one document; a .jsonl input is one document per line (its "text" field, --text_field).
+// one document; a .jsonl (or .json) input is one document per line (its "text" field, --text_field).
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -142,7 +142,7 @@ int prepare_data(const CommandLine& cl) {
     bytes += static_cast<int64_t>(text.size());
   };
   for (const auto& in : p.inputs) {
-    if (fs::path(in).extension() == ".jsonl") {
+    if (fs::path(in).extension() == ".jsonl" || fs::path(in).extension() == ".json") {  // JSON Lines, as data.stream and HF's json loader read .json
       std::ifstream file(in);
       std::string line;
       for (int64_t n = 1; std::getline(file, line); ++n) {

@@ -1,6 +1,7 @@
 #include "runtime/cli/prepare_run.h"
 
 #include <filesystem>
+#include <algorithm>
 #include <fstream>
 #include <ctime>
 #include <sstream>
@@ -164,6 +165,11 @@ void prepare_run(const CommandLine& cl, PreparedRun& p, const dist::World& world
     accelerate_line = config::apply_accelerate_config(acc, args);
     warnings = acc.warnings;
   }
+  if (const char* nnodes = std::getenv(kLaunchNodesVariable); nnodes && std::atoi(nnodes) != world.num_nodes)
+    throw ArgumentError("runner launch --nnodes " + std::string(nnodes) + ", but this run's ranks are on " + std::to_string(world.num_nodes) +
+                            " node" + (world.num_nodes == 1 ? "" : "s") +
+                            ": mpiexec places the ranks on the hosts of its hostfile (-f FILE, --hosts LIST) or Slurm allocation",
+                        "command line");
   keep_planned_global_batch(args, world);
   if (adjust) adjust(p);
   try {
@@ -251,6 +257,14 @@ train::TrainerOptions make_trainer_options(const CommandLine& cl, PreparedRun& p
               parallel.deepspeed.dump());
   }
   if (single_process) return options;  // no communicator: this rank trains alone
+  if (!args.ddp_backend && world.size > 1) {  // a default chosen per node: the ranks agree on one
+    const std::vector<std::string> chosen = dist::all_gather_strings(p.backend);
+    p.backend = dist::common_backend(chosen);
+    const auto mpi = std::find(chosen.begin(), chosen.end(), "mpi"), other = std::find(chosen.begin(), chosen.end(), "nccl");
+    if (world.rank == 0 && mpi != chosen.end() && other != chosen.end())
+      log::warn("rank " + std::to_string(mpi - chosen.begin()) + "'s node has more processes than GPUs, which NCCL refuses, while rank " +
+                std::to_string(other - chosen.begin()) + "'s could use nccl: every rank uses the mpi backend (through host memory)");
+  }
   options.comm = dist::world_communicator(static_cast<double>(args.ddp_timeout), backend, world.local_rank);
   if (options.parallel.hybrid_shard) {  // shard within each node, replicate across nodes
     const dist::NodeGroups groups = dist::node_groups(static_cast<double>(args.ddp_timeout), backend, world.local_rank);

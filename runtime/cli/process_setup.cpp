@@ -20,10 +20,14 @@ void setup_process(int local_world_size) {
   mallopt(M_MMAP_THRESHOLD, 256 << 20);
   mallopt(M_TRIM_THRESHOLD, 512 << 20);
   // OMP_NUM_THREADS wins, as in PyTorch; else the cores this process may use, shared by the
-  // ranks on this node.
+  // ranks on this node, unless srun bound this task to its own --cpus-per-task (its mask
+  // then holds only its share already).
   const char* env = std::getenv("OMP_NUM_THREADS");
   const int requested = env ? std::atoi(env) : 0;
-  at::set_num_threads(requested > 0 ? requested : std::max(1, dist::affinity_cpus() / std::max(1, local_world_size)));
+  const int cpus = dist::affinity_cpus();
+  const char* per_task = std::getenv("SLURM_CPUS_PER_TASK");
+  const bool own_share = per_task && std::getenv("SLURM_STEP_ID") && cpus <= std::atoi(per_task);
+  at::set_num_threads(requested > 0 ? requested : own_share ? cpus : std::max(1, cpus / std::max(1, local_world_size)));
 }
 
 }  // namespace runner::cli

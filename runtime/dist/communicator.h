@@ -34,6 +34,9 @@ class Communicator {
   virtual int rank() const = 0;
   virtual int size() const = 0;
   virtual std::string backend() const = 0;
+  // How long a blocked collective may wait before the job is aborted (ddp_timeout), for a
+  // communicator made before the run's arguments were known; those without a watchdog ignore it.
+  virtual void set_timeout(double /*seconds*/) {}
 
   // Every call below: contiguous tensors of the same dtype and size on every rank.
   virtual void broadcast(at::Tensor& t, int root = 0) = 0;

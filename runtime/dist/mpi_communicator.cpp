@@ -127,6 +127,7 @@ class MpiCommunicator : public Communicator {
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   std::string backend() const override { return "mpi"; }
+  void set_timeout(double seconds) override { timeout_.store(seconds); }
 
   // Marks a blocking MPI call for the watchdog and counts it in the stats.
   class Busy {
@@ -288,14 +289,14 @@ class MpiCommunicator : public Communicator {
 
   void watch() {
     std::unique_lock<std::mutex> lock(mu_);
-    const auto tick = std::chrono::milliseconds(std::clamp<int64_t>(static_cast<int64_t>(timeout_ * 250), 20, 1000));
+    const auto tick = std::chrono::milliseconds(std::clamp<int64_t>(static_cast<int64_t>(timeout_.load() * 250), 20, 1000));
     while (!cv_.wait_for(lock, tick, [this] { return stop_; })) {
       const int64_t since = busy_since_.load();
       if (since == 0) continue;
       const double waited = std::chrono::duration<double>(Clock::now().time_since_epoch() - Clock::duration(since)).count();
-      if (waited > timeout_) {
+      if (waited > timeout_.load()) {
         std::fprintf(stderr, "runner: error: rank %d waited %.0f s in %s (ddp_timeout = %g s): a peer died or is stuck; aborting every rank\n",
-                     rank_, waited, what_.load(), timeout_);
+                     rank_, waited, what_.load(), timeout_.load());
         std::fflush(stderr);
         std::this_thread::sleep_for(std::chrono::milliseconds(500));  // let the launcher forward the line
         MPI_Abort(MPI_COMM_WORLD, 1);
@@ -305,7 +306,7 @@ class MpiCommunicator : public Communicator {
 
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0, size_ = 1;
-  double timeout_;
+  std::atomic<double> timeout_;
   std::atomic<int64_t> busy_since_{0};
   std::atomic<const char*> what_{""};
   std::thread watchdog_;

@@ -159,7 +159,10 @@ std::shared_ptr<Communicator> world_communicator(double timeout_seconds, const s
     throw DistError("ddp_backend = \"nccl\": this runner was built without NCCL (no CUDA toolkit with NCCL at build time); use \"mpi\"");
 #endif
   }
-  if (!g_comm) g_comm = g_world.mpi ? make_mpi_communicator(MPI_COMM_WORLD, timeout_seconds) : make_local_communicator();
+  // A communicator made earlier with the default (dist.main_process_first while the recipe
+  // loads) takes the run's ddp_timeout now.
+  if (g_comm && timeout_seconds >= 0) g_comm->set_timeout(timeout_seconds);
+  if (!g_comm) g_comm = g_world.mpi ? make_mpi_communicator(MPI_COMM_WORLD, timeout_seconds >= 0 ? timeout_seconds : 1800) : make_local_communicator();
   return g_comm;
 }
 
@@ -242,6 +245,12 @@ std::vector<std::string> all_gather_strings(const std::string& mine) {
   std::vector<std::string> out;
   for (int r = 0; r < n; ++r) out.push_back(all.substr(static_cast<size_t>(offsets[r]), static_cast<size_t>(lengths[r])));
   return out;
+}
+
+std::string common_backend(const std::vector<std::string>& chosen) {
+  for (const auto& b : chosen)
+    if (b != chosen.front()) return "mpi";
+  return chosen.empty() ? "mpi" : chosen.front();
 }
 
 int affinity_cpus() {

@@ -20,9 +20,9 @@ struct World {
 };
 
 // Initialises MPI (MPI_THREAD_MULTIPLE) when a launcher started this process (PMI, PMIx,
-// Open MPI or SLURM variables), and otherwise returns a world of one. RANK / WORLD_SIZE /
-// LOCAL_RANK (torchrun style) are honoured as a cross-check: WORLD_SIZE > 1 without an MPI
-// launcher is a DistError, because ranks need MPI to talk. So is a launcher that announces
+// Open MPI or SLURM variables), and otherwise returns a world of one. WORLD_SIZE (torchrun
+// style) is a cross-check: > 1 without an MPI launcher is a DistError, because ranks need MPI
+// to talk, and so is one that differs from MPI's world. So is a launcher that announces
 // N > 1 processes (PMI_SIZE, OMPI_COMM_WORLD_SIZE, or SLURM_STEP_NUM_TASKS inside an srun
 // step) when MPI sees fewer: no working PMI, each would train alone (exit 2; only the
 // launcher's first process says it). Idempotent.
@@ -34,7 +34,7 @@ const World& world();  // the current world (one process before init_world)
 // MPI is up, or a world-of-one that copies.
 // `timeout_seconds` bounds any wait (ddp_timeout): past it the whole job is aborted. One
 // communicator per backend, made on first use.
-std::shared_ptr<Communicator> world_communicator(double timeout_seconds = 1800, const std::string& backend = "mpi", int local_rank = 0);
+std::shared_ptr<Communicator> world_communicator(double timeout_seconds = -1, const std::string& backend = "mpi", int local_rank = 0);
 
 // FSDP HYBRID_SHARD's two groups: `node`, the ranks of this node (parameters, gradients and
 // optimizer state are sharded over them), and `replicas`, the ranks with this local rank on
@@ -61,6 +61,12 @@ int lowest_failed_rank(bool failed, double timeout_seconds = 1800);
 // slowest rank needs, with no ddp_timeout: `runner search` calls it between trials, which
 // take as long as they take (a rank that dies takes the job down through the launcher).
 std::vector<std::string> all_gather_strings(const std::string& mine);
+
+// The backend for every rank, from each rank's own choice in rank order: ranks that chose
+// differently (each picks its default from its own node: a node with more ranks than GPUs
+// falls back to "mpi") would wait in different set-up calls (NCCL's id broadcast, MPI's
+// communicator), so the world takes "mpi" when any rank chose it.
+std::string common_backend(const std::vector<std::string>& chosen);
 
 // CPUs this process may run on (its affinity mask).
 int affinity_cpus();

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <exception>
 #include <mutex>
 #include <optional>
 
@@ -290,6 +291,38 @@ json Checkpointer::stateful_callbacks() const {
 }
 
 std::string Checkpointer::resume_path() const {
+  if (resume_) return *resume_;
+  if (ctx_.dp.world() == 1) return *(resume_ = local_resume_path());
+  // Each rank looks at output_dir itself: on node-local disks (save_on_each_node) or a
+  // filesystem whose listings lag behind another node's commit, ranks could take different
+  // checkpoints (or none) and train on from different states. They compare their choices:
+  // a rank's error, or any difference, stops every rank (the lowest such rank says why).
+  std::string mine;
+  std::exception_ptr failed;
+  try {
+    mine = local_resume_path();
+  } catch (const Error&) {
+    failed = std::current_exception();
+  }
+  const std::vector<std::string> all = ctx_.dp.gather_strings(failed ? std::string("!") : "+" + mine);
+  const int rank = ctx_.dp.rank();
+  for (size_t r = 0; r < all.size(); ++r)
+    if (all[r] == "!") {
+      if (static_cast<int>(r) == rank) std::rethrow_exception(failed);
+      throw CheckpointError("");  // quiet: rank r says it
+    }
+  for (size_t r = 1; r < all.size(); ++r)
+    if (all[r] != all[0]) {
+      auto choice = [](const std::string& c) { return c.size() > 1 ? c.substr(1) : std::string("none (a fresh start)"); };
+      throw CheckpointError(rank != 0 ? "" : "the ranks would resume from different checkpoints: rank 0 from " + choice(all[0]) + ", rank " +
+                                                 std::to_string(r) + " from " + choice(all[r]) +
+                                                 "; every rank must see the same checkpoints (on node-local disks, give "
+                                                 "resume_from_checkpoint a checkpoint every node holds)");
+    }
+  return *(resume_ = mine);
+}
+
+std::string Checkpointer::local_resume_path() const {
   const json& r = ctx_.args.resume_from_checkpoint;
   if (r.is_null() || (r.is_boolean() && !r.get<bool>())) return "";
   // "auto": as true when output_dir holds a checkpoint, a fresh start when it holds none, so

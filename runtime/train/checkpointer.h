@@ -5,6 +5,7 @@
 // Also HF's best-model bookkeeping and rotation (save_total_limit), and resuming
 // (resume_from_checkpoint: the newest intact checkpoint, or a path).
 #pragma once
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -27,7 +28,8 @@ class Checkpointer {
   // At a step boundary, without waiting: throws the error of a background write that failed.
   void check_background_save();
   // resume_from_checkpoint as a folder: "" when not resuming. A CheckpointError when none is
-  // valid (true finds the newest intact one, passing damaged ones with a warning).
+  // valid (true finds the newest intact one, passing damaged ones with a warning), or when
+  // the ranks would take different ones. Collective the first time; then remembered.
   std::string resume_path() const;
   // The checkpoint's weights, state, optimizer, schedule, loss bookkeeping and callbacks'
   // states into the run; its generators wait in the loop state (restore_pending_rng).
@@ -45,10 +47,12 @@ class Checkpointer {
   void save_state() const;  // trainer_state.json in output_dir
 
  private:
+  std::string local_resume_path() const;  // this rank's view of resume_from_checkpoint
   void warn_if_another_run(const std::string& checkpoint_dir) const;
 
   RunContext& ctx_;
   BackgroundSave background_;  // save_async: the save in flight
+  mutable std::optional<std::string> resume_;  // resume_path(), agreed by the ranks
 };
 
 }  // namespace runner::train

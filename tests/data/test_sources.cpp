@@ -51,6 +51,13 @@ TEST(Csv, NumericColumnsWithQuotes) {
   EXPECT_FLOAT_EQ(ds->get(1).at("x").item<float>(), 3.0f);
 }
 
+TEST(Csv, AByteOrderMarkIsNotPartOfTheFirstName) {
+  // Excel's "CSV UTF-8" starts with one; pandas and HF strip it.
+  auto ds = data::load_csv(temp_file("bom.csv", "\xEF\xBB\xBFx,labels\n1.5,0\n"));
+  ASSERT_EQ(ds->size(), 1);
+  EXPECT_FLOAT_EQ(ds->get(0).at("x").item<float>(), 1.5f);
+}
+
 TEST(Csv, QuotedFieldsMayHoldLineBreaksAndErrorsNameTheRecordsFirstLine) {
   // RFC 4180: a quoted field may span lines (a header written by a spreadsheet, say); rows
   // are counted as records, errors name the line a record starts on. CRLF files too.

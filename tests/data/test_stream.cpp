@@ -191,5 +191,17 @@ TEST(Stream, BadInputNamesFileAndKey) {
   EXPECT_NE(msg.find("bad.jsonl.missing"), std::string::npos) << msg;
 }
 
+TEST(Stream, JsonlLinesOfOnlyBlanksAreNoRecords) {
+  // data.jsonl and HF's json loader skip them; a streamed shard did not, and failed mid-run.
+  const std::string path = temp_file("blanks.jsonl", "{\"text\": \"a\"}\n   \n\t\n{\"text\": \"b\"}\n  ");
+  RecordFormat f;
+  f.format = "jsonl";
+  f.column = "text";
+  auto reader = open_records(f, path, {});
+  std::vector<std::string> got;
+  for (std::string r; reader->next(r);) got.push_back(r);
+  EXPECT_EQ(got, (std::vector<std::string>{"a", "b"}));
+}
+
 }  // namespace
 }  // namespace runner::data

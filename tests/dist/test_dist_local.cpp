@@ -8,6 +8,7 @@
 #include "runtime/dist/ordered_reduce.h"
 #include "runtime/core/errors.h"
 #include "runtime/dist/partition.h"
+#include "runtime/dist/world.h"
 #include "runtime/dist/zero3.h"
 #include "runtime/models/layers.h"
 
@@ -383,6 +384,15 @@ TEST(Zero3, VisitWholeGathersOneUnitAtATimeAndWritesLoadedValuesBack) {
   z.visit_whole(tensors, [&](size_t i, bool) { tensors[i].fill_(static_cast<double>(i + 1)); }, /*write_back=*/true);
   z.gather_all();
   for (size_t i = 0; i < tensors.size(); ++i) EXPECT_TRUE(tensors[i].eq(static_cast<double>(i + 1)).all().item<bool>()) << want[i].first;
+}
+
+TEST(World, RanksThatChoseDifferentBackendsAllTakeMpi) {
+  // Each rank picks its default backend from its own node; a node with more processes than
+  // GPUs needs mpi. Ranks on different backends would wait in different set-up calls.
+  EXPECT_EQ(common_backend({"nccl", "nccl", "nccl"}), "nccl");
+  EXPECT_EQ(common_backend({"mpi", "mpi"}), "mpi");
+  EXPECT_EQ(common_backend({"nccl", "nccl", "mpi"}), "mpi");
+  EXPECT_EQ(common_backend({"mpi", "nccl"}), "mpi");
 }
 
 }  // namespace

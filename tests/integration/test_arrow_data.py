@@ -323,6 +323,16 @@ class BadFiles(unittest.TestCase):
             self.check_error(tmp, 'data.arrow("t.arrow")', "t.arrow")
             self.check_error(tmp, 'data.parquet("missing/*.parquet")', "missing/*.parquet", "no file matches")
             self.check_error(tmp, 'data.hf_dataset{ path = "saved", split = "test" }', "saved")
+            # A state.json naming a file outside its folder; a DatasetDict split with no rows.
+            ds.save_to_disk(os.path.join(tmp, "escape"))
+            state_file = os.path.join(tmp, "escape", "state.json")
+            with open(state_file) as f:
+                state = json.load(f)
+            state["_data_files"][0]["filename"] = "../t.arrow"
+            write(state_file, json.dumps(state))
+            self.check_error(tmp, 'data.hf_dataset("escape")', "state.json", '"../t.arrow", not a file of this folder')
+            DatasetDict({"train": ds, "test": ds.select([])}).save_to_disk(os.path.join(tmp, "empty_split"))
+            self.check_error(tmp, 'data.hf_dataset{ path = "empty_split", split = "test" }', "state.json", "this split has no rows")
 
     def test_sandboxed_recipes_read_only_their_folders(self):
         with TempDir() as tmp, TempDir() as outside:

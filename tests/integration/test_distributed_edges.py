@@ -228,7 +228,10 @@ return {
         self.assertNotIn("ROOT WHOLE true", stdout)
 
     def test_a_stuck_rank_is_aborted_by_ddp_timeout(self):
+        # dist.main_process_first while the recipe loads makes the world's communicator before
+        # ddp_timeout is known: it must still take the run's 3 s (not the default 1800 s).
         recipe = write(os.path.join(self.tmp, "stuck.lua"), MLP.replace("return {", """local dist = require "runner.dist"
+dist.main_process_first(function() end)
 return {
   callbacks = { { on_step_end = function(args, state)
     if dist.rank == 1 and state.global_step == 2 then local t = os.clock() while os.clock() - t < 60 do end end

@@ -245,6 +245,14 @@ class Launch(WithRecipe):
         self.assertEqual(r.returncode, 0, r.stderr)
         with open(self.out("wrap/args")) as f:
             self.assertEqual(f.read().split()[:6], ["-n", "2", "-ppn", "2", "-f", hosts])
+        # --nnodes 2 without hosts: mpiexec puts both ranks here, and the ranks say so at once
+        # (torchrun would wait for a second node). A stale torchrun WORLD_SIZE is cleared.
+        r = subprocess.run([BINARY, "launch", "--nnodes", "2", "--nproc_per_node", "1", self.recipe, "--output_dir", out, "--steps", "2"],
+                           capture_output=True, text=True, timeout=120, env=dict(os.environ, WORLD_SIZE="8", RANK="0"))
+        self.assertEqual(r.returncode, 2, r.stderr)
+        lines = [line for line in r.stderr.splitlines() if line.startswith("runner: error")]
+        self.assertEqual(len(lines), 1, r.stderr)
+        self.assertIn("runner launch --nnodes 2, but this run's ranks are on 1 node", lines[0])
         for args, message in ((["-n", "2", "-f", self.out("missing")], "cannot read the hostfile"),
                               (["-n", "2", "-x", "1"], 'unknown option "-x" before the recipe'),
                               (["-n", "2", "--ppn", "x"], '--ppn takes a positive count, got "x"')):

@@ -161,8 +161,15 @@ class Nodes(unittest.TestCase):
             text = self.launch(nodes, 1, recipe, out, *args)
             self.assertIn("checkpoint-4", os.listdir(nodes.node_dir("nodea")))
             self.assertEqual(os.listdir(nodes.node_dir("nodeb")), [])
-        self.assertIn("Could not locate the best model at", text)
-        self.assertNotIn("Loading best model from", text)
+            self.assertIn("Could not locate the best model at", text)
+            self.assertNotIn("Loading best model from", text)
+            # A restart with resume_from_checkpoint "auto": nodea would resume, nodeb start
+            # afresh. The ranks compare their choices and stop with one line instead.
+            text = self.launch(nodes, 1, recipe, out, *args, "--resume_from_checkpoint", "auto", code=2)
+            errors = [line for line in text.splitlines() if line.startswith("runner: error")]
+            self.assertEqual(len(errors), 1, text)
+            self.assertRegex(errors[0], r"the ranks would resume from different checkpoints: rank 0 from \S*checkpoint-4, "
+                                        r"rank 1 from none \(a fresh start\)")
 
     def first_times(self, first):
         text = self.launch(self.nodes, 2, "who", os.path.join(self.tmp, f"first_{first}"), "--max_steps", "1", "--first", first)

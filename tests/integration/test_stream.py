@@ -139,6 +139,30 @@ class Stream(unittest.TestCase):
             _, resumed = self.train_and_resume(tmp, recipe, 1, [4], "--dataloader_num_workers", "2")
             self.assertEqual(resumed[4]["train_stream_records_skipped"], 0)
 
+    def test_a_folder_streams_only_its_data_files(self):
+        # A hub snapshot holds a dataset card and .gitattributes beside its shards; prepare-data's
+        # folder holds each token file's JSON header: none of them is data (HF reads only the
+        # files of a data format). Before, they were streamed as text or tokens without a word.
+        with TempDir() as tmp:
+            hub = os.path.join(tmp, "hub")
+            make_shards(hub)
+            write(os.path.join(hub, "README.md"), "---\nlicense: mit\n---\n# dataset card\n")
+            write(os.path.join(hub, ".gitattributes"), "*.txt filter=lfs\n")
+            tok = os.path.join(tmp, "tok")
+            for k in range(2):
+                os.makedirs(tok, exist_ok=True)
+                with open(os.path.join(tok, f"tok-{k}.bin"), "wb") as f:
+                    f.write(bytes(2 * 600))
+                write(os.path.join(tok, f"tok-{k}.bin.json"), json.dumps({"dtype": "uint16", "num_tokens": 600, "vocab_size": 300}))
+            for folder, shards in ((hub, 4), (tok, 2)):
+                with self.subTest(folder=os.path.basename(folder)):
+                    recipe = write(os.path.join(tmp, "folder.lua"), (RECIPE % {"source": json.dumps(folder)}).replace(
+                        "torch.manual_seed(0)", "print(\"SHARDS \" .. #s:shards() .. \" \" .. s:shards()[1])\ntorch.manual_seed(0)"))
+                    code, out, err = run(recipe, "--output_dir", os.path.join(tmp, "out"), "--max_steps", "2")
+                    self.assertEqual(code, 0, err)
+                    self.assertIn(f"SHARDS {shards} ", out)
+                    self.assertNotIn(".json", out.split("SHARDS", 1)[1].splitlines()[0])
+
     def test_errors(self):
         with TempDir() as tmp:
             shards = make_shards(tmp)
@@ -150,6 +174,14 @@ class Stream(unittest.TestCase):
             ]
             write(os.path.join(tmp, "rows.jsonl"), '{"content": "a"}\n')
             cases.append(((write(os.path.join(tmp, "key.lua"), RECIPE % {"source": json.dumps(os.path.join(tmp, "rows.jsonl"))}),), "'text'"))
+            mixed = os.path.join(tmp, "mixed")
+            write(os.path.join(mixed, "a.txt"), "some text\n")
+            write(os.path.join(mixed, "b.jsonl"), '{"text": "a"}\n')
+            cases.append(((write(os.path.join(tmp, "mixed.lua"), RECIPE % {"source": json.dumps(mixed)}),), "several formats"))
+            with open(os.path.join(tmp, "c4.json.gz"), "wb") as f:
+                f.write(b"\x1f\x8b\x08\x00")
+            cases.append(((write(os.path.join(tmp, "gz.lua"), RECIPE % {"source": json.dumps(os.path.join(tmp, "c4.json.gz"))}),),
+                          "compressed shards are not read"))
             as_eval = RECIPE.replace("datasets = { train = s }", "datasets = { train = s, eval = s }")
             cases.append(((write(os.path.join(tmp, "eval.lua"), as_eval % {"source": json.dumps(shards)}),), "datasets.eval"))
             for args, needle in cases:

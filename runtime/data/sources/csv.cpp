@@ -59,6 +59,7 @@ DatasetPtr load_csv(const std::string& path) {
   std::string line;
   size_t physical = 0;
   if (!read_record(in, line, physical)) throw DataError("empty file (expected a header row)", path);
+  if (line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);  // a UTF-8 byte-order mark (Excel's exports): not part of the first name
   const auto header = split_csv(line, path + ":1");
   std::vector<nlohmann::json> rows;
   std::vector<size_t> line_of;

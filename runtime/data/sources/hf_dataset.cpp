@@ -25,8 +25,10 @@ nlohmann::json read_json(const std::string& path) {
 DatasetPtr load_split(const std::string& folder, const std::string& name, const ArrowOptions& options) {
   const std::string state_path = folder + "/state.json";
   const nlohmann::json state = read_json(state_path);
-  if (!state.contains("_data_files") || !state["_data_files"].is_array() || state["_data_files"].empty())
+  if (!state.contains("_data_files") || !state["_data_files"].is_array())
     throw DataError("no \"_data_files\" list (is this a datasets save_to_disk folder?)", state_path);
+  if (state["_data_files"].empty())
+    throw DataError("this split has no rows (\"_data_files\" is empty): leave it out, or give data.hf_dataset another split", state_path);
   // An unflattened indices mapping would make the rows a selection of the files' rows.
   if (state.contains("_indices_data_files") && !state["_indices_data_files"].is_null())
     throw DataError("has an indices mapping (\"_indices_data_files\"); save it again with datasets >= 2, which flattens it", state_path);
@@ -34,7 +36,12 @@ DatasetPtr load_split(const std::string& folder, const std::string& name, const 
   for (const auto& f : state["_data_files"]) {
     if (!f.is_object() || !f.contains("filename") || !f["filename"].is_string())
       throw DataError("each \"_data_files\" entry needs a \"filename\"", state_path);
-    files.push_back(folder + "/" + f["filename"].get<std::string>());
+    // datasets writes plain names in the folder; a path would read files outside it (past a
+    // recipe's sandbox, too).
+    const std::string file = f["filename"].get<std::string>();
+    if (file.empty() || file.find('/') != std::string::npos || file == "." || file == "..")
+      throw DataError("\"_data_files\" names \"" + file + "\", not a file of this folder", state_path);
+    files.push_back(folder + "/" + file);
   }
   const std::string origin = "data.hf_dataset(" + folder + (name.empty() ? "" : ", " + name) + ")";
   return load_arrow_files(files, options, origin);

@@ -59,7 +59,9 @@ class JsonlRecords : public LineReader {
   bool next(std::string& record) override {
     std::string line;
     int64_t at = 0;
-    if (!next_line(line, at)) return false;
+    do {  // a line of only blanks is no record (data.jsonl and HF's json loader skip it too)
+      if (!next_line(line, at)) return false;
+    } while (line.find_first_not_of(" \t") == std::string::npos);
     const std::string where = path_ + " (byte " + std::to_string(at) + ")";
     nlohmann::json row;
     try {

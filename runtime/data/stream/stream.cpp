@@ -27,15 +27,50 @@ std::string format_of(const std::string& path) {
   return "text";
 }
 
-// A source's files: a folder's regular files (sorted), a glob's matches, or the file itself.
-std::vector<std::string> expand(const std::string& source) {
+// Compressed shards would be read as bytes of text (HF streaming decompresses them): refused.
+void refuse_compressed(const std::string& path) {
+  for (const char* ext : {".gz", ".bz2", ".xz", ".zst", ".zstd", ".lz4", ".zip", ".7z", ".tar"})
+    if (ends_with(path, ext))
+      throw DataError(std::string("data.stream: compressed shards are not read (") + ext + "): decompress them first", path);
+}
+
+// Whether a file in a source folder is data: not hidden (.gitattributes), not a dataset card
+// or licence, not a token file's header (x.bin.json) or a save_to_disk folder's metadata
+// (state.json, dataset_info.json), not code or documentation. HF's data-file inference
+// likewise reads only the files of a data format.
+bool is_data_file(const std::filesystem::path& p) {
+  const std::string name = p.filename().string(), ext = p.extension().string();
+  if (name.empty() || name[0] == '.') return false;
+  for (const char* meta : {"README", "LICENSE", "LICENCE", "CITATION", "NOTICE"})
+    if (name.rfind(meta, 0) == 0) return false;
+  for (const char* other : {".md", ".py", ".sh", ".yaml", ".yml", ".lock", ".html", ".pdf", ".png", ".jpg", ".toml", ".cfg", ".ini"})
+    if (ext == other) return false;
+  if (name == "state.json" || name == "dataset_info.json" || name == "dataset_dict.json") return false;
+  if (ext == ".json" && std::filesystem::exists(p.parent_path() / p.stem())) return false;  // x.bin.json beside x.bin
+  return true;
+}
+
+// A source's files: a folder's data files (sorted; of one format, `format` when given), a
+// glob's matches, or the file itself.
+std::vector<std::string> expand(const std::string& source, const std::string& format) {
   namespace fs = std::filesystem;
   std::vector<std::string> files;
   std::error_code ec;
   if (fs::is_directory(source, ec)) {
+    std::vector<std::string> other;  // data files of another format than the folder's
     for (const auto& e : fs::directory_iterator(source, ec))
-      if (e.is_regular_file()) files.push_back(e.path().string());
-    if (files.empty()) throw DataError("data.stream: no files in this folder", source);
+      if (e.is_regular_file() && is_data_file(e.path())) files.push_back(e.path().string());
+    std::sort(files.begin(), files.end());
+    if (files.empty()) throw DataError("data.stream: no data files in this folder", source);
+    const std::string kind = format.empty() ? format_of(files.front()) : format == "json" ? "jsonl" : format;
+    std::vector<std::string> kept;
+    for (auto& f : files) (format_of(f) == kind ? kept : other).push_back(std::move(f));
+    if (kept.empty()) throw DataError("data.stream: no " + kind + " files in this folder", source);
+    if (format.empty() && !other.empty())
+      throw DataError("data.stream: this folder holds data files of several formats (" + kept.front() + " is " + kind + ", " + other.front() +
+                          " is " + format_of(other.front()) + "): give format = or a glob",
+                      source);
+    files = std::move(kept);
   } else if (source.find_first_of("*?[") != std::string::npos) {
     glob_t g{};
     if (::glob(source.c_str(), 0, nullptr, &g) == 0)
@@ -46,6 +81,7 @@ std::vector<std::string> expand(const std::string& source) {
     if (!fs::is_regular_file(source, ec)) throw DataError("data.stream: no such shard", source);
     files.push_back(source);
   }
+  for (const auto& f : files) refuse_compressed(f);
   std::sort(files.begin(), files.end());
   return files;
 }
@@ -57,7 +93,7 @@ Stream::Stream(StreamOptions options) : options_(std::move(options)) {
   if (options_.block_size <= 0) throw RecipeError("data.stream: block_size is required (tokens per example, > 0)");
   if (options_.buffer_size < 0) throw RecipeError("data.stream: buffer_size must be >= 0");
   for (const auto& s : options_.sources)
-    for (auto& f : expand(s)) shards_.push_back(std::move(f));
+    for (auto& f : expand(s, options_.format)) shards_.push_back(std::move(f));
   if (options_.format.empty()) options_.format = format_of(shards_.front());
   if (options_.format == "json") options_.format = "jsonl";
   if (options_.tokenizer != "bytes") {
