@@ -16,6 +16,7 @@
 #include "runtime/data/dataset.h"
 #include "runtime/data/stream/stream.h"
 #include "runtime/data/tokenizers/chat_template.h"
+#include "runtime/device/gpu_info.h"
 #include "runtime/dist/blocking_call.h"
 #include "runtime/dist/fault_monitor.h"
 #include "runtime/dist/flight_recorder.h"
@@ -54,8 +55,8 @@ static bool recipe_asks_for_sandbox(const std::string& path) {
 namespace {
 
 // HF's default backend: NCCL for GPUs, MPI (gloo's role) for the CPU and for one process
-// (nothing to communicate). NCCL refuses two ranks on one GPU, so when a node has more ranks
-// than GPUs the default falls back to MPI (collectives staged through host memory).
+// (nothing to communicate). Whether ranks share a GPU, which NCCL refuses, is known only once
+// they compare their GPUs (agree_on_backend).
 std::string choose_backend(const TrainingArguments& args, const device::DevicePlan& device, const dist::World& world) {
   const int gpus = device::cuda_device_count();
   if (device.is_cuda() && world.local_rank == 0 && world.local_size < gpus)
@@ -67,20 +68,45 @@ std::string choose_backend(const TrainingArguments& args, const device::DevicePl
     if (*args.ddp_backend == "nccl" && !device.is_cuda())
       throw ArgumentError("args.ddp_backend: \"nccl\" needs GPU tensors, but this run trains on the CPU (" +
                           std::string(args.use_cpu ? "use_cpu is set" : "no GPU is visible") + "); use \"mpi\"");
-    if (*args.ddp_backend == "nccl" && world.local_size > gpus)
-      throw ArgumentError("args.ddp_backend: \"nccl\" needs a GPU per process, but " + std::to_string(world.local_size) +
-                          " processes share this node's " + std::to_string(gpus) + " GPU" + (gpus == 1 ? "" : "s") +
-                          " (NCCL refuses two ranks on one GPU); use \"mpi\" or fewer processes per node");
     return *args.ddp_backend;
   }
-  if (!device.is_cuda() || world.size == 1) return "mpi";
-  if (world.local_size > gpus) {
-    if (world.rank == 0)
-      log::warn(std::to_string(world.local_size) + " processes share " + std::to_string(gpus) + " GPU" + (gpus == 1 ? "" : "s") +
-                " on a node, which NCCL refuses: collectives use the mpi backend instead (through host memory)");
-    return "mpi";
+  return !device.is_cuda() || world.size == 1 ? "mpi" : "nccl";
+}
+
+// The ranks compare which GPU each drives, by UUID (the same GPU whatever index a process's
+// CUDA_VISIBLE_DEVICES gives it: srun --gpus-per-task shows each task its own one), and the
+// backend each chose. Ranks sharing a GPU cannot use NCCL: the default falls back to MPI
+// with one warning, an explicit "nccl" is one line, exit 2. Ranks whose nodes led them to
+// different backends would wait in different set-up calls: they all take MPI. Collective.
+void agree_on_backend(PreparedRun& p, const dist::World& world) {
+  const std::string gpu = p.device.is_cuda() ? device::cuda_device_uuid(p.device.device) : "";
+  const std::vector<std::string> all = dist::all_gather_strings(p.backend + " " + std::to_string(world.node_rank) + " " + gpu);
+  std::vector<std::string> chosen;
+  std::vector<std::pair<int, std::string>> node_and_gpu;
+  for (const auto& entry : all) {
+    std::istringstream fields(entry);
+    std::string backend, uuid;
+    int node = 0;
+    fields >> backend >> node >> uuid;
+    chosen.push_back(backend);
+    node_and_gpu.emplace_back(node, uuid);
   }
-  return "nccl";
+  const auto [processes, gpus] = dist::shared_gpus(node_and_gpu);
+  if (processes > 0) {
+    const std::string sharing = std::to_string(processes) + " processes share " + std::to_string(gpus) + " GPU" + (gpus == 1 ? "" : "s") + " on a node";
+    if (p.args.ddp_backend && *p.args.ddp_backend == "nccl")
+      throw ArgumentError(world.rank != 0 ? "" : "args.ddp_backend: \"nccl\" needs a GPU per process, but " + sharing +
+                                                     " (NCCL refuses two ranks on one GPU); use \"mpi\" or fewer processes per node");
+    if (world.rank == 0 && !p.args.ddp_backend)
+      log::warn(sharing + ", which NCCL refuses: collectives use the mpi backend instead (through host memory)");
+    for (auto& b : chosen)
+      if (b == "nccl") b = "mpi";
+  }
+  const auto mpi = std::find(chosen.begin(), chosen.end(), "mpi"), nccl = std::find(chosen.begin(), chosen.end(), "nccl");
+  if (world.rank == 0 && processes == 0 && mpi != chosen.end() && nccl != chosen.end())
+    log::warn("rank " + std::to_string(mpi - chosen.begin()) + " chose the mpi backend and rank " + std::to_string(nccl - chosen.begin()) +
+              " nccl: every rank uses mpi (through host memory)");
+  p.backend = dist::common_backend(chosen);
 }
 
 }  // namespace
@@ -257,14 +283,7 @@ train::TrainerOptions make_trainer_options(const CommandLine& cl, PreparedRun& p
               parallel.deepspeed.dump());
   }
   if (single_process) return options;  // no communicator: this rank trains alone
-  if (!args.ddp_backend && world.size > 1) {  // a default chosen per node: the ranks agree on one
-    const std::vector<std::string> chosen = dist::all_gather_strings(p.backend);
-    p.backend = dist::common_backend(chosen);
-    const auto mpi = std::find(chosen.begin(), chosen.end(), "mpi"), other = std::find(chosen.begin(), chosen.end(), "nccl");
-    if (world.rank == 0 && mpi != chosen.end() && other != chosen.end())
-      log::warn("rank " + std::to_string(mpi - chosen.begin()) + "'s node has more processes than GPUs, which NCCL refuses, while rank " +
-                std::to_string(other - chosen.begin()) + "'s could use nccl: every rank uses the mpi backend (through host memory)");
-  }
+  if (world.size > 1) agree_on_backend(p, world);
   options.comm = dist::world_communicator(static_cast<double>(args.ddp_timeout), backend, world.local_rank);
   if (options.parallel.hybrid_shard) {  // shard within each node, replicate across nodes
     const dist::NodeGroups groups = dist::node_groups(static_cast<double>(args.ddp_timeout), backend, world.local_rank);

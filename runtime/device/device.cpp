@@ -39,10 +39,9 @@ DevicePlan resolve_device(const TrainingArguments& args, int local_rank) {
   DevicePlan plan;
   const bool cuda = !args.use_cpu && cuda_available();
   if (cuda) {
+    // More local ranks than visible GPUs need not mean sharing (srun --gpus-per-task shows
+    // each task its own one): the ranks compare their GPUs' UUIDs before choosing a backend.
     const int count = cuda_device_count();
-    if (local_rank >= count)
-      log::warn(std::to_string(local_rank + 1) + " or more ranks on this node share " + std::to_string(count) +
-                                   " GPU(s): rank " + std::to_string(local_rank) + " uses cuda:" + std::to_string(local_rank % count));
     plan.device = at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(local_rank % count));
     make_current(plan.device);
     plan.pin_memory = args.dataloader_pin_memory;

@@ -18,6 +18,18 @@ std::pair<int, int> cuda_compute_capability(const at::Device& device) {
   return {p->major, p->minor};
 }
 
+std::string cuda_device_uuid(const at::Device& device) {
+  if (!device.is_cuda() || !at::hasCUDA()) return "";
+  const cudaDeviceProp* p = at::cuda::getDeviceProperties(device.has_index() ? device.index() : 0);
+  std::string hex;
+  char byte[3];
+  for (int i = 0; i < 16; ++i) {
+    std::snprintf(byte, sizeof byte, "%02x", static_cast<unsigned char>(p->uuid.bytes[i]));
+    hex += byte;
+  }
+  return hex;
+}
+
 std::vector<std::string> cuda_device_descriptions() {
   std::vector<std::string> out;
   if (!at::hasCUDA()) return out;
@@ -75,6 +87,7 @@ void set_gpu_sync_errors(bool on) {
 
 std::pair<int, int> cuda_compute_capability(const at::Device&) { return {0, 0}; }
 std::vector<std::string> cuda_device_descriptions() { return {}; }
+std::string cuda_device_uuid(const at::Device&) { return ""; }
 std::string cuda_version() { return ""; }
 GpuMemory gpu_memory(const at::Device&) { return {}; }
 void reset_gpu_peak(const at::Device&) {}

@@ -16,6 +16,9 @@ namespace runner::device {
 std::pair<int, int> cuda_compute_capability(const at::Device& device);
 // "NVIDIA H100 80GB HBM3 (sm_90, 79.1 GiB)" for every visible device.
 std::vector<std::string> cuda_device_descriptions();
+// The GPU's UUID as hex ("" for a non-CUDA device): the same physical GPU whatever index
+// CUDA_VISIBLE_DEVICES gives it in each process, so ranks can tell whether they share one.
+std::string cuda_device_uuid(const at::Device& device);
 // CUDA runtime version LibTorch was built with ("13.0"), empty without CUDA.
 std::string cuda_version();
 

@@ -7,6 +7,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <set>
 #include <string>
 #include <thread>
 #include <utility>
@@ -251,6 +253,18 @@ std::string common_backend(const std::vector<std::string>& chosen) {
   for (const auto& b : chosen)
     if (b != chosen.front()) return "mpi";
   return chosen.empty() ? "mpi" : chosen.front();
+}
+
+std::pair<int, int> shared_gpus(const std::vector<std::pair<int, std::string>>& node_and_gpu) {
+  std::map<int, std::pair<int, std::set<std::string>>> nodes;  // node → (processes, GPUs)
+  for (const auto& [node, gpu] : node_and_gpu) {
+    if (gpu.empty()) continue;
+    ++nodes[node].first;
+    nodes[node].second.insert(gpu);
+  }
+  for (const auto& [node, seen] : nodes)
+    if (seen.first > static_cast<int>(seen.second.size())) return {seen.first, static_cast<int>(seen.second.size())};
+  return {0, 0};
 }
 
 int affinity_cpus() {

@@ -5,6 +5,7 @@
 #pragma once
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace runner::dist {
@@ -67,6 +68,10 @@ std::vector<std::string> all_gather_strings(const std::string& mine);
 // falls back to "mpi") would wait in different set-up calls (NCCL's id broadcast, MPI's
 // communicator), so the world takes "mpi" when any rank chose it.
 std::string common_backend(const std::vector<std::string>& chosen);
+// Ranks driving one GPU (NCCL refuses two ranks on one GPU): from every rank's (node, GPU
+// UUID), the first node where processes outnumber their distinct GPUs, as (processes, GPUs);
+// {0, 0} when no GPU is shared. Ranks without a GPU ("" UUID) do not count.
+std::pair<int, int> shared_gpus(const std::vector<std::pair<int, std::string>>& node_and_gpu);
 
 // CPUs this process may run on (its affinity mask).
 int affinity_cpus();

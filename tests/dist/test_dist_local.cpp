@@ -395,5 +395,17 @@ TEST(World, RanksThatChoseDifferentBackendsAllTakeMpi) {
   EXPECT_EQ(common_backend({"mpi", "nccl"}), "mpi");
 }
 
+TEST(World, RanksShareAGpuOnlyWhenTheirUuidsMeetOnANode) {
+  // srun --gpus-per-task: four tasks on a node each see one GPU (cuda:0), four different ones.
+  EXPECT_EQ(shared_gpus({{0, "a"}, {0, "b"}, {0, "c"}, {0, "d"}}), std::make_pair(0, 0));
+  // The same UUID on two nodes is two GPUs (UUIDs are unique; this only says nodes count apart).
+  EXPECT_EQ(shared_gpus({{0, "a"}, {1, "a"}}), std::make_pair(0, 0));
+  // Two ranks on one GPU, and a node of 3 ranks on 2 GPUs.
+  EXPECT_EQ(shared_gpus({{0, "a"}, {0, "a"}}), std::make_pair(2, 1));
+  EXPECT_EQ(shared_gpus({{0, "a"}, {0, "b"}, {1, "c"}, {1, "d"}, {1, "c"}}), std::make_pair(3, 2));
+  // Ranks on the CPU drive no GPU.
+  EXPECT_EQ(shared_gpus({{0, ""}, {0, ""}}), std::make_pair(0, 0));
+}
+
 }  // namespace
 }  // namespace runner::dist
