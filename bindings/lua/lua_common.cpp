@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "runtime/core/did_you_mean.h"
+#include "runtime/core/found_files.h"
 #include "runtime/core/errors.h"
 #include "runtime/device/device.h"
 
@@ -115,6 +116,9 @@ void set_sandbox_roots(std::vector<std::string> roots) {
     if (!ec) r = canon.string();
   }
   sandbox_roots() = std::move(roots);
+  // The files data sources find in the folders and globs a recipe names are checked too.
+  if (sandbox_roots().empty()) set_found_file_check(nullptr);
+  else set_found_file_check([](const std::string& path) { checked_path(path, "a data file"); });
 }
 
 std::string checked_path(const std::string& path, const std::string& what) {

@@ -343,6 +343,22 @@ class BadFiles(unittest.TestCase):
                 code, _, err = run("check", path, cwd=tmp)
                 self.assertEqual(code, 2, err)
                 self.assertIn(f"data.{fn}: \"{outside}/x.parquet\" is outside the folders", err)
+            # A folder (or glob) inside may not lead outside: a symbolic link in it is checked
+            # like a path the recipe names (it was read before).
+            os.makedirs(os.path.join(tmp, "d"))
+            pq.write_table(pa.table({"x": [3]}), os.path.join(tmp, "d", "a.parquet"))
+            os.symlink(os.path.join(outside, "x.parquet"), os.path.join(tmp, "d", "b.parquet"))
+            write(os.path.join(outside, "secret.txt"), "password=hunter2\n")
+            os.symlink(os.path.join(outside, "secret.txt"), os.path.join(tmp, "d", "notes.txt"))
+            for source in ('data.parquet("d")', 'data.parquet("d/*.parquet")',
+                           'data.stream{ source = "d", format = "text", block_size = 4 }', 'data.stream{ source = "d/*.txt", block_size = 4 }'):
+                with self.subTest(source=source):
+                    path = write(os.path.join(tmp, "linked.lua"), f'-- runner: sandbox\nlocal data = require "runner.data"\n'
+                                 f'local ds = {source}\nreturn {{ datasets = {{ train = ds }}, model = nn.Linear(1, 1) }}\n')
+                    code, _, err = run("check", path, cwd=tmp)
+                    self.assertEqual(code, 2, err)
+                    self.assertEqual(len(err.strip().splitlines()), 1, err)
+                    self.assertIn("is outside the folders a sandboxed recipe may use", err)
 
 
 STREAM_RECIPE = """

@@ -8,6 +8,7 @@
 #include <arrow/util/float16.h>
 
 #include "runtime/core/errors.h"
+#include "runtime/core/found_files.h"
 #include "runtime/data/dtype_name.h"
 
 namespace runner::data {
@@ -332,6 +333,7 @@ std::vector<std::string> expand_paths(const std::string& path, const std::string
     if (!fs::is_regular_file(path, ec)) throw DataError("no such file", path);
     files.push_back(path);
   }
+  for (const auto& f : files) check_found_file(f);
   std::sort(files.begin(), files.end());
   return files;
 }

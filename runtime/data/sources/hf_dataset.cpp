@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/core/errors.h"
+#include "runtime/core/found_files.h"
 #include "runtime/data/sources/arrow_table.h"
 
 namespace runner::data {
@@ -42,6 +43,7 @@ DatasetPtr load_split(const std::string& folder, const std::string& name, const 
     if (file.empty() || file.find('/') != std::string::npos || file == "." || file == "..")
       throw DataError("\"_data_files\" names \"" + file + "\", not a file of this folder", state_path);
     files.push_back(folder + "/" + file);
+    check_found_file(files.back());
   }
   const std::string origin = "data.hf_dataset(" + folder + (name.empty() ? "" : ", " + name) + ")";
   return load_arrow_files(files, options, origin);

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/core/errors.h"
+#include "runtime/core/found_files.h"
 #include "runtime/core/splitmix.h"
 
 namespace runner::data {
@@ -81,7 +82,10 @@ std::vector<std::string> expand(const std::string& source, const std::string& fo
     if (!fs::is_regular_file(source, ec)) throw DataError("data.stream: no such shard", source);
     files.push_back(source);
   }
-  for (const auto& f : files) refuse_compressed(f);
+  for (const auto& f : files) {
+    refuse_compressed(f);
+    check_found_file(f);
+  }
   std::sort(files.begin(), files.end());
   return files;
 }
