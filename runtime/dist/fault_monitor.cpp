@@ -1,6 +1,8 @@
 #include "runtime/dist/fault_monitor.h"
 
 #include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -302,6 +304,28 @@ void set_fault_exit_hook(void (*hook)()) {
   monitor().exit_hook = hook;
 }
 
+namespace {
+
+// The first up, non-loopback IPv4 address of this host (network order), 0 if none.
+uint32_t first_ipv4() {
+  ifaddrs* list = nullptr;
+  if (::getifaddrs(&list) != 0) return 0;
+  uint32_t found = 0;
+  for (const ifaddrs* i = list; i && !found; i = i->ifa_next)
+    if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET && (i->ifa_flags & IFF_UP) && !(i->ifa_flags & IFF_LOOPBACK))
+      found = reinterpret_cast<const sockaddr_in*>(i->ifa_addr)->sin_addr.s_addr;
+  ::freeifaddrs(list);
+  return found;
+}
+
+// RUNNER_FAULT_HOST_LOOKUP=fail: host names do not resolve (tests: a cloud VM's unlisted name).
+bool host_lookup_fails() {
+  const char* v = std::getenv("RUNNER_FAULT_HOST_LOOKUP");
+  return v && std::strcmp(v, "fail") == 0;
+}
+
+}  // namespace
+
 void start_fault_monitor() {
   Monitor& m = monitor();
   std::lock_guard<std::mutex> lock(m.mu);
@@ -315,6 +339,7 @@ void start_fault_monitor() {
   struct Address {
     char host[248];
     int32_t port;
+    uint32_t ipv4;  // this host's first non-loopback IPv4 address (network order), 0 if none
   } mine{}, none{};
   m.fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   sockaddr_in any{};
@@ -324,6 +349,7 @@ void start_fault_monitor() {
   if (m.fd >= 0 && ::bind(m.fd, reinterpret_cast<sockaddr*>(&any), sizeof any) == 0 && ::getsockname(m.fd, reinterpret_cast<sockaddr*>(&any), &len) == 0)
     mine.port = ntohs(any.sin_port);
   ::gethostname(mine.host, sizeof mine.host - 1);
+  mine.ipv4 = first_ipv4();
   std::vector<Address> all(static_cast<size_t>(m.size), none);
   MPI_Allgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, MPI_COMM_WORLD);
   m.peers.assign(static_cast<size_t>(m.size), Peer{});
@@ -336,9 +362,17 @@ void start_fault_monitor() {
       addrinfo hints{}, *found = nullptr;
       hints.ai_family = AF_INET;
       hints.ai_socktype = SOCK_DGRAM;
-      if (::getaddrinfo(all[r].host, nullptr, &hints, &found) == 0 && found) {
+      // The name MPI's launcher used, else the address the peer gave (a cloud VM or an IP
+      // hostfile: its name need not resolve here). Neither: its beats would go astray, and it
+      // would be reported silent, so the log says why first.
+      if (!host_lookup_fails() && ::getaddrinfo(all[r].host, nullptr, &hints, &found) == 0 && found) {
         a.sin_addr = reinterpret_cast<sockaddr_in*>(found->ai_addr)->sin_addr;
         ::freeaddrinfo(found);
+      } else if (all[r].ipv4 != 0) {
+        a.sin_addr.s_addr = all[r].ipv4;
+      } else {
+        std::fprintf(stderr, "runner: warning: [rank %d] rank %d's host \"%s\" does not resolve and gave no address: heartbeats to it go astray\n",
+                     m.rank, r, all[r].host);
       }
     }
   }

@@ -171,6 +171,20 @@ class Nodes(unittest.TestCase):
             self.assertRegex(errors[0], r"the ranks would resume from different checkpoints: rank 0 from \S*checkpoint-4, "
                                         r"rank 1 from none \(a fresh start\)")
 
+    def test_heartbeats_reach_a_node_whose_name_does_not_resolve(self):
+        # On cloud VMs and with IP hostfiles a peer's host name need not resolve: its heartbeats
+        # must still go to its address (each rank sends its own), or rank 0 would report a
+        # healthy rank as "stopped answering" after fault_timeout. Here no name resolves.
+        recipe = write(os.path.join(self.tmp, "slow.lua"), MLP.replace("return {", """return {
+  callbacks = { { on_step_end = function() local t = os.clock() while os.clock() - t < 0.15 do end end } },""", 1))
+        os.environ["RUNNER_FAULT_HOST_LOOKUP"] = "fail"
+        try:
+            text = self.launch(self.nodes, 1, recipe, os.path.join(self.tmp, "unresolved"), "--max_steps", "40", "--fault_timeout", "2")
+        finally:
+            del os.environ["RUNNER_FAULT_HOST_LOOKUP"]
+        self.assertNotIn("stopped answering", text)
+        self.assertNotIn("go astray", text)
+
     def first_times(self, first):
         text = self.launch(self.nodes, 2, "who", os.path.join(self.tmp, f"first_{first}"), "--max_steps", "1", "--first", first)
         times = {int(m.group(1)): (int(m.group(2)), int(m.group(3))) for m in PAT_FIRST.finditer(text)}
