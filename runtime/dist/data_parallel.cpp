@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 
 #include "runtime/core/errors.h"
 #include "runtime/dist/communicator.h"
@@ -365,19 +364,6 @@ at::Tensor DataParallel::all_gather_rows(const at::Tensor& values) const {
   at::Tensor out = at::empty({world() * in.numel()}, in.options());
   comm_->all_gather(in, out);
   return out.view({world(), in.numel()});
-}
-
-std::vector<std::string> DataParallel::gather_strings(const std::string& mine) const {
-  if (world() == 1) return {mine};
-  const std::vector<double> sizes = gather(static_cast<double>(mine.size()));
-  int64_t longest = 1;
-  for (double n : sizes) longest = std::max(longest, static_cast<int64_t>(n));
-  at::Tensor row = at::zeros({longest}, at::kByte);
-  std::memcpy(row.data_ptr<uint8_t>(), mine.data(), mine.size());
-  const at::Tensor all = all_gather_rows(row);
-  std::vector<std::string> out;
-  for (int r = 0; r < world(); ++r) out.emplace_back(reinterpret_cast<const char*>(all[r].data_ptr<uint8_t>()), static_cast<size_t>(sizes[r]));
-  return out;
 }
 
 void DataParallel::barrier() const {

@@ -156,8 +156,6 @@ class DataParallel {
   std::vector<double> gather(double value) const;
   // Every rank's copy of an equally sized 1-D tensor (any dtype), one row per rank (world × n).
   at::Tensor all_gather_rows(const at::Tensor& values) const;
-  // Every rank's string, in rank order.
-  std::vector<std::string> gather_strings(const std::string& mine) const;
   void barrier() const;
   double comm_seconds() const;
   // ZeRO-3: unit all-gathers so far, and how many of them a prefetch had already started.

@@ -9,6 +9,7 @@
 
 #include "runtime/core/errors.h"
 #include "runtime/core/regex.h"
+#include "runtime/dist/world.h"
 #include "runtime/core/json_fields.h"
 #include "runtime/io/atomic_file.h"
 #include "runtime/io/safetensors.h"
@@ -304,7 +305,7 @@ std::string Checkpointer::resume_path() const {
   } catch (const Error&) {
     failed = std::current_exception();
   }
-  const std::vector<std::string> all = ctx_.dp.gather_strings(failed ? std::string("!") : "+" + mine);
+  const std::vector<std::string> all = dist::all_gather_strings(failed ? std::string("!") : "+" + mine);
   const int rank = ctx_.dp.rank();
   for (size_t r = 0; r < all.size(); ++r)
     if (all[r] == "!") {

@@ -51,7 +51,7 @@ bool is_data_file(const std::filesystem::path& p) {
   return true;
 }
 
-// A source's files: a folder's data files (sorted; of one format, `format` when given), a
+// A source's files, sorted: a folder's data files (of one format, `format` when given), a
 // glob's matches, or the file itself.
 std::vector<std::string> expand(const std::string& source, const std::string& format) {
   namespace fs = std::filesystem;
@@ -78,6 +78,7 @@ std::vector<std::string> expand(const std::string& source, const std::string& fo
       for (size_t i = 0; i < g.gl_pathc; ++i) files.emplace_back(g.gl_pathv[i]);
     globfree(&g);
     if (files.empty()) throw DataError("data.stream: no file matches", source);
+    std::sort(files.begin(), files.end());
   } else {
     if (!fs::is_regular_file(source, ec)) throw DataError("data.stream: no such shard", source);
     files.push_back(source);
@@ -86,7 +87,6 @@ std::vector<std::string> expand(const std::string& source, const std::string& fo
     refuse_compressed(f);
     check_found_file(f);
   }
-  std::sort(files.begin(), files.end());
   return files;
 }
 
