@@ -15,6 +15,8 @@ models::GenerationConfig generation_options(lua_State* L, int idx, const models:
   Options o(L, idx, "generate");
   *mask = o.tensor("attention_mask");
   g.max_new_tokens = o.integer("max_new_tokens", g.max_new_tokens);
+  if (o.has("max_length")) g.max_length = o.integer("max_length", 0);  // with the prompt; max_new_tokens wins
+  g.repetition_penalty = o.number("repetition_penalty", g.repetition_penalty);
   g.do_sample = o.boolean("do_sample", g.do_sample);
   g.temperature = o.number("temperature", g.temperature);
   g.top_k = o.integer("top_k", g.top_k);

@@ -69,7 +69,8 @@ std::optional<std::string> last_checkpoint(const std::string& output_dir) {
 }
 
 std::vector<std::string> checkpoints_to_delete(const std::vector<std::pair<int64_t, std::string>>& sorted,
-                                               const std::optional<std::string>& best, int64_t limit) {
+                                               const std::optional<std::string>& best, int64_t limit,
+                                               const std::optional<std::string>& written) {
   if (limit <= 0) return {};
   std::vector<std::string> order;
   for (const auto& [step, path] : sorted) order.push_back(path);
@@ -77,6 +78,10 @@ std::vector<std::string> checkpoints_to_delete(const std::vector<std::pair<int64
     std::error_code ec;
     return a == b || fs::equivalent(a, b, ec);
   };
+  if (written) {
+    auto it = std::find_if(order.begin(), order.end(), [&](const std::string& p) { return same(p, *written); });
+    if (it != order.end()) std::rotate(it, it + 1, order.end());
+  }
   int64_t keep = limit;
   if (best) {
     auto it = std::find_if(order.begin(), order.end(), [&](const std::string& p) { return same(p, *best); });

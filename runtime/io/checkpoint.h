@@ -44,7 +44,11 @@ std::optional<std::string> last_checkpoint(const std::string& output_dir);
 // HF checkpoint rotation: sort by step, move the best checkpoint to second-to-last (the
 // newest stays last), keep `limit` (2 when limit is 1 and the best is not the newest, so
 // training can still resume), and return the folders to delete, oldest first.
+// `written`, the checkpoint just saved, counts as the newest whatever its step: a folder
+// that holds an earlier run's higher-numbered checkpoints loses those, never the new one
+// (HF's sort by step would delete the checkpoint it just wrote).
 std::vector<std::string> checkpoints_to_delete(const std::vector<std::pair<int64_t, std::string>>& sorted,
-                                               const std::optional<std::string>& best, int64_t limit);
+                                               const std::optional<std::string>& best, int64_t limit,
+                                               const std::optional<std::string>& written = std::nullopt);
 
 }  // namespace runner::io

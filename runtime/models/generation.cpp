@@ -81,6 +81,22 @@ at::Tensor greedy_or_sample(Module& model, const at::Tensor& ids, const at::Tens
   return sequences;
 }
 
+// HF's _prepare_generated_length and _validate_generated_length, for max_new_tokens unset.
+int64_t new_tokens_from_max_length(const GenerationConfig& c, int64_t prompt) {
+  if (c.max_length) {
+    if (*c.max_length <= prompt)
+      throw RecipeError("generate: the prompt has " + std::to_string(prompt) + " tokens but max_length is " + std::to_string(*c.max_length) +
+                        " (the length with the prompt); increase max_length or, better, set max_new_tokens");
+    return *c.max_length - prompt;
+  }
+  int64_t length = prompt + 20;  // by default 20 new tokens, within the model's positions
+  if (c.max_position_embeddings) length = std::min(length, *c.max_position_embeddings);
+  if (length <= prompt)
+    throw RecipeError("generate: the prompt has " + std::to_string(prompt) + " tokens, as many as the model's max_position_embeddings (" +
+                      std::to_string(*c.max_position_embeddings) + "): no room for a new token");
+  return length - prompt;
+}
+
 }  // namespace
 
 at::Tensor generate(Module& model, const at::Tensor& input_ids, const at::Tensor& attention_mask, const GenerationConfig& config) {
@@ -93,7 +109,7 @@ at::Tensor generate(Module& model, const at::Tensor& input_ids, const at::Tensor
   c10::NoGradGuard no_grad;
   EvalMode eval(model);
   GenerationConfig c = config;
-  if (c.max_new_tokens < 0) c.max_new_tokens = c.max_length ? std::max<int64_t>(1, *c.max_length - input_ids.size(1)) : 20;
+  if (c.max_new_tokens < 0) c.max_new_tokens = new_tokens_from_max_length(c, input_ids.size(1));
   // Prompts made on the host go where the weights are (the sequences come back from there).
   const at::Device device = model.device().value_or(input_ids.device());
   const at::Tensor ids = input_ids.to(device, at::kLong);

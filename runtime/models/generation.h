@@ -29,8 +29,11 @@ struct GenerationConfig {
   int64_t pad_token_id = -1;          // -1: the first eos id, else 0
   double repetition_penalty = 1.0;    // HF's RepetitionPenaltyLogitsProcessor; 1: off
   // The length with the prompt (HF's max_length), used when max_new_tokens is unset: then
-  // max_length - prompt length new tokens, at least one (HF).
+  // max_length - prompt length new tokens; a prompt that long already is an error (HF).
   std::optional<int64_t> max_length;
+  // The model's max_position_embeddings (GPT-2's n_positions): HF's default length (the
+  // prompt + 20) stops there.
+  std::optional<int64_t> max_position_embeddings;
 };
 
 // The defaults a model brings, as transformers' GenerationConfig.from_model_config and

@@ -61,7 +61,7 @@ void apply_generation_config(const json& c, const std::string& where, Generation
       else if (key == "pad_token_id") g.pad_token_id = v.is_null() ? -1 : config_token_ids(c, "pad_token_id").at(0);
       else if (key == "do_sample") g.do_sample = v.get<bool>();
       else if (key == "temperature") g.temperature = v.is_null() ? 1.0 : v.get<double>();
-      else if (key == "top_k") g.top_k = v.is_null() ? 0 : v.get<int64_t>();
+      else if (key == "top_k") g.top_k = v.is_null() ? 50 : v.get<int64_t>();  // transformers 5: null is the default, 50
       else if (key == "top_p") g.top_p = v.is_null() ? 1.0 : v.get<double>();
       else if (key == "num_beams") g.num_beams = v.get<int64_t>();
       else if (key == "length_penalty") g.length_penalty = v.get<double>();
@@ -92,6 +92,11 @@ GenerationConfig generation_defaults(const Module& model) {
     const json config = json::parse(text);
     g.eos_token_id = config_token_ids(config, "eos_token_id");
     if (const auto pad = config_token_ids(config, "pad_token_id"); !pad.empty()) g.pad_token_id = pad[0];
+    for (const char* key : {"max_position_embeddings", "n_positions"})  // GPT-2's name for it
+      if (auto it = config.find(key); it != config.end() && it->is_number_integer()) {
+        g.max_position_embeddings = it->get<int64_t>();
+        break;
+      }
   }
   // The folder the model came from, else (LoRA adapters) its base model's.
   std::vector<std::string> folders{model.name_or_path()};

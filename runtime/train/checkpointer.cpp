@@ -104,9 +104,10 @@ void remove_stale_shard_dirs(const std::string& output_dir) {
 
 // save_total_limit, with the best checkpoint as it was when the save started (a background
 // save commits later, while training has moved on).
-void rotate_checkpoints(const std::string& output_dir, const std::optional<std::string>& best, const std::optional<int64_t>& limit) {
+void rotate_checkpoints(const std::string& output_dir, const std::optional<std::string>& best, const std::optional<int64_t>& limit,
+                        const std::string& written) {
   if (!limit || *limit <= 0) return;
-  for (const auto& dir : io::checkpoints_to_delete(io::list_checkpoints(output_dir), best, *limit)) {
+  for (const auto& dir : io::checkpoints_to_delete(io::list_checkpoints(output_dir), best, *limit, written)) {
     log::info("Deleting older checkpoint [" + dir + "] due to save_total_limit");
     remove_checkpoint(dir);
   }
@@ -202,7 +203,7 @@ void Checkpointer::save() {
   const bool moved = !c.move_files.empty();
   job.after_commit = [out = ctx_.args.output_dir, best = ctx_.loop.state.best_model_checkpoint, limit = ctx_.args.save_total_limit, moved, async, dir] {
     if (moved) remove_stale_shard_dirs(out);
-    rotate_checkpoints(out, best, limit);
+    rotate_checkpoints(out, best, limit, dir);
     if (async) log::info("Checkpoint " + dir + " written in the background and committed");
   };
   if (async) {
@@ -229,6 +230,8 @@ void Checkpointer::check_background_save() { background_.check(); }
 // HF: at the end of training with save_total_limit 1, only the best checkpoint remains.
 void Checkpointer::delete_all_but_best() {
   if (!ctx_.loop.state.best_model_checkpoint || !ctx_.args.save_total_limit || *ctx_.args.save_total_limit != 1) return;
+  // A best folder that is gone would make every checkpoint "not the best".
+  if (!io::is_directory(*ctx_.loop.state.best_model_checkpoint)) return;
   for (const auto& [step, dir] : io::list_checkpoints(ctx_.args.output_dir)) {
     std::error_code ec;
     if (fs::equivalent(dir, *ctx_.loop.state.best_model_checkpoint, ec)) continue;
@@ -374,6 +377,10 @@ void Checkpointer::load(const std::string& dir) {
       log::warn(std::string("The following arguments do not match the ones in the trainer_state.json within the checkpoint directory: ") +
                 name + ": " + std::to_string(mine) + " (from args) != " + std::to_string(theirs) + " (from trainer_state.json)");
   ctx_.loop.state = saved;
+  if (saved.best_model_checkpoint && !io::is_directory(*saved.best_model_checkpoint)) {  // HF: a moved or pruned run folder
+    log::warn("The best checkpoint " + *saved.best_model_checkpoint + " recorded in the resumed state does not exist anymore. Ignoring it for this run.");
+    ctx_.loop.state.best_model_checkpoint.reset();
+  }
   ctx_.loop.state.is_world_process_zero = plan.is_world_process_zero;  // the saving rank's, not this one's
   ctx_.loop.state.is_local_process_zero = plan.is_local_process_zero;
   ctx_.loop.state.max_steps = plan.max_steps;

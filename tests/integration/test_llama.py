@@ -208,6 +208,51 @@ return {
             self.assertIn('generation_config.json: "no_repeat_ngram_size": 3 is not implemented by runner\'s generation', err)
             self.assertEqual(len(err.strip().splitlines()), 1, err)
 
+    def test_generate_lengths_and_options_follow_transformers(self):
+        """model:generate's max_length (with the prompt) and repetition_penalty options, the
+        default length (the prompt + 20, within max_position_embeddings), generation_config.json's
+        "top_k": null (transformers 5: the default 50) and a prompt as long as max_length (an
+        error in transformers: one line here) give what transformers' generate() gives."""
+        config = transformers.LlamaConfig(vocab_size=128, hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+                                          num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=8,
+                                          eos_token_id=None, bos_token_id=None, pad_token_id=0)
+        prompt = [[5, 70, 80, 90, 100]]
+        cases = [({"max_length": 9}, 0), ({"max_new_tokens": 10, "repetition_penalty": 1.3}, 0), ({}, 0),
+                 ({"max_new_tokens": 6, "do_sample": True}, 3), ({"max_length": 5}, 0)]
+
+        def lua(v):
+            return ("true" if v else "false") if isinstance(v, bool) else repr(v)
+
+        with TempDir() as d:
+            torch.manual_seed(0)
+            model = transformers.LlamaForCausalLM(config).eval()
+            model.save_pretrained(os.path.join(d, "m"))
+            with open(os.path.join(d, "m", "generation_config.json"), "w") as f:
+                json.dump({"top_k": None, "pad_token_id": 0}, f)
+            model = AutoModelForCausalLM.from_pretrained(os.path.join(d, "m")).eval()
+            lines = ['local models = require "runner.models"', 'local m = models.from_pretrained("m")']
+            for i, (options, seed) in enumerate(cases):
+                table = "{ " + ", ".join(f"{k} = {lua(v)}" for k, v in options.items()) + " }"
+                lines.append(f"torch.manual_seed({seed})")
+                lines.append(f"local ok{i}, r{i} = pcall(function() return m:generate(torch.tensor{{ {{ 5, 70, 80, 90, 100 }} }}, {table}) end)")
+                lines.append(f'print("CASE {i} " .. (ok{i} and "[" .. table.concat(r{i}:select(0, 0):tolist(), ",") .. "]" or tostring(r{i})))')
+            lines.append('return { datasets = { train = (require "runner.data").tensors{ x = torch.zeros(2, 1) } }, model = nn.Linear(1, 1) }')
+            write(os.path.join(d, "gen.lua"), "\n".join(lines) + "\n")
+            code, _, err = run("check", "gen.lua", cwd=d)
+            self.assertEqual(code, 0, err[-2000:])
+            got = {int(m.group(1)): m.group(2) for m in re.finditer(r"CASE (\d+) (.*)", err)}
+            for i, (options, seed) in enumerate(cases):
+                torch.manual_seed(seed)
+                try:
+                    with torch.no_grad():
+                        expected = json.dumps(model.generate(torch.tensor(prompt), **options)[0].tolist()).replace(" ", "")
+                except ValueError as e:
+                    self.assertIn("max_length` is set to 5", str(e))
+                    self.assertIn("generate: the prompt has 5 tokens but max_length is 5", got[i])
+                    continue
+                self.assertEqual(got[i], expected, options)
+            self.assertEqual(len(json.loads(got[2])), 8)  # 3 new tokens: max_position_embeddings stops the default 20
+
     def test_from_pretrained_follows_the_checkpoint_dtype(self):
         """transformers v5 loads with dtype="auto": config.json's dtype, else the weights'.
         models.from_pretrained does the same ({dtype = ...} overrides), trains a bf16 model as

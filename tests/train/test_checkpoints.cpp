@@ -17,9 +17,10 @@ std::vector<std::pair<int64_t, std::string>> fake(const std::string& dir) {
   for (int step = 5; step <= 25; step += 5) out.emplace_back(step, dir + "/checkpoint-" + std::to_string(step));
   return out;
 }
-std::vector<std::string> kept(const std::string& dir, const std::optional<std::string>& best, int64_t limit) {
+std::vector<std::string> kept(const std::string& dir, const std::optional<std::string>& best, int64_t limit,
+                              const std::optional<std::string>& written = std::nullopt) {
   const auto all = fake(dir);
-  const auto gone = io::checkpoints_to_delete(all, best, limit);
+  const auto gone = io::checkpoints_to_delete(all, best, limit, written);
   std::vector<std::string> out;
   for (const auto& [step, path] : all)
     if (std::find(gone.begin(), gone.end(), path) == gone.end()) out.push_back(std::to_string(step));
@@ -55,6 +56,15 @@ TEST(Rotation, HuggingFaceCases) {
   EXPECT_EQ(kept(d, std::nullopt, 0), (std::vector<std::string>{"5", "10", "15", "20", "25"}));  // no limit
 }
 
+// A folder with an earlier run's higher-numbered checkpoints: the one just written is the
+// newest, whatever its step (sorting by step alone deleted it at once).
+TEST(Rotation, TheCheckpointJustWrittenIsNeverDeleted) {
+  const std::string d = "/out";
+  EXPECT_EQ(kept(d, std::nullopt, 1, d + "/checkpoint-10"), (std::vector<std::string>{"10"}));
+  EXPECT_EQ(kept(d, d + "/checkpoint-5", 2, d + "/checkpoint-10"), (std::vector<std::string>{"5", "10"}));
+  EXPECT_EQ(kept(d, std::nullopt, 2, d + "/checkpoint-25"), (std::vector<std::string>{"20", "25"}));
+}
+
 TEST(Rotation, DuringTrainingWithoutBest) {
   auto a = regression_args("rotate2");
   a.save_strategy = "steps";
@@ -79,6 +89,35 @@ TEST(Rotation, LimitOneKeepsBestAndLatestThenOnlyBest) {
   EXPECT_EQ(run.trainer->state().best_model_checkpoint, a.output_dir + "/checkpoint-12");
   // at the end of training only the best checkpoint remains (HF)
   EXPECT_EQ(checkpoint_steps(a.output_dir), (std::vector<int64_t>{12}));
+}
+
+// A run resumed in another folder (moved machines) whose recorded best checkpoint is gone:
+// HF forgets the best with a warning; runner deleted every checkpoint, the newest included,
+// since none was "the best".
+TEST(Rotation, ResumeWhoseBestCheckpointIsGoneKeepsTheNewest) {
+  auto a = regression_args("rotate_moved");
+  a.max_steps = 8;
+  a.save_strategy = a.eval_strategy = "steps";
+  a.save_steps = 2;
+  a.eval_steps = 2;
+  a.save_total_limit = 3;
+  a.metric_for_best_model = "score";
+  auto hooks = std::make_shared<ScriptedMetric>(std::vector<double>{0.9, 0.1, 0.2, 0.3});  // best at step 2
+  train_regression(a, 64, 16, 0.0, hooks);
+  auto b = regression_args("rotate_moved_2");
+  fs::create_directories(b.output_dir);
+  fs::copy(a.output_dir + "/checkpoint-6", b.output_dir + "/checkpoint-6", fs::copy_options::recursive);
+  fs::remove_all(a.output_dir);
+  b.max_steps = 8;
+  b.save_strategy = b.eval_strategy = "steps";
+  b.save_steps = 2;
+  b.eval_steps = 2;
+  b.save_total_limit = 1;
+  b.metric_for_best_model = "score";
+  b.resume_from_checkpoint = b.output_dir + "/checkpoint-6";
+  auto run = train_regression(b, 64, 16, 0.0, std::make_shared<ScriptedMetric>(std::vector<double>{0.1}));
+  EXPECT_EQ(checkpoint_steps(b.output_dir), (std::vector<int64_t>{8}));
+  EXPECT_FALSE(run.trainer->state().best_model_checkpoint.has_value());
 }
 
 TEST(BestModel, CheckpointOnlyWhenEvalAndSaveCoincide) {
