@@ -1,6 +1,9 @@
 #include "bindings/lua/lua_callbacks.h"
 
+#include <algorithm>
+
 #include "bindings/lua/lua_module.h"
+#include "runtime/core/did_you_mean.h"
 #include "runtime/core/errors.h"
 #include "runtime/train/builtin_callbacks.h"
 
@@ -95,6 +98,24 @@ bool LuaCallback::observes_optimizer_step() const {
   return false;
 }
 
+namespace {
+
+// The flags the table at idx names (a misspelt one is an error, not a flag nobody reads).
+void read_control_flags(lua_State* L, int idx, const std::string& where, TrainerControl& control) {
+  const std::vector<std::string> names(std::begin(kFlags), std::end(kFlags));
+  lua_pushnil(L);
+  while (lua_next(L, idx) != 0) {
+    const std::string key = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : std::string("?");
+    const auto it = std::find(names.begin(), names.end(), key);
+    if (it == names.end()) throw HookError(where + ": unknown control flag '" + key + "'" + did_you_mean(key, names));
+    if (!lua_isboolean(L, -1)) throw HookError(where + ": control." + key + " must be true or false, got a " + luaL_typename(L, -1));
+    *flag(control, static_cast<int>(it - names.begin())) = lua_toboolean(L, -1) != 0;
+    lua_pop(L, 1);
+  }
+}
+
+}  // namespace
+
 void LuaCallback::on_event(Event event, const TrainingArguments& args, const TrainerState& state, TrainerControl& control,
                            const nlohmann::json& payload) {
   lua_State* L = L_;
@@ -124,13 +145,15 @@ void LuaCallback::on_event(Event event, const TrainingArguments& args, const Tra
   } catch (const LuaError& e) {
     rethrow(e);
   }
-  // A callback may mutate control in place or return a control table (HF allows both).
-  const int source = lua_istable(L, -1) ? lua_gettop(L) : lua_gettop(L) - 1;
-  for (int i = 0; i < 5; ++i) {
-    lua_getfield(L, source, kFlags[i]);
-    *flag(control, i) = lua_toboolean(L, -1) != 0;
-    lua_pop(L, 1);
-  }
+  // A callback may mutate control in place or return a control table (HF allows both). A
+  // returned table changes only the flags it names: `return { should_save = true }` must not
+  // clear a should_training_stop set before it.
+  const std::string where = name_ + "." + event_name(event);
+  const int result = lua_gettop(L);
+  if (!lua_isnil(L, result) && !lua_istable(L, result))
+    throw HookError(where + " must return nil or a control table, got a " + luaL_typename(L, result));
+  read_control_flags(L, result - 1, where, control);
+  if (lua_istable(L, result)) read_control_flags(L, result, where, control);
 }
 
 nlohmann::json LuaCallback::state() const {

@@ -381,6 +381,29 @@ return {
   train(*t2);
   EXPECT_EQ(t2->state().global_step, 3);
   EXPECT_EQ(probe("P.steps"), 3);
+  // A returned table changes only the flags it names: the stop the loop set at max_steps stays
+  // (clearing the others trained on to the epoch's end, past max_steps).
+  auto partial = load("partial", with(base, "BODY", "if state.global_step >= 9 then return { should_save = true } end"));
+  auto t3 = make_trainer(partial);
+  train(*t3);
+  EXPECT_EQ(t3->state().global_step, 10);  // 4 steps an epoch: the third epoch would run to 12
+  EXPECT_TRUE(std::filesystem::is_directory(partial.args.output_dir + "/checkpoint-9"));
+  // A misspelt flag or another return value is an error, not a flag nobody reads.
+  const std::pair<const char*, const char*> bad[] = {
+      {"control.should_training_stopp = true", "Stopper.on_step_end: unknown control flag 'should_training_stopp'; did you mean 'should_training_stop'"},
+      {"return { should_save = 1 }", "Stopper.on_step_end: control.should_save must be true or false, got a number"},
+      {"return 5", "Stopper.on_step_end must return nil or a control table, got a number"}};
+  int i = 0;
+  for (const auto& [body, message] : bad) {
+    auto recipe = load("bad_control" + std::to_string(++i), with(base, "BODY", body));
+    auto trainer = make_trainer(recipe);
+    try {
+      trainer->train();
+      ADD_FAILURE() << body << " was accepted";
+    } catch (const runner::Error& e) {
+      EXPECT_THAT(e.what(), HasSubstr(message));
+    }
+  }
 }
 
 TEST_F(LuaHooksTrain, StatefulCallbackIsCheckpointedAndRestoredOnlyWhenAsked) {
