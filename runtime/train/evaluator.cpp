@@ -124,11 +124,13 @@ PredictionOutput Evaluator::evaluation_loop(const data::DatasetPtr& ds, const st
         if (auto p = ctx_.hooks.preprocess_logits_for_metrics(r.logits, r.labels)) r.logits = p->detach();
       }
       at::Tensor inputs = want_inputs && batch.count(input_field) ? batch.at(input_field) : at::Tensor();
-      if (ctx_.args.batch_eval_metrics) {
-        // Constant memory: metrics are computed per batch, nothing is accumulated.
+      // batch_eval_metrics: constant memory, metrics computed per batch and nothing kept,
+      // except by predict(), whose predictions are its output (HF: description "Prediction").
+      if (ctx_.args.batch_eval_metrics && ctx_.hooks.has_compute_metrics() && r.logits.defined() && r.labels.defined()) {
         EvalPrediction p{r.logits, r.labels, inputs, want_losses ? batch_losses : at::Tensor()};
         batch_metrics = ctx_.hooks.compute_metrics(p, /*compute_result=*/b == n_batches - 1);
-      } else {
+      }
+      if (!ctx_.args.batch_eval_metrics || prefix == "test") {
         pending.predictions = concat_padded(pending.predictions, r.logits);
         pending.label_ids = concat_padded(pending.label_ids, r.labels);
         if (want_inputs) pending.inputs = concat_padded(pending.inputs, inputs);
@@ -162,7 +164,14 @@ PredictionOutput Evaluator::evaluation_loop(const data::DatasetPtr& ds, const st
   } else if (ctx_.hooks.has_compute_metrics() && all.predictions.defined() && all.label_ids.defined()) {
     metrics = ctx_.hooks.compute_metrics(all, /*compute_result=*/true);
   }
-  if (losses.defined()) metrics[prefix + "_loss"] = losses.mean().item<double>();
+  if (losses.defined()) {
+    at::Tensor kept = losses;
+    if (ctx_.args.logging_nan_inf_filter) {  // HF: a NaN/inf batch loss is left out while some are finite
+      const at::Tensor finite = at::isfinite(losses);
+      if (finite.any().item<bool>()) kept = losses.masked_select(finite);
+    }
+    metrics[prefix + "_loss"] = kept.mean().item<double>();
+  }
   json prefixed = json::object();
   for (auto it = metrics.begin(); it != metrics.end(); ++it) {
     const std::string& k = it.key();
@@ -195,7 +204,8 @@ json Evaluator::evaluate() {
       metrics[prefix + "_steps_per_second"] = round_to(steps / runtime, 1e3);
     }
     ctx_.log(metrics);
-    metrics["epoch"] = ctx_.loop.state.epoch;  // HF: log() adds epoch to the dict it was given
+    metrics["epoch"] = ctx_.loop.state.epoch;  // HF: log() adds epoch (and the tokens seen) to the dict it was given
+    if (ctx_.args.include_num_input_tokens_seen != "no") metrics["num_input_tokens_seen"] = ctx_.loop.state.num_input_tokens_seen;
     if (tracking) ctx_.memory.stop("eval", metrics);
     ctx_.callbacks.fire(Event::kEvaluate, ctx_.loop.state, ctx_.loop.control, metrics);
     for (auto it = metrics.begin(); it != metrics.end(); ++it) merged[it.key()] = it.value();

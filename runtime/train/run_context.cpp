@@ -83,7 +83,8 @@ void RunContext::log(json logs, bool with_speed) {
     if (with_speed) {
       const double runtime = std::chrono::duration<double>(Clock::now() - loop.train_start).count();
       logs["train_runtime"] = round_to(runtime, 4);
-      if (runtime > 0) logs["train_tokens_per_second"] = round_to(static_cast<double>(state.num_input_tokens_seen) / runtime, 3);
+      const double tokens = static_cast<double>(state.num_input_tokens_seen - loop.initial_tokens_seen);
+      if (runtime > 0) logs["train_tokens_per_second"] = round_to(tokens / runtime, 3);
     }
   }
   json entry = logs;

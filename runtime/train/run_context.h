@@ -83,6 +83,10 @@ struct LoopState {
   bool preempted = false;      // a stop signal (stop_request.h) ended training with a checkpoint
   bool in_training = false;
   Clock::time_point train_start;
+  // Where this train() call started (after a resume): its speed metrics count this call's
+  // steps, samples and tokens over its runtime (HF's _initial_global_step).
+  int64_t initial_global_step = 0;
+  int64_t initial_tokens_seen = 0;
 };
 
 // The optimizer side of a run: the trainable parameters' flat buffers, the optimizer over

@@ -260,6 +260,8 @@ Trainer::Plan Trainer::plan_run() {
       throw CheckpointError(std::string("malformed checkpoint metadata: ") + e.what(), resume);
     }
   }
+  loop_.initial_global_step = state.global_step;
+  loop_.initial_tokens_seen = state.num_input_tokens_seen;
   const int64_t first_epoch = state.global_step / plan.update_steps_per_epoch;
   const int64_t skip = args_.ignore_data_skip ? 0 : (state.global_step % plan.update_steps_per_epoch) * args_.gradient_accumulation_steps;
   if (stream && !resume.empty() && !args_.ignore_data_skip && first_epoch == 0) {
@@ -337,13 +339,15 @@ TrainOutput Trainer::finish_training(const Plan& run, bool tracking_memory) {
   const double runtime = seconds_since(loop_.train_start);
   json metrics;
   metrics["train_runtime"] = round_to(runtime, 4);
-  if (runtime > 0) {
-    metrics["train_samples_per_second"] = round_to(run.plan.num_train_samples / runtime, 3);
-    metrics["train_steps_per_second"] = round_to(static_cast<double>(state.max_steps) / runtime, 3);
+  if (runtime > 0) {  // this call's share of the planned samples: early stopping and resumes ran fewer steps
+    const double steps = static_cast<double>(state.global_step - loop_.initial_global_step);
+    metrics["train_samples_per_second"] = round_to(run.plan.num_train_samples * steps / std::max<double>(state.max_steps, 1) / runtime, 3);
+    metrics["train_steps_per_second"] = round_to(steps / runtime, 3);
   }
   metrics["total_flos"] = state.total_flos;
   metrics["train_loss"] = out.training_loss;
-  metrics["epoch"] = state.epoch;  // HF's train metrics carry it (Trainer.log adds it)
+  metrics["epoch"] = state.epoch;  // HF's train metrics carry it (Trainer.log adds it), and the tokens seen
+  if (args_.include_num_input_tokens_seen != "no") metrics["num_input_tokens_seen"] = state.num_input_tokens_seen;
   // Time spent waiting for batches (building them, or for the prefetch workers).
   metrics["train_data_wait_seconds"] = round_to(data_wait_seconds_, 4);
   if (loop_.stream) {  // this rank's reads from a data.stream's shards; skipped: read only to reach a resumed position

@@ -61,6 +61,7 @@ class MLP(torch.nn.Module):
     It takes num_items_in_batch (HF's loss-kwargs path), as runner's loss contract does, so a
     partial last micro-batch weighs by its items on both sides."""
     accepts_loss_kwargs = True
+    main_input_name = "x"  # what HF counts for num_input_tokens_seen; runner counts the model's input field
     config = types.SimpleNamespace()  # HF's label smoothing reads model.config.problem_type (Trainer.__init__)
 
     def __init__(self):
@@ -110,7 +111,7 @@ local model = models.mlp{ sizes = {4, 8, 3} }
 models.load_weights(model, opt.init)
 return {
   args = %(args)s,
-  datasets = { train = rows(%(n_train)d, 0, %(bad_row)d), eval = rows(%(n_eval)d, 100, -1) },
+  datasets = { train = rows(%(n_train)d, 0, %(bad_row)d), eval = rows(%(n_eval)d, 100, %(eval_bad_row)d) },
   model = model,
   callbacks = { %(callbacks)s },
   %(metrics)s
@@ -137,7 +138,8 @@ def run_hf(out, case, init, resume=None):
                              **dict(SHARED, **case["args"]))
     cbs = [EarlyStoppingCallback(**case["early_stopping"])] if "early_stopping" in case else []
     train = Rows(case.get("n_train", N_TRAIN), 0, case.get("bad_row", -1))
-    trainer = Trainer(model=model, args=args, train_dataset=train, eval_dataset=Rows(N_EVAL, 100), callbacks=cbs,
+    evals = Rows(N_EVAL, 100, case.get("eval_bad_row", -1))
+    trainer = Trainer(model=model, args=args, train_dataset=train, eval_dataset=evals, callbacks=cbs,
                       compute_metrics=hf_accuracy if case.get("metrics") else None)
     trainer.remove_callback(PrinterCallback)
     # What HF's example scripts (run_clm.py & co) do, and what runner writes at the end.
@@ -153,6 +155,7 @@ def run_runner(tmp, out, case, init, resume=None):
     recipe = write(os.path.join(tmp, "recipe.lua"), RECIPE % {
         "args": "{ " + ", ".join(f"{k} = {lua_value(v)}" for k, v in dict(SHARED, **case["args"]).items()) + " }",
         "n_train": case.get("n_train", N_TRAIN), "n_eval": N_EVAL, "bad_row": case.get("bad_row", -1),
+        "eval_bad_row": case.get("eval_bad_row", -1),
         "callbacks": (f"callbacks.early_stopping{{ patience = {es['early_stopping_patience']}, "
                       f"threshold = {es.get('early_stopping_threshold', 0.0)} }}") if es else "",
         "metrics": LUA_ACCURACY if case.get("metrics") else ""})
@@ -276,7 +279,22 @@ def compare_outputs(hf_dir, rn_dir, ctx):
     for results in ("train_results.json", "eval_results.json"):
         with open(os.path.join(hf_dir, results)) as f, open(os.path.join(rn_dir, results)) as g:
             compare_entry(results, json.load(f), json.load(g), ctx, divs)
+    compare_speed_counts(hf_dir, rn_dir, divs)
     return divs
+
+
+def compare_speed_counts(hf_dir, rn_dir, divs):
+    """The rates are wall-clock values, but rate x runtime is the work they count: the steps
+    and samples this train() call ran (an early-stopped run counts the steps it ran, not the
+    planned max_steps). 5%: the runtime is rounded to 0.1 ms."""
+    counts = []
+    for d in (hf_dir, rn_dir):
+        with open(os.path.join(d, "train_results.json")) as f:
+            r = json.load(f)
+        counts.append({k: r[f"train_{k}_per_second"] * r["train_runtime"] for k in ("samples", "steps")})
+    for k in ("samples", "steps"):
+        if abs(counts[0][k] - counts[1][k]) > 0.05 * max(counts[0][k], 1):
+            divs.append(("speed_counts", f"train_{k}_per_second x train_runtime: HF {counts[0][k]:.2f}, runner {counts[1][k]:.2f}"))
 
 
 # ---- the argument combinations ------------------------------------------------------------
@@ -329,6 +347,14 @@ CASES = {
                          args=dict(BASE, optim="sgd", max_steps=4, logging_steps=1, save_strategy="no")),
     "nan_unfiltered": dict(bad_row=5, args=dict(BASE, optim="sgd", max_steps=4, logging_steps=1, save_strategy="no",
                                                logging_nan_inf_filter=False)),
+    # a non-finite loss in one evaluation batch: left out of eval_loss unless the filter is off
+    "eval_nan_filtered": dict(eval_bad_row=5, args=dict(BASE, max_steps=2, logging_steps=1, eval_strategy="steps",
+                                                        eval_steps=1, save_strategy="no")),
+    "eval_nan_unfiltered": dict(eval_bad_row=5, args=dict(BASE, max_steps=2, logging_steps=1, eval_strategy="steps",
+                                                          eval_steps=1, save_strategy="no", logging_nan_inf_filter=False)),
+    # the tokens seen go into every log, train_results.json and eval_results.json too
+    "num_tokens_eval": dict(args=dict(BASE, max_steps=4, logging_steps=2, eval_strategy="steps", eval_steps=2,
+                                      include_num_input_tokens_seen="all", save_strategy="no")),
 }
 # Resume mid-epoch from checkpoint-3 (accumulation 2, 5 steps per epoch); logging every 2 steps
 # so a loss window is open at the checkpoint.

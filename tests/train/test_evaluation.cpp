@@ -129,6 +129,29 @@ TEST(Evaluation, BatchEvalMetricsCallsPerBatchWithComputeResultLast) {
   EXPECT_EQ(m["eval_n"], 1);  // the last batch's result
 }
 
+// HF calls a batch compute_metrics only with logits and labels, and predict() keeps its
+// predictions (its output) even with batch_eval_metrics.
+TEST(Evaluation, BatchEvalMetricsSkipsLossOnlyBatchesAndPredictStillReturnsPredictions) {
+  auto hooks = std::make_shared<Capture>();
+  auto a = regression_args("eval_batch_loss_only");
+  a.batch_eval_metrics = true;
+  a.prediction_loss_only = true;
+  auto t = eval_trainer(a, hooks, {nullptr, ragged_eval(), nullptr});
+  auto m = t->evaluate();
+  EXPECT_TRUE(hooks->seen.empty());
+  EXPECT_TRUE(m.contains("eval_loss"));
+
+  auto h2 = std::make_shared<Capture>();
+  auto b = regression_args("predict_batch");
+  b.batch_eval_metrics = true;
+  auto t2 = eval_trainer(b, h2, {nullptr, nullptr, ragged_eval()});
+  auto out = t2->predict();
+  ASSERT_TRUE(out.predictions.defined());
+  EXPECT_EQ(out.predictions.sizes(), at::IntArrayRef({5, 4}));
+  EXPECT_EQ(out.label_ids.sizes(), at::IntArrayRef({5, 4}));
+  EXPECT_EQ(h2->results, (std::vector<bool>{false, false, true}));  // still per batch
+}
+
 TEST(Evaluation, NamedEvalSetsArePrefixedByName) {
   auto hooks = std::make_shared<Capture>();
   train::Datasets ds;
