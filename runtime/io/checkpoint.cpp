@@ -30,6 +30,7 @@ void write_checkpoint(const std::string& dir, const CheckpointContents& c, const
   write_json_atomic(p + "/trainer_state.json", c.trainer_state);
   write_json_atomic(p + "/training_args.json", c.training_args);
   if (!c.model_config.is_null()) write_json_atomic(p + "/" + c.model_config_file, c.model_config);
+  if (!c.generation_config.is_null()) write_json_atomic(p + "/generation_config.json", c.generation_config);
   for (const auto& [src, name] : c.copy_files) {
     std::ifstream in(src, std::ios::binary);
     if (!in) continue;  // the recipe copy is a convenience, never a reason to fail a save

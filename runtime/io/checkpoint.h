@@ -27,6 +27,7 @@ struct CheckpointContents {
   nlohmann::json trainer_state;    // trainer_state.json
   nlohmann::json training_args;    // training_args.json
   nlohmann::json model_config;     // model_config_file: the HF model config, so transformers (or peft) loads the folder (skipped when null)
+  nlohmann::json generation_config;  // generation_config.json, as save_pretrained writes it (skipped when null)
   std::vector<std::pair<std::string, std::string>> copy_files;  // (source path, name in the folder)
   // Files other processes wrote (per-rank optimizer shards): renamed into the folder
   // under their own names before it is committed. A missing one is a CheckpointError.

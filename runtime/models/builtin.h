@@ -67,6 +67,9 @@ struct GPTConfig {
   double dropout = 0.0;  // embeddings, attention weights and residual branches
   bool bias = true;      // false: Linear and LayerNorm without biases (names then lack them)
   double layer_norm_epsilon = 1e-5;
+  // config.json's ids, kept from the folder the model was read from (empty: not written, so
+  // transformers takes GPT2Config's defaults, as for a model runner made).
+  std::vector<int64_t> bos_token_id, eos_token_id, pad_token_id;
 };
 ModulePtr make_gpt(const GPTConfig& config);
 

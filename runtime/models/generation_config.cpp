@@ -114,6 +114,32 @@ GenerationConfig generation_defaults(const Module& model) {
   return g;
 }
 
+json generation_config_to_save(const Module& model) {
+  if (model.lora()) return nullptr;
+  const std::string text = model.hf_config_json();
+  if (text.empty()) return nullptr;
+  const json config = json::parse(text);
+  // transformers' can_generate(): its causal-LM classes (GPT-2 too, which runner's generate lacks).
+  bool causal_lm = false;
+  for (const auto& a : config.value("architectures", json::array()))
+    if (a.is_string() && (a.get<std::string>().find("CausalLM") != std::string::npos || a.get<std::string>().find("LMHeadModel") != std::string::npos))
+      causal_lm = true;
+  if (!causal_lm) return nullptr;
+  if (!model.name_or_path().empty()) {
+    const fs::path path = fs::path(model.name_or_path()) / "generation_config.json";
+    if (fs::exists(path)) {
+      std::ifstream in(path);
+      const json c = json::parse(in, nullptr, /*allow_exceptions=*/false);
+      if (c.is_discarded() || !c.is_object()) throw CheckpointError("generation_config.json is not a JSON object", path.string());
+      return c;
+    }
+  }
+  json c = {{"_from_model_config", true}};
+  for (const char* key : {"bos_token_id", "eos_token_id", "pad_token_id"})
+    if (auto it = config.find(key); it != config.end() && !it->is_null()) c[key] = *it;
+  return c;
+}
+
 at::Tensor penalize_repeats(const at::Tensor& scores, const at::Tensor& ids, double penalty) {
   if (penalty == 1.0 || ids.size(1) == 0) return scores;
   const at::Tensor seen = scores.gather(1, ids);

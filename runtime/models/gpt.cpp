@@ -179,13 +179,16 @@ class GPT : public Module {
   std::string hf_config_json() const override {
     if (!config_.bias) return "";
     const GPTConfig& c = config_;
-    return nlohmann::json{{"architectures", {"GPT2LMHeadModel"}}, {"model_type", "gpt2"}, {"vocab_size", c.vocab_size},
+    nlohmann::json j{{"architectures", {"GPT2LMHeadModel"}}, {"model_type", "gpt2"}, {"vocab_size", c.vocab_size},
                           {"n_positions", c.block_size}, {"n_ctx", c.block_size}, {"n_embd", c.n_embd}, {"n_layer", c.n_layer},
                           {"n_head", c.n_head}, {"n_inner", nullptr}, {"activation_function", "gelu_new"},
                           {"resid_pdrop", c.dropout}, {"embd_pdrop", c.dropout}, {"attn_pdrop", c.dropout},
                           {"layer_norm_epsilon", c.layer_norm_epsilon}, {"initializer_range", kInitStd},
-                          {"tie_word_embeddings", true}, {"dtype", hf_dtype()}}
-        .dump(2);
+                          {"tie_word_embeddings", true}, {"dtype", hf_dtype()}};
+    for (const auto& [key, ids] : {std::pair<const char*, const std::vector<int64_t>&>{"bos_token_id", c.bos_token_id},
+                                   {"eos_token_id", c.eos_token_id}, {"pad_token_id", c.pad_token_id}})
+      if (!ids.empty()) j[key] = ids.size() == 1 ? nlohmann::json(ids[0]) : nlohmann::json(ids);
+    return j.dump(2);
   }
 
   TensorMap forward_batch_impl(const TensorMap& batch) override {

@@ -238,9 +238,13 @@ NamedTensorList merged_state_dict(const Module& model) {
     merged[name + ".weight"] = (w.to(at::kFloat) + (transposed ? delta.t() : delta)).to(w.scalar_type());
   }
   NamedTensorList out;
+  std::vector<const void*> seen;  // a tied alias (lm_head.weight) is written once, as save_pretrained does, unless merging changed it
   for (const auto& [name, t] : model.state_dict()) {
     if (name.find(".lora_A.") != std::string::npos || name.find(".lora_B.") != std::string::npos) continue;
     const auto it = merged.find(name);
+    const void* impl = t.unsafeGetTensorImpl();
+    if (it == merged.end() && std::find(seen.begin(), seen.end(), impl) != seen.end()) continue;
+    seen.push_back(impl);
     out.emplace_back(name, it == merged.end() ? t : it->second);
   }
   return out;

@@ -106,15 +106,27 @@ NamedTensorList Module::state_dict() const {
   return out;
 }
 
+NamedTensorList Module::unique_state_dict() const {
+  NamedTensorList out;
+  std::vector<const void*> seen;
+  collect("", true, true, true, true, out, seen);
+  return out;
+}
+
 Module::LoadPlan Module::plan_load(const NamedTensorList& tensors, bool strict) {
   LoadPlan plan;
   LoadReport& report = plan.report;
   const NamedTensorList own = state_dict();
   std::map<std::string, at::Tensor> given(tensors.begin(), tensors.end());
+  // A tied alias the file leaves out (lm_head.weight of a tied model) is loaded through the
+  // name it shares its tensor with.
+  std::vector<const void*> loaded;
+  for (const auto& [name, dst] : own)
+    if (given.count(name)) loaded.push_back(dst.unsafeGetTensorImpl());
   for (const auto& [name, dst] : own) {
     auto it = given.find(name);
     if (it == given.end()) {
-      report.missing.push_back(name);
+      if (std::find(loaded.begin(), loaded.end(), dst.unsafeGetTensorImpl()) == loaded.end()) report.missing.push_back(name);
       continue;
     }
     if (!it->second.sizes().equals(dst.sizes()))

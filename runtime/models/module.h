@@ -140,6 +140,9 @@ class Module : public std::enable_shared_from_this<Module> {
   NamedTensorList named_buffers() const;
   // Every parameter and persistent buffer, shared ones under each name.
   NamedTensorList state_dict() const;
+  // Each tensor once, under its first name: what a saved model holds (HF's save_pretrained
+  // drops tied aliases such as lm_head.weight; loading ties them again).
+  NamedTensorList unique_state_dict() const;
 
   struct LoadReport {
     std::vector<std::string> missing, unexpected;

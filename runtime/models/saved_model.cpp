@@ -5,6 +5,7 @@
 
 #include "runtime/core/errors.h"
 #include "runtime/io/safetensors.h"
+#include "runtime/models/generation.h"
 #include "runtime/models/lora.h"
 #include "runtime/models/pretrained.h"
 
@@ -22,9 +23,10 @@ SavedModel saved_model(const Module& model) {
     return s;
   }
   s.weights_file = "model.safetensors";
-  s.weights = model.state_dict();
+  s.weights = model.unique_state_dict();  // no second copy of a tied embedding (HF's files have none)
   s.config_file = "config.json";
   if (const std::string config = model.hf_config_json(); !config.empty()) s.config = nlohmann::json::parse(config);
+  s.generation_config = generation_config_to_save(model);
   return s;
 }
 

@@ -16,6 +16,7 @@ struct SavedModel {
   NamedTensorList weights;   // views of the live tensors: clone to keep them
   std::string config_file;   // "config.json" | "adapter_config.json"
   nlohmann::json config;     // null: the model has no HF config
+  nlohmann::json generation_config;  // generation_config.json (null: none, as for LoRA adapters)
 };
 
 SavedModel saved_model(const Module& model);

@@ -137,6 +137,7 @@ void Checkpointer::save() {
     c.model_file = saved->weights_file;
     c.model_config_file = saved->config_file;
     c.model_config = std::move(saved->config);
+    c.generation_config = std::move(saved->generation_config);
   }
   // Sharded state is saved shard by shard (optimizer_shards.h), every rank its own file at
   // once, into a side folder every rank can reach, then moved into the checkpoint by the
@@ -491,6 +492,7 @@ void Checkpointer::save_model(const std::string& dir) const {
   io::save_safetensors(out + "/" + saved->weights_file, saved->weights, {{"format", "pt"}});
   io::write_json_atomic(out + "/training_args.json", ctx_.args.to_json());
   if (!saved->config.is_null()) io::write_json_atomic(out + "/" + saved->config_file, saved->config);
+  if (!saved->generation_config.is_null()) io::write_json_atomic(out + "/generation_config.json", saved->generation_config);
 }
 
 void Checkpointer::save_state() const {

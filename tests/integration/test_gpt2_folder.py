@@ -92,6 +92,57 @@ class Gpt2Folder(unittest.TestCase):
             self.assertIn("position_ids", err.strip().splitlines()[-1])
             self.assertIn("block_size = 16", err.strip().splitlines()[-1])
 
+    def test_a_fine_tuned_folder_keeps_what_save_pretrained_writes(self):
+        """Fine-tuning a GPT-2 and a tied Llama read with models.from_pretrained writes what
+        transformers' save_pretrained writes: config.json keeps the token ids, the source
+        folder's generation_config.json comes along (eos list, sampling settings), and the tied
+        lm_head.weight is not stored a second time; a model runner made gets
+        GenerationConfig.from_model_config's file. transformers reads the folders back."""
+        from runner_test_util import read_safetensors
+        gpt2 = transformers.GPT2Config(vocab_size=64, n_positions=16, n_embd=32, n_layer=1, n_head=2,
+                                       bos_token_id=5, eos_token_id=6, pad_token_id=0)
+        llama = transformers.LlamaConfig(vocab_size=64, hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+                                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64,
+                                         tie_word_embeddings=True, bos_token_id=1, eos_token_id=2)
+        generation = {"eos_token_id": [2, 3], "do_sample": True, "temperature": 0.6, "bos_token_id": 1}
+        recipe = """local data, models = require "runner.data", require "runner.models"
+local ids = torch.randint(0, 64, {8, 16})
+return {
+  args = { output_dir = "OUT", max_steps = 2, per_device_train_batch_size = 4, save_strategy = "steps", save_steps = 2,
+           report_to = "none" },
+  datasets = { train = data.tensors{ input_ids = ids, labels = ids } },
+  model = MODEL,
+}
+"""
+        with TempDir() as d:
+            torch.manual_seed(0)
+            transformers.GPT2LMHeadModel(gpt2).save_pretrained(os.path.join(d, "gpt2"))
+            base = transformers.LlamaForCausalLM(llama)
+            base.generation_config = transformers.GenerationConfig(**generation)
+            base.save_pretrained(os.path.join(d, "llama"))
+            cases = {"gpt2": 'models.from_pretrained("gpt2")', "llama": 'models.from_pretrained("llama")',
+                     "scratch": "models.gpt{ vocab_size = 64, block_size = 16, n_layer = 1, n_head = 2, n_embd = 32 }"}
+            for name, model in cases.items():
+                out = f"out_{name}"
+                code, _, err = run(write(os.path.join(d, f"{name}.lua"), recipe.replace("OUT", out).replace("MODEL", model)), cwd=d)
+                self.assertEqual(code, 0, err[-3000:])
+                for folder in (out, f"{out}/checkpoint-2"):
+                    weights = read_safetensors(os.path.join(d, folder, "model.safetensors"))
+                    self.assertNotIn("lm_head.weight", weights, folder)  # tied: saved once, as HF saves it
+                    hf = AutoModelForCausalLM.from_pretrained(os.path.join(d, folder))
+                    self.assertTrue(torch.equal(hf.get_output_embeddings().weight, hf.get_input_embeddings().weight), folder)
+                    with open(os.path.join(d, folder, "generation_config.json")) as f:
+                        saved = json.load(f)
+                    if name == "gpt2":
+                        self.assertEqual((hf.config.bos_token_id, hf.config.eos_token_id, hf.config.pad_token_id), (5, 6, 0))
+                        self.assertEqual((saved["bos_token_id"], saved["eos_token_id"]), (5, 6))
+                    elif name == "llama":
+                        self.assertEqual(hf.generation_config.eos_token_id, [2, 3], folder)
+                        self.assertTrue(hf.generation_config.do_sample)
+                        self.assertAlmostEqual(hf.generation_config.temperature, 0.6)
+                    else:
+                        self.assertTrue(saved["_from_model_config"])
+
 
 if __name__ == "__main__":
     unittest.main()

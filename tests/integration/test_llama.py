@@ -87,6 +87,8 @@ class LlamaRecipe(unittest.TestCase):
             model = AutoModelForCausalLM.from_pretrained(os.path.join(d, "out"), attn_implementation="eager").eval()
             weights = read_safetensors(os.path.join(d, "out", "model.safetensors"))
             self.assertIn("model.layers.1.self_attn.k_proj.weight", weights)
+            self.assertNotIn("lm_head.weight", weights)  # tied to embed_tokens: HF's files hold it once
+            self.assertEqual((model.generation_config.bos_token_id, model.generation_config.eos_token_id), (1, 63))
             prompts = torch.tensor([[0, 0, 20, 15, 0, 2], [52, 47, 32, 2, 15, 32]])
             mask = torch.tensor([[0, 0, 1, 1, 1, 1], [1, 1, 1, 1, 1, 1]])
 
