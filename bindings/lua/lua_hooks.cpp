@@ -4,6 +4,7 @@
 
 #include "bindings/lua/data_binding.h"
 #include "bindings/lua/lua_module.h"
+#include "runtime/core/did_you_mean.h"
 #include "runtime/core/errors.h"
 #include "runtime/core/regex.h"
 #include "runtime/device/device.h"
@@ -326,6 +327,10 @@ std::optional<train::SchedulerSpec> LuaHooks::create_scheduler(int64_t num_train
                         type_error(spec, "warmup_steps", &nlohmann::json::is_number_integer, "a whole number"),
                         type_error(spec, "kwargs", &nlohmann::json::is_object, "a table of named options")})
     if (!e.empty()) fail("create_scheduler", e);
+  const std::vector<std::string> keys = {"type", "warmup_steps", "kwargs"};
+  for (auto it = spec.begin(); it != spec.end(); ++it)
+    if (std::find(keys.begin(), keys.end(), it.key()) == keys.end())
+      fail("create_scheduler", "unknown option '" + it.key() + "' (type, warmup_steps, kwargs)" + did_you_mean(it.key(), keys));
   s.type = spec.value("type", args.lr_scheduler_type);
   if (spec.contains("warmup_steps")) s.warmup_steps = spec["warmup_steps"].get<int64_t>();
   if (spec.contains("kwargs")) s.kwargs = spec["kwargs"];

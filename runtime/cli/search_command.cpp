@@ -41,14 +41,20 @@ std::unique_ptr<search::Sampler> make_sampler(const lua::SearchSettings& s, uint
 }
 
 // Reports each evaluation's objective to the trial and stops training when the pruner says
-// the trial trails the others at this step (HF: trial.report + should_prune).
+// the trial trails the others at this step (HF: trial.report + should_prune). With several
+// named eval sets the evaluate event comes once per set: the objective sees their metrics
+// merged, once per evaluation, as HF's _report_to_hp_search does.
 class PruningCallback : public Callback {
  public:
-  PruningCallback(Trial& trial, const std::vector<Trial>& history, const lua::LuaSearchHooks& hooks, bool prune)
-      : trial_(trial), history_(history), hooks_(hooks), prune_(prune) {}
+  PruningCallback(Trial& trial, const std::vector<Trial>& history, const lua::LuaSearchHooks& hooks, bool prune, size_t eval_sets)
+      : trial_(trial), history_(history), hooks_(hooks), prune_(prune), eval_sets_(std::max<size_t>(eval_sets, 1)) {}
   std::string name() const override { return "HyperparameterSearchCallback"; }
-  void on_event(Event e, const TrainingArguments&, const TrainerState& state, TrainerControl& control, const json& metrics) override {
-    if (e != Event::kEvaluate) return;
+  void on_event(Event e, const TrainingArguments&, const TrainerState& state, TrainerControl& control, const json& set_metrics) override {
+    if (e != Event::kEvaluate || !during_training) return;
+    for (auto it = set_metrics.begin(); it != set_metrics.end(); ++it) merged_[it.key()] = it.value();
+    if (++sets_seen_ < eval_sets_) return;
+    sets_seen_ = 0;
+    const json metrics = std::exchange(merged_, json::object());
     last_metrics = metrics;
     const std::vector<double> v = hooks_.objective(metrics);
     if (v.size() != 1) return;  // optuna reports and prunes single objectives only
@@ -61,6 +67,7 @@ class PruningCallback : public Callback {
     }
   }
   bool pruned = false;
+  bool during_training = true;  // an evaluation after train() is not reported (HF reports from the training loop only)
   json last_metrics;
 
  private:
@@ -68,6 +75,8 @@ class PruningCallback : public Callback {
   const std::vector<Trial>& history_;
   const lua::LuaSearchHooks& hooks_;
   bool prune_;
+  size_t eval_sets_, sets_seen_ = 0;
+  json merged_ = json::object();
   search::MedianPruner pruner_;
 };
 
@@ -113,12 +122,15 @@ TrialResult run_trial(const CommandLine& cl, int number, const std::vector<Trial
   out.grid_size = sampler->grid_size();
 
   const bool prune = settings.pruner == "median" && settings.directions.size() == 1;
-  auto pruning = std::make_shared<PruningCallback>(t, history, *p.recipe.search, prune);
+  const size_t eval_sets = (p.recipe.datasets.eval ? 1 : 0) + p.recipe.datasets.named_evals.size();
+  auto pruning = std::make_shared<PruningCallback>(t, history, *p.recipe.search, prune, eval_sets);
   p.recipe.callbacks.push_back(pruning);
   train::TrainerOptions options = make_trainer_options(cl, p, world, /*single_process=*/true);
+  options.trial_params = params;  // trainer_state.json: is_hyper_param_search, trial_params (HF)
   train::Trainer trainer(p.args, p.recipe.model, p.recipe.datasets, p.recipe.hooks, p.recipe.callbacks, options);
   log::info("trial " + std::to_string(number) + ": " + params.dump() + " → " + p.args.output_dir);
   trainer.train();
+  pruning->during_training = false;
   trainer.save_model();
   trainer.save_state();
   if (pruning->pruned) {

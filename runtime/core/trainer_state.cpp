@@ -25,7 +25,7 @@ json TrainerState::to_json() const {
               {"epoch", epoch},
               {"eval_steps", eval_steps},
               {"global_step", global_step},
-              {"is_hyper_param_search", false},
+              {"is_hyper_param_search", !trial_params.is_null()},
               {"is_local_process_zero", is_local_process_zero},
               {"is_world_process_zero", is_world_process_zero},
               {"log_history", log_history},
@@ -38,7 +38,7 @@ json TrainerState::to_json() const {
               {"total_flos", total_flos},
               {"train_batch_size", train_batch_size},
               {"trial_name", nullptr},
-              {"trial_params", nullptr}};
+              {"trial_params", trial_params}};
 }
 
 TrainerState TrainerState::from_json(const json& j, const std::string& file) {
@@ -63,6 +63,7 @@ TrainerState TrainerState::from_json(const json& j, const std::string& file) {
   s.is_local_process_zero = f.boolean("is_local_process_zero", true);
   s.is_world_process_zero = f.boolean("is_world_process_zero", true);
   s.stateful_callbacks = f.object("stateful_callbacks");
+  if (auto it = j.find("trial_params"); it != j.end() && it->is_object()) s.trial_params = *it;
   if (s.global_step < 0) f.fail("global_step", "must be >= 0, got " + std::to_string(s.global_step));
   return s;
 }

@@ -26,6 +26,8 @@ struct TrainerState {
   bool is_local_process_zero = true;
   bool is_world_process_zero = true;
   nlohmann::json stateful_callbacks = nlohmann::json::object();
+  // A hyperparameter-search trial's parameters (runner search); null outside a search.
+  nlohmann::json trial_params = nullptr;
 
   // HF compute_steps: a *_steps value < 1 is a ratio of max_steps (ceil).
   static int64_t resolve_steps(double value, int64_t max_steps);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "runtime/core/did_you_mean.h"
@@ -394,6 +395,12 @@ std::vector<std::string> TrainingArguments::finalize() {
   if (gradient_accumulation_steps < 1) fail("args.gradient_accumulation_steps: must be >= 1, got " + std::to_string(gradient_accumulation_steps));
   if (learning_rate < 0) fail("args.learning_rate: must be >= 0, got " + std::to_string(learning_rate));
   if (max_grad_norm < 0) fail("args.max_grad_norm: must be >= 0 (0 disables clipping), got " + std::to_string(max_grad_norm));
+  if (weight_decay < 0) fail("args.weight_decay: must be >= 0, got " + number_text(weight_decay));
+  // The step's kernels compute in float: a larger value would overflow there, not here.
+  for (const auto& [key, v] : {std::pair<const char*, double>{"learning_rate", learning_rate}, {"weight_decay", weight_decay},
+                               {"max_grad_norm", max_grad_norm}, {"adam_epsilon", adam_epsilon}})
+    if (std::abs(v) > std::numeric_limits<float>::max())
+      fail(std::string("args.") + key + ": " + number_text(v) + " is beyond float32's range (3.4e38)");
   if (num_train_epochs < 0) fail("args.num_train_epochs: must be >= 0, got " + std::to_string(num_train_epochs));
   if (save_total_limit && *save_total_limit < 0) fail("args.save_total_limit: must be >= 0, got " + std::to_string(*save_total_limit));
   if (dataloader_num_workers < 0) fail("args.dataloader_num_workers: must be >= 0");

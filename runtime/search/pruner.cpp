@@ -16,27 +16,30 @@ MedianPruner::MedianPruner(int n_startup_trials, int64_t n_warmup_steps)
 bool MedianPruner::should_prune(const std::vector<Trial>& history, const Trial& trial, int64_t step,
                                 Direction direction) const {
   if (step < n_warmup_steps_) return false;
-  auto own = trial.intermediate.find(step);
-  if (own == trial.intermediate.end()) return false;
+  if (!trial.intermediate.count(step)) return false;
 
-  int finished = 0;
+  int complete = 0;
   std::vector<double> others;
   for (const auto& t : history) {
-    if (t.number == trial.number) continue;
-    if (t.state != Trial::State::kComplete && t.state != Trial::State::kPruned) continue;
-    ++finished;
+    if (t.number == trial.number || t.state != Trial::State::kComplete) continue;
+    ++complete;
     auto it = t.intermediate.find(step);
-    if (it != t.intermediate.end() && !std::isnan(it->second)) others.push_back(it->second);
+    if (it != t.intermediate.end() && !std::isnan(it->second)) others.push_back(it->second);  // numpy's nanpercentile
   }
-  if (finished < n_startup_trials_ || others.empty()) return false;
-  if (std::isnan(own->second)) return true;
+  if (complete == 0 || complete < n_startup_trials_) return false;
+  // The trial's best value over the steps it reported (optuna: nanmin / nanmax); all NaN is pruned.
+  double best = NAN;
+  for (const auto& [s, v] : trial.intermediate)
+    if (!std::isnan(v) && (std::isnan(best) || better(v, best, direction))) best = v;
+  if (std::isnan(best)) return true;
+  if (others.empty()) return false;
 
   // The median as numpy computes it: the mean of the two middle values for an even count.
   size_t mid = others.size() / 2;
   std::nth_element(others.begin(), others.begin() + mid, others.end());
   double median = others[mid];
   if (others.size() % 2 == 0) median = (median + *std::max_element(others.begin(), others.begin() + mid)) / 2;
-  return better(median, own->second, direction);
+  return better(median, best, direction);
 }
 
 }  // namespace runner::search

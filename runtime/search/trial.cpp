@@ -60,6 +60,8 @@ void Distribution::check(const std::string& name) const {
   if (low > high) fail(name, "low (" + num(low) + ") must not exceed high (" + num(high) + ")");
   if (log && low <= 0) fail(name, "log scale needs low > 0 (got " + num(low) + ")");
   if (step && !(std::isfinite(*step) && *step > 0)) fail(name, "step must be > 0 (got " + num(*step) + ")");
+  // optuna: a log-scale float takes no step, a log-scale int only step 1.
+  if (log && step && (kind != Kind::kInt || *step != 1)) fail(name, "step is not supported with log = true" + std::string(kind == Kind::kInt ? " (other than 1)" : ""));
   if (kind == Kind::kInt) {
     if (!is_exact_integer(low) || !is_exact_integer(high))
       fail(name, "integer bounds must be whole numbers (got " + num(low) + ", " + num(high) + ")");

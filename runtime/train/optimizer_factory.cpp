@@ -1,6 +1,8 @@
 #include "runtime/train/optimizer_factory.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <cstdlib>
 #include <set>
 #include <sstream>
@@ -16,6 +18,13 @@ using nlohmann::json;
 
 namespace {
 
+// As the user wrote it: nlohmann dumps nan and inf as null.
+std::string text(double v) {
+  std::ostringstream o;
+  o << v;
+  return o.str();
+}
+
 // "k=v,k2=v2" → JSON (numbers and booleans typed; HF passes strings and lets each
 // optimizer parse them).
 json parse_optim_args(const std::optional<std::string>& text) {
@@ -26,6 +35,7 @@ json parse_optim_args(const std::optional<std::string>& text) {
     const auto eq = item.find('=');
     if (eq == std::string::npos) throw ArgumentError("args.optim_args: expected \"key=value\", got \"" + item + "\"");
     const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+    if (out.contains(key)) throw ArgumentError("args.optim_args: '" + key + "' is given twice");
     char* end = nullptr;
     const double num = std::strtod(value.c_str(), &end);
     if (value == "true" || value == "True") out[key] = true;
@@ -40,11 +50,16 @@ json parse_optim_args(const std::optional<std::string>& text) {
 class OptionReader {
  public:
   OptionReader(json o, std::string optim, std::string where) : o_(std::move(o)), optim_(std::move(optim)), where_(std::move(where)) {}
-  double number(const char* k, double def) {
+  // A finite number in float32's range (the kernels compute in float), at least `min`
+  // where torch's optimizers refuse less (their "Invalid ... value").
+  double number(const char* k, double def, double min = -std::numeric_limits<double>::infinity()) {
     used_.insert(k);
     if (!o_.contains(k)) return def;
     if (!o_[k].is_number()) fail(k, "must be a number");
-    return o_[k].get<double>();
+    const double v = o_[k].get<double>();
+    if (!std::isfinite(v) || std::abs(v) > std::numeric_limits<float>::max()) fail(k, "must be a finite number, got " + text(v));
+    if (v < min) fail(k, "must be >= " + text(min) + ", got " + text(v));
+    return v;
   }
   bool boolean(const char* k, bool def) {
     used_.insert(k);
@@ -59,7 +74,9 @@ class OptionReader {
   std::vector<double> pair(const char* k, std::vector<double> def) {
     used_.insert(k);
     if (!o_.contains(k)) return def;
-    if (!o_[k].is_array() || o_[k].size() != 2) fail(k, "must be a pair of numbers");
+    if (!o_[k].is_array() || o_[k].size() != 2 || !o_[k][0].is_number() || !o_[k][1].is_number()) fail(k, "must be a pair of numbers");
+    for (const auto& v : o_[k])
+      if (!(v.get<double>() >= 0 && v.get<double>() < 1)) fail(k, "each must be in [0, 1), got " + o_[k].dump());
     return {o_[k][0].get<double>(), o_[k][1].get<double>()};
   }
   void finish() {
@@ -81,24 +98,24 @@ std::unique_ptr<optim::Optimizer> make(const std::string& type, optim::FlatParam
   std::unique_ptr<optim::Optimizer> opt;
   if (type == "adamw_torch" || type == "adamw_torch_fused" || type == "adamw") {
     const auto betas = r.pair("betas", {args.adam_beta1, args.adam_beta2});
-    opt = optim::make_adamw(flat, groups, {betas[0], betas[1], r.number("eps", args.adam_epsilon), type == "adamw_torch_fused"});
+    opt = optim::make_adamw(flat, groups, {betas[0], betas[1], r.number("eps", args.adam_epsilon, 0), type == "adamw_torch_fused"});
   } else if (type == "sgd") {
     optim::SGDOptions o;
-    o.momentum = r.number("momentum", 0.0);
+    o.momentum = r.number("momentum", 0.0, 0);
     o.dampening = r.number("dampening", 0.0);
     o.nesterov = r.boolean("nesterov", false);
     opt = optim::make_sgd(flat, groups, o);
   } else if (type == "adagrad") {
     optim::AdagradOptions o;
-    o.lr_decay = r.number("lr_decay", o.lr_decay);
-    o.initial_accumulator_value = r.number("initial_accumulator_value", o.initial_accumulator_value);
-    o.eps = r.number("eps", o.eps);
+    o.lr_decay = r.number("lr_decay", o.lr_decay, 0);
+    o.initial_accumulator_value = r.number("initial_accumulator_value", o.initial_accumulator_value, 0);
+    o.eps = r.number("eps", o.eps, 0);
     opt = optim::make_adagrad(flat, groups, o);
   } else if (type == "rmsprop") {
     optim::RMSpropOptions o;
-    o.alpha = r.number("alpha", o.alpha);
-    o.eps = r.number("eps", o.eps);
-    o.momentum = r.number("momentum", o.momentum);
+    o.alpha = r.number("alpha", o.alpha, 0);
+    o.eps = r.number("eps", o.eps, 0);
+    o.momentum = r.number("momentum", o.momentum, 0);
     o.centered = r.boolean("centered", o.centered);
     opt = optim::make_rmsprop(flat, groups, o);
   } else if (type == "adafactor") {
@@ -156,6 +173,14 @@ BuiltOptimizer build_optimizer(const TrainingArguments& args, const models::Modu
       if (g < 0) g = static_cast<int>(spec->groups.size());
     groups.push_back({lr, wd});
   }
+  // torch's optimizers refuse these ("Invalid learning rate"); NaN would train to NaN weights.
+  for (size_t g = 0; g < groups.size(); ++g)
+    for (const auto& [what, v] : {std::pair<const char*, double>{"lr", groups[g].lr}, {"weight_decay", groups[g].weight_decay}})
+      if (!(v >= 0) || v > std::numeric_limits<float>::max()) {
+        const std::string key = spec ? "create_optimizer: " + (spec->groups.size() > g ? "group " + std::to_string(g + 1) + " " : std::string()) + what
+                                     : std::string("args.") + (std::string(what) == "lr" ? "learning_rate" : "weight_decay");
+        throw ArgumentError(key + ": must be a finite number >= 0, got " + text(v));
+      }
   BuiltOptimizer b;
   b.flat = std::make_unique<optim::FlatParams>(trainable, group_of, static_cast<int>(groups.size()), layout.grad_buffer,
                                                layout.data_buffer, layout.place, layout.device);

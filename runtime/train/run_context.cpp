@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "runtime/data/sampler.h"
+#include "runtime/log/log.h"
 #include "runtime/models/batch_inputs.h"
 #include "runtime/models/loss_only.h"
 
@@ -31,8 +32,20 @@ data::Batch RunContext::on_device(const data::Batch& host) const {
   return device::to_device(host, device);
 }
 
+void RunContext::warn_if_label_smoothing_unused(const char* hook) const {
+  // HF applies label_smoothing_factor inside its own compute_loss only: a recipe's loss takes
+  // its place, so the setting changes nothing; say so once rather than ignore it silently.
+  if (call.label_smoothing == 0.0 || label_smoothing_warned) return;
+  label_smoothing_warned = true;
+  log::warn(std::string("label_smoothing_factor = ") + log::format_number(call.label_smoothing) + " has no effect: the recipe's " + hook +
+            " computes the loss (HF smooths only its default loss); smooth the labels there, e.g. F.cross_entropy(..., {label_smoothing = ...})");
+}
+
 LossResult RunContext::compute_loss(const data::Batch& batch, LossContext& ctx) const {
-  if (auto r = hooks.compute_loss(*model, batch, ctx)) return std::move(*r);
+  if (auto r = hooks.compute_loss(*model, batch, ctx)) {
+    if (ctx.training) warn_if_label_smoothing_unused("compute_loss");
+    return std::move(*r);
+  }
   if (!ctx.training) return default_compute_loss(*model, batch, call);  // evaluation collects the logits
   // The training step reads only the loss: a causal LM may skip its logits (loss_only.h).
   const models::LossOnlyScope loss_only;

@@ -67,6 +67,7 @@ struct TrainerOptions {
   // arguments' lr_scheduler_type.
   std::function<double(int64_t, int64_t)> lr_factor;
   int local_rank = 0;  // this process's rank on its node (save_on_each_node, log_on_each_node)
+  nlohmann::json trial_params;  // runner search: the trial's parameters, for trainer_state.json (null: not a search)
 };
 
 // What the training loop carries from step to step: HF's TrainerState and TrainerControl
@@ -127,6 +128,9 @@ struct RunContext {
   // The recipe's compute_loss, else the model's own loss (HF compute_loss); in training the
   // default asks for the loss only, so a causal LM may skip its logits (models/loss_only.h).
   LossResult compute_loss(const data::Batch& batch, LossContext& ctx) const;
+  // One warning when a recipe's loss hook makes label_smoothing_factor moot.
+  void warn_if_label_smoothing_unused(const char* hook) const;
+  mutable bool label_smoothing_warned = false;
   // `shard`: under data parallelism, this rank's slice of every global batch.
   data::DataLoader make_loader(const data::DatasetPtr& ds, bool train, int64_t batch_size, bool shard) const;
   std::string main_input_name(const data::Dataset& ds) const;

@@ -149,6 +149,7 @@ at::Tensor StepRunner::training_step(const Batch& batch, LossContext& loss_ctx) 
     if (!from_hook) loss = ctx_.compute_loss(batch, loss_ctx).loss;
   }
   if (from_hook) {
+    ctx_.warn_if_label_smoothing_unused("training_step");
     loss = *from_hook;
     if (!loss_ctx.backward_called) loss_ctx.backward(loss);
   } else {

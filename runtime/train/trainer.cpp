@@ -260,6 +260,7 @@ Trainer::Plan Trainer::plan_run() {
       throw CheckpointError(std::string("malformed checkpoint metadata: ") + e.what(), resume);
     }
   }
+  state.trial_params = options_.trial_params;  // HF: is_hyper_param_search and trial_params, also over a resumed state
   loop_.initial_global_step = state.global_step;
   loop_.initial_tokens_seen = state.num_input_tokens_seen;
   const int64_t first_epoch = state.global_step / plan.update_steps_per_epoch;

@@ -253,6 +253,7 @@ return {
       {"create_optimizer", "{ type = 'sgd', groups = { { match = 0 } } }"},
       {"create_optimizer", "{ type = 'sgd', groups = { { names = { 1 } } } }"},
       {"create_scheduler", "{ type = 'linear', warmup_steps = 'none' }"},
+      {"create_scheduler", "{ type = 'constant_with_warmup', warmup = 2 }"},  // warmup_steps misspelt: not ignored
       {"compute_metrics", "{ accuracy = {} }"},
   };
   int i = 0;

@@ -233,6 +233,11 @@ return {
       {"{ type = 'sgd', lr = 0.1, momentun = 0.9 }", "momentun"},
       {"{ type = 'sgd', groups = { { match = '^0\\\\.', lrr = 0 } } }", "lrr"},
       {"{ type = 'sgd', groups = { { match = '^0%.', lr = 0 } } }", "selects no parameters"},  // a Lua pattern is not a regex
+      {"{ type = 'sgd', lr = -1 }", "create_optimizer: lr: must be a finite number >= 0, got -1"},  // gradient ascent
+      {"{ type = 'sgd', lr = 1e39 }", "create_optimizer: lr: must be a finite number >= 0, got 1e+39"},
+      {"{ type = 'sgd', weight_decay = -5 }", "create_optimizer: weight_decay: must be a finite number >= 0, got -5"},
+      {"{ type = 'sgd', groups = { { match = '^0', lr = -2 } } }", "create_optimizer: group 1 lr: must be a finite number >= 0"},
+      {"{ type = 'sgd', momentum = -1 }", "create_optimizer.momentum: must be >= 0"},
   };
   int i = 0;
   for (const auto& [spec, message] : cases) {

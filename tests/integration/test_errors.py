@@ -157,6 +157,20 @@ return {
                                 "n_layer = 1, n_head = 1, n_embd = 1e30},"),
                    "BAD:5: models.gpt: option 'n_embd' must be an integer, got 1e+30")
         self.check(GOOD, "command line: args.ddp_timeout: must be > 0 seconds", ("--ddp_timeout", "0"))
+        # finite, but beyond float32: the step's kernels would overflow (an "internal error", exit 1)
+        self.check(GOOD, "command line: args.max_grad_norm: 1e+300 is beyond float32's range", ("--max_grad_norm", "1e300"))
+        self.check(GOOD, "args.optim_args.momentum: must be a finite number, got nan", ("--optim", "sgd", "--optim_args", "momentum=nan"))
+
+    def test_label_smoothing_that_a_recipe_loss_makes_moot_is_said(self):
+        """HF smooths only its own default loss: with the recipe's compute_loss the setting
+        changes nothing, which a warning says instead of ignoring it silently."""
+        with TempDir() as tmp:
+            good = write(os.path.join(tmp, "good.lua"), GOOD)
+            code, out, err = run(good, "--output_dir", os.path.join(tmp, "out"), "--label_smoothing_factor", "0.1")
+            self.assertEqual(code, 0, err)
+            self.assertEqual((out + err).count("label_smoothing_factor = 0.1 has no effect: the recipe's compute_loss computes the loss"), 1, err)
+            code, out, err = run(good, "--output_dir", os.path.join(tmp, "out2"))
+            self.assertNotIn("label_smoothing_factor", out + err)
 
     def test_a_recipe_key_is_not_read_as_a_regular_expression(self):
         self.check(GOOD.replace("  model = ", '  ["mod(el"] = 1,\n  model = '), "unknown recipe field 'mod(el'")

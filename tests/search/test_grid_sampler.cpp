@@ -48,9 +48,9 @@ TEST(SearchGridSampler, FloatsNeedAStep) {
   }
 }
 
-TEST(SearchGridSampler, SteppedFloatsIncludingLogScale) {
+TEST(SearchGridSampler, SteppedFloats) {
   auto s = make_grid_sampler();
-  std::vector<Param> space = {{"x", float_dist(0, 1, false, 0.25)}, {"lr", float_dist(0.001, 0.003, true, 0.001)}};
+  std::vector<Param> space = {{"x", float_dist(0, 1, false, 0.25)}, {"lr", float_dist(0.001, 0.003, false, 0.001)}};  // optuna refuses log with a step
   auto trials = run_study(*s, space, nothing, 15);
   EXPECT_EQ(s->grid_size(), 15);
   std::vector<double> xs, lrs;

@@ -58,9 +58,28 @@ TEST(SearchMedianPruner, WaitsForStartupTrials) {
   h.push_back(finished(10, {{3, 1.0}}, Trial::State::kRunning));
   h.push_back(finished(11, {{3, 1.0}}, Trial::State::kFailed));
   EXPECT_FALSE(MedianPruner(5).should_prune(h, running(100), 3, Direction::kMinimize));
-  // A pruned trial has finished.
+  // optuna counts complete trials only: a pruned one neither ends the startup phase...
   h.push_back(finished(12, {{3, 1.0}}, Trial::State::kPruned));
+  EXPECT_FALSE(MedianPruner(5).should_prune(h, running(100), 3, Direction::kMinimize));
+  h.push_back(finished(13, {{3, 1.0}}));
   EXPECT_TRUE(MedianPruner(5).should_prune(h, running(100), 3, Direction::kMinimize));
+}
+
+TEST(SearchMedianPruner, PrunedTrialsDoNotSetTheMedian) {
+  MedianPruner p;
+  auto h = five();  // median 3 at step 3
+  for (int i = 0; i < 6; ++i) h.push_back(finished(20 + i, {{3, 100.0}}, Trial::State::kPruned));  // would lift it to 100
+  EXPECT_TRUE(p.should_prune(h, running(3.5), 3, Direction::kMinimize));
+}
+
+TEST(SearchMedianPruner, ComparesTheTrialsBestValueSoFar) {
+  MedianPruner p;
+  auto h = five();
+  Trial t = running(3.5);   // worse than the median 3 at step 3...
+  t.intermediate[1] = 2.0;  // ...but it reached 2 at step 1: optuna keeps it
+  EXPECT_FALSE(p.should_prune(h, t, 3, Direction::kMinimize));
+  t.intermediate[1] = NAN;  // a NaN is not a best value
+  EXPECT_TRUE(p.should_prune(h, t, 3, Direction::kMinimize));
 }
 
 TEST(SearchMedianPruner, WaitsForWarmupSteps) {
@@ -91,7 +110,7 @@ TEST(SearchMedianPruner, OnlyFinishedTrialsSetTheMedian) {
 TEST(SearchMedianPruner, NanIsPrunedAndLeftOutOfTheMedian) {
   MedianPruner p;
   auto h = five();
-  EXPECT_TRUE(p.should_prune(h, running(NAN), 3, Direction::kMinimize));
+  EXPECT_TRUE(p.should_prune(h, running(NAN), 3, Direction::kMinimize));  // every value it reported is NaN
   for (int i = 0; i < 6; ++i) h.push_back(finished(10 + i, {{3, NAN}}));
   EXPECT_FALSE(p.should_prune(h, running(2.5), 3, Direction::kMinimize));
 }

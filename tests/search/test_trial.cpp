@@ -56,6 +56,10 @@ TEST(SearchDistribution, CheckNamesTheProblem) {
   EXPECT_THAT(check_error(float_dist(NAN, 1)), HasSubstr("finite"));
   EXPECT_THAT(check_error(int_dist(0.5, 3)), HasSubstr("whole numbers"));
   EXPECT_THAT(check_error(int_dist(0, 3, false, 1.5)), HasSubstr("whole number"));
+  // optuna's FloatDistribution / IntDistribution refuse these; they were sampled on a grid here.
+  EXPECT_THAT(check_error(float_dist(0.01, 0.1, true, 0.01)), HasSubstr("step is not supported with log = true"));
+  EXPECT_THAT(check_error(int_dist(1, 10, true, 2)), HasSubstr("step is not supported with log = true (other than 1)"));
+  EXPECT_EQ(check_error(int_dist(1, 10, true, 1)), "");
   EXPECT_THAT(check_error(cat_dist({}), "opt"), HasSubstr("parameter 'opt': categorical needs at least one choice"));
   EXPECT_THAT(check_error(cat_dist({"a", nlohmann::json::object()})), HasSubstr("choice 2 is object"));
   EXPECT_THAT(check_error(cat_dist({"a", nullptr})), HasSubstr("choice 2 is null"));

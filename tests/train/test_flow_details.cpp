@@ -155,6 +155,48 @@ TEST(Flow, EveryOptimizerTrains) {
   } catch (const ArgumentError& e) {
     EXPECT_THAT(e.what(), ::testing::HasSubstr("sgd has no option 'momentun'; did you mean 'momentum'?"));
   }
+  // Values torch's optimizers refuse, and values a float kernel cannot hold: one line naming
+  // the key, before any step (NaN trained to NaN weights and exited 0; 1e300 was an
+  // "internal error" from the kernel).
+  const std::pair<const char*, const char*> bad[] = {
+      {"momentum=nan", "args.optim_args.momentum: must be a finite number, got nan"},
+      {"momentum=inf", "args.optim_args.momentum: must be a finite number, got inf"},
+      {"momentum=-0.5", "args.optim_args.momentum: must be >= 0, got -0.5"},
+      {"momentum=0.9,momentum=0.5", "args.optim_args: 'momentum' is given twice"}};
+  for (const auto& [text, message] : bad) {
+    a.optim_args = text;
+    try {
+      train_regression(a);
+      ADD_FAILURE() << text << " was accepted";
+    } catch (const ArgumentError& e) {
+      EXPECT_THAT(e.what(), ::testing::HasSubstr(message));
+    }
+  }
+  auto w = regression_args("optim_args_adamw");
+  w.optim = "adamw_torch";
+  w.optim_args = "eps=-1";
+  try {
+    train_regression(w);
+    ADD_FAILURE() << "eps=-1 was accepted";
+  } catch (const ArgumentError& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("args.optim_args.eps: must be >= 0"));  // the key the user set, not adam_epsilon
+  }
+}
+
+TEST(Flow, FloatArgumentsBeyondFloat32AreOneLine) {
+  for (const char* key : {"learning_rate", "max_grad_norm", "adam_epsilon", "weight_decay"}) {
+    TrainingArguments a;
+    try {
+      a.set(key, 1e300);
+      a.finalize();
+      ADD_FAILURE() << key;
+    } catch (const ArgumentError& e) {
+      EXPECT_THAT(e.what(), ::testing::HasSubstr(std::string("args.") + key + ": 1e+300 is beyond float32's range"));
+    }
+  }
+  TrainingArguments a;
+  a.weight_decay = -1;
+  EXPECT_THROW(a.finalize(), ArgumentError);
 }
 
 TEST(Flow, ReduceLROnPlateauStepsAfterEvaluations) {
