@@ -122,7 +122,7 @@ int m_encoder_classifier(lua_State* L) {
 }
 
 // models.lora(model, {r = 8, alpha = 8, dropout = 0, target_modules = {"q_proj", "v_proj"} | "regex" |
-// "all-linear", use_rslora = false, init_lora_weights = true | false | "gaussian", task_type = "CAUSAL_LM",
+// "all-linear", exclude_modules = {...} | "regex", use_rslora = false, init_lora_weights = true | false | "gaussian", task_type = "CAUSAL_LM",
 // base_model_name_or_path}): adapts the model in place (peft's get_peft_model) and returns it.
 int m_lora(lua_State* L) {
   auto m = peek_module(L, 1);
@@ -142,6 +142,13 @@ int m_lora(lua_State* L) {
     } else {
       c.target_modules = o.string_list("target_modules", {});
     }
+  }
+  if (o.has("exclude_modules")) {  // peft's: a list of names or one regular expression
+    lua_getfield(L, 2, "exclude_modules");
+    const bool is_string = lua_type(L, -1) == LUA_TSTRING;
+    lua_pop(L, 1);
+    if (is_string) c.exclude_regex = o.string("exclude_modules", "");
+    else c.exclude_modules = o.string_list("exclude_modules", {});
   }
   c.use_rslora = o.boolean("use_rslora", c.use_rslora);
   if (o.has("init_lora_weights")) {  // true, false or "gaussian" (peft's)

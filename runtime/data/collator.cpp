@@ -103,7 +103,12 @@ Padded pad_examples(const std::vector<Example>& examples, const PadOptions& o) {
       p.batch[out_name] = stack_same_shape(parts, name);
       continue;
     }
-    const int64_t value = out_name == "labels" ? o.label_pad_id : name == "attention_mask" ? 0 : o.pad_token_id;
+    // As tokenizer.pad: the mask and token types pad with 0 (pad_token_type_id), the special
+    // tokens mask with 1 (a pad is special), labels with label_pad_id, the rest with pad_token_id.
+    const int64_t value = out_name == "labels"                                 ? o.label_pad_id
+                          : name == "attention_mask" || name == "token_type_ids" ? 0
+                          : name == "special_tokens_mask"                       ? 1
+                                                                                : o.pad_token_id;
     p.batch[out_name] = pad_stack(parts, name, value, lengths[out_name], o.pad_left);
   }
   // The mask follows input_ids; without it, the first field the recipe asked to pad. Fields

@@ -191,8 +191,12 @@ class Lexer {
       }
     }
     Token t{is_float ? Token::Kind::kFloat : Token::Kind::kInteger, digits, line};
-    if (is_float) t.number = std::stod(digits);
-    else t.integer = std::stoll(digits);
+    try {
+      if (is_float) t.number = std::stod(digits);
+      else t.integer = std::stoll(digits);
+    } catch (const std::out_of_range&) {  // Python's ints have no bound; ours are 64 bits
+      fail("the number " + digits + " is beyond 64 bits", pos_);
+    }
     tokens_.push_back(t);
   }
 

@@ -72,12 +72,22 @@ Value format(const std::string& fmt, const Value& args) {
 
 }  // namespace
 
+// Python's ints do not overflow; ours are 64 bits, so a result beyond them is an error, never
+// a wrapped number in the rendered prompt.
+[[noreturn]] void overflow(const std::string& op, const Value& a, const Value& b) {
+  throw TemplateError("integer overflow: " + a.to_str() + " " + op + " " + b.to_str() + " exceeds 64 bits");
+}
+
 Value binary_op(const std::string& op, const Value& a, const Value& b) {
   if (op == "~") return Value(a.to_str() + b.to_str());
   a.defined(), b.defined();
   const bool ints = a.is_int() && b.is_int(), nums = a.is_number() && b.is_number();
   if (op == "+") {
-    if (ints) return Value(a.as_int() + b.as_int());
+    if (ints) {
+      int64_t r;
+      if (__builtin_add_overflow(a.as_int(), b.as_int(), &r)) overflow(op, a, b);
+      return Value(r);
+    }
     if (nums) return Value(a.as_float() + b.as_float());
     if (a.is_string() && b.is_string()) return Value(a.str() + b.str());
     if (a.is_list() && b.is_list() && a.is_tuple() == b.is_tuple()) {
@@ -90,12 +100,20 @@ Value binary_op(const std::string& op, const Value& a, const Value& b) {
     unsupported("+", a, b);
   }
   if (op == "-") {
-    if (ints) return Value(a.as_int() - b.as_int());
+    if (ints) {
+      int64_t r;
+      if (__builtin_sub_overflow(a.as_int(), b.as_int(), &r)) overflow(op, a, b);
+      return Value(r);
+    }
     if (nums) return Value(a.as_float() - b.as_float());
     unsupported("-", a, b);
   }
   if (op == "*") {
-    if (ints) return Value(a.as_int() * b.as_int());
+    if (ints) {
+      int64_t r;
+      if (__builtin_mul_overflow(a.as_int(), b.as_int(), &r)) overflow(op, a, b);
+      return Value(r);
+    }
     if (nums) return Value(a.as_float() * b.as_float());
     if ((a.is_string() || a.is_list()) && b.is_int()) return repeat(a, b.as_int());
     if (a.is_int() && (b.is_string() || b.is_list())) return repeat(b, a.as_int());
@@ -120,11 +138,14 @@ Value binary_op(const std::string& op, const Value& a, const Value& b) {
     return Value(m != 0 && ((m < 0) != (b.as_float() < 0)) ? m + b.as_float() : m);
   }
   if (op == "**") {
-    if (ints && b.as_int() >= 0) {  // by squaring (Python's ints do not overflow; these wrap)
-      uint64_t r = 1, base = static_cast<uint64_t>(a.as_int());
-      for (int64_t e = b.as_int(); e > 0; e >>= 1, base *= base)
-        if (e & 1) r *= base;
-      return Value(static_cast<int64_t>(r));
+    if (ints && b.as_int() >= 0) {  // by squaring, checked (a square needed by a later bit that overflows means the result does)
+      int64_t r = 1, base = a.as_int();
+      for (int64_t e = b.as_int(); e > 0;) {
+        if ((e & 1) && __builtin_mul_overflow(r, base, &r)) overflow(op, a, b);
+        e >>= 1;
+        if (e > 0 && __builtin_mul_overflow(base, base, &base)) overflow(op, a, b);
+      }
+      return Value(r);
     }
     return Value(std::pow(a.as_float(), b.as_float()));
   }

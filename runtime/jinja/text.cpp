@@ -80,8 +80,7 @@ std::vector<std::string> split(std::string_view s, const std::string* sep, int64
     if (i == cps.size()) break;
     size_t j = i;
     if (maxsplit >= 0 && static_cast<int64_t>(out.size()) == maxsplit) {
-      j = cps.size();
-      while (j > i && is_space(cps[j - 1])) --j;
+      j = cps.size();  // Python keeps the remainder's far-end whitespace
     } else {
       while (j < cps.size() && !is_space(cps[j])) ++j;
     }
@@ -212,6 +211,21 @@ bool is_lower(std::string_view s) {
   return any;
 }
 
+namespace {
+
+// Python's printable: every character but the categories Cc, Cf, Cs, Co, Cn, Zl, Zp and Zs.
+bool printable(char32_t c) {
+  switch (u_charType(static_cast<UChar32>(c))) {
+    case U_CONTROL_CHAR: case U_FORMAT_CHAR: case U_SURROGATE: case U_PRIVATE_USE_CHAR: case U_UNASSIGNED:
+    case U_LINE_SEPARATOR: case U_PARAGRAPH_SEPARATOR: case U_SPACE_SEPARATOR:
+      return false;
+    default:
+      return true;
+  }
+}
+
+}  // namespace
+
 std::string repr(std::string_view s) {
   const bool has_single = s.find('\'') != std::string_view::npos, has_double = s.find('"') != std::string_view::npos;
   const char quote = has_single && !has_double ? '"' : '\'';
@@ -222,8 +236,8 @@ std::string repr(std::string_view s) {
     else if (c == '\n') out += "\\n";
     else if (c == '\r') out += "\\r";
     else if (c == '\t') out += "\\t";
-    else if (c < 0x20 || (c >= 0x7F && c <= 0xA0) || c == 0xAD) std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(c)), out += buf;
-    else if (c == 0x2028 || c == 0x2029 || c == 0xFEFF) std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c)), out += buf;
+    else if (c != ' ' && !printable(c))  // Python's str.isprintable(): \xNN, \uNNNN or \UNNNNNNNN
+      std::snprintf(buf, sizeof buf, c < 0x100 ? "\\x%02x" : c < 0x10000 ? "\\u%04x" : "\\U%08x", static_cast<unsigned>(c)), out += buf;
     else append_utf8(out, c);
   }
   return out + quote;

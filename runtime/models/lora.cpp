@@ -44,11 +44,19 @@ bool is_linear(const Module& m) { return dynamic_cast<const Linear*>(&m) || dyna
 
 // peft's check_target_module_exists: a string is a Python regular expression the whole name
 // must match (re.fullmatch; `regex` is it compiled), a list matches names or name suffixes.
-bool targeted(const std::string& name, const LoraConfig& c, const Regex* regex) {
+bool name_or_suffix(const std::string& name, const std::string& t) {
+  return name == t || (name.size() > t.size() && name.compare(name.size() - t.size() - 1, t.size() + 1, "." + t) == 0);
+}
+
+bool targeted(const std::string& name, const LoraConfig& c, const Regex* regex, const Regex* exclude) {
+  // Excluded first, as peft's check_target_module_exists does.
+  if (exclude ? exclude->full_match(name)
+              : std::any_of(c.exclude_modules.begin(), c.exclude_modules.end(), [&](const std::string& e) { return name_or_suffix(name, e); }))
+    return false;
   if (regex) return regex->full_match(name);
   for (const auto& t : c.target_modules) {
     if (t == "all-linear") return true;  // the linear check and the head exclusion come after
-    if (name == t || (name.size() > t.size() && name.compare(name.size() - t.size() - 1, t.size() + 1, "." + t) == 0)) return true;
+    if (name_or_suffix(name, t)) return true;
   }
   return false;
 }
@@ -104,9 +112,11 @@ void apply_lora(Module& model, LoraConfig c) {
   if (all_linear && c.target_modules.size() > 1) throw RecipeError("models.lora: \"all-linear\" stands alone in target_modules");
   const std::unique_ptr<Regex> regex =
       c.target_regex.empty() ? nullptr : std::make_unique<Regex>(c.target_regex, "models.lora: target_modules", ErrorKind::kRecipe);
+  const std::unique_ptr<Regex> exclude =
+      c.exclude_regex.empty() ? nullptr : std::make_unique<Regex>(c.exclude_regex, "models.lora: exclude_modules", ErrorKind::kRecipe);
   std::vector<std::pair<std::string, ModulePtr>> chosen;
   for (const auto& [name, m] : named_modules(model)) {
-    if (!targeted(name, c, regex.get())) continue;
+    if (!targeted(name, c, regex.get(), exclude.get())) continue;
     const bool head = name == "lm_head" || (name.size() > 8 && name.compare(name.size() - 8, 8, ".lm_head") == 0);
     if (all_linear && (!is_linear(*m) || head)) continue;
     if (!is_linear(*m))
@@ -266,6 +276,8 @@ nlohmann::json adapter_config_json(const LoraConfig& c) {
           {"lora_alpha", c.alpha},
           {"lora_dropout", c.dropout},
           {"target_modules", targets},
+          {"exclude_modules", c.exclude_regex.empty() ? (c.exclude_modules.empty() ? nlohmann::json() : nlohmann::json(c.exclude_modules))
+                                                      : nlohmann::json(c.exclude_regex)},
           {"bias", "none"},
           {"fan_in_fan_out", c.fan_in_fan_out},
           {"use_rslora", c.use_rslora},
@@ -315,6 +327,10 @@ LoraConfig lora_config_from_json(const nlohmann::json& j, const std::string& fil
     if (t.is_string()) c.target_regex = t.get<std::string>();
     else if (t.is_array()) c.target_modules = t.get<std::vector<std::string>>();
     else fail("target_modules", "expected a list of names or a regular expression");
+    const nlohmann::json& e = j.value("exclude_modules", nlohmann::json());
+    if (e.is_string()) c.exclude_regex = e.get<std::string>();
+    else if (e.is_array()) c.exclude_modules = e.get<std::vector<std::string>>();
+    else if (!e.is_null()) fail("exclude_modules", "expected a list of names or a regular expression");
   } catch (const nlohmann::json::exception& e) {
     throw CheckpointError("a key has the wrong type (" + std::string(e.what()) + ")", file);
   }

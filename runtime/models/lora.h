@@ -24,6 +24,10 @@ struct LoraConfig {
   // for the Llama family, c_attn for GPT-2).
   std::vector<std::string> target_modules;
   std::string target_regex;
+  // peft's exclude_modules (peft >= 0.14): layers left out of the targets, matched the same way
+  // (a list of names or name suffixes, or one regular expression the whole name must match).
+  std::vector<std::string> exclude_modules;
+  std::string exclude_regex;
   bool use_rslora = false;         // scaling α/√r instead of α/r
   bool init_lora_weights = true;   // false: B random too (the branch is not a no-op at start)
   bool gaussian_init = false;      // peft's init_lora_weights = "gaussian": A ~ N(0, 1/r), B zero

@@ -125,6 +125,13 @@ TEST(ChatTemplate, ScopesUndefinedAndPythonValues) {
                    {{"d", {{"z", 1}, {"a", 2}}}}),
             "1z=1,2a=2");
   EXPECT_EQ(render("{{ ' x '.strip() ~ 'a,b'.split(',')|join('+') ~ 'x'.upper() ~ ('ab'.startswith('a')) }}"), "xa+bXTrue");
+  // Python's split(None, n) keeps the remainder's far-end whitespace (rsplit: its start)
+  EXPECT_EQ(render("{{ 'a b  c \\t'.split(None, 1)|join('|') }}"), "a|b  c \t");
+  EXPECT_EQ(render("{{ '  a b c '.rsplit(None, 1)|join('|') }}"), "  a b|c");
+  EXPECT_EQ(render("{{ 2 ** 62 }} {{ (-2) ** 63 }} {{ 1 ** 100000000000 }}"), "4611686018427387904 -9223372036854775808 1");
+  // repr escapes what Python's str.isprintable() rejects (Z* and C* categories but the space)
+  EXPECT_EQ(render("{{ [s] }}", {{"s", "a\u3000b\u00a0c\u2003\U0001F642\u200b\u00ad\x7f \u00e9"}}),
+            "['a\\u3000b\\xa0c\\u2003\U0001F642\\u200b\\xad\\x7f \u00e9']");
 }
 
 TEST(ChatTemplate, GenerationBlocksGiveTheAssistantSpans) {
@@ -150,6 +157,11 @@ TEST(ChatTemplate, ErrorsNameTheTemplateAndLine) {
   EXPECT_EQ(error_of("{% if false %}\n{{ x|nofilter }}{% endif %}"), std::make_pair(std::string("t.jinja:2"), std::string("no filter named 'nofilter'")));
   EXPECT_EQ(error_of("{{ x is nothing }}").second, "no test named 'nothing'");
   EXPECT_EQ(error_of("{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}").second, "maximum macro recursion depth exceeded in 'f'");
+  // Python's ints are unbounded, ours 64 bits: beyond them an error, never a wrapped number
+  EXPECT_EQ(error_of("x\n{{ 100000000000000000000 }}"), std::make_pair(std::string("t.jinja:2"), std::string("the number 100000000000000000000 is beyond 64 bits")));
+  EXPECT_EQ(error_of("{{ 2 ** 64 }}").second, "integer overflow: 2 ** 64 exceeds 64 bits");
+  EXPECT_EQ(error_of("{{ 9223372036854775807 + 1 }}").second, "integer overflow: 9223372036854775807 + 1 exceeds 64 bits");
+  EXPECT_EQ(error_of("{{ 3037000500 * 3037000500 }}").second, "integer overflow: 3037000500 * 3037000500 exceeds 64 bits");
 }
 
 class ChatTemplateFolder : public ::testing::Test {

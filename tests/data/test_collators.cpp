@@ -45,6 +45,22 @@ TEST(PadCollate, LeftPaddingForGenerationPutsPadsFirst) {
   EXPECT_TRUE(b.at("attention_mask").equal(rows({{1, 1, 1}, {0, 0, 1}})));
 }
 
+// transformers' tokenizer.pad (DataCollatorWithPadding): token types pad with 0 and the
+// special-tokens mask with 1, whatever pad_token_id is (with pad_token_id 3 a BERT's token
+// types went out of their range of 2).
+TEST(PadCollate, TokenTypesPadWithZeroAndTheSpecialTokensMaskWithOne) {
+  std::vector<Example> examples{
+      {{"input_ids", L({5, 6, 7})}, {"token_type_ids", L({0, 1, 1})}, {"special_tokens_mask", L({1, 0, 1})}},
+      {{"input_ids", L({8})}, {"token_type_ids", L({0})}, {"special_tokens_mask", L({1})}},
+  };
+  PadOptions o;
+  o.pad_token_id = 3;
+  const Batch b = pad_collate(o)(examples);
+  EXPECT_TRUE(b.at("input_ids").equal(rows({{5, 6, 7}, {8, 3, 3}})));
+  EXPECT_TRUE(b.at("token_type_ids").equal(rows({{0, 1, 1}, {0, 0, 0}})));
+  EXPECT_TRUE(b.at("special_tokens_mask").equal(rows({{1, 0, 1}, {1, 1, 1}})));
+}
+
 TEST(PadCollate, OptionsAndExistingMask) {
   std::vector<Example> examples{
       {{"input_ids", L({5, 6})}, {"attention_mask", L({1, 1})}, {"label", at::scalar_tensor(1, at::kLong)}},

@@ -171,6 +171,17 @@ class Lora(unittest.TestCase):
             saved = json.load(f)
         self.assertTrue(saved["base_model_name_or_path"].endswith("base"))
         np.testing.assert_allclose(runner_logits(self.dir, "peft_adapters"), expected, rtol=1e-5, atol=1e-5)
+        # peft >= 0.14's exclude_modules, as a list (names or suffixes) and as a regular
+        # expression (re.fullmatch): the excluded layers have no adapters (runner wanted them)
+        for name, exclude in (("exclude_list", ["layers.0.self_attn.k_proj", "up_proj"]), ("exclude_regex", r".*\.1\..*")):
+            with self.subTest(exclude=exclude):
+                base = AutoModelForCausalLM.from_pretrained(self.path("base"))
+                torch.manual_seed(2)
+                config = LoraConfig(r=2, lora_alpha=6, target_modules=["k_proj", "up_proj", "q_proj"], exclude_modules=exclude,
+                                    init_lora_weights=False, task_type="CAUSAL_LM")
+                peft_model = get_peft_model(base, config)
+                peft_model.save_pretrained(self.path(name))
+                np.testing.assert_allclose(runner_logits(self.dir, name), hf_logits(peft_model), rtol=1e-5, atol=1e-5)
 
     def test_every_option_and_default_loads_in_peft_with_runner_logits(self):
         # Each way of choosing and shaping the adapters, trained a few steps by runner, then
@@ -186,10 +197,11 @@ class Lora(unittest.TestCase):
             "random_b": "{ r = 4, init_lora_weights = false, dropout = 0.2 }",
             "gaussian": '{ init_lora_weights = "gaussian" }',  # peft's: A ~ N(0, 1/r), B zero
             "bf16_base": "{ target_modules = { \"k_proj\", \"up_proj\" } }",
+            "exclude": '{ target_modules = "all-linear", exclude_modules = { "o_proj", "down_proj" } }',  # peft's exclude_modules
         }
         expected_targets = {"defaults": ["q_proj", "v_proj"], "all_linear": ["down_proj", "gate_proj", "k_proj", "o_proj", "q_proj", "up_proj", "v_proj"],
                             "rslora": ["q_proj", "v_proj"], "random_b": ["q_proj", "v_proj"], "bf16_base": ["k_proj", "up_proj"],
-                            "gaussian": ["q_proj", "v_proj"]}
+                            "gaussian": ["q_proj", "v_proj"], "exclude": ["gate_proj", "k_proj", "q_proj", "up_proj", "v_proj"]}
         for name, spec in options.items():
             with self.subTest(options=name):
                 if isinstance(spec, list):
