@@ -66,6 +66,7 @@ int call_catching(lua_State* L, LuaFn f) {
   std::replace(message.begin(), message.end(), '\n', ' ');
   std::string w = located ? "" : where(L, 1);
   if (!located && w.empty()) w = last_line();
+  if (!w.empty() && message.rfind(w + ": ", 0) == 0) w.clear();  // the error names this line already
   lua_pushstring(L, (w.empty() ? message : w + ": " + message).c_str());
   return -1;
 }

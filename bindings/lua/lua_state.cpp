@@ -144,9 +144,12 @@ void LuaState::run_recipe(const std::string& path, int nresults) {
   lua_pushstring(L_, path.c_str());
   track_lines(L_, true);  // loading runs once: every error names its exact line
   const int rc = lua_pcall(L_, 1, nresults, 0);
+  const std::string at = last_line();  // before tracking stops and forgets it
   track_lines(L_, false);
   if (rc != 0) {
-    std::string message = lua_isstring(L_, -1) ? lua_tostring(L_, -1) : "error object is not a string";
+    // error(nil) or error{...} carries no position: the traced line gives it one.
+    std::string message = lua_isstring(L_, -1) ? lua_tostring(L_, -1)
+                                               : (at.empty() ? path : at) + ": error() raised a " + luaL_typename(L_, -1) + ", not a message";
     lua_pop(L_, 1);
     throw RecipeError(message);
   }

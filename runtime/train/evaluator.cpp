@@ -118,6 +118,9 @@ PredictionOutput Evaluator::evaluation_loop(const data::DatasetPtr& ds, const st
       const int64_t n = data::batch_size_of(batch);
       out.num_samples += n;
       PredictionResult r = prediction_step(batch, prediction_loss_only);
+      if (r.loss.defined() && r.loss.numel() != 1)
+        throw RecipeError("the evaluation loss must be one value (a scalar tensor), got shape " + c10::str(r.loss.sizes()) +
+                          " from prediction_step, compute_loss or the model");
       at::Tensor batch_losses = r.loss.defined() ? r.loss.reshape({1}).expand({n}).to(at::kDouble) : at::Tensor();
       if (batch_losses.defined()) pending_losses = pending_losses.defined() ? at::cat({pending_losses, batch_losses}) : batch_losses.clone();
       if (r.logits.defined()) {
@@ -250,7 +253,9 @@ json Evaluator::run_evaluation(bool from_training) {
 void Evaluator::update_best_metric(const json& metrics, bool& is_new_best) {
   std::string key = *ctx_.args.metric_for_best_model;
   if (key.rfind("eval_", 0) != 0) key = "eval_" + key;
-  if (!metrics.contains(key) || !metrics[key].is_number()) {
+  if (metrics.contains(key) && !metrics[key].is_number())
+    throw ArgumentError("args.metric_for_best_model: \"" + key + "\" is " + metrics[key].dump() + ", not a number; compute_metrics must return a number for it");
+  if (!metrics.contains(key)) {
     std::string available;
     for (auto it = metrics.begin(); it != metrics.end(); ++it)
       if (it.key() != "epoch") available += (available.empty() ? "" : ", ") + it.key();

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <c10/util/Exception.h>
+
 #include "runtime/core/errors.h"
 
 namespace runner::train {
@@ -46,7 +48,17 @@ models::TensorMap call_model(models::Module& model, const Batch& batch, const Ca
   if (it == batch.end())
     throw RecipeError(name.empty() ? "the batch has no input field (only labels: " + keys_of(batch) + ")"
                                    : "input_name \"" + name + "\" is not a batch field (fields: " + keys_of(batch) + ")");
-  return {{"logits", model.forward(it->second)}};
+  try {
+    return {{"logits", model.forward(it->second)}};
+  } catch (const c10::OutOfMemoryError&) {
+    throw;  // auto_find_batch_size and the out-of-memory line read it as it is
+  } catch (const c10::Error& e) {  // an ATen message alone names neither the model nor the field
+    std::string message = e.what_without_backtrace();
+    message = message.substr(0, message.find('\n'));
+    const at::Tensor& x = it->second;
+    throw RecipeError("the model (" + model.type_name() + ") on batch field '" + name + "' (" + std::string(c10::toString(x.scalar_type())) + " " +
+                      c10::str(x.sizes()) + "): " + message);
+  }
 }
 
 at::Tensor label_smoothed_loss(const at::Tensor& logits_in, const at::Tensor& labels_in, double epsilon, bool shift) {

@@ -23,7 +23,9 @@ Phases resolve_phases(const TrainingArguments& args, const Datasets& d) {
   p.eval = args.do_eval.value_or(d.has_eval() || args.eval_strategy != "no");
   p.predict = args.do_predict;
   if (p.train && !d.has_train()) throw RecipeError("do_train is set but the recipe has no datasets.train");
-  if (p.eval && !d.has_eval()) throw RecipeError("evaluation is on (do_eval or eval_strategy=" + args.eval_strategy + ") but the recipe has no datasets.eval");
+  if (p.eval && !d.has_eval())
+    throw RecipeError(std::string("evaluation is on (") + (args.do_eval.value_or(false) ? "do_eval" : "eval_strategy = \"" + args.eval_strategy + "\"") +
+                      ") but the recipe has no datasets.eval");
   if (p.predict && !d.test) throw RecipeError("do_predict is set but the recipe has no datasets.test");
   if (!p.train && !p.eval && !p.predict)
     throw RecipeError(d.has_train() || d.has_eval() || d.test

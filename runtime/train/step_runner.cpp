@@ -117,7 +117,10 @@ at::Tensor StepRunner::training_step(const Batch& batch, LossContext& loss_ctx) 
   const int64_t loop_rows = in_loop_ && !batch.empty() ? data::batch_size_of(batch) : 0;
   loss_ctx.backward = [&loss_ctx, weight, share, lockstep, scale, dp, loop_rows](const at::Tensor& loss) {
     if (loop_rows) device::maybe_inject_out_of_memory_in_loop(loop_rows, dp->rank(), loss_ctx.device);
-    if (!loss.defined() || loss.numel() != 1) throw HookError("the loss must be a scalar tensor");
+    if (!loss.defined()) throw HookError("the training loss is missing (compute_loss or training_step returned none)");
+    if (loss.numel() != 1)
+      throw HookError("the training loss must be one value (a scalar tensor), got shape " + c10::str(loss.sizes()) +
+                      " from compute_loss, training_step or the model; reduce it, e.g. with :mean()");
     if (!loss.requires_grad())
       throw HookError("the loss does not require grad: it was detached or computed under no_grad, so training cannot update the model");
     loss_ctx.backward_called = true;
@@ -155,7 +158,9 @@ at::Tensor StepRunner::training_step(const Batch& batch, LossContext& loss_ctx) 
   } else {
     loss_ctx.backward(loss);
   }
-  if (!loss.defined() || loss.numel() != 1) throw HookError("the loss must be a scalar tensor");
+  if (!loss.defined() || loss.numel() != 1)
+    throw HookError("training_step must return the loss as one value (a scalar tensor), got " +
+                    (loss.defined() ? "shape " + c10::str(loss.sizes()) : std::string("none")));
   // Stays on the device: reading it here would make every micro-step wait for the GPU.
   const at::Tensor value = loss.detach().reshape({}).to(at::kDouble);
   if (loss_ctx.loss_is_normalized) return share == 1.0 ? value : value * share;

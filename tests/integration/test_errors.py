@@ -136,6 +136,18 @@ return {
 """
         self.check(mlp, "the batch field labels holds 3, outside MLP's range [0, 3) (or -100, ignored) set by sizes[3] = 3 classes")
 
+    def test_errors_without_a_position_get_one(self):
+        # error() with a table carries no position; an ATen error names neither model nor field;
+        # a loss of several values is named as such (they were "error object is not a string",
+        # "mat1 and mat2 must have the same dtype" and "the loss must be a scalar tensor").
+        self.check(GOOD.replace('local data = require "runner.data"', 'local data = require "runner.data"\nerror({ code = 1 })'),
+                   "BAD:2: error() raised a table, not a message")
+        no_loss = GOOD[:GOOD.index("  compute_loss")] + "}\n"
+        self.check(no_loss.replace("x = torch.randn(16, 2)", "x = torch.randn(16, 2):double()"),
+                   "the model (Linear) on batch field 'x' (Double [4, 2]): mat1 and mat2 must have the same dtype")
+        self.check(GOOD.replace("return F.mse_loss(model(inputs.x), inputs.labels)", "return model(inputs.x)"),
+                   "the training loss must be one value (a scalar tensor), got shape [4, 1] from compute_loss, training_step or the model")
+
     def test_missing_data_file(self):
         text = GOOD.replace("local data = require \"runner.data\"",
                             "local data = require \"runner.data\"\nlocal rows = data.jsonl('no_such_file.jsonl')")
