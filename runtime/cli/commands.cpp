@@ -28,6 +28,8 @@
 #include "runtime/dist/blocking_call.h"
 #include "runtime/dist/world.h"
 #include "runtime/log/log.h"
+#include "runtime/optim/scheduler.h"
+#include "runtime/train/optimizer_factory.h"
 #include "runtime/config/accelerate_config.h"
 #include "runtime/device/device.h"
 #include "runtime/train/optimizer_shards.h"
@@ -74,6 +76,15 @@ int run_recipe(const CommandLine& cl) {
   if (recipe.search->has_space() && world.rank == 0 && cl.command == "run")
     log::info("this recipe declares hp_space: this run trains it once with its own values; `runner search " + cl.recipe + "` runs the search");
   if (cl.command == "check") {
+    // What training refuses before its first step without needing the model or the data:
+    // the optimizer's options and the schedule's kwargs (the model-dependent checks, such as
+    // gradient_checkpointing's, run when training starts).
+    agree_on_setup(world, [&] {
+      const auto hooks = std::static_pointer_cast<lua::LuaHooks>(recipe.hooks);
+      if (!hooks->has("create_optimizer")) train::check_optimizer_arguments(args);
+      if (!hooks->has("create_scheduler"))
+        optim::make_scheduler(args.lr_scheduler_type, args.warmup_steps_for(1000), 1000, args.lr_scheduler_kwargs, args.learning_rate);
+    });
     quiet_stdout.restore();
     std::cout << args.to_json().dump(2) << std::endl;
     return 0;

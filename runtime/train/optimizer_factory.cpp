@@ -93,31 +93,35 @@ class OptionReader {
   std::set<std::string> used_;
 };
 
-std::unique_ptr<optim::Optimizer> make(const std::string& type, optim::FlatParams& flat, std::vector<optim::GroupOptions> groups,
+// Reads and checks the options of `type`, then builds the optimizer over `flat` (nothing is
+// built without one: runner check validates the options alone).
+std::unique_ptr<optim::Optimizer> make(const std::string& type, optim::FlatParams* flat, std::vector<optim::GroupOptions> groups,
                                        OptionReader& r, const TrainingArguments& args) {
   std::unique_ptr<optim::Optimizer> opt;
   if (type == "adamw_torch" || type == "adamw_torch_fused" || type == "adamw") {
     const auto betas = r.pair("betas", {args.adam_beta1, args.adam_beta2});
-    opt = optim::make_adamw(flat, groups, {betas[0], betas[1], r.number("eps", args.adam_epsilon, 0), type == "adamw_torch_fused"});
+    const optim::AdamWOptions o{betas[0], betas[1], r.number("eps", args.adam_epsilon, 0), type == "adamw_torch_fused"};
+    if (flat) opt = optim::make_adamw(*flat, groups, o);
   } else if (type == "sgd") {
     optim::SGDOptions o;
     o.momentum = r.number("momentum", 0.0, 0);
     o.dampening = r.number("dampening", 0.0);
     o.nesterov = r.boolean("nesterov", false);
-    opt = optim::make_sgd(flat, groups, o);
+    if (o.nesterov && (o.momentum <= 0 || o.dampening != 0)) r.fail("nesterov", "needs momentum > 0 and dampening = 0");
+    if (flat) opt = optim::make_sgd(*flat, groups, o);
   } else if (type == "adagrad") {
     optim::AdagradOptions o;
     o.lr_decay = r.number("lr_decay", o.lr_decay, 0);
     o.initial_accumulator_value = r.number("initial_accumulator_value", o.initial_accumulator_value, 0);
     o.eps = r.number("eps", o.eps, 0);
-    opt = optim::make_adagrad(flat, groups, o);
+    if (flat) opt = optim::make_adagrad(*flat, groups, o);
   } else if (type == "rmsprop") {
     optim::RMSpropOptions o;
     o.alpha = r.number("alpha", o.alpha, 0);
     o.eps = r.number("eps", o.eps, 0);
     o.momentum = r.number("momentum", o.momentum, 0);
     o.centered = r.boolean("centered", o.centered);
-    opt = optim::make_rmsprop(flat, groups, o);
+    if (flat) opt = optim::make_rmsprop(*flat, groups, o);
   } else if (type == "adafactor") {
     optim::AdafactorOptions o;  // HF Trainer: scale_parameter=False, relative_step=False
     o.eps1 = r.number("eps1", o.eps1);
@@ -128,7 +132,7 @@ std::unique_ptr<optim::Optimizer> make(const std::string& type, optim::FlatParam
     o.scale_parameter = r.boolean("scale_parameter", o.scale_parameter);
     o.relative_step = r.boolean("relative_step", o.relative_step);
     o.warmup_init = r.boolean("warmup_init", o.warmup_init);
-    opt = optim::make_adafactor(flat, groups, o);
+    if (flat) opt = optim::make_adafactor(*flat, groups, o);
   } else {
     throw ArgumentError("args.optim: Trainer cannot instantiate unsupported optimizer: " + type);
   }
@@ -136,7 +140,25 @@ std::unique_ptr<optim::Optimizer> make(const std::string& type, optim::FlatParam
   return opt;
 }
 
+// torch's optimizers refuse these ("Invalid learning rate"); NaN would train to NaN weights.
+void check_groups(const std::vector<optim::GroupOptions>& groups, const OptimizerSpec* spec) {
+  for (size_t g = 0; g < groups.size(); ++g)
+    for (const auto& [what, v] : {std::pair<const char*, double>{"lr", groups[g].lr}, {"weight_decay", groups[g].weight_decay}})
+      if (!(v >= 0) || v > std::numeric_limits<float>::max()) {
+        const std::string key = spec ? "create_optimizer: " + (spec->groups.size() > g ? "group " + std::to_string(g + 1) + " " : std::string()) + what
+                                     : std::string("args.") + (std::string(what) == "lr" ? "learning_rate" : "weight_decay");
+        throw ArgumentError(key + ": must be a finite number >= 0, got " + text(v));
+      }
+}
+
 }  // namespace
+
+void check_optimizer_arguments(const TrainingArguments& args) {
+  const std::vector<optim::GroupOptions> groups = {{args.learning_rate, args.weight_decay}};
+  check_groups(groups, nullptr);
+  OptionReader reader(parse_optim_args(args.optim_args), args.optim, "args.optim_args");
+  make(args.optim, nullptr, groups, reader, args);
+}
 
 BuiltOptimizer build_optimizer(const TrainingArguments& args, const models::Module& model, const models::NamedTensorList& trainable,
                                const OptimizerSpec* spec, const FlatLayout& layout) {
@@ -173,20 +195,13 @@ BuiltOptimizer build_optimizer(const TrainingArguments& args, const models::Modu
       if (g < 0) g = static_cast<int>(spec->groups.size());
     groups.push_back({lr, wd});
   }
-  // torch's optimizers refuse these ("Invalid learning rate"); NaN would train to NaN weights.
-  for (size_t g = 0; g < groups.size(); ++g)
-    for (const auto& [what, v] : {std::pair<const char*, double>{"lr", groups[g].lr}, {"weight_decay", groups[g].weight_decay}})
-      if (!(v >= 0) || v > std::numeric_limits<float>::max()) {
-        const std::string key = spec ? "create_optimizer: " + (spec->groups.size() > g ? "group " + std::to_string(g + 1) + " " : std::string()) + what
-                                     : std::string("args.") + (std::string(what) == "lr" ? "learning_rate" : "weight_decay");
-        throw ArgumentError(key + ": must be a finite number >= 0, got " + text(v));
-      }
+  check_groups(groups, spec);
   BuiltOptimizer b;
   b.flat = std::make_unique<optim::FlatParams>(trainable, group_of, static_cast<int>(groups.size()), layout.grad_buffer,
                                                layout.data_buffer, layout.place, layout.device);
   optim::FlatParams& owned = layout.optimizer_view ? layout.optimizer_view(*b.flat) : *b.flat;
   OptionReader reader(spec ? spec->options : parse_optim_args(args.optim_args), type, spec ? "create_optimizer" : "args.optim_args");
-  b.optimizer = make(type, owned, groups, reader, args);
+  b.optimizer = make(type, &owned, groups, reader, args);
   for (const auto& g : groups) b.base_lrs.push_back(g.lr);
   return b;
 }

@@ -34,5 +34,8 @@ struct FlatLayout {
 };
 BuiltOptimizer build_optimizer(const TrainingArguments& args, const models::Module& model, const models::NamedTensorList& trainable,
                                const OptimizerSpec* spec, const FlatLayout& layout = {});
+// What build_optimizer checks of args.optim, optim_args, learning_rate and weight_decay,
+// without a model (runner check): ArgumentError naming the key.
+void check_optimizer_arguments(const TrainingArguments& args);
 
 }  // namespace runner::train

@@ -139,6 +139,22 @@ class Cli(unittest.TestCase):
             self.assertEqual(args["per_device_train_batch_size"], 8)  # default
             self.assertFalse(os.path.exists(os.path.join(tmp, "o")), "check must not train or write")
 
+    def test_check_refuses_the_optimizer_and_schedule_options_training_would(self):
+        # runner check is what CI runs on recipes: options the optimizer or the schedule refuse
+        # when training starts must not pass it (they did: check stopped after the arguments).
+        cases = [(("--optim_args", "foo=1"), "args.optim_args: adamw_torch_fused has no option 'foo'"),
+                 (("--optim", "sgd", "--optim_args", "momentum=abc"), "args.optim_args.momentum: must be a number"),
+                 (("--lr_scheduler_kwargs", '{"foo": 1}'), "args.lr_scheduler_kwargs.foo: not an option of linear")]
+        with TempDir() as tmp:
+            recipe = write(os.path.join(tmp, "r.lua"), RECIPE)
+            for extra, message in cases:
+                code, out, err = run("check", recipe, "--output_dir", os.path.join(tmp, "o"), *extra)
+                self.assertEqual(code, 2, err)
+                self.assertIn(message, err.strip().splitlines()[-1])
+                self.assertEqual(out, "")
+            code, _, err = run("check", recipe, "--output_dir", os.path.join(tmp, "o"), "--optim", "sgd", "--optim_args", "momentum=0.9")
+            self.assertEqual(code, 0, err)
+
     def test_use_cache_warns_that_training_builds_no_cache(self):
         # HF's use_cache cannot change a training run (its forward builds no cache); runner
         # generates with a cache whatever it says.
