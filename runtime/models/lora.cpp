@@ -337,8 +337,8 @@ LoraConfig lora_config_from_json(const nlohmann::json& j, const std::string& fil
   if (c.r < 1) fail("r", "must be >= 1");
   if (j.value("bias", std::string("none")) != "none") fail("bias", "only \"none\" is implemented");
   if (j.value("use_dora", false)) fail("use_dora", "DoRA is not implemented");
-  for (const char* key : {"modules_to_save", "layers_to_transform", "layers_pattern"})
-    if (j.contains(key) && !j[key].is_null()) fail(key, "not implemented (runner reads null)");
+  for (const char* key : {"modules_to_save", "layers_to_transform", "layers_pattern"})  // an empty list is none, as in peft
+    if (j.contains(key) && !j[key].is_null() && !(j[key].is_array() && j[key].empty())) fail(key, "not implemented (runner reads null)");
   for (const char* key : {"rank_pattern", "alpha_pattern"})
     if (j.contains(key) && !j[key].is_null() && !j[key].empty()) fail(key, "per-layer ranks are not implemented");
   return c;

@@ -455,6 +455,13 @@ TEST(Lora, AdapterConfigsWithUnimplementedSettingsAreRefusedByKey) {
   j["use_dora"] = false;
   j["modules_to_save"] = {"lm_head"};
   EXPECT_THROW(lora_config_from_json(j, "a/adapter_config.json"), CheckpointError);
+  j["modules_to_save"] = nlohmann::json::array();  // peft reads an empty list as none
+  EXPECT_NO_THROW(lora_config_from_json(j, "a/adapter_config.json"));
+  j["exclude_modules"] = {"k_proj"};
+  EXPECT_EQ(lora_config_from_json(j, "a/adapter_config.json").exclude_modules, std::vector<std::string>{"k_proj"});
+  j["exclude_modules"] = 3;
+  EXPECT_THROW(lora_config_from_json(j, "a/adapter_config.json"), CheckpointError);
+  j["exclude_modules"] = nullptr;
   j["modules_to_save"] = nullptr;
   j["peft_type"] = "IA3";
   EXPECT_THROW(lora_config_from_json(j, "a/adapter_config.json"), CheckpointError);
