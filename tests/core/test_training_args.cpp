@@ -102,6 +102,22 @@ TEST(TrainingArgs, V4NamesMapOntoV5WithAWarning) {
   for (const auto& w : b.finalize()) EXPECT_THAT(w, Not(HasSubstr("v4")));
 }
 
+// A recipe table with a v4 name and its v5 name at different values: which one won depended
+// on the table's order. The same value twice is fine.
+TEST(TrainingArgs, TwoNamesOfOneArgumentMustAgree) {
+  TrainingArguments a;
+  try {
+    a.update(json{{"evaluation_strategy", "steps"}, {"eval_strategy", "epoch"}});
+    ADD_FAILURE() << "accepted";
+  } catch (const ArgumentError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("name the same argument with different values"));
+    EXPECT_THAT(e.what(), HasSubstr("give eval_strategy once"));
+  }
+  TrainingArguments b;
+  b.update(json{{"evaluation_strategy", "epoch"}, {"eval_strategy", "epoch"}});
+  EXPECT_EQ(b.eval_strategy, "epoch");
+}
+
 TEST(TrainingArgs, V4NamesWithoutACounterpartAreRefusedWithAPointer) {
   TrainingArguments a;
   EXPECT_THAT(error_of([&] { a.set("use_mps_device", true); }), HasSubstr("args.use_mps_device: a transformers v4 argument without a v5 counterpart"));
