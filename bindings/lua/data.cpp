@@ -130,8 +130,19 @@ int d_table(lua_State* L) {
   return ret(L, std::make_shared<data::TensorDataset>(std::move(columns), "data.table"));
 }
 
-int d_jsonl(lua_State* L) { return ret(L, data::load_jsonl(checked_path(luaL_checkstring(L, 1), "data.jsonl"))); }
-int d_csv(lua_State* L) { return ret(L, data::load_csv(checked_path(luaL_checkstring(L, 1), "data.csv"))); }
+// The path only: options (a delimiter, columns) would be read by nobody.
+void only_a_path(lua_State* L, const char* fn, const char* what) {
+  if (lua_gettop(L) > 1) throw RecipeError(std::string(fn) + " takes one argument, the path (" + what + "); it has no options");
+}
+
+int d_jsonl(lua_State* L) {
+  only_a_path(L, "data.jsonl", "one JSON object per line");
+  return ret(L, data::load_jsonl(checked_path(luaL_checkstring(L, 1), "data.jsonl")));
+}
+int d_csv(lua_State* L) {
+  only_a_path(L, "data.csv", "comma-separated, a header row");
+  return ret(L, data::load_csv(checked_path(luaL_checkstring(L, 1), "data.csv")));
+}
 
 }  // namespace
 

@@ -64,6 +64,16 @@ TEST_F(DataBinding, IdxFilesRawAndErrorsAtTheRecipeLine) {
               HasSubstr("normalize must be"));
 }
 
+// data.csv / data.jsonl take the path alone: an options table (HF's load_dataset("csv",
+// delimiter=";")) was read by nobody and the file parsed with commas.
+TEST_F(DataBinding, CsvAndJsonlRefuseOptionsTheyDoNotRead) {
+  const auto csv = write("d.csv", "x;labels\n1;2\n");
+  EXPECT_THAT(error_of("local data = require 'runner.data'\nreturn data.csv('" + csv + "', {delimiter = ';'})"),
+              MatchesRegex(".*snippet[0-9]+\\.lua:2: data\\.csv takes one argument, the path .*it has no options.*"));
+  EXPECT_THAT(error_of("local data = require 'runner.data' return data.jsonl('" + csv + "', {lines = true})"),
+              HasSubstr("data.jsonl takes one argument, the path"));
+}
+
 TEST_F(DataBinding, TextWindowsVocabularyAndDecode) {
   const auto path = write("input.txt", "hello world, hello moon\n");
   const std::string open = "local data = require 'runner.data' local ds = data.text{path = '" + path + "', block_size = 5";
