@@ -7,6 +7,7 @@
 #include "bindings/lua/data_parts.h"
 #include "runtime/core/errors.h"
 #include "runtime/data/sources/sft.h"
+#include "runtime/log/log.h"
 
 namespace runner::lua {
 
@@ -42,6 +43,7 @@ int d_sft(lua_State* L) {
   s.messages_field = o.string("messages_field", s.messages_field);
   s.pad_token_id = o.integer("pad_token_id", s.pad_token_id);
   o.finish();
+  s.warn = [](const std::string& m) { log::warn(m); };
   push_dataset(L, data::load_sft(s));
   return 1;
 }

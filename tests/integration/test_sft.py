@@ -141,21 +141,35 @@ class Sft(unittest.TestCase):
             self.assertEqual(hf.decode([t for t in labels if t != -100], skip_special_tokens=False), "Blue.<|endoftext|>\n\n")
 
     def test_plain_layout_is_trls_prompt_completion(self):
+        # A response that ends with the end-of-text token already gets no second one; a folder
+        # that names its eos only in special_tokens_map.json (older Llama 2 folders) still ends
+        # each completion with it, as transformers finds it there.
+        rows = PROMPT_RESPONSE + [{"prompt": "Say hi.", "response": "Hi.</s>"}]
         with TempDir() as d:
             folder, _ = tokenizer_folder(d, "llama2")
-            write(os.path.join(d, "train.jsonl"), "\n".join(json.dumps(r) for r in PROMPT_RESPONSE) + "\n")
-            got = dump(d, folder, "plain", False, 1024)
-            hf = PreTrainedTokenizerFast.from_pretrained(folder)
-            model = LlamaForCausalLM(LlamaConfig(vocab_size=len(hf), hidden_size=16, intermediate_size=32, num_hidden_layers=1,
-                                                 num_attention_heads=2, num_key_value_heads=2))
-            args = SFTConfig(output_dir=os.path.join(d, "trl_out"), max_length=None, report_to="none", use_cpu=True, bf16=False,
-                             disable_tqdm=True)
-            data = Dataset.from_list([{"prompt": r["prompt"], "completion": r["response"]} for r in PROMPT_RESPONSE])
-            trl = SFTTrainer(model=model, args=args, train_dataset=data, processing_class=hf).train_dataset
-            self.assertEqual(len(got), len(trl))
-            for (ids, labels, _), want in zip(got, trl):
-                self.assertEqual(ids, want["input_ids"])
-                self.assertEqual(labels, want["labels"])
+            mapped = os.path.join(d, "mapped")
+            os.makedirs(mapped)
+            for f in ("tokenizer.json",):
+                with open(os.path.join(folder, f)) as src:
+                    write(os.path.join(mapped, f), src.read())
+            write(os.path.join(mapped, "tokenizer_config.json"), json.dumps({"tokenizer_class": "PreTrainedTokenizerFast"}))
+            write(os.path.join(mapped, "special_tokens_map.json"), json.dumps({"bos_token": "<s>", "eos_token": "</s>"}))
+            write(os.path.join(d, "train.jsonl"), "\n".join(json.dumps(r) for r in rows) + "\n")
+            for where in (folder, mapped):
+                got = dump(d, where, "plain", False, 1024)
+                hf = PreTrainedTokenizerFast.from_pretrained(where)
+                self.assertEqual(hf.eos_token, "</s>")
+                model = LlamaForCausalLM(LlamaConfig(vocab_size=len(hf), hidden_size=16, intermediate_size=32, num_hidden_layers=1,
+                                                     num_attention_heads=2, num_key_value_heads=2))
+                args = SFTConfig(output_dir=os.path.join(d, "trl_out"), max_length=None, report_to="none", use_cpu=True, bf16=False,
+                                 disable_tqdm=True)
+                data = Dataset.from_list([{"prompt": r["prompt"], "completion": r["response"]} for r in rows])
+                trl = SFTTrainer(model=model, args=args, train_dataset=data, processing_class=hf).train_dataset
+                self.assertEqual(len(got), len(trl))
+                for (ids, labels, _), want in zip(got, trl):
+                    self.assertEqual(ids, want["input_ids"], where)
+                    self.assertEqual(labels, want["labels"], where)
+                self.assertEqual(got[-1][0][-2:] != [hf.eos_token_id] * 2, True)  # one end token, not two
 
     def test_packing_and_truncation(self):
         with TempDir() as d:
@@ -176,10 +190,24 @@ class Sft(unittest.TestCase):
                 self.assertTrue(found, ids)
             self.assertLessEqual(len(rows), len(ROWS))
             self.assertGreater(len(flat_ids), 0)
-            # truncation from the right
-            short = dump(d, folder, "simple", False, 5)
-            self.assertEqual([len(x[0]) for x in short], [5] * len(ROWS))
-            self.assertEqual(short[0][0], singles[0][0][:5])
+            # truncation from the right; an example left without a trained token is dropped (TRL)
+            first_trained = [next(i for i, l in enumerate(labels) if l != -100) for _, labels in singles]
+            cut = first_trained[0] + 2
+            short = dump(d, folder, "simple", False, cut)
+            kept = [k for k, f in enumerate(first_trained) if f < cut]
+            self.assertLess(len(kept), len(ROWS), "a row whose prompt fills the cut")
+            self.assertEqual([x[0] for x in short], [singles[k][0][:cut] for k in kept])
+            self.assertTrue(all(any(l != -100 for l in x[1]) for x in short))
+            # packed: no label where the positions restart (TRL's padding-free collator), even when
+            # an example starts with a trained token (no start token, an empty prompt)
+            write(os.path.join(d, "train.jsonl"), "\n".join(json.dumps({"prompt": "", "response": r}) for r in ("Blue.", "Red.")) + "\n")
+            packed = dump(d, folder, "plain", True, 64)
+            self.assertEqual(len(packed), 1)
+            ids, labels, pos = packed[0]
+            starts = [l for l, p in zip(labels, pos) if p == 0]  # the two examples' and the padding's
+            self.assertGreaterEqual(len(starts), 2)
+            self.assertEqual(set(starts), {-100})
+            self.assertGreater(sum(l != -100 for l in labels), 2)
 
     def test_training_on_sft_data_lowers_the_loss(self):
         with TempDir() as d:

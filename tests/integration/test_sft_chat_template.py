@@ -215,6 +215,39 @@ class SftChatTemplate(unittest.TestCase):
             self.assertEqual(code, 0, err[-2000:])
             self.assertEqual(literal, got)
 
+    def test_a_lines_template_kwargs_and_tools_as_a_json_string_reach_the_template(self):
+        """TRL passes a row's chat_template_kwargs to apply_chat_template and parses tools
+        stored as a JSON string (as HF datasets store them); runner dropped the first and looped
+        over the second's characters."""
+        thinking = ("{% for m in messages %}{{ '<|im_start|>' + m['role'] + '\\n' }}{% if m['role'] == 'assistant' %}"
+                    "{% generation %}{% if not enable_thinking %}{{ '<think></think>' }}{% endif %}{{ m['content'] + '<|im_end|>' }}"
+                    "{% endgeneration %}{{ '\\n' }}{% else %}{{ m['content'] + '<|im_end|>\\n' }}{% endif %}{% endfor %}"
+                    "{% if tools %}{{ tools | tojson }}{% endif %}")
+        tool = {"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {}}}}
+        messages = [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello."}]
+        rows = [{"messages": messages, "chat_template_kwargs": {"enable_thinking": True}},
+                {"messages": messages, "chat_template_kwargs": {"enable_thinking": False}},
+                {"messages": messages, "tools": json.dumps([tool])}]
+        with TempDir() as d:
+            tok = byte_level("gpt2", ["<|endoftext|>", "<|im_start|>", "<|im_end|>"])
+            folder = model_folder(d, "think", tok, {"eos_token": "<|im_end|>", "chat_template": thinking})
+            code, got, err = dump(d, folder, rows)
+            self.assertEqual(code, 0, err[-2000:])
+            hf = PreTrainedTokenizerFast.from_pretrained(folder)
+            model = LlamaForCausalLM(LlamaConfig(vocab_size=len(hf), hidden_size=16, intermediate_size=32, num_hidden_layers=1,
+                                                 num_attention_heads=2, num_key_value_heads=2))
+            args = SFTConfig(output_dir=os.path.join(d, "trl_out"), assistant_only_loss=True, max_length=None, report_to="none",
+                             use_cpu=True, bf16=False, disable_tqdm=True)
+            # two datasets: from_list would give the tools row a None chat_template_kwargs, which TRL cannot unpack
+            trl = [e for part in (rows[:2], rows[2:])
+                   for e in SFTTrainer(model=model, args=args, train_dataset=Dataset.from_list(part), processing_class=hf).train_dataset]
+            self.assertEqual(len(got), 3)
+            for (ids, labels), want in zip(got, trl):
+                self.assertEqual(ids, want["input_ids"])
+                self.assertEqual(labels, want["labels"])
+            self.assertNotEqual(got[0][0], got[1][0])  # the kwargs changed the text
+            self.assertIn("get_weather", hf.decode(got[2][0]))
+
     def test_tool_use_template_is_chosen_for_lines_with_tools(self):
         # transformers v5 saves named templates as additional_chat_templates/NAME.jinja and, without a
         # name, renders a conversation with tools with "tool_use", one without with "default"

@@ -20,6 +20,12 @@ namespace {
 // chatml (Qwen, many chat models): "<|im_start|>{role}\n{content}<|im_end|>\n" per turn; an
 // assistant turn's content, "<|im_end|>" and "\n" are trained, its header is not.
 // plain: the prompt and the response as they are (prompt/response lines only).
+// TRL appends the end-of-text token unless the completion ends with it already.
+std::string with_eos(const std::string& content, const std::string& eos) {
+  const bool ends = !eos.empty() && content.size() >= eos.size() && content.compare(content.size() - eos.size(), eos.size(), eos) == 0;
+  return ends ? "" : eos;
+}
+
 std::vector<SftSegment> lay_out(const std::vector<std::pair<std::string, std::string>>& turns, const std::string& tmpl,
                                 const std::string& eos) {
   std::vector<SftSegment> out;
@@ -30,11 +36,11 @@ std::vector<SftSegment> lay_out(const std::vector<std::pair<std::string, std::st
       out.push_back({content + "<|im_end|>\n", assistant});
       if (assistant && !eos.empty() && eos != "<|im_end|>") out.push_back({eos, true});
     } else if (tmpl == "plain") {
-      out.push_back({content + (assistant ? eos : ""), assistant});
+      out.push_back({content + (assistant ? with_eos(content, eos) : ""), assistant});
     } else {  // simple
       if (role == "system") out.push_back({"### System:\n" + content + "\n\n", false});
       else if (role == "user") out.push_back({"### Instruction:\n" + content + "\n\n### Response:\n", false});
-      else out.push_back({content + eos + "\n\n", true});
+      else out.push_back({content + with_eos(content, eos) + "\n\n", true});
     }
   }
   return out;
@@ -66,6 +72,23 @@ std::vector<std::pair<std::string, std::string>> turns_of(const json& j, const S
   turns.emplace_back("user", j[o.prompt_field].get<std::string>());
   turns.emplace_back("assistant", j[o.response_field].get<std::string>());
   return turns;
+}
+
+// A line's "tools": a list, or that list as a JSON string, as HF datasets often store it (TRL
+// parses it); null when absent.
+json tools_of(const json& j, const std::string& where) {
+  if (!j.contains("tools") || j["tools"].is_null()) return nullptr;
+  if (!j["tools"].is_string()) return j["tools"];
+  const json parsed = json::parse(j["tools"].get<std::string>(), nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_discarded()) throw DataError("\"tools\" is a string but not JSON (a list of tool definitions)", where);
+  return parsed;
+}
+
+// A line's "chat_template_kwargs" (TRL passes them to apply_chat_template), null when absent.
+json kwargs_of(const json& j, const std::string& where) {
+  if (!j.contains("chat_template_kwargs") || j["chat_template_kwargs"].is_null()) return nullptr;
+  if (!j["chat_template_kwargs"].is_object()) throw DataError("\"chat_template_kwargs\" must be an object of template variables", where);
+  return j["chat_template_kwargs"];
 }
 
 // A line as chat messages for a Jinja template: its messages as written (any role; keys with
@@ -181,6 +204,7 @@ DatasetPtr load_sft(const SftOptions& o) {
   const bool add_bos = o.add_bos.value_or(jinja == nullptr);
   const std::vector<int64_t> bos = add_bos ? o.tokenizer->special_prefix() : std::vector<int64_t>{};
   std::vector<Example> examples;
+  int64_t untrained = 0;
   std::vector<int64_t> row_ids, row_labels, row_pos;
   auto flush_row = [&](bool pad) {
     if (row_ids.empty()) return;
@@ -194,9 +218,8 @@ DatasetPtr load_sft(const SftOptions& o) {
     row_ids.clear(), row_labels.clear(), row_pos.clear();
   };
   auto add = [&](const json& j, const std::string& where) {
-    const std::vector<SftSegment> segments =
-        jinja ? jinja->segments(messages_of(j, o, where), j.contains("tools") ? j["tools"] : json(), where)
-              : lay_out(turns_of(j, o, builtin, where), builtin, o.eos_token);
+    const std::vector<SftSegment> segments = jinja ? jinja->segments(messages_of(j, o, where), tools_of(j, where), kwargs_of(j, where), where)
+                                                   : lay_out(turns_of(j, o, builtin, where), builtin, o.eos_token);
     std::vector<int64_t> ids, labels;
     tokenize(*o.tokenizer, segments, ids, labels);
     // The start tokens, unless the text begins with them (a template that writes bos_token).
@@ -205,6 +228,12 @@ DatasetPtr load_sft(const SftOptions& o) {
       labels.insert(labels.begin(), bos.size(), -100);
     }
     if (static_cast<int64_t>(ids.size()) > o.max_length) ids.resize(o.max_length), labels.resize(o.max_length);
+    // TRL drops an example left without a trained token (a prompt longer than max_length, a
+    // conversation without an assistant turn): it would add steps of loss 0.
+    if (std::all_of(labels.begin(), labels.end(), [](int64_t l) { return l == -100; })) {
+      ++untrained;
+      return;
+    }
     if (!o.packing) {
       examples.push_back(make_example(ids, labels, {}));
       return;
@@ -212,7 +241,7 @@ DatasetPtr load_sft(const SftOptions& o) {
     if (static_cast<int64_t>(row_ids.size() + ids.size()) > o.max_length) flush_row(/*pad=*/true);
     for (size_t k = 0; k < ids.size(); ++k) {
       row_ids.push_back(ids[k]);
-      row_labels.push_back(labels[k]);
+      row_labels.push_back(k == 0 ? -100 : labels[k]);  // TRL: no label where positions restart (the previous example's end predicts nothing here)
       row_pos.push_back(static_cast<int64_t>(k));
     }
   };
@@ -244,7 +273,10 @@ DatasetPtr load_sft(const SftOptions& o) {
   }
   flush_row(/*pad=*/true);
   const std::string source = o.dataset ? o.dataset->describe() : o.path;
-  if (examples.empty()) throw DataError("no examples", source);
+  if (untrained > 0 && o.warn)
+    o.warn("data.sft: " + std::to_string(untrained) + " example(s) of " + source + " have no trained token (no assistant text, or a prompt of " +
+              std::to_string(o.max_length) + " tokens or more) and were left out, as TRL leaves them out");
+  if (examples.empty()) throw DataError("no examples with a trained token", source);
   return std::make_shared<ExampleListDataset>(std::move(examples), "data.sft(" + source + ")");
 }
 

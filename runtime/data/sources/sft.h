@@ -10,6 +10,7 @@
 // attention inside each example, as transformers does.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -44,6 +45,8 @@ struct SftOptions {
   std::optional<bool> add_bos;
   bool packing = false;
   int64_t pad_token_id = 0;       // fills the end of the last packed row
+  // Where a warning goes (examples left out for having no trained token); unset: nowhere.
+  std::function<void(const std::string&)> warn;
 };
 
 // DataError naming the file and line for a malformed line, a missing field, an unknown role

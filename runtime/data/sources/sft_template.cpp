@@ -31,11 +31,14 @@ const ChatTemplate& SftTemplateLayout::choose(const ordered_json& tools, const s
 }
 
 ChatTemplate::Rendered SftTemplateLayout::render(const ChatTemplate& tmpl, const ordered_json& messages, size_t count,
-                                                 const ordered_json& tools, bool add_generation_prompt, const std::string& where) const {
+                                                 const ordered_json& tools, const ordered_json& kwargs, bool add_generation_prompt,
+                                                 const std::string& where) const {
   ordered_json context = {{"messages", ordered_json::array()}, {"tools", tools}, {"documents", nullptr},
                           {"add_generation_prompt", add_generation_prompt}};
   for (size_t k = 0; k < count; ++k) context["messages"].push_back(messages[k]);
   for (const auto& [k, v] : variables_.items()) context[k] = v;
+  if (kwargs.is_object())  // apply_chat_template(**kwargs): the template's own variables
+    for (const auto& [k, v] : kwargs.items()) context[k] = v;
   try {
     return tmpl.render(context);
   } catch (const DataError& e) {
@@ -43,11 +46,11 @@ ChatTemplate::Rendered SftTemplateLayout::render(const ChatTemplate& tmpl, const
   }
 }
 
-std::vector<SftSegment> SftTemplateLayout::segments(const ordered_json& messages, const ordered_json& tools,
+std::vector<SftSegment> SftTemplateLayout::segments(const ordered_json& messages, const ordered_json& tools, const ordered_json& kwargs,
                                                     const std::string& where) const {
   std::vector<SftSegment> out;
   const ChatTemplate& tmpl = choose(tools, where);
-  const ChatTemplate::Rendered full = render(tmpl, messages, messages.size(), tools, false, where);
+  const ChatTemplate::Rendered full = render(tmpl, messages, messages.size(), tools, kwargs, false, where);
   if (tmpl.has_generation_markers()) {  // transformers' return_assistant_tokens_mask
     auto spans = full.generation;
     std::sort(spans.begin(), spans.end());
@@ -64,8 +67,8 @@ std::vector<SftSegment> SftTemplateLayout::segments(const ordered_json& messages
   size_t pos = 0;
   for (size_t i = 0; i < messages.size(); ++i) {
     if (messages[i].value("role", "") != "assistant") continue;
-    const std::string before = render(tmpl, messages, i, tools, true, where).text;
-    const std::string through = render(tmpl, messages, i + 1, tools, false, where).text;
+    const std::string before = render(tmpl, messages, i, tools, kwargs, true, where).text;
+    const std::string through = render(tmpl, messages, i + 1, tools, kwargs, false, where).text;
     if (!starts_with(full.text, before) || !starts_with(full.text, through) || through.size() < before.size() ||
         before.size() < pos)
       throw DataError("chat template " + tmpl.origin() + " is not prefix-stable: the messages up to message " +

@@ -37,14 +37,17 @@ class SftTemplateLayout {
                     nlohmann::ordered_json variables, std::string folder);
 
   // `messages`: the line's [{role, content, ...}] (keys with null values dropped, as
-  // transformers drops them); `tools`: its "tools" or null. DataError located at `where`.
+  // transformers drops them); `tools`: its "tools" or null; `kwargs`: its
+  // "chat_template_kwargs" (TRL passes them to apply_chat_template: enable_thinking, ...) or
+  // null. DataError located at `where`.
   std::vector<SftSegment> segments(const nlohmann::ordered_json& messages, const nlohmann::ordered_json& tools,
-                                   const std::string& where) const;
+                                   const nlohmann::ordered_json& kwargs, const std::string& where) const;
 
  private:
   const ChatTemplate& choose(const nlohmann::ordered_json& tools, const std::string& where) const;
   ChatTemplate::Rendered render(const ChatTemplate& tmpl, const nlohmann::ordered_json& messages, size_t count,
-                                const nlohmann::ordered_json& tools, bool add_generation_prompt, const std::string& where) const;
+                                const nlohmann::ordered_json& tools, const nlohmann::ordered_json& kwargs, bool add_generation_prompt,
+                                const std::string& where) const;
   std::optional<ChatTemplate> default_, tool_use_;
   nlohmann::ordered_json variables_;
   std::string folder_;

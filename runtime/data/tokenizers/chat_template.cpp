@@ -5,6 +5,7 @@
 
 #include "runtime/core/errors.h"
 #include "runtime/data/sources/file_bytes.h"
+#include "runtime/data/tokenizers/hf_tokenizer.h"
 #include "runtime/jinja/clock.h"
 #include "runtime/jinja/evaluate.h"
 #include "runtime/jinja/parser.h"
@@ -114,16 +115,9 @@ void set_template_time(std::time_t t) { jinja::set_render_time(t); }
 std::time_t template_time() { return jinja::render_time(); }
 
 std::vector<std::pair<std::string, std::string>> tokenizer_config_special_tokens(const std::string& tokenizer_json) {
-  std::vector<std::pair<std::string, std::string>> out;
-  const nlohmann::json config = read_config(tokenizer_json);
-  if (config.is_null()) return out;
-  for (const char* key : {"bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token"}) {
-    if (!config.contains(key)) continue;
-    const nlohmann::json& v = config[key];
-    if (v.is_string()) out.emplace_back(key, v.get<std::string>());
-    else if (v.is_object() && v.contains("content") && v["content"].is_string()) out.emplace_back(key, v["content"].get<std::string>());
-  }
-  return out;
+  read_config(tokenizer_json);  // a tokenizer_config.json that is not a JSON object is an error naming it
+  const auto tokens = folder_special_tokens(tokenizer_json);
+  return {tokens.begin(), tokens.end()};
 }
 
 }  // namespace runner::data

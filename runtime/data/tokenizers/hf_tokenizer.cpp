@@ -333,16 +333,49 @@ std::string HfTokenizer::id_to_token(int64_t id) const {
 
 namespace runner::data {
 
-std::string tokenizer_config_eos(const std::string& tokenizer_json) {
-  const std::string dir = tokenizer_json.find('/') == std::string::npos ? "." : tokenizer_json.substr(0, tokenizer_json.rfind('/'));
-  std::ifstream in(dir + "/tokenizer_config.json");
-  if (!in) return "";
-  const nlohmann::json c = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (c.is_discarded() || !c.is_object() || !c.contains("eos_token")) return "";
-  const nlohmann::json& e = c["eos_token"];
-  if (e.is_string()) return e.get<std::string>();
-  if (e.is_object() && e.contains("content") && e["content"].is_string()) return e["content"].get<std::string>();
+namespace {
+
+std::string token_content(const nlohmann::json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_object() && v.contains("content") && v["content"].is_string()) return v["content"].get<std::string>();
   return "";
+}
+
+nlohmann::json read_object(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return nullptr;
+  const nlohmann::json c = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  return c.is_discarded() || !c.is_object() ? nlohmann::json() : c;
+}
+
+}  // namespace
+
+std::map<std::string, std::string> folder_special_tokens(const std::string& tokenizer_json) {
+  const std::string dir = tokenizer_json.find('/') == std::string::npos ? "." : tokenizer_json.substr(0, tokenizer_json.rfind('/'));
+  std::map<std::string, std::string> out;
+  const nlohmann::json config = read_object(dir + "/tokenizer_config.json"), map = read_object(dir + "/special_tokens_map.json");
+  for (const char* key : {"bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token"}) {
+    std::string v = config.is_object() && config.contains(key) ? token_content(config[key]) : "";
+    if (v.empty() && map.is_object() && map.contains(key)) v = token_content(map[key]);
+    if (!v.empty()) out[key] = v;
+  }
+  // The tokenizer classes' own defaults, which transformers applies when neither file names
+  // the token (GPT-2's folders often say only "tokenizer_class": "GPT2Tokenizer").
+  const std::string cls = config.is_object() ? config.value("tokenizer_class", std::string()) : "";
+  if (cls == "GPT2Tokenizer" || cls == "GPT2TokenizerFast")
+    for (const char* key : {"bos_token", "eos_token", "unk_token"}) out.emplace(key, "<|endoftext|>");
+  if (cls == "LlamaTokenizer" || cls == "LlamaTokenizerFast") {
+    out.emplace("bos_token", "<s>");
+    out.emplace("eos_token", "</s>");
+    out.emplace("unk_token", "<unk>");
+  }
+  return out;
+}
+
+std::string tokenizer_config_eos(const std::string& tokenizer_json) {
+  const auto tokens = folder_special_tokens(tokenizer_json);
+  const auto it = tokens.find("eos_token");
+  return it == tokens.end() ? "" : it->second;
 }
 
 }  // namespace runner::data

@@ -11,6 +11,7 @@
 // bytes rather than characters: what data.sft labels from. encode() stays the fast path.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -54,8 +55,12 @@ class HfTokenizer {
   std::unique_ptr<Impl> impl_;
 };
 
-// The end-of-text token a model folder declares: eos_token of the tokenizer_config.json next to
-// `tokenizer_json` (a string, or the {"content": ...} form), "" when there is none.
+// The special tokens (bos_token, eos_token, pad_token, ...) a model folder declares, as
+// transformers finds them: the tokenizer_config.json next to `tokenizer_json` (a string, or
+// the {"content": ...} form), else special_tokens_map.json, else the defaults of the
+// tokenizer_class it names (GPT2Tokenizer's <|endoftext|>, LlamaTokenizer's <s> </s> <unk>).
+std::map<std::string, std::string> folder_special_tokens(const std::string& tokenizer_json);
+// Its eos_token, "" when there is none.
 std::string tokenizer_config_eos(const std::string& tokenizer_json);
 
 }  // namespace runner::data
