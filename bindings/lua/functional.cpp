@@ -146,7 +146,12 @@ int f_embedding(lua_State* L) {
   const at::Tensor& ids = check_tensor(L, 1);
   const at::Tensor& weight = check_tensor(L, 2);
   Options o(L, 3, "F.embedding");
-  const int64_t pad = o.integer("padding_idx", -1);
+  int64_t pad = -1;  // ATen's "none"
+  if (o.has("padding_idx")) {  // PyTorch counts a negative one from the end, as nn.Embedding does
+    const int64_t n = weight.size(0), given = o.integer("padding_idx", 0);
+    if (given < -n || given >= n) throw RecipeError("F.embedding: padding_idx must be within num_embeddings (" + std::to_string(n) + ")");
+    pad = given < 0 ? given + n : given;
+  }
   o.finish();
   return ret(L, at::embedding(weight, ids, pad));
 }

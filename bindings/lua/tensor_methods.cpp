@@ -56,9 +56,12 @@ UNARY(int, t.to(at::kInt))
 UNARY(bool, t.to(at::kBool))
 #undef UNARY
 
-#define BINARY(name, fn)                                       \
-  int m_##name(lua_State* L) {                                 \
-    return ret(L, fn(check_operand(L, 1), check_operand(L, 2))); \
+// Two operands and nothing else: PyTorch's extra keywords (div's rounding_mode, add's alpha)
+// are refused rather than dropped.
+#define BINARY(name, fn)                                                                                         \
+  int m_##name(lua_State* L) {                                                                                   \
+    if (lua_gettop(L) > 2) throw RecipeError(#name ": takes one operand (rounding_mode, alpha and other options are not implemented)"); \
+    return ret(L, fn(check_operand(L, 1), check_operand(L, 2)));                                                 \
   }
 BINARY(add, at::add)
 BINARY(sub, at::sub)
@@ -147,10 +150,12 @@ Reduce parse_reduce(lua_State* L, const char* fn, bool with_unbiased = false) {
     r.keepdim = o.boolean("keepdim", false);
     if (with_unbiased && o.has("unbiased")) r.unbiased = o.boolean("unbiased", true);
     o.finish();
-  } else {
+  } else {  // PyTorch's positional order: (dim, keepdim), and for std/var (dim, unbiased, keepdim)
     if (!lua_isnoneornil(L, 2)) r.dims = check_int_list(L, 2, fn);
-    if (!lua_isnoneornil(L, 3)) r.keepdim = lua_toboolean(L, 3) != 0;
-    if (with_unbiased && !lua_isnoneornil(L, 4)) r.unbiased = lua_toboolean(L, 4) != 0;
+    const int keepdim_at = with_unbiased ? 4 : 3;
+    if (with_unbiased && !lua_isnoneornil(L, 3)) r.unbiased = lua_toboolean(L, 3) != 0;
+    if (!lua_isnoneornil(L, keepdim_at)) r.keepdim = lua_toboolean(L, keepdim_at) != 0;
+    if (lua_gettop(L) > keepdim_at) throw RecipeError(std::string(fn) + ": too many arguments (dim, " + (with_unbiased ? "unbiased, " : "") + "keepdim)");
   }
   return r;
 }
@@ -211,8 +216,19 @@ int arg_max_min(lua_State* L, bool is_max) {
 }
 int m_argmax(lua_State* L) { return arg_max_min(L, true); }
 int m_argmin(lua_State* L) { return arg_max_min(L, false); }
-int m_all(lua_State* L) { return ret(L, self(L).all()); }
-int m_any(lua_State* L) { return ret(L, self(L).any()); }
+int all_any(lua_State* L, bool all) {
+  const at::Tensor& t = self(L);
+  Reduce r = parse_reduce(L, all ? "all" : "any");
+  if (!r.dims) return ret(L, all ? t.all() : t.any());
+  at::Tensor out = t;
+  std::vector<int64_t> dims = *r.dims;  // one at a time, highest first (at::all takes one dim in LibTorch 2.4)
+  for (auto& d : dims) d = d < 0 ? d + t.dim() : d;
+  std::sort(dims.rbegin(), dims.rend());
+  for (int64_t d : dims) out = all ? out.all(d, r.keepdim) : out.any(d, r.keepdim);
+  return ret(L, out);
+}
+int m_all(lua_State* L) { return all_any(L, true); }
+int m_any(lua_State* L) { return all_any(L, false); }
 int m_cumsum(lua_State* L) { return ret(L, self(L).cumsum(check_int(L, 2, "cumsum"))); }
 
 int m_softmax(lua_State* L) {

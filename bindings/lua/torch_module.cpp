@@ -53,6 +53,7 @@ struct Scan {
   bool all_integral = true, any_bool = false, any_number = false;
 };
 void scan(lua_State* L, int idx, size_t depth, std::vector<int64_t>& shape, Scan& s) {
+  if (depth > 64) throw RecipeError("torch.tensor: lists nested more than 64 deep (a table that contains itself?)");
   const int t = lua_type(L, idx);
   if (t == LUA_TNUMBER || t == LUA_TBOOLEAN) {
     if (depth != shape.size()) throw RecipeError("torch.tensor: ragged nested list");
@@ -88,7 +89,10 @@ void scan(lua_State* L, int idx, size_t depth, std::vector<int64_t>& shape, Scan
 // Shared with data.table: Lua value (number, boolean, nested list, tensor) → tensor.
 // Integral numbers become int64 (like torch.tensor([1, 2])), others float32.
 at::Tensor tensor_from_lua(lua_State* L, int idx, std::optional<at::ScalarType> dtype) {
-  if (at::Tensor* t = test_tensor_values(L, idx)) return dtype ? t->to(*dtype) : *t;
+  if (at::Tensor* t = test_tensor_values(L, idx)) {  // a copy outside autograd's graph, as torch.tensor(t) gives
+    const at::Tensor d = t->detach();
+    return dtype ? d.to(*dtype) : d;
+  }
   std::vector<int64_t> shape;
   Scan s;
   scan(L, idx, 0, shape, s);
@@ -127,7 +131,8 @@ int t_full(lua_State* L) {
   Creation c = parse_creation(L, "torch.full");
   if (c.last_positional != 2) throw RecipeError("torch.full: expects (size, value[, options])");
   const double v = luaL_checknumber(L, 2);
-  const at::ScalarType def = v == std::floor(v) ? at::kLong : at::kFloat;
+  const bool integral = std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9e15;  // -math.huge: a float mask value
+  const at::ScalarType def = integral ? at::kLong : at::kFloat;
   return ret(L, finish(at::full(check_int_list(L, 1, "torch.full size"), v, opts(c, def)), c));
 }
 int t_randint(lua_State* L) {
@@ -165,9 +170,14 @@ int t_eye(lua_State* L) {
   const int64_t m = c.last_positional >= 2 ? check_int(L, 2, "torch.eye m") : n;
   return ret(L, finish(at::eye(n, m, opts(c)), c));
 }
+// torch.zeros_like(t[, {dtype =, device =, requires_grad =}]): t's dtype and device unless given.
 int like(lua_State* L, int which) {
+  const char* fn = which == 0 ? "torch.zeros_like" : which == 1 ? "torch.ones_like" : "torch.randn_like";
   const at::Tensor& t = check_tensor(L, 1);
-  return ret(L, which == 0 ? at::zeros_like(t) : which == 1 ? at::ones_like(t) : at::randn_like(t));
+  const Creation c = parse_creation(L, fn);
+  if (c.last_positional != 1) throw RecipeError(std::string(fn) + ": expects (tensor[, options])");
+  const at::TensorOptions o = t.options().dtype(c.dtype.value_or(t.scalar_type())).device(c.device.value_or(t.device()));
+  return ret(L, finish(which == 0 ? at::zeros_like(t, o) : which == 1 ? at::ones_like(t, o) : at::randn_like(t, o), c));
 }
 int t_zeros_like(lua_State* L) { return like(L, 0); }
 int t_ones_like(lua_State* L) { return like(L, 1); }

@@ -35,6 +35,8 @@ Linear::Linear(int64_t in, int64_t out, bool has_bias) : Module("Linear") {
   c10::NoGradGuard no_grad;
   weight = register_parameter("weight", uniform_init({out, in}, in));
   if (has_bias) bias = register_parameter("bias", uniform_init({out}, in));
+  mirror_parameter("weight", &weight);
+  mirror_parameter("bias", &bias);
 }
 
 at::Tensor Linear::forward_impl(const at::Tensor& x) { return at::linear(x, weight, bias); }
@@ -43,6 +45,8 @@ Conv1D::Conv1D(int64_t in, int64_t out, bool has_bias, double std) : Module("Con
   c10::NoGradGuard no_grad;
   weight = register_parameter("weight", at::empty({in, out}, param_options()).normal_(0.0, std));
   if (has_bias) bias = register_parameter("bias", at::zeros({out}, param_options()));
+  mirror_parameter("weight", &weight);
+  mirror_parameter("bias", &bias);
 }
 
 at::Tensor Conv1D::forward_impl(const at::Tensor& x) {
@@ -64,6 +68,7 @@ Embedding::Embedding(int64_t num, int64_t dim, std::optional<int64_t> pad) : Mod
     w[*padding_idx].zero_();
   }
   weight = register_parameter("weight", w);
+  mirror_parameter("weight", &weight);
 }
 
 at::Tensor Embedding::forward_impl(const at::Tensor& ids) {
@@ -76,6 +81,8 @@ LayerNorm::LayerNorm(std::vector<int64_t> shape, double eps_, bool affine, bool 
     weight = register_parameter("weight", at::ones(normalized_shape, param_options()));
     if (has_bias) bias = register_parameter("bias", at::zeros(normalized_shape, param_options()));
   }
+  mirror_parameter("weight", &weight);
+  mirror_parameter("bias", &bias);
 }
 
 at::Tensor LayerNorm::forward_impl(const at::Tensor& x) {
@@ -87,7 +94,10 @@ at::Tensor LayerNorm::forward_impl(const at::Tensor& x) {
   return at::layer_norm(x, normalized_shape, weight, bias, eps);
 }
 
-RMSNorm::RMSNorm(int64_t dim, double eps_) : Module("RMSNorm"), eps(eps_) { weight = register_parameter("weight", at::ones({dim}, param_options())); }
+RMSNorm::RMSNorm(int64_t dim, double eps_) : Module("RMSNorm"), eps(eps_) {
+  weight = register_parameter("weight", at::ones({dim}, param_options()));
+  mirror_parameter("weight", &weight);
+}
 
 at::Tensor RMSNorm::forward_impl(const at::Tensor& x) { return kernels::rms_norm(x, weight, eps); }
 
@@ -123,6 +133,8 @@ Conv2d::Conv2d(int64_t in, int64_t out, std::vector<int64_t> k, std::vector<int6
   c10::NoGradGuard no_grad;
   weight = register_parameter("weight", uniform_init({out, in / g, k[0], k[1]}, fan_in));
   if (has_bias) bias = register_parameter("bias", uniform_init({out}, fan_in));
+  mirror_parameter("weight", &weight);
+  mirror_parameter("bias", &bias);
 }
 
 at::Tensor Conv2d::forward_impl(const at::Tensor& x) { return at::conv2d(x, weight, bias, stride, padding, dilation, groups); }

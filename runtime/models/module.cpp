@@ -237,7 +237,12 @@ void Module::train(bool mode) {
 
 at::Tensor& Module::register_parameter(const std::string& name, at::Tensor value, bool requires_grad) {
   for (auto& [n, t] : params_)
-    if (n == name) return t = value.requires_grad_(requires_grad && value.defined());
+    if (n == name) {
+      t = value.defined() ? value.requires_grad_(requires_grad) : value;
+      for (auto& [m, member] : mirrors_)
+        if (m == name) *member = t;
+      return t;
+    }
   // Built under MetaInit: a placeholder until its file's values arrive (parameter_store.h).
   if (value.defined() && value.is_meta() && meta_init_active()) value = placeholder(value.sizes(), value.scalar_type());
   if (value.defined()) value.requires_grad_(requires_grad);

@@ -182,6 +182,8 @@ class Module : public std::enable_shared_from_this<Module> {
   void eval() { train(false); }
   bool is_training() const { return training_; }
 
+  // Registering a name again replaces the parameter (a recipe's `head.weight = emb.weight`
+  // ties them, as in PyTorch); a layer's member that mirrors it (mirror_parameter) follows.
   at::Tensor& register_parameter(const std::string& name, at::Tensor value, bool requires_grad = true);
   at::Tensor& register_buffer(const std::string& name, at::Tensor value, bool persistent = true);
   std::shared_ptr<Module> register_module(const std::string& name, std::shared_ptr<Module> child);
@@ -231,6 +233,13 @@ class Module : public std::enable_shared_from_this<Module> {
   std::shared_ptr<const LoraConfig> lora_;
   std::string name_or_path_;
   std::shared_ptr<ParameterStore> store_;
+  std::vector<std::pair<std::string, at::Tensor*>> mirrors_;  // members that hold a parameter for forward
+
+ protected:
+  // `member` (a field of this layer that forward reads) is kept equal to parameter `name`
+  // when it is replaced: without this a replaced weight would be listed, trained and saved
+  // while forward went on computing with the old one.
+  void mirror_parameter(const std::string& name, at::Tensor* member) { mirrors_.emplace_back(name, member); }
 };
 
 using ModulePtr = std::shared_ptr<Module>;

@@ -145,3 +145,42 @@ TEST_F(TensorBinding, DevicesByName) {
   if (!at::hasCUDA() || at::getNumGPUs() == 0)
     EXPECT_THAT(error_of("return torch.zeros(2):to('cuda:0')"), HasSubstr("is not available"));
 }
+
+// Where the Lua API differed from PyTorch without a word (each value is PyTorch's).
+TEST_F(TensorBinding, PyTorchsArgumentOrderAndDefaultsWhereTheyDiffered) {
+  const std::string a = "local A = torch.tensor{{1.5, -2, 3}, {4, 5.5, -6}} ";
+  // std/var: (dim, unbiased, keepdim), not (dim, keepdim)
+  EXPECT_TRUE(tensor(a + "return A:std(0, false)").allclose(at::tensor({1.25, 3.75, 4.5}).to(at::kFloat)));
+  EXPECT_EQ(tensor(a + "return A:var(1, true, true)").sizes(), at::IntArrayRef({2, 1}));
+  // all/any reduce along dim
+  const std::string b = "local B = torch.tensor{{true, false, true}, {false, false, true}} ";
+  EXPECT_TRUE(tensor(b + "return B:all(1)").equal(at::tensor({0, 0}).to(at::kBool)));
+  EXPECT_TRUE(tensor(b + "return B:any(0)").equal(at::tensor({1, 0, 1}).to(at::kBool)));
+  EXPECT_EQ(tensor(b + "return B:any(1, true)").sizes(), at::IntArrayRef({2, 1}));
+  // torch.tensor(t) is a copy outside the graph
+  EXPECT_FALSE(tensor("local w = torch.ones(2):requires_grad_() return torch.tensor(w)").requires_grad());
+  // torch.full with -inf is a float mask value, not an int64 overflow
+  EXPECT_TRUE(tensor("return torch.full({2}, -math.huge)").equal(at::full({2}, -INFINITY)));
+  // F.embedding's negative padding_idx counts from the end: no gradient reaches that row
+  EXPECT_TRUE(tensor("local w = torch.randn(4, 2):requires_grad_() "
+                     "F.embedding(torch.tensor{0, 3, 1}, w, {padding_idx = -1}):sum():backward() return w:grad()")[3]
+                  .equal(at::zeros({2})));
+  // options PyTorch has and runner does not: refused, not dropped
+  EXPECT_THAT(error_of("return torch.tensor{7, -7}:div(2, {rounding_mode = 'floor'})"), HasSubstr("div: takes one operand"));
+  EXPECT_THAT(error_of("local t = {} t[1] = t return torch.tensor(t)"), HasSubstr("nested more than 64 deep"));
+  EXPECT_EQ(tensor("return torch.ones_like(torch.tensor{1, 2}, {dtype = torch.float32})").scalar_type(), at::kFloat);
+  EXPECT_THAT(error_of("return torch.zeros_like(torch.ones(2), {bogus = 1})"), HasSubstr("bogus"));
+}
+
+// `head.weight = emb.weight` ties them in PyTorch: the layer's forward must use the new tensor.
+TEST_F(TensorBinding, AssigningALayersParameterReachesItsForward) {
+  const auto out = tensor(R"(torch.manual_seed(0)
+local emb, head = nn.Embedding(5, 3), nn.Linear(3, 5, {bias = false})
+head.weight = emb.weight
+local x = torch.tensor{{0.5, -1.5, 2.0}}
+local y = head(x)
+y:sum():backward()
+return torch.cat({y - x:matmul(emb.weight:t()), emb.weight:grad():sum():reshape({1, 1}):expand(1, 5)}, 0))");
+  EXPECT_TRUE(out[0].abs().max().item<double>() < 1e-6);
+  EXPECT_NE(out[1][0].item<double>(), 0.0);  // the gradient reached the embedding
+}
