@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <fstream>
 #include <limits>
-#include <map>
 #include <sstream>
 
 #include "runtime/core/did_you_mean.h"
@@ -291,18 +290,7 @@ void TrainingArguments::set_from_string(const std::string& key, const std::strin
 
 void TrainingArguments::update(const json& object) {
   if (!object.is_object()) throw ArgumentError("args: expected a table of argument names to values");
-  // Two names of one argument (a v4 name or an alias beside the v5 one) with different values:
-  // which one won would depend on the table's order, so neither does.
-  std::map<std::string, std::string> seen;  // argument → the key that set it
-  for (auto it = object.begin(); it != object.end(); ++it) {
-    const V4Argument* old = find_v4_argument(it.key());
-    const ArgField* field = old ? find_arg_field(old->now) : find_arg_field(it.key());
-    if (!field) continue;
-    auto [at, fresh] = seen.emplace(field->name, it.key());
-    if (!fresh && object.at(at->second) != it.value())
-      throw ArgumentError("args." + at->second + " and args." + it.key() + " name the same argument with different values (" +
-                          object.at(at->second).dump() + ", " + it.value().dump() + "): give " + field->name + " once");
-  }
+  check_one_name_per_argument(object);  // which of two names won would depend on the table's order
   for (auto it = object.begin(); it != object.end(); ++it) set(it.key(), it.value());
 }
 

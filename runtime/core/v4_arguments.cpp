@@ -1,5 +1,10 @@
 #include "runtime/core/v4_arguments.h"
 
+#include <map>
+
+#include "runtime/core/errors.h"
+#include "runtime/core/training_args.h"
+
 namespace runner {
 
 namespace {
@@ -28,6 +33,19 @@ const V4Argument* find_v4_argument(const std::string& name) {
   for (const V4Argument& a : kV4Arguments)
     if (name == a.name) return &a;
   return nullptr;
+}
+
+void check_one_name_per_argument(const nlohmann::json& args) {
+  std::map<std::string, std::string> seen;  // argument → the key that set it
+  for (auto it = args.begin(); it != args.end(); ++it) {
+    const V4Argument* old = find_v4_argument(it.key());
+    const ArgField* field = old ? find_arg_field(old->now) : find_arg_field(it.key());
+    if (!field) continue;
+    auto [at, fresh] = seen.emplace(field->name, it.key());
+    if (!fresh && args.at(at->second) != it.value())
+      throw ArgumentError("args." + at->second + " and args." + it.key() + " name the same argument with different values (" +
+                          args.at(at->second).dump() + ", " + it.value().dump() + "): give " + field->name + " once");
+  }
 }
 
 }  // namespace runner

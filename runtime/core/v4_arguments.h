@@ -4,6 +4,8 @@
 #pragma once
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 namespace runner {
 
 struct V4Argument {
@@ -17,5 +19,9 @@ struct V4Argument {
 
 // The entry for `name`, or nullptr when it is not a dropped v4 name.
 const V4Argument* find_v4_argument(const std::string& name);
+
+// An args table that names one argument twice (a v4 name or an alias beside the v5 one) with
+// different values: an ArgumentError naming both keys.
+void check_one_name_per_argument(const nlohmann::json& args);
 
 }  // namespace runner

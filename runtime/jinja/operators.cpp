@@ -70,13 +70,13 @@ Value format(const std::string& fmt, const Value& args) {
   return Value(std::move(out));
 }
 
-}  // namespace
-
 // Python's ints do not overflow; ours are 64 bits, so a result beyond them is an error, never
 // a wrapped number in the rendered prompt.
 [[noreturn]] void overflow(const std::string& op, const Value& a, const Value& b) {
   throw TemplateError("integer overflow: " + a.to_str() + " " + op + " " + b.to_str() + " exceeds 64 bits");
 }
+
+}  // namespace
 
 Value binary_op(const std::string& op, const Value& a, const Value& b) {
   if (op == "~") return Value(a.to_str() + b.to_str());

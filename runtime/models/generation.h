@@ -43,11 +43,12 @@ struct GenerationConfig {
 // from. Settings of that file that would change the output and runner does not implement are
 // a CheckpointError naming the key.
 GenerationConfig generation_defaults(const Module& model);
-// The generation_config.json HF's save_pretrained writes beside a model that can generate:
-// the one of the folder it was read from, else GenerationConfig.from_model_config's (the
-// config's bos/eos/pad ids). Null unless the config names a causal-LM class (transformers'
-// can_generate), and for a LoRA model (peft writes only the adapters).
-nlohmann::json generation_config_to_save(const Module& model);
+// The generation_config.json HF's save_pretrained writes beside a model that can generate,
+// given its parsed hf_config_json(): the one of the folder it was read from, else
+// GenerationConfig.from_model_config's (the config's bos/eos/pad ids). Null unless the config
+// names a causal-LM class (transformers' can_generate), and for a LoRA model (peft writes
+// only the adapters).
+nlohmann::json generation_config_to_save(const Module& model, const nlohmann::json& config);
 // generation_config.json's object `config` (file `where`) over `g`.
 void apply_generation_config(const nlohmann::json& config, const std::string& where, GenerationConfig& g);
 // HF's RepetitionPenaltyLogitsProcessor: the scores (N, V) of every token in `ids` (N, L)

@@ -114,11 +114,8 @@ GenerationConfig generation_defaults(const Module& model) {
   return g;
 }
 
-json generation_config_to_save(const Module& model) {
-  if (model.lora()) return nullptr;
-  const std::string text = model.hf_config_json();
-  if (text.empty()) return nullptr;
-  const json config = json::parse(text);
+json generation_config_to_save(const Module& model, const json& config) {
+  if (model.lora() || !config.is_object()) return nullptr;
   // transformers' can_generate(): its causal-LM classes (GPT-2 too, which runner's generate lacks).
   bool causal_lm = false;
   for (const auto& a : config.value("architectures", json::array()))

@@ -31,6 +31,7 @@
 #include "runtime/models/batch_inputs.h"
 #include "runtime/models/builtin.h"
 #include "runtime/models/layers.h"
+#include "runtime/models/llama_config.h"  // ids_json
 #include "runtime/models/parameter_store.h"
 #include "runtime/models/loss_only.h"
 #include "runtime/models/losses.h"
@@ -187,7 +188,7 @@ class GPT : public Module {
                           {"tie_word_embeddings", true}, {"dtype", hf_dtype()}};
     for (const auto& [key, ids] : {std::pair<const char*, const std::vector<int64_t>&>{"bos_token_id", c.bos_token_id},
                                    {"eos_token_id", c.eos_token_id}, {"pad_token_id", c.pad_token_id}})
-      if (!ids.empty()) j[key] = ids.size() == 1 ? nlohmann::json(ids[0]) : nlohmann::json(ids);
+      if (!ids.empty()) j[key] = ids_json(ids);
     return j.dump(2);
   }
 

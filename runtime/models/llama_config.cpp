@@ -37,28 +37,6 @@ bool get_bool(const json& c, const std::string& key, bool fallback, const std::s
   return it->get<bool>();
 }
 
-// bos/eos/pad ids: null, one integer, or a list (Llama 3's several end-of-turn tokens).
-std::vector<int64_t> get_ids(const json& c, const std::string& key, const std::string& where) {
-  auto it = c.find(key);
-  if (it == c.end() || it->is_null()) return {};
-  if (it->is_number_integer()) return {it->get<int64_t>()};
-  std::vector<int64_t> ids;
-  if (it->is_array())
-    for (const auto& v : *it) {
-      if (!v.is_number_integer()) throw CheckpointError("\"" + key + "\" must hold integers", where);
-      ids.push_back(v.get<int64_t>());
-    }
-  else
-    throw CheckpointError("\"" + key + "\" must be an integer or a list of integers", where);
-  return ids;
-}
-
-json ids_json(const std::vector<int64_t>& ids) {
-  if (ids.empty()) return nullptr;
-  if (ids.size() == 1) return ids[0];
-  return ids;
-}
-
 RopeConfig rope_from_hf(const json& c, const std::string& where) {
   RopeConfig r;
   // v5: rope_parameters {rope_type, rope_theta, ...}; v4: rope_theta, rope_scaling {type|rope_type, ...}.
@@ -79,6 +57,27 @@ RopeConfig rope_from_hf(const json& c, const std::string& where) {
 }
 
 }  // namespace
+
+std::vector<int64_t> get_ids(const json& c, const std::string& key, const std::string& where) {
+  auto it = c.find(key);
+  if (it == c.end() || it->is_null()) return {};
+  if (it->is_number_integer()) return {it->get<int64_t>()};
+  std::vector<int64_t> ids;
+  if (it->is_array())
+    for (const auto& v : *it) {
+      if (!v.is_number_integer()) throw CheckpointError("\"" + key + "\" must hold integers", where);
+      ids.push_back(v.get<int64_t>());
+    }
+  else
+    throw CheckpointError("\"" + key + "\" must be an integer or a list of integers", where);
+  return ids;
+}
+
+json ids_json(const std::vector<int64_t>& ids) {
+  if (ids.empty()) return nullptr;
+  if (ids.size() == 1) return ids[0];
+  return ids;
+}
 
 bool is_llama_family(const std::string& t) { return t == "llama" || t == "qwen2" || t == "mistral"; }
 

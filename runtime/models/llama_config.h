@@ -1,7 +1,9 @@
 // LlamaConfig ⇄ Hugging Face config.json (LlamaConfig, Qwen2Config, MistralConfig), in both
 // the transformers v5 form (rope_parameters) and the v4 form (rope_theta + rope_scaling).
 #pragma once
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -22,5 +24,11 @@ LlamaConfig llama_config_from_hf(const nlohmann::json& config, const std::string
 
 // The config.json transformers v5 writes for this model (architectures, rope_parameters, ...).
 std::string llama_config_json(const LlamaConfig& c);
+
+// A config.json's bos/eos/pad id entry (null, one integer, or a list: Llama 3's several
+// end-of-turn tokens), read strictly (a CheckpointError naming `where` and the key) and
+// written back (null when empty); GPT-2's config uses them too.
+std::vector<int64_t> get_ids(const nlohmann::json& c, const std::string& key, const std::string& where);
+nlohmann::json ids_json(const std::vector<int64_t>& ids);
 
 }  // namespace runner::models

@@ -15,7 +15,6 @@
 #include "runtime/io/safetensors.h"
 #include "runtime/models/batch_inputs.h"
 #include "runtime/models/builtin.h"
-#include "runtime/models/generation.h"
 #include "runtime/models/parameter_store.h"
 #include "runtime/models/llama_config.h"
 #include "runtime/models/lora.h"
@@ -109,9 +108,9 @@ GPTConfig gpt_config(const json& c, const std::string& where) {
   g.layer_norm_epsilon = c.value("layer_norm_epsilon", 1e-5);
   g.dropout = c.value("resid_pdrop", 0.1);  // HF's default; embd_pdrop and attn_pdrop are the same in GPT-2's configs
   g.bias = true;
-  g.bos_token_id = config_token_ids(c, "bos_token_id");
-  g.eos_token_id = config_token_ids(c, "eos_token_id");
-  g.pad_token_id = config_token_ids(c, "pad_token_id");
+  g.bos_token_id = get_ids(c, "bos_token_id", where);
+  g.eos_token_id = get_ids(c, "eos_token_id", where);
+  g.pad_token_id = get_ids(c, "pad_token_id", where);
   const std::string act = c.value("activation_function", std::string("gelu_new"));
   if (act != "gelu_new" && act != "gelu_pytorch_tanh")
     throw CheckpointError("activation_function \"" + act + "\" is not supported (GPT-2 uses gelu_new, the tanh approximation)", where);

@@ -26,7 +26,7 @@ SavedModel saved_model(const Module& model) {
   s.weights = model.unique_state_dict();  // no second copy of a tied embedding (HF's files have none)
   s.config_file = "config.json";
   if (const std::string config = model.hf_config_json(); !config.empty()) s.config = nlohmann::json::parse(config);
-  s.generation_config = generation_config_to_save(model);
+  s.generation_config = generation_config_to_save(model, s.config);
   return s;
 }
 

@@ -56,37 +56,6 @@ at::Tensor unhex(const std::string& s, const std::string& where) {
   return t;
 }
 
-// The whole flat optimizer state of a checkpoint: from the per-rank shard files, or from
-// optimizer.safetensors (one flat tensor per state, or one per state and parameter).
-std::map<std::string, at::Tensor> read_whole_optimizer_state(const std::string& dir, const json& meta, const optim::Optimizer& optimizer,
-                                                             const optim::FlatParams& layout) {
-  if (meta.contains("shards")) {  // one file per rank of the run that saved it
-    std::vector<std::string> names;
-    for (const auto& [state_name, t] : optimizer.state_tensors()) names.push_back(state_name);
-    return load_optimizer_shards(dir, meta["shards"].get<int>(), layout, names);
-  }
-  std::map<std::string, at::Tensor> flat_state;
-  io::SafetensorsFile file(dir + "/optimizer.safetensors");
-  for (const auto& [state_name, flat] : optimizer.state_tensors()) {
-    if (file.contains(state_name)) {
-      flat_state[state_name] = file.load(state_name);
-      continue;
-    }
-    std::vector<at::Tensor> parts;
-    for (const auto& s : layout.slots()) {
-      const std::string key = state_name + "." + s.name;
-      if (!file.contains(key)) throw CheckpointError("optimizer.safetensors has no '" + key + "' (was it saved by another optimizer or model?)", dir);
-      parts.push_back(file.load(key).reshape(-1));
-    }
-    flat_state[state_name] = at::cat(parts);
-  }
-  return flat_state;
-}
-
-}  // namespace
-
-namespace {
-
 void remove_checkpoint(const std::string& dir) {  // a failure is reported, not fatal
   std::error_code ec;
   fs::remove_all(dir, ec);

@@ -171,4 +171,30 @@ io::NamedTensors consolidate_param_shards(const std::string& dir, int world) {
   return out;
 }
 
+std::map<std::string, at::Tensor> read_whole_optimizer_state(const std::string& dir, const nlohmann::json& meta, const optim::Optimizer& optimizer,
+                                                             const optim::FlatParams& layout) {
+  if (meta.contains("shards")) {  // one file per rank of the run that saved it
+    std::vector<std::string> names;
+    for (const auto& [state_name, t] : optimizer.state_tensors()) names.push_back(state_name);
+    return load_optimizer_shards(dir, meta["shards"].get<int>(), layout, names);
+  }
+  std::map<std::string, at::Tensor> flat_state;
+  io::SafetensorsFile file(dir + "/optimizer.safetensors");
+  for (const auto& [state_name, flat] : optimizer.state_tensors()) {
+    if (file.contains(state_name)) {
+      flat_state[state_name] = file.load(state_name);
+      continue;
+    }
+    std::vector<at::Tensor> parts;
+    for (const auto& s : layout.slots()) {
+      const std::string key = state_name + "." + s.name;
+      if (!file.contains(key)) throw CheckpointError("optimizer.safetensors has no '" + key + "' (was it saved by another optimizer or model?)", dir);
+      parts.push_back(file.load(key).reshape(-1));
+    }
+    flat_state[state_name] = at::cat(parts);
+  }
+  return flat_state;
+}
+
+
 }  // namespace runner::train

@@ -16,10 +16,12 @@
 #include <vector>
 
 #include <ATen/ATen.h>
+#include <nlohmann/json.hpp>
 
 #include "runtime/dist/partition.h"
 #include "runtime/io/safetensors.h"
 #include "runtime/optim/flat_params.h"
+#include "runtime/optim/optimizer.h"
 
 namespace runner::train {
 
@@ -35,6 +37,12 @@ void save_optimizer_shard(const std::string& path, const optim::FlatParams& layo
 // cover a parameter exactly.
 std::map<std::string, at::Tensor> load_optimizer_shards(const std::string& dir, int world, const optim::FlatParams& layout,
                                                         const std::vector<std::string>& names);
+
+// The whole flat optimizer state of checkpoint `dir`: from its per-rank shard files (`meta`,
+// its optimizer.json, says how many), or from optimizer.safetensors (one flat tensor per
+// state, or one per state and parameter).
+std::map<std::string, at::Tensor> read_whole_optimizer_state(const std::string& dir, const nlohmann::json& meta, const optim::Optimizer& optimizer,
+                                                             const optim::FlatParams& layout);
 
 // This rank's part of each state in `local` (name → its shard tensor, indexed by
 // OwnedRange::local_begin; values outside `owned` are left as they are), read piece by piece

@@ -15,17 +15,17 @@ using json = nlohmann::ordered_json;  // key order reaches Jinja templates (tojs
 
 namespace {
 
-// The built-in layouts, for one example. simple (Alpaca's layout):
-//   "### System:\n{system}\n\n" "### Instruction:\n{user}\n\n" "### Response:\n" + {assistant}{eos}
-// chatml (Qwen, many chat models): "<|im_start|>{role}\n{content}<|im_end|>\n" per turn; an
-// assistant turn's content, "<|im_end|>" and "\n" are trained, its header is not.
-// plain: the prompt and the response as they are (prompt/response lines only).
 // TRL appends the end-of-text token unless the completion ends with it already.
 std::string with_eos(const std::string& content, const std::string& eos) {
   const bool ends = !eos.empty() && content.size() >= eos.size() && content.compare(content.size() - eos.size(), eos.size(), eos) == 0;
   return ends ? "" : eos;
 }
 
+// The built-in layouts, for one example. simple (Alpaca's layout):
+//   "### System:\n{system}\n\n" "### Instruction:\n{user}\n\n" "### Response:\n" + {assistant}{eos}
+// chatml (Qwen, many chat models): "<|im_start|>{role}\n{content}<|im_end|>\n" per turn; an
+// assistant turn's content, "<|im_end|>" and "\n" are trained, its header is not.
+// plain: the prompt and the response as they are (prompt/response lines only).
 std::vector<SftSegment> lay_out(const std::vector<std::pair<std::string, std::string>>& turns, const std::string& tmpl,
                                 const std::string& eos) {
   std::vector<SftSegment> out;
