@@ -4,11 +4,15 @@ a veth pair on a bridge, on a private test subnet (10.213.x.0/24). MPICH's hydra
 proxies in them through a launcher wrapper (`mpiexec -launcher ssh -launcher-exec WRAPPER`
 runs `WRAPPER -x HOST COMMAND`), so MPI sees separate hosts and talks between them over TCP.
 
-The bridge stays in the root namespace with the subnet's first address, so the proxies reach
-mpiexec (which runs here) at its own host name; each node's /etc/hosts (ip netns exec binds
-/etc/netns/NS/hosts over /etc/hosts) names the machine and every node. With `private_dir`,
-each node also gets a mount namespace in which that folder is its own (PATH.nodes/HOST bound
-over PATH): node-local disks.
+Nothing is made in the machine's own network namespace: the bridge lives in a "switch"
+namespace and mpiexec runs in a "head" namespace (the subnet's first address, under the
+machine's host name), both joined to the bridge like the nodes. Links appearing and going in
+the root namespace would race every other process there that lists the network devices:
+MPICH's UCX enumerates them in MPI_Init and fails ("init_worker No such device") when one
+goes in between, so the other tests running beside this one would fail at random. Each
+namespace's /etc/hosts (ip netns exec binds /etc/netns/NS/hosts over /etc/hosts) names the
+machine and every node. With `private_dir`, each node also gets a mount namespace in which
+that folder is its own (PATH.nodes/HOST bound over PATH): node-local disks.
 
 Needs root (CAP_SYS_ADMIN, CAP_NET_ADMIN), `ip` and `unshare`; `unavailable()` says why
 not, in one line. Everything made is removed on exit, also after a failure, and anything a
@@ -43,10 +47,9 @@ def unavailable():
         r = _sh("ip", "netns", "exec", probe, "unshare", "--uts", "--mount", "true", check=False)
         if r.returncode != 0:
             return f"`unshare --uts --mount` inside a network namespace was refused: {r.stderr.strip()}"
-        r = _sh("ip", "link", "add", f"rnpb{os.getpid() % 100000}", "type", "bridge", check=False)
+        r = _sh("ip", "-n", probe, "link", "add", "rnpb", "type", "bridge", check=False)
         if r.returncode != 0:
             return f"`ip link add … type bridge` was refused: {r.stderr.strip()}"
-        _sh("ip", "link", "del", f"rnpb{os.getpid() % 100000}", check=False)
     finally:
         _sh("ip", "netns", "del", probe, check=False)
     return None
@@ -57,8 +60,9 @@ class FakeNodes:
         self.hosts = list(hosts)
         self.private_dir = private_dir
         self.tag = tag if tag is not None else 20 + os.getpid() % 200  # one subnet per test process
-        self.bridge = f"rnb{self.tag}"
         self.subnet = f"10.213.{self.tag}"
+        self.switch = f"rn{self.tag}-switch"  # holds the bridge
+        self.head = f"rn{self.tag}-head"  # where mpiexec runs, as the machine
         self.tmp = None
 
     def namespace(self, host):
@@ -79,26 +83,33 @@ class FakeNodes:
     def __exit__(self, *exc):
         self._destroy()
 
+    def _namespaces(self):
+        return [self.switch, self.head] + [self.namespace(h) for h in self.hosts]
+
+    def _join(self, ns, port, address, hosts):
+        """Namespace `ns` on the bridge (its eth0 at `address`), naming everyone in its /etc/hosts."""
+        _sh("ip", "netns", "add", ns)
+        _sh("ip", "-n", self.switch, "link", "add", port, "type", "veth", "peer", "name", "eth0", "netns", ns)
+        _sh("ip", "-n", self.switch, "link", "set", port, "master", "br0", "up")
+        _sh("ip", "-n", ns, "addr", "add", f"{address}/24", "dev", "eth0")
+        _sh("ip", "-n", ns, "link", "set", "eth0", "up")
+        _sh("ip", "-n", ns, "link", "set", "lo", "up")
+        os.makedirs(f"/etc/netns/{ns}", exist_ok=True)
+        with open(f"/etc/netns/{ns}/hosts", "w") as f:
+            f.write("\n".join(hosts) + "\n")
+
     def _create(self):
         self._destroy()  # leftovers of a run that was killed
         self.tmp = tempfile.mkdtemp(prefix="runner_nodes_")
-        _sh("ip", "link", "add", self.bridge, "type", "bridge")
-        _sh("ip", "addr", "add", f"{self.subnet}.1/24", "dev", self.bridge)
-        _sh("ip", "link", "set", self.bridge, "up")
+        _sh("ip", "netns", "add", self.switch)
+        _sh("ip", "-n", self.switch, "link", "add", "br0", "type", "bridge")
+        _sh("ip", "-n", self.switch, "link", "set", "br0", "up")
         me = socket.gethostname()
         hosts = ["127.0.0.1 localhost", f"{self.subnet}.1 {me}"]
         hosts += [f"{self.subnet}.{10 + i} {h}" for i, h in enumerate(self.hosts)]
+        self._join(self.head, "head", f"{self.subnet}.1", hosts)
         for i, host in enumerate(self.hosts):
-            ns, veth = self.namespace(host), f"rnv{self.tag}-{i}"
-            _sh("ip", "netns", "add", ns)
-            _sh("ip", "link", "add", veth, "type", "veth", "peer", "name", "eth0", "netns", ns)
-            _sh("ip", "link", "set", veth, "master", self.bridge, "up")
-            _sh("ip", "-n", ns, "addr", "add", f"{self.subnet}.{10 + i}/24", "dev", "eth0")
-            _sh("ip", "-n", ns, "link", "set", "eth0", "up")
-            _sh("ip", "-n", ns, "link", "set", "lo", "up")
-            os.makedirs(f"/etc/netns/{ns}", exist_ok=True)
-            with open(f"/etc/netns/{ns}/hosts", "w") as f:
-                f.write("\n".join(hosts) + "\n")
+            self._join(self.namespace(host), f"node{i}", f"{self.subnet}.{10 + i}", hosts)
             if self.private_dir:
                 os.makedirs(self.node_dir(host), exist_ok=True)
         if self.private_dir:
@@ -115,14 +126,11 @@ class FakeNodes:
         os.chmod(self.wrapper, 0o755)
 
     def _destroy(self):
-        for i, host in enumerate(self.hosts):
-            ns = self.namespace(host)
-            # The pair goes with either end, but a deleted namespace's links go later, in the
-            # kernel's own time: delete ours now.
-            _sh("ip", "link", "del", f"rnv{self.tag}-{i}", check=False)
+        # A namespace's links go with it (the veth pairs with either end), all out of sight of
+        # the machine's own namespace.
+        for ns in self._namespaces():
             _sh("ip", "netns", "del", ns, check=False)
             shutil.rmtree(f"/etc/netns/{ns}", ignore_errors=True)
-        _sh("ip", "link", "del", self.bridge, check=False)
         if self.tmp:
             shutil.rmtree(self.tmp, ignore_errors=True)
             self.tmp = None
@@ -130,13 +138,16 @@ class FakeNodes:
     def mpiexec(self, ppn, n=None):
         """The mpiexec command line that starts `ppn` ranks on each node (n in all)."""
         n = n if n is not None else ppn * len(self.hosts)
-        return [shutil.which("mpiexec"), "-launcher", "ssh", "-launcher-exec", self.wrapper,
+        return ["ip", "netns", "exec", self.head, shutil.which("mpiexec"), "-launcher", "ssh", "-launcher-exec", self.wrapper,
                 "-hosts", ",".join(self.hosts), "-ppn", str(ppn), "-n", str(n)]
 
     def leftovers(self):
-        """Namespaces, links and files of this set still present (empty after exit)."""
+        """Namespaces and files of this set still present (empty after exit)."""
         left = [ns for ns in _sh("ip", "netns", "list").stdout.split() if ns.startswith(f"rn{self.tag}-")]
-        left += [line.split(":")[1].strip().split("@")[0] for line in _sh("ip", "-o", "link").stdout.splitlines()
-                 if line.split(":")[1].strip().startswith((self.bridge, f"rnv{self.tag}-"))]
-        left += [f"/etc/netns/{self.namespace(h)}" for h in self.hosts if os.path.exists(f"/etc/netns/{self.namespace(h)}")]
+        left += [f"/etc/netns/{ns}" for ns in self._namespaces() if os.path.exists(f"/etc/netns/{ns}")]
         return left
+
+    @staticmethod
+    def root_links():
+        """The machine's own network devices (which the nodes never change)."""
+        return sorted(line.split(":")[1].strip().split("@")[0] for line in _sh("ip", "-o", "link").stdout.splitlines())

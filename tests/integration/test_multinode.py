@@ -93,7 +93,10 @@ class Nodes(unittest.TestCase):
     def test_the_nodes_are_separate_hosts_and_are_removed_after_use(self):
         text = self.launch(self.nodes, 1, "who", os.path.join(self.tmp, "hosts"), "--max_steps", "1", "--first", "none",
                            "--log_level_replica", "info")
+        root_links = fake_nodes.FakeNodes.root_links()
         with fake_nodes.FakeNodes(["nodex"], tag=self.nodes.tag + 2) as one:
+            # The machine's own devices stay as they were: MPI_Init elsewhere lists them.
+            self.assertEqual(fake_nodes.FakeNodes.root_links(), root_links)
             r = subprocess.run([*one.mpiexec(1), "sh", "-c", "hostname; ip -o -4 addr show eth0"], capture_output=True, text=True, timeout=60)
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertEqual(r.stdout.split()[0], "nodex")
