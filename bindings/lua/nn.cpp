@@ -134,10 +134,6 @@ int module_double(lua_State* L) {
   lua_settop(L, 1);
   return 1;
 }
-int module_training(lua_State* L) {
-  lua_pushboolean(L, peek_module(L, 1)->is_training());
-  return 1;
-}
 int module_num_parameters(lua_State* L) {
   lua_pushnumber(L, static_cast<double>(peek_module(L, 1)->num_parameters()));
   return 1;
@@ -187,6 +183,12 @@ int module_len(lua_State* L) {
 // m.name: methods, then children, parameters, buffers, Lua attributes; seq[i] → child "i".
 int module_index(lua_State* L) {
   ModulePtr m = peek_module(L, 1);
+  // PyTorch's m.training is a flag, read as `if self.training then` in ported forwards: a
+  // method there would always be truthy.
+  if (lua_type(L, 2) == LUA_TSTRING && std::string(lua_tostring(L, 2)) == "training") {
+    lua_pushboolean(L, m->is_training());
+    return 1;
+  }
   lua_pushvalue(L, 2);
   lua_rawget(L, lua_upvalueindex(1));  // methods (each decides whether it needs the weights)
   if (!lua_isnil(L, -1)) return 1;
@@ -222,6 +224,8 @@ int module_index(lua_State* L) {
 int module_newindex(lua_State* L) {
   ModulePtr m = check_module(L, 1);
   const std::string key = luaL_checkstring(L, 2);
+  if (key == "training")
+    throw RecipeError("m.training is set by m:train([mode]) and m:eval() (which set the children's too), not assigned");
   if (ModulePtr c = test_module(L, 3)) {
     m->register_module(key, c);
     return 0;
@@ -458,7 +462,6 @@ void register_module_type(lua_State* L) {
                     {"load_state_dict", guarded<module_load_state_dict>},
                     {"train", guarded<module_train>},
                     {"eval", guarded<module_eval>},
-                    {"training", guarded<module_training>},
                     {"to", guarded<module_to>},
                     {"float", guarded<module_float>},
                     {"double", guarded<module_double>},

@@ -139,8 +139,11 @@ int tensor_div(lua_State* L) {
 int tensor_pow(lua_State* L) {
   // number ^ tensor: the Scalar overload, whose gradient w.r.t. the exponent uses log(base)
   // in floating point (a wrapped integer base would not).
+  // A whole base is an integer Scalar, as Python's 2 ** t: an integer tensor stays integer.
   if (lua_type(L, 1) == LUA_TNUMBER) {
-    push_tensor(L, at::pow(at::Scalar(lua_tonumber(L, 1)), check_tensor(L, 2)));
+    const double v = lua_tonumber(L, 1);
+    const bool whole = v == std::floor(v) && std::fabs(v) < 9e15;
+    push_tensor(L, at::pow(whole ? at::Scalar(static_cast<int64_t>(v)) : at::Scalar(v), check_tensor(L, 2)));
     return 1;
   }
   push_tensor(L, at::pow(check_operand(L, 1), check_operand(L, 2)));
@@ -152,6 +155,15 @@ int tensor_mod(lua_State* L) {
 }
 int tensor_unm(lua_State* L) {
   push_tensor(L, at::neg(check_tensor(L, 1)));
+  return 1;
+}
+// t.name is a method; t[i] would be nil and fail later far from here, so it says what to use.
+int tensor_index(lua_State* L) {
+  lua_pushvalue(L, 2);
+  lua_rawget(L, lua_upvalueindex(1));
+  if (lua_isnil(L, -1) && lua_type(L, 2) == LUA_TNUMBER)
+    throw RecipeError("tensors are not indexed with t[i]: use t:select(dim, i), t:narrow(dim, start, length) or "
+                      "t:index_select(dim, indices) (0-based, as PyTorch)");
   return 1;
 }
 int tensor_eq_meta(lua_State* L) {
@@ -247,8 +259,9 @@ void register_tensor_type(lua_State* L) {
                     {"__mod", guarded<tensor_mod>},
                     {"__unm", guarded<tensor_unm>},
                     {"__eq", guarded<tensor_eq_meta>}});
-  lua_newtable(L);  // methods: __index is a plain table
+  lua_newtable(L);  // methods, the upvalue of __index
   register_tensor_methods(L);
+  lua_pushcclosure(L, guarded<tensor_index>, 1);
   lua_setfield(L, -2, "__index");
   lua_pop(L, 1);
 }

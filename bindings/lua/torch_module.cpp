@@ -244,6 +244,8 @@ void push_torch_module(lua_State* L) {
   // Tensor methods first, so torch.exp(t) == t:exp(); constructors below take precedence.
   luaL_getmetatable(L, kTensorMeta);
   lua_getfield(L, -1, "__index");
+  lua_getupvalue(L, -1, 1);  // __index's methods table
+  lua_remove(L, -2);
   lua_pushnil(L);
   while (lua_next(L, -2)) {
     lua_pushvalue(L, -2);

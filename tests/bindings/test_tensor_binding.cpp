@@ -45,6 +45,9 @@ TEST_F(TensorBinding, ArithmeticWithNumbersInEitherOrder) {
   EXPECT_EQ(tensor("return torch.tensor{1, 2} * 0.5").scalar_type(), at::kFloat);
   EXPECT_TRUE(tensor("return 1 / torch.tensor{2.0, 4.0}").allclose(at::tensor({0.5f, 0.25f})));
   EXPECT_TRUE(tensor("return 2 ^ torch.tensor{1.5, 3}").allclose(at::tensor({2.8284271f, 8.0f})));
+  EXPECT_TRUE(tensor("return 2 ^ torch.tensor{1, 3}").equal(at::tensor({2, 8}, at::kLong)));  // as 2 ** t
+  EXPECT_TRUE(tensor("local e = torch.tensor({1.0, 3.0}, {requires_grad = true}); (2 ^ e):sum():backward() return e:grad()")
+                  .allclose(at::tensor({2.0f, 8.0f}) * std::log(2.0f)));
   EXPECT_TRUE(tensor("return -torch.tensor{1.5}").equal(at::tensor({-1.5f})));
   EXPECT_TRUE(tensor("local a = torch.tensor({1, 2}, {dtype = torch.float32}) return a + a * a").equal(at::tensor({2.0f, 6.0f})));
   EXPECT_TRUE(tensor("return torch.tensor{{1.5, 2}}:matmul(torch.tensor{{2.5}, {4}})").allclose(at::tensor({11.75f}).view({1, 1})));
@@ -183,4 +186,18 @@ y:sum():backward()
 return torch.cat({y - x:matmul(emb.weight:t()), emb.weight:grad():sum():reshape({1, 1}):expand(1, 5)}, 0))");
   EXPECT_TRUE(out[0].abs().max().item<double>() < 1e-6);
   EXPECT_NE(out[1][0].item<double>(), 0.0);  // the gradient reached the embedding
+}
+
+// PyTorch's module.training is a flag that forwards test; t[i] is not PyTorch's indexing here.
+TEST_F(TensorBinding, ModuleTrainingIsAFlagAndTensorsSayHowToIndex) {
+  EXPECT_EQ(number("local m = nn.Linear(2, 2) return m.training and 1 or 0"), 1);
+  EXPECT_EQ(number("local m = nn.Sequential(nn.Linear(2, 2)) m:eval() return (m.training or m[0].training) and 1 or 0"), 0);
+  EXPECT_EQ(number("local m = nn.Sequential(nn.Linear(2, 2)) m:train(false) m:train() return m[0].training and 1 or 0"), 1);
+  // a Lua model's forward sees the flag (a method would always be truthy)
+  EXPECT_EQ(number(R"(local Net = nn.Module{ name = "Net", fc = nn.Linear(1, 1),
+    forward = function(self, x) if self.training then return x * 0 + 1 end return x * 0 + 2 end }
+Net:eval() return Net(torch.ones(1, 1)):item())"), 2);
+  EXPECT_THAT(error_of("local m = nn.Linear(2, 2) m.training = false"), HasSubstr("m:train([mode]) and m:eval()"));
+  EXPECT_THAT(error_of("local t = torch.ones(3) return t[1] + 1"), HasSubstr("not indexed with t[i]: use t:select"));
+  EXPECT_EQ(tensor("local t = torch.tensor{4, 5, 6} return t:select(0, 1)").item<int64_t>(), 5);
 }
