@@ -3,6 +3,7 @@
 // data.lua), data_transforms.cpp (map, filter, shuffle, select, split, text helpers) and
 // data_collators.cpp (collator userdata). data.cpp's register/push functions call the rest.
 #pragma once
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -40,13 +41,27 @@ class LuaDataFunction {
   template <class PushArgs>
   data::Example call(PushArgs push_args, int nargs, bool* truthy = nullptr) const;
   const std::string& where() const { return defined_; }
+  // Reads the first examples of `ds` (whose examples this function makes) to learn each
+  // field's dtype, as datasets infers a column's type from its first writer batch: a field
+  // whole in some of them and fractional in others is float32. Later examples keep it.
+  void learn_dtypes(const data::Dataset& ds) const;
+  static constexpr int64_t kDtypeExamples = 16;
 
  private:
   lua_State* state() const;  // DataError once the Lua state is closed
   data::Example result_to_example(lua_State* L) const;  // the value on top of the stack
+  at::Tensor with_field_dtype(const std::string& key, const at::Tensor& v) const;
   void call_raw(int nargs) const;
   std::shared_ptr<LuaRef> ref_;
   std::string what_, defined_;
+  // Each field's dtype: Lua has one number type, so a field whose values happen to be whole
+  // in one example would otherwise be int64 there and float32 in the next, and fail in the
+  // model's step far from here. Settled once learn_dtypes has read the first examples.
+  struct Dtypes {
+    std::map<std::string, at::ScalarType> of;
+    bool settled = false;
+  };
+  std::shared_ptr<Dtypes> dtypes_ = std::make_shared<Dtypes>();
 };
 
 template <class PushArgs>

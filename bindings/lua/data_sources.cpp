@@ -125,6 +125,7 @@ class LuaDataset : public data::Dataset {
   LuaDataset(LuaDataFunction fn, int64_t n) : fn_(std::move(fn)), n_(n), origin_("data.lua(" + fn_.where() + ")") {
     if (n_ > 0)
       for (const auto& [name, t] : get(0)) fields_.push_back(name);
+    fn_.learn_dtypes(*this);
   }
   int64_t size() const override { return n_; }
   data::Example get(int64_t index) const override {

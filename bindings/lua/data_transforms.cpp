@@ -8,6 +8,7 @@
 #include "bindings/lua/data_parts.h"
 #include "bindings/lua/lua_module.h"
 #include "runtime/core/errors.h"
+#include "runtime/data/dtype_name.h"
 #include "runtime/data/sources/sources.h"
 #include "runtime/data/transforms.h"
 
@@ -30,6 +31,32 @@ void LuaDataFunction::call_raw(int nargs) const {
   }
 }
 
+// Whole numbers in a float field are floats (Lua cannot write 2.0 apart from 2); while the
+// first examples are read, a fractional value makes an int64 field float32; after that, any
+// other change of dtype is an error saying how to fix it (as Arrow refuses a float in a column
+// datasets inferred as int64).
+at::Tensor LuaDataFunction::with_field_dtype(const std::string& key, const at::Tensor& v) const {
+  const auto [it, first] = dtypes_->of.emplace(key, v.scalar_type());
+  if (first || it->second == v.scalar_type()) return v;
+  const bool was_int = at::isIntegralType(it->second, /*includeBool=*/false);
+  const bool is_int = at::isIntegralType(v.scalar_type(), /*includeBool=*/false);
+  if (at::isFloatingType(it->second) && is_int) return v.to(it->second);
+  if (!dtypes_->settled && was_int && at::isFloatingType(v.scalar_type())) {
+    it->second = v.scalar_type();
+    return v;
+  }
+  throw DataError(what_ + " function: field '" + key + "' is " + dtype_name(v.scalar_type()) + " here but " +
+                      dtype_name(it->second) + " in the first " + std::to_string(kDtypeExamples) +
+                      " examples (Lua numbers that are all whole make int64): give the field its dtype, e.g. "
+                      "torch.tensor(values, {dtype = torch.float32})",
+                  defined_);
+}
+
+void LuaDataFunction::learn_dtypes(const data::Dataset& ds) const {
+  for (int64_t i = 0; i < std::min<int64_t>(ds.size(), kDtypeExamples); ++i) ds.get(i);
+  dtypes_->settled = true;
+}
+
 data::Example LuaDataFunction::result_to_example(lua_State* L) const {
   if (!lua_istable(L, -1) || test_tensor(L, -1))
     throw DataError(what_ + " function must return a table of fields, got " + std::string(luaL_typename(L, -1)), defined_);
@@ -41,11 +68,13 @@ data::Example LuaDataFunction::result_to_example(lua_State* L) const {
     const std::string key = lua_tostring(L, -2);
     if (lua_type(L, -1) == LUA_TSTRING)
       throw DataError(what_ + " function: field '" + key + "' is a string; examples hold tensors (numbers)", defined_);
+    at::Tensor v;
     try {
-      ex[key] = tensor_from_lua(L, -1, std::nullopt);
+      v = tensor_from_lua(L, -1, std::nullopt);
     } catch (const Error& e) {
       throw DataError(what_ + " function: field '" + key + "': " + e.message(), defined_);
     }
+    ex[key] = with_field_dtype(key, v);
     lua_pop(L, 1);
   }
   return ex;
@@ -126,7 +155,9 @@ int ds_map(lua_State* L) {
     for (auto& [k, v] : fn.call([&](lua_State* S) { push_example(S, *base, e, i); }, 2)) out[k] = v;
     return out;
   };
-  return ret(L, std::make_shared<data::MappedDataset>(ds, mapped, /*thread_safe=*/false, ds->describe() + ".map(" + fn.where() + ")"));
+  auto out = std::make_shared<data::MappedDataset>(ds, mapped, /*thread_safe=*/false, ds->describe() + ".map(" + fn.where() + ")");
+  fn.learn_dtypes(*out);
+  return ret(L, out);
 }
 
 // ds:filter(fn): keeps the examples where fn(example, i) is truthy (runs now, once each).

@@ -139,16 +139,50 @@ TEST_F(DataBinding, LuaFunctionDatasets) {
   EXPECT_THAT(error_of("local data = require 'runner.data' return data.lua(function(i) return {t = 'text'} end, 2)"),
               HasSubstr("field 't' is a string"));
   EXPECT_THAT(error_of("local data = require 'runner.data' return data.lua(5, 2)"), HasSubstr("expected a function of the index"));
-  // an error at a later index surfaces when that example is read
-  run("local data = require 'runner.data'\nreturn data.lua(function(i)\n  if i == 2 then error('bad two') end\n  return {x = i} end, 3)");
+  // an error past the first 16 examples (read to learn the dtypes) surfaces when that example is read
+  run("local data = require 'runner.data'\nreturn data.lua(function(i)\n  if i == 20 then error('bad two') end\n  return {x = i} end, 21)");
   auto lazy = runner::lua::test_dataset(L(), -1);
   lua_pop(L(), 1);
   try {
-    lazy->get(2);
+    lazy->get(20);
     FAIL() << "expected an error";
   } catch (const runner::DataError& e) {
     EXPECT_THAT(e.what(), MatchesRegex(".*snippet[0-9]+\\.lua:3: bad two"));
   }
+}
+
+// Lua has one number type: a field's dtype is learned from the first 16 examples (fractional
+// in any: float32; whole numbers there are floats), and a float where int64 was learned is an
+// error naming the field and the fix, not a batch of another dtype failing in the model.
+TEST_F(DataBinding, AFieldKeepsItsDtypeAcrossExamples) {
+  EXPECT_EQ(number(R"(local data = require 'runner.data'
+    local ds = data.lua(function(i) return {x = {i / 2}, labels = i} end, 40)
+    for i = 0, 39 do assert(ds:get(i).x:dtype() == torch.float32 and ds:get(i).labels:dtype() == torch.int64) end
+    return ds:get(2).x:item())"),
+            1.0);
+  run("local data = require 'runner.data' return data.lua(function(i) return {x = {i < 20 and i or i + 0.5}} end, 30)");
+  auto ds = runner::lua::test_dataset(L(), -1);
+  lua_pop(L(), 1);
+  EXPECT_EQ(ds->get(19).at("x").scalar_type(), at::kLong);
+  try {
+    ds->get(25);
+    FAIL() << "expected an error";
+  } catch (const runner::DataError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("field 'x' is float32 here but int64 in the first 16 examples"));
+    EXPECT_THAT(e.what(), HasSubstr("{dtype = torch.float32}"));
+  }
+  // map's fields likewise; a dtype asked for is kept
+  EXPECT_EQ(number(R"(local data = require 'runner.data'
+    local ds = data.tensors{x = torch.arange(4)}:map(function(e, i) return {y = {i / 2}} end)
+    return (ds:get(2).y:dtype() == torch.float32 and ds:get(0).y:dtype() == torch.float32) and 1 or 0)"),
+            1);
+  EXPECT_EQ(number(R"(local data = require 'runner.data'
+    local ds = data.tensors{x = torch.arange(4)}:map(function(e, i) return {y = torch.tensor({i}, {dtype = torch.float64})} end)
+    return ds:get(2).y:dtype() == torch.float64 and 1 or 0)"),
+            1);
+  EXPECT_THAT(error_of("local data = require 'runner.data' local ds = data.tensors{x = torch.arange(4)}"
+                       ":map(function(e, i) return {y = i == 0 and {true} or {i}} end)"),
+              HasSubstr("field 'y' is int64 here but bool"));
 }
 
 TEST_F(DataBinding, MapFilterShuffleSelectSplit) {
