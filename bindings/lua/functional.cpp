@@ -174,6 +174,80 @@ int f_pad(lua_State* L) {
   throw RecipeError("F.pad: mode must be \"constant\", \"reflect\" or \"replicate\", got \"" + mode + "\"");
 }
 
+// Activations with their PyTorch options.
+int f_softplus(lua_State* L) {
+  Options o(L, 2, "F.softplus");
+  const double beta = o.number("beta", 1.0), threshold = o.number("threshold", 20.0);
+  o.finish();
+  return ret(L, at::softplus(check_tensor(L, 1), beta, threshold));
+}
+int f_leaky_relu(lua_State* L) {
+  Options o(L, 2, "F.leaky_relu");
+  const double slope = o.number("negative_slope", 0.01);
+  o.finish();
+  return ret(L, at::leaky_relu(check_tensor(L, 1), slope));
+}
+int f_elu(lua_State* L) {
+  Options o(L, 2, "F.elu");
+  const double alpha = o.number("alpha", 1.0);
+  o.finish();
+  return ret(L, at::elu(check_tensor(L, 1), alpha));
+}
+int f_logsigmoid(lua_State* L) { return ret(L, at::log_sigmoid(check_tensor(L, 1))); }
+int f_softmin(lua_State* L) {
+  const at::Tensor& x = check_tensor(L, 1);
+  return ret(L, at::softmax(-x, dim_option(L, 2, "F.softmin", 0, true)));
+}
+int f_glu(lua_State* L) {
+  const at::Tensor& x = check_tensor(L, 1);
+  return ret(L, at::glu(x, lua_isnoneornil(L, 2) ? -1 : dim_option(L, 2, "F.glu", -1, false)));
+}
+
+// F.normalize(x, {p = 2, dim = 1, eps = 1e-12}): x / max(‖x‖_p, eps) along dim
+int f_normalize(lua_State* L) {
+  const at::Tensor& x = check_tensor(L, 1);
+  Options o(L, 2, "F.normalize");
+  const double p = o.number("p", 2.0), eps = o.number("eps", 1e-12);
+  const int64_t dim = o.integer("dim", 1);
+  o.finish();
+  return ret(L, x / at::linalg_vector_norm(x, p, std::vector<int64_t>{dim}, /*keepdim=*/true).clamp_min(eps).expand_as(x));
+}
+int f_cosine_similarity(lua_State* L) {
+  Options o(L, 3, "F.cosine_similarity");
+  const int64_t dim = o.integer("dim", 1);
+  const double eps = o.number("eps", 1e-8);
+  o.finish();
+  return ret(L, at::cosine_similarity(check_tensor(L, 1), check_tensor(L, 2), dim, eps));
+}
+// F.scaled_dot_product_attention(q, k, v, {attn_mask, dropout_p = 0, is_causal = false, scale})
+int f_sdpa(lua_State* L) {
+  Options o(L, 4, "F.scaled_dot_product_attention");
+  const at::Tensor mask = o.tensor("attn_mask");
+  const double dropout = o.number("dropout_p", 0.0);
+  const bool causal = o.boolean("is_causal", false);
+  c10::optional<double> scale;
+  if (o.has("scale")) scale = o.number("scale", 0.0);
+  o.finish();
+  return ret(L, at::scaled_dot_product_attention(check_tensor(L, 1), check_tensor(L, 2), check_tensor(L, 3),
+                                                 mask.defined() ? c10::optional<at::Tensor>(mask) : c10::nullopt, dropout, causal, scale));
+}
+int f_binary_cross_entropy(lua_State* L) {
+  const at::Tensor& input = check_tensor(L, 1);
+  Options o(L, 3, "F.binary_cross_entropy");
+  at::Tensor weight = as_dtype(o.tensor("weight"), input);
+  const int64_t red = reduction(o.string("reduction", "mean"), "F.binary_cross_entropy");
+  o.finish();
+  return ret(L, at::binary_cross_entropy(input, as_dtype(check_tensor(L, 2), input), weight, red));
+}
+int f_huber_loss(lua_State* L) {
+  const at::Tensor& input = check_tensor(L, 1);
+  Options o(L, 3, "F.huber_loss");
+  const int64_t red = reduction(o.string("reduction", "mean"), "F.huber_loss");
+  const double delta = o.number("delta", 1.0);
+  o.finish();
+  return ret(L, at::huber_loss(input, as_dtype(check_tensor(L, 2), input), red, delta));
+}
+
 }  // namespace
 
 void push_functional_module(lua_State* L) {
@@ -186,7 +260,12 @@ void push_functional_module(lua_State* L) {
                     {"tanh", guarded<f_tanh>}, {"sigmoid", guarded<f_sigmoid>}, {"softmax", guarded<f_softmax>},
                     {"log_softmax", guarded<f_log_softmax>}, {"dropout", guarded<f_dropout>},
                     {"layer_norm", guarded<f_layer_norm>}, {"linear", guarded<f_linear>},
-                    {"embedding", guarded<f_embedding>}, {"one_hot", guarded<f_one_hot>}, {"pad", guarded<f_pad>}});
+                    {"embedding", guarded<f_embedding>}, {"one_hot", guarded<f_one_hot>}, {"pad", guarded<f_pad>},
+                    {"softplus", guarded<f_softplus>}, {"leaky_relu", guarded<f_leaky_relu>}, {"elu", guarded<f_elu>},
+                    {"logsigmoid", guarded<f_logsigmoid>}, {"softmin", guarded<f_softmin>}, {"glu", guarded<f_glu>},
+                    {"normalize", guarded<f_normalize>}, {"cosine_similarity", guarded<f_cosine_similarity>},
+                    {"scaled_dot_product_attention", guarded<f_sdpa>},
+                    {"binary_cross_entropy", guarded<f_binary_cross_entropy>}, {"huber_loss", guarded<f_huber_loss>}});
 }
 
 }  // namespace runner::lua

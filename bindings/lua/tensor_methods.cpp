@@ -9,6 +9,7 @@
 namespace runner::lua {
 
 int tensor_release(lua_State* L);  // tensor.cpp
+void register_tensor_ops(lua_State* L);  // tensor_ops.cpp
 
 namespace {
 
@@ -415,6 +416,7 @@ void register_tensor_methods(lua_State* L) {
       {"requires_grad_", guarded<m_requires_grad_>}, {"grad", guarded<m_grad>}, {"backward", guarded<m_backward>},
       {"release", guarded<tensor_release>},
   });
+  register_tensor_ops(L);
 }
 
 }  // namespace runner::lua

@@ -205,6 +205,20 @@ int t_stack(lua_State* L) {
   const int64_t dim = lua_isnoneornil(L, 2) ? 0 : check_int(L, 2, "torch.stack dim");
   return ret(L, at::stack(ts, dim));
 }
+// torch.einsum("bij,bjk->bik", a, b) or torch.einsum(eq, {a, b})
+int t_einsum(lua_State* L) {
+  const std::string eq = luaL_checkstring(L, 1);
+  std::vector<at::Tensor> ts;
+  if (lua_type(L, 2) == LUA_TTABLE && !test_tensor(L, 2)) ts = tensor_list(L, 2, "torch.einsum");
+  else
+    for (int i = 2; i <= lua_gettop(L); ++i) ts.push_back(check_tensor(L, i));
+  return ret(L, at::einsum(eq, ts));
+}
+int t_randperm(lua_State* L) {
+  Creation c = parse_creation(L, "torch.randperm");
+  if (c.last_positional != 1) throw RecipeError("torch.randperm: expects (n[, options])");
+  return ret(L, finish(at::randperm(check_int(L, 1, "torch.randperm n"), opts(c, at::kLong)), c));
+}
 int t_where(lua_State* L) { return ret(L, at::where(check_tensor(L, 1), check_operand(L, 2), check_operand(L, 3))); }
 int t_is_tensor(lua_State* L) {
   lua_pushboolean(L, test_tensor(L, 1) != nullptr);
@@ -258,7 +272,7 @@ void push_torch_module(lua_State* L) {
                     {"randint", guarded<t_randint>}, {"arange", guarded<t_arange>}, {"linspace", guarded<t_linspace>},
                     {"eye", guarded<t_eye>}, {"zeros_like", guarded<t_zeros_like>}, {"ones_like", guarded<t_ones_like>},
                     {"randn_like", guarded<t_randn_like>}, {"cat", guarded<t_cat>}, {"stack", guarded<t_stack>},
-                    {"where", guarded<t_where>}, {"is_tensor", guarded<t_is_tensor>},
+                    {"where", guarded<t_where>}, {"einsum", guarded<t_einsum>}, {"randperm", guarded<t_randperm>}, {"is_tensor", guarded<t_is_tensor>},
                     {"manual_seed", guarded<t_manual_seed>}, {"no_grad", t_no_grad}});
   for (const auto& [name, value] : kDtypes) {
     lua_pushstring(L, value);
