@@ -40,19 +40,30 @@ bool get_bool(const json& c, const std::string& key, bool fallback, const std::s
 RopeConfig rope_from_hf(const json& c, const std::string& where) {
   RopeConfig r;
   // v5: rope_parameters {rope_type, rope_theta, ...}; v4: rope_theta, rope_scaling {type|rope_type, ...}.
-  json params = c.contains("rope_parameters") && c["rope_parameters"].is_object() ? c["rope_parameters"]
-                : c.contains("rope_scaling") && c["rope_scaling"].is_object() ? c["rope_scaling"]
-                                                                                : json::object();
-  r.theta = get_number(params, "rope_theta", get_number(c, "rope_theta", r.theta, where), where);
+  // rope_scaling wins where both are present, as transformers' `rope_scaling or rope_parameters`
+  // (a v5 folder whose config a user gave a rope_scaling keeps rope_parameters' defaults).
+  const auto object = [&](const char* key) { return c.contains(key) && c[key].is_object() ? c[key] : json::object(); };
+  const json scaling = object("rope_scaling"), v5 = object("rope_parameters");
+  const json& params = scaling.empty() ? v5 : scaling;
+  r.theta = get_number(params, "rope_theta", get_number(v5, "rope_theta", get_number(c, "rope_theta", r.theta, where), where), where);
   std::string type = params.value("rope_type", params.value("type", std::string("default")));
   if (type != "default" && type != "linear" && type != "llama3")
     throw CheckpointError("rope type \"" + type + "\" is not supported (default, linear and llama3 are)", where);
   r.type = type;
+  // transformers refuses a scaled rope without its parameters rather than assume them.
+  std::vector<const char*> required;
+  if (type != "default") required.push_back("factor");
+  if (type == "llama3") required.insert(required.end(), {"low_freq_factor", "high_freq_factor"});
+  for (const char* key : required)
+    if (!params.contains(key)) throw CheckpointError("rope type \"" + type + "\" needs \"" + key + "\"", where);
   r.factor = get_number(params, "factor", r.factor, where);
   r.low_freq_factor = get_number(params, "low_freq_factor", r.low_freq_factor, where);
   r.high_freq_factor = get_number(params, "high_freq_factor", r.high_freq_factor, where);
-  r.original_max_position_embeddings =
-      get_int(params, "original_max_position_embeddings", r.original_max_position_embeddings, where);
+  // llama3's original length: a top-level value first, then the rope's, else the model's.
+  r.original_max_position_embeddings = get_int(
+      c, "original_max_position_embeddings",
+      get_int(params, "original_max_position_embeddings", get_int(c, "max_position_embeddings", r.original_max_position_embeddings, where), where),
+      where);
   return r;
 }
 
@@ -135,8 +146,9 @@ LlamaConfig llama_config_from_hf(const json& j, const std::string& where) {
     c.mlp_bias = get_bool(j, "mlp_bias", false, where);
     if (c.model_type == "mistral") c.sliding_window = get_int(j, "sliding_window", 0, where);
   }
-  // v5 lists each layer's attention kind; it overrides the window rules above.
-  if (j.contains("layer_types") && j["layer_types"].is_array()) {
+  // v5 lists each layer's attention kind; it overrides the window rules above. Llama has no
+  // window, and transformers' Llama ignores layer_types and sliding_window.
+  if (c.model_type != "llama" && j.contains("layer_types") && j["layer_types"].is_array()) {
     c.sliding_layers.clear();
     bool any = false;
     for (const auto& t : j["layer_types"]) {

@@ -8,6 +8,7 @@
 #include "runtime/core/errors.h"
 #include "runtime/io/safetensors.h"
 #include "runtime/models/builtin.h"
+#include "runtime/models/llama_config.h"
 #include "runtime/models/pretrained.h"
 #include "tests/models/model_test_util.h"
 
@@ -168,4 +169,40 @@ TEST(Pretrained, ShardedCheckpoint) {
   test::write_text(dir + "/config.json", kConfig);
   expect_same_state(*a, *from_pretrained(dir));
   fs::remove_all(dir);
+}
+
+// config.json fields read as transformers 5 reads them (each expectation is what
+// LlamaConfig/MistralConfig made of the same dict when the review compared logits).
+TEST(LlamaConfigFromHf, RopeAndWindowFieldsAsTransformersReadsThem) {
+  const auto base = [] {
+    return nlohmann::json{{"model_type", "llama"}, {"vocab_size", 64}, {"hidden_size", 32}, {"intermediate_size", 64},
+                          {"num_hidden_layers", 2}, {"num_attention_heads", 4}, {"max_position_embeddings", 128},
+                          {"rope_parameters", {{"rope_type", "default"}, {"rope_theta", 10000.0}}}};
+  };
+  // rope_scaling beside v5's rope_parameters wins (rope_scaling or rope_parameters)
+  auto j = base();
+  j["rope_scaling"] = {{"rope_type", "linear"}, {"factor", 4.0}};
+  auto c = llama_config_from_hf(j, "config.json");
+  EXPECT_EQ(c.rope.type, "linear");
+  EXPECT_EQ(c.rope.factor, 4.0);
+  EXPECT_EQ(c.rope.theta, 10000.0);
+  // llama3's original length: the model's when absent, a top-level value first
+  j = base();
+  j["rope_parameters"] = {{"rope_type", "llama3"}, {"rope_theta", 10000.0}, {"factor", 8.0}, {"low_freq_factor", 1.0}, {"high_freq_factor", 4.0}};
+  EXPECT_EQ(llama_config_from_hf(j, "config.json").rope.original_max_position_embeddings, 128);
+  j["original_max_position_embeddings"] = 32;
+  EXPECT_EQ(llama_config_from_hf(j, "config.json").rope.original_max_position_embeddings, 32);
+  // a scaled rope without its factor is refused (transformers: KeyError 'factor')
+  j = base();
+  j["rope_parameters"] = {{"rope_type", "linear"}};
+  EXPECT_THAT([&] { llama_config_from_hf(j, "config.json"); }, ::testing::ThrowsMessage<CheckpointError>(::testing::HasSubstr("needs \"factor\"")));
+  // Llama ignores layer_types and sliding_window; Mistral takes them
+  j = base();
+  j["layer_types"] = {"sliding_attention", "sliding_attention"};
+  j["sliding_window"] = 3;
+  c = llama_config_from_hf(j, "config.json");
+  EXPECT_TRUE(c.sliding_layers.empty());
+  EXPECT_EQ(c.sliding_window, 0);
+  j["model_type"] = "mistral";
+  EXPECT_EQ(llama_config_from_hf(j, "config.json").sliding_window, 3);
 }
