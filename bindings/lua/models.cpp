@@ -65,6 +65,8 @@ int m_gpt(lua_State* L) {
   c.n_head = o.integer("n_head", c.n_head);
   c.n_embd = o.integer("n_embd", c.n_embd);
   c.dropout = o.number("dropout", c.dropout);
+  if (o.has("attn_dropout")) c.attn_dropout = o.number("attn_dropout", c.dropout);
+  if (o.has("embd_dropout")) c.embd_dropout = o.number("embd_dropout", c.dropout);
   c.bias = o.boolean("bias", c.bias);
   c.layer_norm_epsilon = o.number("layer_norm_epsilon", c.layer_norm_epsilon);
   const bool fused = o.boolean("fused_linear_cross_entropy", true);
@@ -89,6 +91,18 @@ int m_llama(lua_State* L) {
     if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end())
       throw RecipeError("models.llama: unknown option '" + key + "'" + did_you_mean(key, kKeys));
   if (!config.contains("model_type")) config["model_type"] = "llama";
+  // A key the model type's transformers class does not read would be taken and ignored.
+  const std::string type = config["model_type"].is_string() ? config["model_type"].get<std::string>() : "";
+  const std::vector<std::string> unread =
+      type == "mistral" ? std::vector<std::string>{"attention_bias", "mlp_bias", "use_sliding_window", "max_window_layers", "layer_types"}
+      : type == "qwen2" ? std::vector<std::string>{"attention_bias", "mlp_bias"}
+                        : std::vector<std::string>{"sliding_window", "use_sliding_window", "max_window_layers", "layer_types"};
+  for (const auto& key : unread)
+    if (config.contains(key))
+      throw RecipeError("models.llama: model_type " + (type.empty() ? config["model_type"].dump() : type) + " does not take '" + key +
+                        "' (" + (type == "mistral" ? "Mistral has no biases and one sliding_window on every layer"
+                                 : type == "qwen2" ? "Qwen 2 always has q/k/v biases and none elsewhere"
+                                                   : "Llama has no sliding window; model_type mistral or qwen2 has one") + ")");
   bool fused = true;  // runner's option, not a config.json key
   if (auto it = config.find("fused_linear_cross_entropy"); it != config.end()) {
     if (!it->is_boolean()) throw RecipeError("models.llama: fused_linear_cross_entropy must be true or false, got " + it->dump());

@@ -3,6 +3,7 @@
 // interchange with the equivalent PyTorch / Hugging Face module.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -64,7 +65,12 @@ ModulePtr make_cnn(const CNNOptions& options);
 // Reads input_ids (B, T) and labels (B, T); attention_mask is not read (see gpt.cpp).
 struct GPTConfig {
   int64_t vocab_size = 50257, block_size = 1024, n_layer = 12, n_head = 12, n_embd = 768;
-  double dropout = 0.0;  // embeddings, attention weights and residual branches
+  // HF's resid_pdrop; attn_pdrop and embd_pdrop are the same unless given (GPT-2's configs
+  // set all three alike, but a config.json may not).
+  double dropout = 0.0;
+  std::optional<double> attn_dropout, embd_dropout;
+  double attention_dropout() const { return attn_dropout.value_or(dropout); }
+  double embedding_dropout() const { return embd_dropout.value_or(dropout); }
   bool bias = true;      // false: Linear and LayerNorm without biases (names then lack them)
   double layer_norm_epsilon = 1e-5;
   // config.json's ids, kept from the folder the model was read from (empty: not written, so

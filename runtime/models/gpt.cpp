@@ -49,7 +49,7 @@ at::Tensor maybe_dropout(const at::Tensor& x, double p, bool training) {
 
 class CausalSelfAttention : public Module {
  public:
-  CausalSelfAttention(const GPTConfig& c, double proj_std) : Module("GPT2Attention"), n_head_(c.n_head), dropout_(c.dropout) {
+  CausalSelfAttention(const GPTConfig& c, double proj_std) : Module("GPT2Attention"), n_head_(c.n_head), attn_dropout_(c.attention_dropout()), dropout_(c.dropout) {
     c_attn_ = std::make_shared<Conv1D>(c.n_embd, 3 * c.n_embd, c.bias, kInitStd);
     c_proj_ = std::make_shared<Conv1D>(c.n_embd, c.n_embd, c.bias, proj_std);
     register_module("c_attn", c_attn_);
@@ -60,13 +60,13 @@ class CausalSelfAttention : public Module {
   at::Tensor forward_impl(const at::Tensor& x) override {
     std::vector<at::Tensor> qkv = c_attn_->forward(x).chunk(3, -1);  // 3 × (B, T, C)
     at::Tensor y = attend(split_heads(qkv[0], n_head_), split_heads(qkv[1], n_head_), split_heads(qkv[2], n_head_), at::Tensor(),
-                          /*causal=*/true, dropout_, is_training());  // (B, H, T, D)
+                          /*causal=*/true, attn_dropout_, is_training());  // (B, H, T, D)
     return maybe_dropout(c_proj_->forward(merge_heads(y)), dropout_, is_training());  // (B, T, C)
   }
 
  private:
   int64_t n_head_;
-  double dropout_;
+  double attn_dropout_, dropout_;
   std::shared_ptr<Conv1D> c_attn_, c_proj_;
 };
 
@@ -133,7 +133,9 @@ class GPT : public Module {
     if (c.n_embd % c.n_head != 0)
       throw RecipeError("models.gpt: n_embd (" + std::to_string(c.n_embd) + ") must be divisible by n_head (" +
                         std::to_string(c.n_head) + ")");
-    if (c.dropout < 0 || c.dropout >= 1) throw RecipeError("models.gpt: dropout must be in [0, 1)");
+    for (const auto& [key, p] : {std::pair<const char*, double>{"dropout", c.dropout}, {"attn_dropout", c.attention_dropout()},
+                                 {"embd_dropout", c.embedding_dropout()}})
+      if (p < 0 || p >= 1) throw RecipeError(std::string("models.gpt: ") + key + " must be in [0, 1)");
     const double E = static_cast<double>(c.n_embd);
     check_model_scale("models.gpt", c.n_layer,
                       (static_cast<double>(c.vocab_size) + static_cast<double>(c.block_size)) * E + static_cast<double>(c.n_layer) * (12 * E * E + 13 * E));
@@ -183,7 +185,7 @@ class GPT : public Module {
     nlohmann::json j{{"architectures", {"GPT2LMHeadModel"}}, {"model_type", "gpt2"}, {"vocab_size", c.vocab_size},
                           {"n_positions", c.block_size}, {"n_ctx", c.block_size}, {"n_embd", c.n_embd}, {"n_layer", c.n_layer},
                           {"n_head", c.n_head}, {"n_inner", nullptr}, {"activation_function", "gelu_new"},
-                          {"resid_pdrop", c.dropout}, {"embd_pdrop", c.dropout}, {"attn_pdrop", c.dropout},
+                          {"resid_pdrop", c.dropout}, {"embd_pdrop", c.embedding_dropout()}, {"attn_pdrop", c.attention_dropout()},
                           {"layer_norm_epsilon", c.layer_norm_epsilon}, {"initializer_range", kInitStd},
                           {"tie_word_embeddings", true}, {"dtype", hf_dtype()}};
     for (const auto& [key, ids] : {std::pair<const char*, const std::vector<int64_t>&>{"bos_token_id", c.bos_token_id},
@@ -208,7 +210,7 @@ class GPT : public Module {
       positions = at::arange(t, ids.options());
     }
     at::Tensor x = wte_->forward(ids) + wpe_->forward(positions);  // (B, T, C)
-    x = maybe_dropout(x, config_.dropout, is_training());
+    x = maybe_dropout(x, config_.embedding_dropout(), is_training());
     for (const auto& block : blocks_) x = block->forward(x);
     x = ln_f_->forward(x);
     at::Tensor labels = optional_field(batch, "labels");

@@ -1,5 +1,6 @@
 #include "runtime/models/llama_config.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "runtime/core/errors.h"
@@ -35,6 +36,18 @@ bool get_bool(const json& c, const std::string& key, bool fallback, const std::s
   if (it == c.end() || it->is_null()) return fallback;
   if (!it->is_boolean()) throw CheckpointError("\"" + key + "\" must be true or false", where);
   return it->get<bool>();
+}
+
+// v5's per-layer attention kinds.
+std::vector<bool> layer_types(const json& types, const std::string& where) {
+  std::vector<bool> sliding;
+  for (const auto& t : types) {
+    const std::string kind = t.is_string() ? t.get<std::string>() : "";
+    if (kind != "full_attention" && kind != "sliding_attention")
+      throw CheckpointError("layer_types entries must be \"full_attention\" or \"sliding_attention\"", where);
+    sliding.push_back(kind == "sliding_attention");
+  }
+  return sliding;
 }
 
 RopeConfig rope_from_hf(const json& c, const std::string& where) {
@@ -134,35 +147,32 @@ LlamaConfig llama_config_from_hf(const json& j, const std::string& where) {
   c.initializer_range = get_number(j, "initializer_range", 0.02, where);
   c.rope = rope_from_hf(j, where);
   c.tie_word_embeddings = get_bool(j, "tie_word_embeddings", false, where);
+  // Each type reads only the fields its transformers class reads (a field another class
+  // takes, e.g. a Mistral config's attention_bias or layer_types, is ignored as there).
   if (c.model_type == "qwen2") {
     c.qkv_bias = true;  // Qwen 2 always has q/k/v biases and no o_proj bias
+    // Qwen2Config: no window unless use_sliding_window; then sliding_window (4096 when absent)
+    // on the layers from max_window_layers (28 when absent) on, or as layer_types lists them.
     if (get_bool(j, "use_sliding_window", false, where)) {
-      c.sliding_window = get_int(j, "sliding_window", 0, where);
-      const int64_t full_layers = get_int(j, "max_window_layers", c.num_hidden_layers, where);
-      for (int64_t i = 0; i < c.num_hidden_layers; ++i) c.sliding_layers.push_back(i >= full_layers);
+      c.sliding_window = j.contains("sliding_window") ? get_int(j, "sliding_window", 0, where) : 4096;
+      if (c.sliding_window > 0) {
+        const int64_t full_layers = get_int(j, "max_window_layers", 28, where);
+        for (int64_t i = 0; i < c.num_hidden_layers; ++i) c.sliding_layers.push_back(i >= full_layers);
+        if (j.contains("layer_types") && j["layer_types"].is_array()) c.sliding_layers = layer_types(j["layer_types"], where);
+        if (std::none_of(c.sliding_layers.begin(), c.sliding_layers.end(), [](bool s) { return s; }))
+          c.sliding_layers.clear(), c.sliding_window = 0;
+      }
     }
+  } else if (c.model_type == "mistral") {
+    // MistralConfig: one window on every layer, 4096 when the key is absent, none when null.
+    c.sliding_window = j.contains("sliding_window") ? get_int(j, "sliding_window", 0, where) : 4096;
   } else {
     c.qkv_bias = c.o_bias = get_bool(j, "attention_bias", false, where);
     c.mlp_bias = get_bool(j, "mlp_bias", false, where);
-    if (c.model_type == "mistral") c.sliding_window = get_int(j, "sliding_window", 0, where);
-  }
-  // v5 lists each layer's attention kind; it overrides the window rules above. Llama has no
-  // window, and transformers' Llama ignores layer_types and sliding_window.
-  if (c.model_type != "llama" && j.contains("layer_types") && j["layer_types"].is_array()) {
-    c.sliding_layers.clear();
-    bool any = false;
-    for (const auto& t : j["layer_types"]) {
-      const std::string kind = t.is_string() ? t.get<std::string>() : "";
-      if (kind != "full_attention" && kind != "sliding_attention")
-        throw CheckpointError("layer_types entries must be \"full_attention\" or \"sliding_attention\"", where);
-      c.sliding_layers.push_back(kind == "sliding_attention");
-      any = any || kind == "sliding_attention";
-    }
-    if (any) c.sliding_window = get_int(j, "sliding_window", 0, where);
-    else c.sliding_layers.clear(), c.sliding_window = 0;
   }
   const std::string act = j.value("hidden_act", std::string("silu"));
-  if (act != "silu") throw CheckpointError("hidden_act \"" + act + "\" is not supported (the Llama family uses silu)", where);
+  if (act != "silu" && act != "swish")  // transformers' ACT2FN: swish is silu
+    throw CheckpointError("hidden_act \"" + act + "\" is not supported (the Llama family uses silu)", where);
   if (get_int(j, "pretraining_tp", 1, where) != 1) throw CheckpointError("pretraining_tp other than 1 is not supported", where);
   c.bos_token_id = get_ids(j, "bos_token_id", where);
   c.eos_token_id = get_ids(j, "eos_token_id", where);

@@ -84,6 +84,14 @@ json read_config(const fs::path& dir) {
   if (!in) throw CheckpointError("no config.json (a Hugging Face model folder needs config.json and model.safetensors)", dir.string());
   json config = json::parse(in, nullptr, /*allow_exceptions=*/false);
   if (config.is_discarded() || !config.is_object()) throw CheckpointError("config.json is not a JSON object", path.string());
+  // Quantized weights (bitsandbytes, GPTQ, AWQ, FP8) are packed differently: refuse by name
+  // rather than fail later on missing keys or read packed integers as weights.
+  if (auto q = config.find("quantization_config"); q != config.end() && !q->is_null()) {
+    const std::string method = q->is_object() ? q->value("quant_method", std::string("unknown")) : "unknown";
+    throw CheckpointError("quantized checkpoints are not supported (quantization_config, quant_method \"" + method +
+                              "\"); use the unquantized model's folder",
+                          path.string());
+  }
   return config;
 }
 
@@ -106,7 +114,9 @@ GPTConfig gpt_config(const json& c, const std::string& where) {
   g.vocab_size = config_int(c, "vocab_size", where);
   g.block_size = config_int(c, c.contains("n_positions") ? "n_positions" : "n_ctx", where);
   g.layer_norm_epsilon = c.value("layer_norm_epsilon", 1e-5);
-  g.dropout = c.value("resid_pdrop", 0.1);  // HF's default; embd_pdrop and attn_pdrop are the same in GPT-2's configs
+  g.dropout = c.value("resid_pdrop", 0.1);  // GPT2Config's defaults
+  g.attn_dropout = c.value("attn_pdrop", 0.1);
+  g.embd_dropout = c.value("embd_pdrop", 0.1);
   g.bias = true;
   g.bos_token_id = get_ids(c, "bos_token_id", where);
   g.eos_token_id = get_ids(c, "eos_token_id", where);

@@ -9,12 +9,12 @@ namespace runner::models {
 
 // A GPT-2 model (make_gpt) from a Hugging Face folder: config.json with model_type "gpt2"
 // (n_embd, n_layer, n_head, vocab_size, n_positions or n_ctx, layer_norm_epsilon,
-// resid_pdrop as the dropout) and model.safetensors, or a sharded
+// resid_pdrop, attn_pdrop, embd_pdrop) and model.safetensors, or a sharded
 // model.safetensors.index.json. Hub-style names without the "transformer." prefix, a
 // missing (tied) lm_head.weight and the attn.bias / attn.masked_bias buffers are accepted.
 // model_type llama / qwen2 / mistral: a make_llama model (llama_config.h reads the config).
-// Anything else is a CheckpointError naming the folder. The model is built without memory
-// for its weights and checked against the files' headers (names, shapes); `deferred` leaves
+// Anything else, or a quantization_config, is a CheckpointError naming the folder. The model
+// is built without memory for its weights and checked against the files' headers (names, shapes); `deferred` leaves
 // the values in the files until the run loads them (parameter_store.h: ZeRO-3 ranks read
 // their shards only), else they are loaded now.
 // `dtype`: "auto" (transformers v5's default: config.json's dtype, or v4's torch_dtype, else

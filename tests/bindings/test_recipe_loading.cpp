@@ -58,6 +58,20 @@ TEST_F(RecipeLoading, UnknownArgumentIsLocatedWithSuggestion) {
               HasSubstr(".lua:4: args.lerning_rate: unknown argument; did you mean 'learning_rate'?"));
 }
 
+// A config key the model type's transformers class does not read is refused, not ignored.
+TEST_F(RecipeLoading, LlamaKeysTheModelTypeDoesNotReadAreRefused) {
+  const std::string sizes = "vocab_size = 16, hidden_size = 8, intermediate_size = 16, num_hidden_layers = 1, num_attention_heads = 2";
+  const auto model = [&](const std::string& extra) {
+    return load_error("local models = require 'runner.models'\nreturn { model = models.llama{ " + sizes + extra + " } }");
+  };
+  EXPECT_THAT(model(", model_type = 'mistral', attention_bias = true"),
+              HasSubstr(":2: models.llama: model_type mistral does not take 'attention_bias' (Mistral has no biases"));
+  EXPECT_THAT(model(", sliding_window = 4"), HasSubstr("model_type llama does not take 'sliding_window'"));
+  EXPECT_THAT(model(", model_type = 'qwen2', mlp_bias = true"), HasSubstr("model_type qwen2 does not take 'mlp_bias'"));
+  EXPECT_EQ(model(", model_type = 'mistral', sliding_window = 4"), "");
+  EXPECT_EQ(model(", model_type = 'qwen2', use_sliding_window = true, sliding_window = 4, max_window_layers = 0"), "");
+}
+
 TEST_F(RecipeLoading, WrongTypeIsLocated) {
   EXPECT_THAT(load_error("return { model = nn.Linear(1, 1),\n args = { num_train_epochs = 'three' } }"),
               HasSubstr(".lua:2: args.num_train_epochs: expected a number, got \"three\""));

@@ -94,6 +94,14 @@ std::vector<Case> cases() {
        left_padded_batch},
       {"MistralSlidingWindowPacked", "mistral", std::string("{") + kSizes + R"(, "num_key_value_heads": 2, "sliding_window": 4})",
        packed_batch},
+      // transformers' Mistral has no biases whatever attention_bias says; swish is silu
+      {"MistralIgnoresAttentionBiasSwish", "mistral",
+       std::string("{") + kSizes + R"(, "num_key_value_heads": 2, "sliding_window": 5, "attention_bias": true, "hidden_act": "swish"})",
+       plain_batch},
+      // Qwen 2's window only on the layers from max_window_layers on
+      {"Qwen2WindowFromMaxWindowLayers", "qwen2",
+       std::string("{") + kSizes + R"(, "num_key_value_heads": 3, "use_sliding_window": true, "sliding_window": 4, "max_window_layers": 1})",
+       plain_batch},
       {"LlamaHeadDimPlain", "llama", std::string("{") + kSizes + R"(, "num_key_value_heads": 1, "head_dim": 16})", plain_batch},
   };
 }

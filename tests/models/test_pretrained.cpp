@@ -196,13 +196,91 @@ TEST(LlamaConfigFromHf, RopeAndWindowFieldsAsTransformersReadsThem) {
   j = base();
   j["rope_parameters"] = {{"rope_type", "linear"}};
   EXPECT_THAT([&] { llama_config_from_hf(j, "config.json"); }, ::testing::ThrowsMessage<CheckpointError>(::testing::HasSubstr("needs \"factor\"")));
-  // Llama ignores layer_types and sliding_window; Mistral takes them
+  // Llama ignores layer_types and sliding_window; Mistral takes the window (not layer_types)
   j = base();
-  j["layer_types"] = {"sliding_attention", "sliding_attention"};
+  j["layer_types"] = {"full_attention", "sliding_attention"};
   j["sliding_window"] = 3;
   c = llama_config_from_hf(j, "config.json");
   EXPECT_TRUE(c.sliding_layers.empty());
   EXPECT_EQ(c.sliding_window, 0);
   j["model_type"] = "mistral";
-  EXPECT_EQ(llama_config_from_hf(j, "config.json").sliding_window, 3);
+  c = llama_config_from_hf(j, "config.json");
+  EXPECT_EQ(c.sliding_window, 3);
+  EXPECT_TRUE(c.sliding_layers.empty());  // MistralAttention windows every layer
+}
+
+// The window fields as MistralConfig / Qwen2Config default them, and the keys each ignores.
+TEST(LlamaConfigFromHf, WindowDefaultsAndIgnoredKeysPerModelType) {
+  const auto base = [](const char* type) {
+    return nlohmann::json{{"model_type", type}, {"vocab_size", 64}, {"hidden_size", 32}, {"intermediate_size", 64},
+                          {"num_hidden_layers", 30}, {"num_attention_heads", 4}, {"max_position_embeddings", 128}};
+  };
+  // Mistral: 4096 when the key is absent, none when null; attention_bias/mlp_bias not read
+  auto j = base("mistral");
+  j["attention_bias"] = true;
+  j["mlp_bias"] = true;
+  auto c = llama_config_from_hf(j, "config.json");
+  EXPECT_EQ(c.sliding_window, 4096);
+  EXPECT_FALSE(c.qkv_bias || c.o_bias || c.mlp_bias);
+  j["sliding_window"] = nullptr;
+  EXPECT_EQ(llama_config_from_hf(j, "config.json").sliding_window, 0);
+  // Qwen 2: no window without use_sliding_window, even where layer_types lists sliding layers
+  j = base("qwen2");
+  j["sliding_window"] = 8;
+  j["layer_types"] = std::vector<std::string>(30, "sliding_attention");
+  c = llama_config_from_hf(j, "config.json");
+  EXPECT_EQ(c.sliding_window, 0);
+  EXPECT_TRUE(c.sliding_layers.empty());
+  // use_sliding_window: 4096 and layers 28.. when sliding_window / max_window_layers are absent
+  j = base("qwen2");
+  j["use_sliding_window"] = true;
+  c = llama_config_from_hf(j, "config.json");
+  EXPECT_EQ(c.sliding_window, 4096);
+  ASSERT_EQ(c.sliding_layers.size(), 30u);
+  EXPECT_FALSE(c.sliding_layers[27]);
+  EXPECT_TRUE(c.sliding_layers[28]);
+  // swish is silu (transformers' ACT2FN)
+  j = base("llama");
+  j["hidden_act"] = "swish";
+  EXPECT_NO_THROW(llama_config_from_hf(j, "config.json"));
+  j["hidden_act"] = "gelu";
+  EXPECT_THROW(llama_config_from_hf(j, "config.json"), CheckpointError);
+}
+
+TEST(Pretrained, QuantizedFolderRefusedByName) {
+  const std::string dir = test::temp_dir("quantized");
+  auto config = nlohmann::json::parse(kConfig);
+  config["quantization_config"] = {{"quant_method", "bitsandbytes"}, {"load_in_4bit", true}};
+  test::write_text(dir + "/config.json", config.dump());
+  io::save_safetensors(dir + "/model.safetensors", make_gpt(tiny())->state_dict());
+  EXPECT_THAT([&] { from_pretrained(dir); },
+              ::testing::ThrowsMessage<CheckpointError>(::testing::HasSubstr("quantized checkpoints are not supported (quantization_config, quant_method \"bitsandbytes\")")));
+  fs::remove_all(dir);
+}
+
+// GPT2Config's three dropouts are read apart: attention dropout alone changes a training
+// forward, and the config written back keeps each.
+TEST(Pretrained, Gpt2DropoutsReadApart) {
+  const std::string dir = test::temp_dir("gpt2_dropouts");
+  auto config = nlohmann::json::parse(kConfig);
+  config["resid_pdrop"] = 0.0;
+  config["embd_pdrop"] = 0.0;
+  config["attn_pdrop"] = 0.5;
+  test::write_text(dir + "/config.json", config.dump());
+  io::save_safetensors(dir + "/model.safetensors", make_gpt(tiny())->state_dict());
+  auto m = from_pretrained(dir);
+  const at::Tensor ids = at::randint(0, 40, {2, 8}, at::kLong);
+  const at::Tensor eval = m->forward_batch({{"input_ids", ids}}).at("logits");
+  m->train();
+  EXPECT_FALSE(at::allclose(m->forward_batch({{"input_ids", ids}}).at("logits"), eval));
+  const auto written = nlohmann::json::parse(m->hf_config_json());
+  EXPECT_EQ(written["attn_pdrop"], 0.5);
+  EXPECT_EQ(written["resid_pdrop"], 0.0);
+  EXPECT_EQ(written["embd_pdrop"], 0.0);
+  config["attn_pdrop"] = 0.0;  // all three 0: training is eval
+  test::write_text(dir + "/config.json", config.dump());
+  m = from_pretrained(dir);
+  m->train();
+  EXPECT_TRUE(at::allclose(m->forward_batch({{"input_ids", ids}}).at("logits"), eval));
+  fs::remove_all(dir);
 }
