@@ -23,6 +23,21 @@ TEST(Jsonl, TypesPerFieldOverTheWholeFile) {
   EXPECT_TRUE(e.at("x").equal(at::tensor({1.0f, 2.0f})));
 }
 
+// Integers are read as int64, not through a double (2^53 + 1 would become 2^53).
+TEST(Jsonl, LargeIntegersStayExact) {
+  auto ds = data::load_jsonl(temp_file("big.jsonl", "{\"id\": 9007199254740993, \"ids\": [-9223372036854775807, 3]}\n"
+                                                    "{\"id\": 2, \"ids\": [9223372036854775807, 1]}\n"));
+  EXPECT_EQ(ds->get(0).at("id").item<int64_t>(), 9007199254740993LL);
+  EXPECT_EQ(ds->get(0).at("ids")[0].item<int64_t>(), -9223372036854775807LL);
+  EXPECT_EQ(ds->get(1).at("ids")[0].item<int64_t>(), 9223372036854775807LL);
+  EXPECT_EQ(ds->get(1).at("ids")[1].item<int64_t>(), 1);
+  // booleans and integers do not mix, in either order
+  const std::string mixed = temp_file("mixed.jsonl", "{\"m\": [1, true]}\n");
+  EXPECT_THAT(data_error([&] { data::load_jsonl(mixed); }), HasSubstr(mixed + ":1: field 'm' mixes booleans and numbers"));
+  const std::string huge = temp_file("huge.jsonl", "{\"id\": 9223372036854775808}\n");
+  EXPECT_THAT(data_error([&] { data::load_jsonl(huge); }), HasSubstr(huge + ":1: field 'id' holds 9223372036854775808, beyond int64"));
+}
+
 TEST(Jsonl, VariableLengthFieldsStayPerExample) {
   auto ds = data::load_jsonl(temp_file("v.jsonl", "{\"ids\": [1, 2, 3]}\n{\"ids\": [4]}\n"));
   EXPECT_EQ(ds->get(0).at("ids").size(0), 3);

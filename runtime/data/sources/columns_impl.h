@@ -1,40 +1,12 @@
 #pragma once
+#include <climits>
+#include <cstdint>
 #include <map>
 #include <stdexcept>
 
 #include "runtime/core/errors.h"
 
 namespace runner::data {
-
-namespace detail {
-
-enum class Kind { kInt, kFloat, kBool };
-
-inline void scan_kind(const nlohmann::json& v, Kind& kind) {
-  if (v.is_array()) {
-    for (const auto& x : v) scan_kind(x, kind);
-  } else if (v.is_boolean()) {
-    if (kind != Kind::kBool && kind != Kind::kInt) throw std::invalid_argument("mixes booleans and numbers");
-    kind = Kind::kBool;
-  } else if (v.is_number_integer()) {
-    if (kind == Kind::kBool) throw std::invalid_argument("mixes booleans and numbers");
-  } else if (v.is_number_float()) {
-    if (kind == Kind::kBool) throw std::invalid_argument("mixes booleans and numbers");
-    kind = Kind::kFloat;
-  } else {
-    throw std::invalid_argument(v.is_string() ? "holds text (runner needs numbers here)" : "holds " + std::string(v.type_name()));
-  }
-}
-
-inline void flatten(const nlohmann::json& v, std::vector<double>& out) {
-  if (v.is_array()) {
-    for (const auto& x : v) flatten(x, out);
-  } else {
-    out.push_back(v.is_boolean() ? (v.get<bool>() ? 1.0 : 0.0) : v.get<double>());
-  }
-}
-
-}  // namespace detail
 
 inline std::vector<int64_t> json_shape(const nlohmann::json& v) {
   if (!v.is_array()) return {};
@@ -47,6 +19,54 @@ inline std::vector<int64_t> json_shape(const nlohmann::json& v) {
   return shape;
 }
 
+namespace detail {
+
+enum class Kind { kNone, kInt, kFloat, kBool };  // kNone: no value seen yet (empty lists read as int64)
+
+inline void scan_kind(const nlohmann::json& v, Kind& kind) {
+  if (v.is_array()) {
+    for (const auto& x : v) scan_kind(x, kind);
+  } else if (v.is_boolean()) {
+    if (kind != Kind::kBool && kind != Kind::kNone) throw std::invalid_argument("mixes booleans and numbers");
+    kind = Kind::kBool;
+  } else if (v.is_number_integer()) {
+    if (kind == Kind::kBool) throw std::invalid_argument("mixes booleans and numbers");
+    if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
+      throw std::invalid_argument("holds " + v.dump() + ", beyond int64");
+    if (kind == Kind::kNone) kind = Kind::kInt;
+  } else if (v.is_number_float()) {
+    if (kind == Kind::kBool) throw std::invalid_argument("mixes booleans and numbers");
+    kind = Kind::kFloat;
+  } else {
+    throw std::invalid_argument(v.is_string() ? "holds text (runner needs numbers here)" : "holds " + std::string(v.type_name()));
+  }
+}
+
+// Integer fields are read as int64, never through a double: ids beyond 2^53 stay exact.
+template <class T>
+void flatten(const nlohmann::json& v, std::vector<T>& out) {
+  if (v.is_array()) {
+    for (const auto& x : v) flatten(x, out);
+  } else {
+    out.push_back(v.is_boolean() ? static_cast<T>(v.get<bool>()) : v.get<T>());
+  }
+}
+
+inline at::Tensor json_tensor(const nlohmann::json& v, Kind kind) {
+  const auto shape = json_shape(v);
+  if (kind == Kind::kFloat) {
+    std::vector<double> values;
+    flatten(v, values);
+    return at::tensor(values, at::kDouble).view(shape).to(at::kFloat);
+  }
+  std::vector<int64_t> values;
+  flatten(v, values);
+  const at::Tensor t = at::tensor(values, at::kLong).view(shape);
+  return kind == Kind::kBool ? t.to(at::kBool) : t;
+}
+
+}  // namespace detail
+
 template <class Where>
 DatasetPtr dataset_from_rows(const std::vector<nlohmann::json>& rows, const std::string& origin, Where where) {
   if (rows.empty()) throw DataError("no examples", origin);
@@ -54,7 +74,7 @@ DatasetPtr dataset_from_rows(const std::vector<nlohmann::json>& rows, const std:
   std::map<std::string, detail::Kind> kinds;
   for (size_t i = 0; i < rows.size(); ++i) {
     for (auto it = rows[i].begin(); it != rows[i].end(); ++it) {
-      auto k = kinds.emplace(it.key(), detail::Kind::kInt).first;
+      auto k = kinds.emplace(it.key(), detail::Kind::kNone).first;
       try {
         detail::scan_kind(it.value(), k->second);
         json_shape(it.value());
@@ -69,10 +89,7 @@ DatasetPtr dataset_from_rows(const std::vector<nlohmann::json>& rows, const std:
     Example ex;
     for (const auto& [name, kind] : kinds) {
       if (!rows[i].contains(name)) throw DataError("missing field '" + name + "'", where(i));
-      std::vector<double> values;
-      detail::flatten(rows[i][name], values);
-      at::Tensor t = at::tensor(values, at::kDouble).view(json_shape(rows[i][name]));
-      ex[name] = t.to(kind == detail::Kind::kInt ? at::kLong : kind == detail::Kind::kBool ? at::kBool : at::kFloat);
+      ex[name] = detail::json_tensor(rows[i][name], kind);
     }
     examples.push_back(std::move(ex));
   }
