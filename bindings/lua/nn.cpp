@@ -1,7 +1,8 @@
-// require "runner.nn": layers with PyTorch names and state-dict keys, and nn.Module{...}
-// for models written in Lua. Module userdata: m(x), m:forward(x), m.weight, m.fc1, seq[0]
-// (container indices are 0-based, matching their state-dict names "0.weight").
+// Module userdata, PyTorch's nn.Module methods in Lua: m(x), m:forward(x), m.weight, m.fc1,
+// seq[0] (container indices are 0-based, matching their state-dict names "0.weight").
+// The layer constructors (require "runner.nn") are in nn_layers.cpp.
 #include <algorithm>
+#include <set>
 
 #include "bindings/lua/lua_module.h"
 #include "runtime/core/errors.h"
@@ -69,17 +70,22 @@ int named_iter(lua_State* L) {
   lua_rawgeti(L, lua_upvalueindex(1), 2 * i);
   return 2;
 }
-int push_named_iterator(lua_State* L, const models::NamedTensorList& list) {
+// An iterator over (name, value) pairs, pushed with `push`.
+template <class List, class Push>
+int push_pairs_iterator(lua_State* L, const List& list, Push push) {
   lua_createtable(L, static_cast<int>(2 * list.size()), 0);
   for (size_t i = 0; i < list.size(); ++i) {
     lua_pushstring(L, list[i].first.c_str());
     lua_rawseti(L, -2, static_cast<int>(2 * i + 1));
-    push_tensor(L, list[i].second);
+    push(L, list[i].second);
     lua_rawseti(L, -2, static_cast<int>(2 * i + 2));
   }
   lua_pushnumber(L, 0);
   lua_pushcclosure(L, named_iter, 2);
   return 1;
+}
+int push_named_iterator(lua_State* L, const models::NamedTensorList& list) {
+  return push_pairs_iterator(L, list, [](lua_State* S, const at::Tensor& t) { push_tensor(S, t); });
 }
 int module_named_parameters(lua_State* L) { return push_named_iterator(L, check_module(L, 1)->named_parameters()); }
 int module_named_buffers(lua_State* L) { return push_named_iterator(L, check_module(L, 1)->named_buffers()); }
@@ -136,6 +142,81 @@ int module_double(lua_State* L) {
 }
 int module_num_parameters(lua_State* L) {
   lua_pushnumber(L, static_cast<double>(peek_module(L, 1)->num_parameters()));
+  return 1;
+}
+// PyTorch's module tree walks: for name, m in model:named_modules() do ... end ("" is the
+// model itself; a module reachable twice is listed once, under its first name).
+using NamedModules = std::vector<std::pair<std::string, ModulePtr>>;
+void collect_modules(const ModulePtr& m, const std::string& prefix, NamedModules& out, std::set<const Module*>& seen) {
+  if (!seen.insert(m.get()).second) return;
+  out.emplace_back(prefix, m);
+  for (const auto& [name, c] : m->children()) collect_modules(c, prefix.empty() ? name : prefix + "." + name, out, seen);
+}
+int push_module_iterator(lua_State* L, const NamedModules& list) {
+  return push_pairs_iterator(L, list, [](lua_State* S, const ModulePtr& m) { push_module(S, m); });
+}
+int push_module_list(lua_State* L, const NamedModules& list) {
+  lua_createtable(L, static_cast<int>(list.size()), 0);
+  for (size_t i = 0; i < list.size(); ++i) {
+    push_module(L, list[i].second);
+    lua_rawseti(L, -2, static_cast<int>(i + 1));
+  }
+  return 1;
+}
+NamedModules all_modules(lua_State* L) {
+  NamedModules out;
+  std::set<const Module*> seen;
+  collect_modules(peek_module(L, 1), "", out, seen);
+  return out;
+}
+int module_named_modules(lua_State* L) { return push_module_iterator(L, all_modules(L)); }
+int module_modules(lua_State* L) { return push_module_list(L, all_modules(L)); }
+int module_named_children(lua_State* L) { return push_module_iterator(L, peek_module(L, 1)->children()); }
+int module_children(lua_State* L) { return push_module_list(L, peek_module(L, 1)->children()); }
+// m:apply(fn): fn(child) for every module below, children first, then fn(m): PyTorch's order,
+// what custom weight initialisation relies on (a module held twice is visited twice there too).
+void apply_to(lua_State* L, const ModulePtr& m, std::set<const Module*>& path) {
+  if (!path.insert(m.get()).second) throw RecipeError("apply: " + m->type_name() + " contains itself");
+  for (const auto& [name, c] : m->children()) apply_to(L, c, path);
+  path.erase(m.get());
+  lua_pushvalue(L, 2);
+  push_module(L, m);
+  pcall_or_throw(L, 1, 0);
+}
+int module_apply(lua_State* L) {
+  ModulePtr m = check_module(L, 1);
+  luaL_checktype(L, 2, LUA_TFUNCTION);
+  std::set<const Module*> path;
+  apply_to(L, m, path);
+  lua_settop(L, 1);
+  return 1;
+}
+int module_requires_grad_(lua_State* L) {
+  const bool flag = lua_isnoneornil(L, 2) || lua_toboolean(L, 2) != 0;
+  for (auto& p : check_module(L, 1)->parameters()) p.requires_grad_(flag);
+  lua_settop(L, 1);
+  return 1;
+}
+int module_zero_grad(lua_State* L) {  // set_to_none, PyTorch's default
+  for (auto& p : check_module(L, 1)->parameters()) p.mutable_grad().reset();
+  lua_settop(L, 1);
+  return 1;
+}
+int module_to_device(lua_State* L, const char* device) {
+  check_module(L, 1)->to(parse_device(device));
+  lua_settop(L, 1);
+  return 1;
+}
+int module_cpu(lua_State* L) { return module_to_device(L, "cpu"); }
+int module_cuda(lua_State* L) { return module_to_device(L, "cuda"); }
+int module_half(lua_State* L) {
+  check_module(L, 1)->to(at::kHalf);
+  lua_settop(L, 1);
+  return 1;
+}
+int module_bfloat16(lua_State* L) {
+  check_module(L, 1)->to(at::kBFloat16);
+  lua_settop(L, 1);
   return 1;
 }
 int module_type(lua_State* L) {
@@ -246,174 +327,6 @@ int module_newindex(lua_State* L) {
   return 0;
 }
 
-// --- constructors ---------------------------------------------------------------------
-int ret(lua_State* L, ModulePtr m) {
-  push_module(L, std::move(m));
-  return 1;
-}
-std::vector<int64_t> pair_of(lua_State* L, int idx, const char* what) {
-  auto v = check_int_list(L, idx, what);
-  if (v.size() == 1) v.push_back(v[0]);
-  if (v.size() != 2) throw RecipeError(std::string(what) + ": expected a number or a pair");
-  return v;
-}
-std::vector<int64_t> pair_option(Options& o, const char* key, int64_t def) {
-  auto v = o.int_list(key, {def, def});
-  if (v.size() == 1) v.push_back(v[0]);
-  return v;
-}
-
-int nn_linear(lua_State* L) {
-  Options o(L, 3, "nn.Linear");
-  const bool bias = o.boolean("bias", true);
-  o.finish();
-  return ret(L, std::make_shared<models::Linear>(check_int(L, 1, "nn.Linear in_features"), check_int(L, 2, "nn.Linear out_features"), bias));
-}
-int nn_embedding(lua_State* L) {
-  Options o(L, 3, "nn.Embedding");
-  std::optional<int64_t> pad;
-  if (o.has("padding_idx")) pad = o.integer("padding_idx", 0);
-  o.finish();
-  return ret(L, std::make_shared<models::Embedding>(check_int(L, 1, "nn.Embedding num_embeddings"),
-                                                    check_int(L, 2, "nn.Embedding embedding_dim"), pad));
-}
-int nn_layer_norm(lua_State* L) {
-  Options o(L, 2, "nn.LayerNorm");
-  const double eps = o.number("eps", 1e-5);
-  const bool affine = o.boolean("elementwise_affine", true);
-  const bool bias = o.boolean("bias", true);
-  o.finish();
-  return ret(L, std::make_shared<models::LayerNorm>(check_int_list(L, 1, "nn.LayerNorm normalized_shape"), eps, affine, bias));
-}
-int nn_dropout(lua_State* L) {
-  double p = 0.5;
-  if (lua_type(L, 1) == LUA_TNUMBER) {
-    p = lua_tonumber(L, 1);
-  } else {
-    Options o(L, 1, "nn.Dropout");
-    p = o.number("p", 0.5);
-    o.finish();
-  }
-  return ret(L, std::make_shared<models::Dropout>(p));
-}
-int activation(lua_State* L, const char* kind) {
-  std::string approximate = "none";
-  if (std::string(kind) == "GELU") {
-    Options o(L, 1, "nn.GELU");
-    approximate = o.string("approximate", "none");
-    o.finish();
-  }
-  return ret(L, std::make_shared<models::Activation>(kind, approximate));
-}
-int nn_relu(lua_State* L) { return activation(L, "ReLU"); }
-int nn_gelu(lua_State* L) { return activation(L, "GELU"); }
-int nn_tanh(lua_State* L) { return activation(L, "Tanh"); }
-int nn_sigmoid(lua_State* L) { return activation(L, "Sigmoid"); }
-int nn_silu(lua_State* L) { return activation(L, "SiLU"); }
-
-std::vector<ModulePtr> module_args(lua_State* L, const char* fn) {
-  std::vector<ModulePtr> out;
-  if (lua_gettop(L) == 1 && lua_istable(L, 1)) {
-    const size_t n = lua_objlen(L, 1);
-    for (size_t i = 1; i <= n; ++i) {
-      lua_rawgeti(L, 1, static_cast<int>(i));
-      ModulePtr m = test_module(L, -1);
-      lua_pop(L, 1);
-      if (!m) throw RecipeError(std::string(fn) + ": item " + std::to_string(i) + " is not a module");
-      out.push_back(m);
-    }
-    return out;
-  }
-  for (int i = 1; i <= lua_gettop(L); ++i) out.push_back(peek_module(L, i));  // containers read no weights
-  return out;
-}
-int nn_sequential(lua_State* L) { return ret(L, std::make_shared<models::Sequential>(module_args(L, "nn.Sequential"))); }
-int nn_module_list(lua_State* L) { return ret(L, std::make_shared<models::ModuleList>(module_args(L, "nn.ModuleList"))); }
-
-int nn_conv2d(lua_State* L) {
-  Options o(L, 4, "nn.Conv2d");
-  auto stride = pair_option(o, "stride", 1), padding = pair_option(o, "padding", 0), dilation = pair_option(o, "dilation", 1);
-  const int64_t groups = o.integer("groups", 1);
-  const bool bias = o.boolean("bias", true);
-  o.finish();
-  return ret(L, std::make_shared<models::Conv2d>(check_int(L, 1, "nn.Conv2d in_channels"), check_int(L, 2, "nn.Conv2d out_channels"),
-                                                 pair_of(L, 3, "nn.Conv2d kernel_size"), stride, padding, dilation, groups, bias));
-}
-int nn_max_pool2d(lua_State* L) {
-  auto kernel = pair_of(L, 1, "nn.MaxPool2d kernel_size");
-  Options o(L, 2, "nn.MaxPool2d");
-  auto stride = o.has("stride") ? pair_option(o, "stride", 1) : kernel;
-  auto padding = pair_option(o, "padding", 0);
-  o.finish();
-  return ret(L, std::make_shared<models::MaxPool2d>(kernel, stride, padding));
-}
-int nn_flatten(lua_State* L) {
-  int64_t start = 1, end = -1;
-  if (lua_type(L, 1) == LUA_TNUMBER) {
-    start = check_int(L, 1, "nn.Flatten start_dim");
-    if (!lua_isnoneornil(L, 2)) end = check_int(L, 2, "nn.Flatten end_dim");
-  } else {
-    Options o(L, 1, "nn.Flatten");
-    start = o.integer("start_dim", 1);
-    end = o.integer("end_dim", -1);
-    o.finish();
-  }
-  return ret(L, std::make_shared<models::Flatten>(start, end));
-}
-
-// nn.Module{ name = "MLP", fc = nn.Linear(...), forward = function(self, x) ... end }
-// Module fields become children and tensor fields parameters (requires_grad) or buffers,
-// in name order (Lua tables have no declaration order); everything else is an attribute.
-int nn_module(lua_State* L) {
-  luaL_checktype(L, 1, LUA_TTABLE);
-  lua_getfield(L, 1, "forward");
-  const bool has_forward = lua_isfunction(L, -1);
-  lua_pop(L, 1);
-  if (!has_forward) throw RecipeError("nn.Module{...} needs a forward = function(self, x) ... end");
-  lua_getfield(L, 1, "name");
-  const std::string name = lua_isstring(L, -1) ? lua_tostring(L, -1) : "Module";
-  lua_pop(L, 1);
-  std::vector<std::string> keys;
-  lua_pushnil(L);
-  while (lua_next(L, 1)) {
-    lua_pop(L, 1);
-    if (lua_type(L, -1) == LUA_TSTRING) keys.emplace_back(lua_tostring(L, -1));
-  }
-  std::sort(keys.begin(), keys.end());
-  lua_newtable(L);  // attributes
-  const int attrs = lua_gettop(L);
-  struct Entry {
-    std::string key;
-    ModulePtr module;
-    at::Tensor tensor;
-  };
-  std::vector<Entry> entries;
-  for (const auto& k : keys) {
-    lua_getfield(L, 1, k.c_str());
-    if (ModulePtr c = test_module(L, -1)) entries.push_back({k, c, {}});
-    else if (at::Tensor* t = test_tensor(L, -1)) entries.push_back({k, nullptr, *t});
-    else {
-      lua_pushvalue(L, -1);
-      lua_setfield(L, attrs, k.c_str());
-    }
-    lua_pop(L, 1);
-  }
-  const int ref = luaL_ref(L, LUA_REGISTRYINDEX);  // pops the attribute table
-  auto m = std::make_shared<LuaModule>(L, ref, name);
-  for (const auto& e : entries) {
-    if (e.module) m->register_module(e.key, e.module);
-    else if (e.tensor.requires_grad()) m->register_parameter(e.key, e.tensor);
-    else m->register_buffer(e.key, e.tensor);
-  }
-  return ret(L, m);
-}
-
-// nn.Parameter(t): a leaf tensor that requires grad (becomes a parameter in nn.Module{}).
-int nn_parameter(lua_State* L) {
-  push_tensor(L, check_tensor(L, 1).detach().requires_grad_(true));
-  return 1;
-}
-
 }  // namespace
 
 void push_module(lua_State* L, ModulePtr m) {
@@ -465,6 +378,17 @@ void register_module_type(lua_State* L) {
                     {"to", guarded<module_to>},
                     {"float", guarded<module_float>},
                     {"double", guarded<module_double>},
+                    {"half", guarded<module_half>},
+                    {"bfloat16", guarded<module_bfloat16>},
+                    {"cpu", guarded<module_cpu>},
+                    {"cuda", guarded<module_cuda>},
+                    {"children", guarded<module_children>},
+                    {"named_children", guarded<module_named_children>},
+                    {"modules", guarded<module_modules>},
+                    {"named_modules", guarded<module_named_modules>},
+                    {"apply", guarded<module_apply>},
+                    {"requires_grad_", guarded<module_requires_grad_>},
+                    {"zero_grad", guarded<module_zero_grad>},
                     {"num_parameters", guarded<module_num_parameters>},
                     {"type", guarded<module_type>},
                     {"append", guarded<module_append>},
@@ -472,18 +396,6 @@ void register_module_type(lua_State* L) {
   lua_pushcclosure(L, guarded<module_index>, 1);
   lua_setfield(L, -2, "__index");
   lua_pop(L, 1);
-}
-
-void push_nn_module(lua_State* L) {
-  lua_newtable(L);
-  set_functions(L, {{"Linear", guarded<nn_linear>},       {"Embedding", guarded<nn_embedding>},
-                    {"LayerNorm", guarded<nn_layer_norm>}, {"Dropout", guarded<nn_dropout>},
-                    {"ReLU", guarded<nn_relu>},           {"GELU", guarded<nn_gelu>},
-                    {"Tanh", guarded<nn_tanh>},           {"Sigmoid", guarded<nn_sigmoid>},
-                    {"SiLU", guarded<nn_silu>},           {"Sequential", guarded<nn_sequential>},
-                    {"ModuleList", guarded<nn_module_list>}, {"Conv2d", guarded<nn_conv2d>},
-                    {"MaxPool2d", guarded<nn_max_pool2d>}, {"Flatten", guarded<nn_flatten>},
-                    {"Module", guarded<nn_module>},       {"Parameter", guarded<nn_parameter>}});
 }
 
 }  // namespace runner::lua

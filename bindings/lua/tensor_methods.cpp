@@ -119,8 +119,7 @@ int m_copy_(lua_State* L) {
 }
 
 // clamp(min, max) with either nil, or clamp{min = a, max = b}
-int m_clamp(lua_State* L) {
-  const at::Tensor& t = self(L);
+std::pair<c10::optional<at::Scalar>, c10::optional<at::Scalar>> clamp_bounds(lua_State* L) {
   c10::optional<at::Scalar> lo, hi;
   if (is_options_table(L, 2)) {
     Options o(L, 2, "clamp");
@@ -132,7 +131,17 @@ int m_clamp(lua_State* L) {
     if (!lua_isnoneornil(L, 3)) hi = luaL_checknumber(L, 3);
   }
   if (!lo && !hi) throw RecipeError("clamp: give min, max or both");
-  return ret(L, at::clamp(t, lo, hi));
+  return {lo, hi};
+}
+int m_clamp(lua_State* L) {
+  const auto [lo, hi] = clamp_bounds(L);
+  return ret(L, at::clamp(self(L), lo, hi));
+}
+int m_clamp_(lua_State* L) {
+  const auto [lo, hi] = clamp_bounds(L);
+  at::clamp_(self(L), lo, hi);
+  lua_settop(L, 1);
+  return 1;
 }
 
 // --- reductions -----------------------------------------------------------------------
@@ -274,6 +283,11 @@ int m_gather(lua_State* L) {
   return ret(L, t.gather(dim_arg(L, 2, t, "gather"), check_tensor(L, 3)));
 }
 int m_masked_fill(lua_State* L) { return ret(L, self(L).masked_fill(check_tensor(L, 2), luaL_checknumber(L, 3))); }
+int m_masked_fill_(lua_State* L) {
+  self(L).masked_fill_(check_tensor(L, 2), luaL_checknumber(L, 3));
+  lua_settop(L, 1);
+  return 1;
+}
 int m_narrow(lua_State* L) {
   const at::Tensor& t = self(L);
   return ret(L, t.narrow(dim_arg(L, 2, t, "narrow"), check_int(L, 3, "narrow start"), check_int(L, 4, "narrow length")));
@@ -400,7 +414,7 @@ void register_tensor_methods(lua_State* L) {
       {"le", guarded<m_le>}, {"gt", guarded<m_gt>}, {"ge", guarded<m_ge>}, {"maximum", guarded<m_maximum>},
       {"minimum", guarded<m_minimum>}, {"matmul", guarded<m_matmul>}, {"add_", guarded<m_add_>},
       {"sub_", guarded<m_sub_>}, {"mul_", guarded<m_mul_>}, {"div_", guarded<m_div_>}, {"zero_", guarded<m_zero_>},
-      {"fill_", guarded<m_fill_>}, {"copy_", guarded<m_copy_>}, {"clamp", guarded<m_clamp>},
+      {"fill_", guarded<m_fill_>}, {"copy_", guarded<m_copy_>}, {"clamp", guarded<m_clamp>}, {"clamp_", guarded<m_clamp_>},
       {"sum", guarded<m_sum>}, {"mean", guarded<m_mean>}, {"std", guarded<m_std>}, {"var", guarded<m_var>},
       {"logsumexp", guarded<m_logsumexp>}, {"max", guarded<m_max>}, {"min", guarded<m_min>},
       {"argmax", guarded<m_argmax>}, {"argmin", guarded<m_argmin>}, {"all", guarded<m_all>}, {"any", guarded<m_any>},
@@ -409,7 +423,7 @@ void register_tensor_methods(lua_State* L) {
       {"permute", guarded<m_permute>}, {"flatten", guarded<m_flatten>}, {"squeeze", guarded<m_squeeze>},
       {"unsqueeze", guarded<m_unsqueeze>}, {"transpose", guarded<m_transpose>},
       {"index_select", guarded<m_index_select>}, {"gather", guarded<m_gather>},
-      {"masked_fill", guarded<m_masked_fill>}, {"narrow", guarded<m_narrow>}, {"select", guarded<m_select>},
+      {"masked_fill", guarded<m_masked_fill>}, {"masked_fill_", guarded<m_masked_fill_>}, {"narrow", guarded<m_narrow>}, {"select", guarded<m_select>},
       {"to", guarded<m_to>}, {"item", guarded<m_item>}, {"tolist", guarded<m_tolist>}, {"numel", guarded<m_numel>},
       {"dim", guarded<m_dim>}, {"size", guarded<m_size>}, {"shape", guarded<m_size>}, {"dtype", guarded<m_dtype>}, {"device", guarded<m_device>},
       {"is_floating_point", guarded<m_is_floating_point>}, {"requires_grad", guarded<m_requires_grad>},

@@ -199,6 +199,20 @@ int m_equal(lua_State* L) {
   return 1;
 }
 
+// In-place draws from the global generator (torch.manual_seed), PyTorch's defaults.
+int m_normal_(lua_State* L) {
+  at_most(L, 3, "normal_(mean, std)");
+  self(L).normal_(lua_isnoneornil(L, 2) ? 0.0 : luaL_checknumber(L, 2), lua_isnoneornil(L, 3) ? 1.0 : luaL_checknumber(L, 3));
+  lua_settop(L, 1);
+  return 1;
+}
+int m_uniform_(lua_State* L) {
+  at_most(L, 3, "uniform_(from, to)");
+  self(L).uniform_(lua_isnoneornil(L, 2) ? 0.0 : luaL_checknumber(L, 2), lua_isnoneornil(L, 3) ? 1.0 : luaL_checknumber(L, 3));
+  lua_settop(L, 1);
+  return 1;
+}
+
 }  // namespace
 
 void register_tensor_ops(lua_State* L) {
@@ -222,7 +236,7 @@ void register_tensor_ops(lua_State* L) {
       {"type_as", guarded<m_type_as>}, {"new_zeros", guarded<m_new_zeros>}, {"new_ones", guarded<m_new_ones>},
       {"new_full", guarded<m_new_full>}, {"mm", guarded<m_mm>}, {"bmm", guarded<m_bmm>}, {"mv", guarded<m_mv>},
       {"dot", guarded<m_dot>}, {"outer", guarded<m_outer>}, {"allclose", guarded<m_allclose>},
-      {"equal", guarded<m_equal>},
+      {"equal", guarded<m_equal>}, {"normal_", guarded<m_normal_>}, {"uniform_", guarded<m_uniform_>},
   });
 }
 

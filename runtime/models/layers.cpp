@@ -101,6 +101,21 @@ RMSNorm::RMSNorm(int64_t dim, double eps_) : Module("RMSNorm"), eps(eps_) {
 
 at::Tensor RMSNorm::forward_impl(const at::Tensor& x) { return kernels::rms_norm(x, weight, eps); }
 
+GroupNorm::GroupNorm(int64_t groups, int64_t channels, double eps_, bool affine)
+    : Module("GroupNorm"), num_groups(groups), num_channels(channels), eps(eps_) {
+  check_positive("nn.GroupNorm", "num_groups", groups);
+  check_positive("nn.GroupNorm", "num_channels", channels);
+  if (channels % groups) throw RecipeError("nn.GroupNorm: num_channels must be divisible by num_groups");
+  if (affine) {
+    weight = register_parameter("weight", at::ones({channels}, param_options()));
+    bias = register_parameter("bias", at::zeros({channels}, param_options()));
+  }
+  mirror_parameter("weight", &weight);
+  mirror_parameter("bias", &bias);
+}
+
+at::Tensor GroupNorm::forward_impl(const at::Tensor& x) { return at::group_norm(x, num_groups, weight, bias, eps); }
+
 Dropout::Dropout(double p_) : Module("Dropout"), p(p_) {
   if (p < 0 || p > 1) throw RecipeError("nn.Dropout: p must be in [0, 1], got " + std::to_string(p));
 }
@@ -118,6 +133,10 @@ at::Tensor Activation::forward_impl(const at::Tensor& x) {
   if (kind == "Tanh") return at::tanh(x);
   if (kind == "Sigmoid") return at::sigmoid(x);
   if (kind == "SiLU") return at::silu(x);
+  if (kind == "Mish") return at::mish(x);
+  if (kind == "Hardswish") return at::hardswish(x);
+  if (kind == "Hardsigmoid") return at::hardsigmoid(x);
+  if (kind == "Softsign") return x / (x.abs() + 1);
   throw RecipeError("unknown activation " + kind);
 }
 
@@ -176,5 +195,9 @@ ModuleList::ModuleList(const std::vector<ModulePtr>& items) : Module("ModuleList
 }
 
 void ModuleList::append(ModulePtr item) { register_module(std::to_string(children().size()), std::move(item)); }
+
+ModuleDict::ModuleDict(const std::vector<std::pair<std::string, ModulePtr>>& items) : Module("ModuleDict") {
+  for (const auto& [name, m] : items) register_module(name, m);
+}
 
 }  // namespace runner::models

@@ -2,6 +2,8 @@
 // default initialisation (so a state dict saved here loads in PyTorch and back).
 #pragma once
 #include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/models/module.h"
@@ -57,6 +59,16 @@ class RMSNorm : public Module {
   at::Tensor weight;  // (dim), ones at init
 };
 
+// PyTorch nn.GroupNorm: statistics over each group of channels of (B, C, *) inputs.
+class GroupNorm : public Module {
+ public:
+  GroupNorm(int64_t num_groups, int64_t num_channels, double eps = 1e-5, bool affine = true);
+  at::Tensor forward_impl(const at::Tensor& x) override;
+  int64_t num_groups, num_channels;
+  double eps;
+  at::Tensor weight, bias;  // (C): ones, zeros
+};
+
 class Dropout : public Module {
  public:
   explicit Dropout(double p = 0.5);
@@ -64,7 +76,8 @@ class Dropout : public Module {
   double p;
 };
 
-// Parameter-free elementwise layers: ReLU, GELU (approximate "none" | "tanh"), Tanh, Sigmoid, SiLU.
+// Parameter-free elementwise layers: ReLU, GELU (approximate "none" | "tanh"), Tanh, Sigmoid,
+// SiLU, Mish, Hardswish, Hardsigmoid, Softsign (activations.h: those with settings).
 class Activation : public Module {
  public:
   explicit Activation(std::string kind, std::string approximate = "none");
@@ -111,6 +124,12 @@ class ModuleList : public Module {
   explicit ModuleList(const std::vector<ModulePtr>& items = {});
   void append(ModulePtr item);
   size_t size() const { return children().size(); }
+};
+
+// Children under the given names, without a forward of its own (PyTorch nn.ModuleDict).
+class ModuleDict : public Module {
+ public:
+  explicit ModuleDict(const std::vector<std::pair<std::string, ModulePtr>>& items = {});
 };
 
 }  // namespace runner::models
