@@ -211,6 +211,20 @@ dump("stream", data.arrow{ path = "s.arrow", columns = { "id", "matrix", "tags" 
             ref = Dataset.from_file(os.path.join(tmp, "s.arrow"))  # datasets' own reader of its stream files
             self.assertRows(rows["stream"], expected(ref, ["id", "matrix", "tags"]))
 
+    def test_dictionary_encoded_strings_read_as_their_values(self):
+        # pandas categoricals and pyarrow's dictionary_encode keep the dictionary type in the
+        # file's schema; datasets reads them as the strings.
+        with TempDir() as tmp:
+            table = pa.table({"label": [0, 1, 1], "kind": pa.array(["cat", "dog", "cat"]).dictionary_encode(),
+                              "tags": pa.array([["a"], ["b", "a"], []], pa.list_(pa.dictionary(pa.int8(), pa.string())))})
+            pq.write_table(table, os.path.join(tmp, "dict.parquet"))
+            self.assertEqual(str(pq.read_schema(os.path.join(tmp, "dict.parquet")).field("kind").type),
+                             "dictionary<values=string, indices=int32, ordered=0>")
+            rows, fields = dump(tmp, 'dump("d", data.parquet("dict.parquet"))')
+            ref = load_dataset("parquet", data_files=os.path.join(tmp, "dict.parquet"), split="train")
+            self.assertRows(rows["d"], expected(ref))
+            self.assertEqual([r["kind"] for r in rows["d"]], ["cat", "dog", "cat"])
+
     def test_transforms(self):
         ds = hf_dataset()
         tok_path = os.path.join(SOURCE, "recipes/lib/byte_tokenizer/tokenizer.json")
@@ -287,7 +301,7 @@ class BadFiles(unittest.TestCase):
             self.check_error(tmp, 'data.parquet{ path = "ok.parquet", dtypes = { score = "int64" } }',
                              "ok.parquet", "column 'score'", "int64")
             pq.write_table(pa.table({"when": pa.array([1, 2], pa.timestamp("s"))}), os.path.join(tmp, "time.parquet"))
-            self.check_error(tmp, 'data.parquet("time.parquet")', "time.parquet", "column 'when'", "timestamp")
+            self.check_error(tmp, 'data.parquet("time.parquet")', "time.parquet", "column 'when'", "timestamp", "columns = {...}")
             pq.write_table(pa.table({"y": pa.array([1, None, 3])}), os.path.join(tmp, "null.parquet"))
             self.check_error(tmp, 'data.parquet("null.parquet")', "null.parquet", "row 1", "column 'y'", "null")
             pq.write_table(pa.table({"m": [[[1, 2], [3]]]}), os.path.join(tmp, "ragged.parquet"))

@@ -41,6 +41,8 @@ bool text_ok(const arrow::DataType& type) {
   if (arrow::is_integer(id) || arrow::is_floating(id) || id == arrow::Type::BOOL || id == arrow::Type::NA ||
       id == arrow::Type::STRING || id == arrow::Type::LARGE_STRING || id == arrow::Type::STRING_VIEW)
     return true;
+  // Dictionary-encoded values (pandas categoricals, pyarrow's dictionary_encode) read as their values.
+  if (id == arrow::Type::DICTIONARY) return text_ok(*static_cast<const arrow::DictionaryType&>(type).value_type());
   if (nested_list(id) || id == arrow::Type::STRUCT) {
     for (const auto& f : type.fields())
       if (!text_ok(*f->type())) return false;
@@ -129,6 +131,10 @@ json to_json(const arrow::Array& a, int64_t i) {
   if (id == arrow::Type::STRING) return std::string(static_cast<const arrow::StringArray&>(a).GetView(i));
   if (id == arrow::Type::LARGE_STRING) return std::string(static_cast<const arrow::LargeStringArray&>(a).GetView(i));
   if (id == arrow::Type::STRING_VIEW) return std::string(static_cast<const arrow::StringViewArray&>(a).GetView(i));
+  if (id == arrow::Type::DICTIONARY) {
+    const auto& d = static_cast<const arrow::DictionaryArray&>(a);
+    return to_json(*d.dictionary(), d.GetValueIndex(i));
+  }
   if (id == arrow::Type::STRUCT) {
     const auto& s = static_cast<const arrow::StructArray&>(a);
     json out = json::object();
@@ -264,7 +270,8 @@ DatasetPtr make_arrow_dataset(std::vector<ArrowPart> parts, const ArrowOptions& 
     const std::string where = first.path;
     if (leaf == Leaf::kNone && !text_ok(type))
       throw DataError("column '" + c.name + "' has type " + type_text(type) +
-                          ", which runner cannot represent (numbers, booleans, strings, and lists and structs of them)",
+                          ", which runner cannot represent (numbers, booleans, strings, and lists and structs of them;"
+                          " leave it out with columns = {...})",
                       where);
     c.tensor = leaf != Leaf::kNone;
     c.floating = leaf == Leaf::kFloat;
@@ -292,7 +299,9 @@ DatasetPtr make_arrow_dataset(std::vector<ArrowPart> parts, const ArrowOptions& 
         if (c.tensor && chunk->null_count() > 0)
           for (int64_t r = 0; r < chunk->length(); ++r)
             if (chunk->IsNull(r))
-              throw DataError("row " + std::to_string(row + r) + ", column '" + c.name + "' is null, which a tensor cannot hold", p.path);
+              throw DataError("row " + std::to_string(row + r) + ", column '" + c.name +
+                                  "' is null, which a tensor cannot hold (fill or drop those rows, or leave the column out with columns = {...})",
+                              p.path);
         row += chunk->length();
         if (chunk->length() == 0) continue;
         c.starts.push_back(start);
