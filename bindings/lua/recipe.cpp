@@ -188,6 +188,20 @@ Recipe load_recipe(LuaState& lua, const std::string& path) {
     if (!lua_istable(L, -1)) throw RecipeError("callbacks must be a list of callback tables", locate_key(path, "callbacks"));
     const int cbs = lua_gettop(L);
     const size_t n = lua_objlen(L, cbs);
+    // A callback table given directly (callbacks = {on_log = f}) has no list entries: its
+    // events would never fire.
+    lua_pushnil(L);
+    while (lua_next(L, cbs)) {
+      lua_pop(L, 1);
+      const bool listed = lua_type(L, -1) == LUA_TNUMBER && lua_tonumber(L, -1) >= 1 && lua_tonumber(L, -1) <= static_cast<double>(n) &&
+                          lua_tonumber(L, -1) == static_cast<double>(static_cast<int64_t>(lua_tonumber(L, -1)));
+      if (!listed) {
+        const std::string key = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1);
+        throw RecipeError("callbacks must be a list of callback tables, got a key '" + key + "'" +
+                              (key.rfind("on_", 0) == 0 ? " (wrap the table: callbacks = {{" + key + " = ...}})" : ""),
+                          locate_key(path, key));
+      }
+    }
     for (size_t i = 1; i <= n; ++i) {
       lua_rawgeti(L, cbs, static_cast<int>(i));
       if (auto builtin = test_callback(L, -1)) {

@@ -81,6 +81,11 @@ TEST_F(RecipeLoading, UnknownRecipeFieldSuggests) {
   EXPECT_THAT(load_error("return { model = nn.Linear(1, 1),\n  compute_los = function() end }"),
               HasSubstr(".lua:2: unknown recipe field 'compute_los'; did you mean 'compute_loss'?"));
   EXPECT_THAT(load_error("return { model = nn.Linear(1, 1), datasets = { trian = 1 } }"), HasSubstr("did you mean 'train'?"));
+  // one callback table given as the list: its events would never fire
+  EXPECT_THAT(load_error("return { model = nn.Linear(1, 1),\n  callbacks = {\n on_train_end = function() end } }"),
+              HasSubstr(".lua:3: callbacks must be a list of callback tables, got a key 'on_train_end' (wrap the table: "
+                        "callbacks = {{on_train_end = ...}})"));
+  EXPECT_EQ(load_error("return { model = nn.Linear(1, 1), callbacks = { { on_train_end = function() end } } }"), "");
 }
 
 TEST_F(RecipeLoading, BadShapesOfTheTable) {
