@@ -102,7 +102,7 @@ int64_t new_tokens_from_max_length(const GenerationConfig& c, int64_t prompt) {
 at::Tensor generate(Module& model, const at::Tensor& input_ids, const at::Tensor& attention_mask, const GenerationConfig& config) {
   check(config);
   if (!model.can_generate())
-    throw RecipeError(model.type_name() + " cannot generate: runner generates with a key/value cache, which the Llama family (models.llama, models.from_pretrained) has and this model has not");
+    throw RecipeError(model.type_name() + " cannot generate: runner generates with a key/value cache, which the causal language models (models.gpt, models.llama, models.from_pretrained) have and this model has not");
   if (input_ids.dim() != 2 || input_ids.size(1) == 0) throw RecipeError("generate: input_ids must be (batch, length) with length > 0");
   if (attention_mask.defined() && !attention_mask.sizes().equals(input_ids.sizes()))
     throw RecipeError("generate: attention_mask must have input_ids' shape");

@@ -116,7 +116,7 @@ GenerationConfig generation_defaults(const Module& model) {
 
 json generation_config_to_save(const Module& model, const json& config) {
   if (model.lora() || !config.is_object()) return nullptr;
-  // transformers' can_generate(): its causal-LM classes (GPT-2 too, which runner's generate lacks).
+  // transformers' can_generate(): its causal-LM classes.
   bool causal_lm = false;
   for (const auto& a : config.value("architectures", json::array()))
     if (a.is_string() && (a.get<std::string>().find("CausalLM") != std::string::npos || a.get<std::string>().find("LMHeadModel") != std::string::npos))

@@ -30,6 +30,7 @@
 #include "runtime/models/attention.h"
 #include "runtime/models/batch_inputs.h"
 #include "runtime/models/builtin.h"
+#include "runtime/models/kv_cache.h"
 #include "runtime/models/layers.h"
 #include "runtime/models/llama_config.h"  // ids_json
 #include "runtime/models/parameter_store.h"
@@ -62,6 +63,19 @@ class CausalSelfAttention : public Module {
     at::Tensor y = attend(split_heads(qkv[0], n_head_), split_heads(qkv[1], n_head_), split_heads(qkv[2], n_head_), at::Tensor(),
                           /*causal=*/true, attn_dropout_, is_training());  // (B, H, T, D)
     return maybe_dropout(c_proj_->forward(merge_heads(y)), dropout_, is_training());  // (B, T, C)
+  }
+  // Incremental decoding (eval): x (B, T, C) after the cache's positions; `hide` (bool,
+  // broadcastable to (B, H, T, T_past + T)) or `causal` when there is no past; this layer's
+  // keys and values are appended to (*past_k, *past_v).
+  at::Tensor forward_cached(const at::Tensor& x, const at::Tensor& hide, bool causal, at::Tensor* past_k, at::Tensor* past_v) {
+    return hooked([&] {
+      std::vector<at::Tensor> qkv = c_attn_->forward(x).chunk(3, -1);
+      at::Tensor k = split_heads(qkv[1], n_head_), v = split_heads(qkv[2], n_head_);
+      if (past_k->defined()) k = at::cat({*past_k, k}, 2), v = at::cat({*past_v, v}, 2);
+      *past_k = k;
+      *past_v = v;
+      return c_proj_->forward(merge_heads(attend(split_heads(qkv[0], n_head_), k, v, hide, causal, 0.0, false)));
+    });
   }
 
  private:
@@ -109,6 +123,16 @@ class Block : public Module {
     ln_2_->feeds_matmuls = !mlp_->input_adapted();
     at::Tensor h = x + attn_->forward(ln_1_->forward(x));
     return h + mlp_->forward(ln_2_->forward(h));
+  }
+  // Inside hooked(): a sharding engine gathers the block's parameters around it (GPT2Block is
+  // the ZeRO-3 / FSDP unit).
+  at::Tensor forward_cached(const at::Tensor& x, const at::Tensor& hide, bool causal, at::Tensor* past_k, at::Tensor* past_v) {
+    return hooked([&] {
+      ln_1_->feeds_matmuls = !attn_->input_adapted();
+      ln_2_->feeds_matmuls = !mlp_->input_adapted();
+      at::Tensor h = x + attn_->forward_cached(ln_1_->forward(x), hide, causal, past_k, past_v);
+      return h + mlp_->forward(ln_2_->forward(h));
+    });
   }
 
  private:
@@ -220,6 +244,39 @@ class GPT : public Module {
     TensorMap out{{"logits", logits}};
     if (labels.defined()) out["loss"] = shifted_lm_loss(logits, labels, "models.gpt");
     return out;
+  }
+
+  bool can_generate() const override { return true; }
+  // The generation path (Module::forward_cached): position ids from the attention mask as
+  // transformers' generate makes them for GPT-2 (cumsum - 1, padding at 1), a key mask for
+  // left padding, and each block's keys and values kept in the cache.
+  at::Tensor forward_cached(const at::Tensor& ids, const at::Tensor& attention_mask, KVCache& cache, int64_t logits_to_keep) override {
+    const int64_t past = cache.length(), t = ids.size(1), total = past + t;
+    if (total > config_.block_size)
+      throw RecipeError("generation: " + std::to_string(total) + " positions exceed GPT-2's n_positions (block_size) " +
+                        std::to_string(config_.block_size) + "; lower max_new_tokens or shorten the prompt");
+    const at::Tensor& mask = attention_mask;
+    if (mask.defined() && mask.size(1) != total)
+      throw RecipeError("generation: attention_mask covers " + std::to_string(mask.size(1)) + " positions, cache and input " +
+                        std::to_string(total));
+    at::Tensor positions;
+    const bool padded = mask.defined() && !mask.all().item<bool>();
+    if (mask.defined()) positions = (mask.to(at::kLong).cumsum(-1) - 1).masked_fill(mask.eq(0), 1).narrow(1, past, t);
+    else positions = at::arange(past, total, ids.options().dtype(at::kLong)).unsqueeze(0).expand({ids.size(0), t});
+    // No past: causal attention as in training. With a past, one new position sees every key;
+    // several (or any padding) need the offset causal mask.
+    at::Tensor hide;
+    const bool causal = past == 0 && !padded;
+    if (!causal && (t > 1 || padded)) {
+      const auto opts = at::TensorOptions().dtype(at::kLong).device(ids.device());
+      hide = at::arange(total, opts).unsqueeze(0).gt(at::arange(past, total, opts).unsqueeze(1)).view({1, 1, t, total});
+      if (padded) hide = hide.logical_or(mask.eq(0).view({mask.size(0), 1, 1, total}));
+    }
+    if (cache.keys.empty()) cache.keys.resize(blocks_.size()), cache.values.resize(blocks_.size());
+    at::Tensor x = wte_->forward(ids) + wpe_->forward(positions);  // (B, T, C)
+    for (size_t i = 0; i < blocks_.size(); ++i) x = blocks_[i]->forward_cached(x, hide, causal, &cache.keys[i], &cache.values[i]);
+    if (logits_to_keep > 0 && logits_to_keep < t) x = x.narrow(1, t - logits_to_keep, logits_to_keep);
+    return at::linear(ln_f_->forward(x), wte_->weight);
   }
 
   // HF: 6 · (parameters outside embedding layers) · tokens, forward and backward together.

@@ -20,7 +20,7 @@ std::string shape_str(at::IntArrayRef s) {
 }  // namespace
 
 at::Tensor Module::forward_cached(const at::Tensor&, const at::Tensor&, KVCache&, int64_t) {
-  throw RecipeError(type_name_ + " cannot generate (generation needs a causal language model: models.llama, models.from_pretrained)");
+  throw RecipeError(type_name_ + " cannot generate (generation needs a causal language model: models.gpt, models.llama, models.from_pretrained)");
 }
 
 at::Tensor Module::forward_impl(const at::Tensor&) {

@@ -91,7 +91,7 @@ Trainer::Trainer(TrainingArguments args, models::ModulePtr model, Datasets datas
   // HF: model.gradient_checkpointing_enable() in Trainer.train.
   if (model_ && args_.gradient_checkpointing) enable_gradient_checkpointing(args_, *model_, device_.is_cuda());
   if (model_ && args_.predict_with_generate && !model_->can_generate())
-    throw ArgumentError("args.predict_with_generate: this model (" + model_->type_name() + ") cannot generate (models.llama, models.from_pretrained)");
+    throw ArgumentError("args.predict_with_generate: this model (" + model_->type_name() + ") cannot generate (models.gpt, models.llama, models.from_pretrained)");
   if (args_.fp16) opt_.scaler = std::make_unique<LossScaler>(config::resolve_loss_scaler(args_, dp_->world()));
   if (args_.torch_empty_cache_steps && !device_.is_cuda())
     log::warn("torch_empty_cache_steps has no effect on the CPU (there is no device cache to empty)");

@@ -4,6 +4,7 @@ runner computes, and models.from_pretrained reads it back. Exit 77 (skipped) wit
 transformers."""
 import json
 import os
+import re
 import sys
 import unittest
 
@@ -143,6 +144,45 @@ return {
                     else:
                         self.assertTrue(saved["_from_model_config"])
 
+
+    def test_generate_gives_transformers_ids(self):
+        """A GPT-2 folder generates what GPT2LMHeadModel.generate gives on the same left-padded
+        prompts: greedy, beam search, a repetition penalty, and a cache that has to carry
+        padding; past n_positions is one line."""
+        config = transformers.GPT2Config(vocab_size=64, n_positions=24, n_embd=32, n_layer=2, n_head=4, bos_token_id=1,
+                                         eos_token_id=63, pad_token_id=0)
+        prompts = [[0, 0, 0, 5, 17, 40], [9, 2, 33, 9, 60, 1]]  # the first left-padded
+        mask = [[0, 0, 0, 1, 1, 1], [1, 1, 1, 1, 1, 1]]
+        runs = {"greedy": "max_new_tokens = 10", "beams": "max_new_tokens = 8, num_beams = 3",
+                "penalty": "max_new_tokens = 10, repetition_penalty = 1.5", "unpadded": "max_new_tokens = 12"}
+        lua = ["local models = require 'runner.models'", "local m = models.from_pretrained('gpt2')",
+               f"local ids, mask = torch.tensor{{ {{ {', '.join(map(str, prompts[0]))} }}, {{ {', '.join(map(str, prompts[1]))} }} }}, "
+               f"torch.tensor{{ {{ {', '.join(map(str, mask[0]))} }}, {{ {', '.join(map(str, mask[1]))} }} }}"]
+        for name, options in runs.items():
+            call = (f"m:generate(ids:narrow(0, 1, 1), {{ {options} }})" if name == "unpadded"
+                    else f"m:generate(ids, {{ attention_mask = mask, {options} }})")
+            lua.append(f"do local out = {call}; local rows = {{}}; for _, r in ipairs(out:tolist()) do "
+                       f"rows[#rows + 1] = '[' .. table.concat(r, ',') .. ']' end; print('IDS {name} [' .. table.concat(rows, ',') .. ']') end")
+        lua.append("local ok, err = pcall(function() return m:generate(ids, { attention_mask = mask, max_new_tokens = 30 }) end)")
+        lua.append("print('TOO_LONG ' .. tostring(err))")
+        lua.append('return { datasets = { train = (require "runner.data").tensors{ x = torch.zeros(2, 1) } }, model = nn.Linear(1, 1) }')
+        with TempDir() as d:
+            torch.manual_seed(0)
+            hf = transformers.GPT2LMHeadModel(config).eval()
+            hf.save_pretrained(os.path.join(d, "gpt2"))
+            code, out, err = run("check", write(os.path.join(d, "gen.lua"), "\n".join(lua)), cwd=d)
+            self.assertEqual(code, 0, err[-3000:])
+            got = {m.group(1): json.loads(m.group(2)) for m in re.finditer(r"IDS (\w+) (.*)$", out + err, re.M)}
+            ids, attention = torch.tensor(prompts), torch.tensor(mask)
+            expected = {
+                "greedy": hf.generate(ids, attention_mask=attention, max_new_tokens=10, do_sample=False),
+                "beams": hf.generate(ids, attention_mask=attention, max_new_tokens=8, num_beams=3, do_sample=False),
+                "penalty": hf.generate(ids, attention_mask=attention, max_new_tokens=10, repetition_penalty=1.5, do_sample=False),
+                "unpadded": hf.generate(ids[1:], attention_mask=attention[1:], max_new_tokens=12, do_sample=False),
+            }
+            for name, want in expected.items():
+                self.assertEqual(got[name], want.tolist(), name)
+            self.assertIn("n_positions", next(l for l in (out + err).splitlines() if "TOO_LONG" in l))
 
 if __name__ == "__main__":
     unittest.main()
