@@ -13,8 +13,22 @@ namespace runner::models {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+std::vector<std::string> tokenizer_files(const std::string& source) {
+  std::vector<std::string> out;
+  if (source.empty()) return out;
+  for (const char* f : {"tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "chat_template.jinja", "vocab.json",
+                        "merges.txt", "tokenizer.model"})
+    if (fs::is_regular_file(fs::path(source) / f)) out.push_back((fs::path(source) / f).string());
+  return out;
+}
+
+}  // namespace
+
 SavedModel saved_model(const Module& model) {
   SavedModel s;
+  s.tokenizer_files = tokenizer_files(model.lora() ? model.lora()->base_model_name_or_path : model.name_or_path());
   if (const auto& lora = model.lora()) {
     s.weights_file = "adapter_model.safetensors";
     s.weights = adapter_state_dict(model);

@@ -4,6 +4,7 @@
 // it was read from). Loading reads back whichever the model writes.
 #pragma once
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -17,6 +18,10 @@ struct SavedModel {
   std::string config_file;   // "config.json" | "adapter_config.json"
   nlohmann::json config;     // null: the model has no HF config
   nlohmann::json generation_config;  // generation_config.json (null: none, as for LoRA adapters)
+  // The tokenizer files of the folder the model (a LoRA model's base) was read from, copied
+  // beside the weights: what HF's Trainer saves from the processing_class a fine-tuning
+  // script loads from that folder, so `runner generate` and transformers find them there.
+  std::vector<std::string> tokenizer_files;
 };
 
 SavedModel saved_model(const Module& model);

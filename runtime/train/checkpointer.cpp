@@ -107,6 +107,7 @@ void Checkpointer::save() {
     c.model_config_file = saved->config_file;
     c.model_config = std::move(saved->config);
     c.generation_config = std::move(saved->generation_config);
+    for (const auto& f : saved->tokenizer_files) c.copy_files.emplace_back(f, std::filesystem::path(f).filename().string());
   }
   // Sharded state is saved shard by shard (optimizer_shards.h), every rank its own file at
   // once, into a side folder every rank can reach, then moved into the checkpoint by the
@@ -462,6 +463,16 @@ void Checkpointer::save_model(const std::string& dir) const {
   io::write_json_atomic(out + "/training_args.json", ctx_.args.to_json());
   if (!saved->config.is_null()) io::write_json_atomic(out + "/" + saved->config_file, saved->config);
   if (!saved->generation_config.is_null()) io::write_json_atomic(out + "/generation_config.json", saved->generation_config);
+  for (const auto& f : saved->tokenizer_files) {
+    const std::string to = out + "/" + std::filesystem::path(f).filename().string();
+    std::error_code ec;
+    if (std::filesystem::equivalent(f, to, ec)) continue;  // output_dir is the model's own folder: already there
+    std::ifstream in(f, std::ios::binary);
+    if (!in) continue;  // a convenience copy, never a reason to fail a save
+    std::stringstream bytes;
+    bytes << in.rdbuf();
+    io::write_file_atomic(to, bytes.str());
+  }
 }
 
 void Checkpointer::save_state() const {

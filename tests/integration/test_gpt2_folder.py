@@ -11,7 +11,7 @@ import unittest
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from runner_test_util import TempDir, run, write  # noqa: E402
+from runner_test_util import SOURCE, TempDir, run, write  # noqa: E402
 
 try:
     import torch
@@ -183,6 +183,42 @@ return {
             for name, want in expected.items():
                 self.assertEqual(got[name], want.tolist(), name)
             self.assertIn("n_positions", next(l for l in (out + err).splitlines() if "TOO_LONG" in l))
+
+    def test_fine_tuning_a_hub_folder_with_the_shipped_recipe(self):
+        """recipes/gpt2_finetune.lua on a GPT-2 folder with its tokenizer.json (as the hub's):
+        the text is encoded with that tokenizer, the output and checkpoints carry the tokenizer
+        files (HF's Trainer saves its processing_class), transformers loads the result, and
+        `runner generate OUTPUT` decodes what GPT2LMHeadModel.generate gives."""
+        from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+        recipe = os.path.join(SOURCE, "recipes", "gpt2_finetune.lua")
+        text = os.path.join(SOURCE, "recipes", "lib", "sample_text.txt")
+        with TempDir() as d:
+            tok = Tokenizer(models.BPE())
+            tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+            tok.decoder = decoders.ByteLevel()
+            tok.train([text], trainers.BpeTrainer(vocab_size=300, special_tokens=["<|endoftext|>"],
+                                                   initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+            eos = tok.token_to_id("<|endoftext|>")
+            config = transformers.GPT2Config(vocab_size=tok.get_vocab_size(), n_positions=96, n_embd=32, n_layer=2, n_head=2,
+                                             bos_token_id=eos, eos_token_id=eos)
+            torch.manual_seed(0)
+            transformers.GPT2LMHeadModel(config).save_pretrained(os.path.join(d, "gpt2"))
+            tok.save(os.path.join(d, "gpt2", "tokenizer.json"))
+            code, out, err = run(recipe, "--model_dir", "gpt2", "--output_dir", "out", "--max_steps", "8", "--save_steps", "4",
+                                 "--save_strategy", "steps", "--eval_strategy", "no", "--learning_rate", "3e-3", cwd=d)
+            self.assertEqual(code, 0, err[-3000:])
+            self.assertIn("gpt2_finetune: text encoded with gpt2/tokenizer.json", out + err)
+            for folder in ("out", "out/checkpoint-4", "out/checkpoint-8"):
+                with open(os.path.join(d, folder, "tokenizer.json")) as f, open(os.path.join(d, "gpt2", "tokenizer.json")) as g:
+                    self.assertEqual(json.load(f), json.load(g), folder)
+            fast = transformers.PreTrainedTokenizerFast(tokenizer_file=os.path.join(d, "out", "tokenizer.json"))
+            hf = AutoModelForCausalLM.from_pretrained(os.path.join(d, "out"), dtype=torch.float32).eval()
+            prompt = "The king"
+            ids = torch.tensor([fast.encode(prompt)])
+            want = fast.decode(hf.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=12, do_sample=False)[0])
+            code, out, err = run("generate", "out", "--prompt", prompt, "--max_new_tokens", "12", cwd=d)
+            self.assertEqual(code, 0, err[-3000:])
+            self.assertEqual(out, want + "\n")  # each continuation on its own line
 
 if __name__ == "__main__":
     unittest.main()
