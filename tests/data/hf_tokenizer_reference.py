@@ -2,7 +2,7 @@
 and Qwen 2 (byte-level BPE), RoBERTa (byte-level with a prefix space and trimmed offsets) and of
 Llama 2 / Mistral / TinyLlama (SentencePiece-style BPE with byte fallback, in the file shapes
 these models ship: Prepend/Replace normalizers, or the newer Metaspace pre-tokenizer), plus one
-with Strip/NFKD/Lowercase/NFC normalizers, trains each on text the repository ships plus Unicode
+with Strip/NFKD/Lowercase/NFC normalizers and BERT's WordPiece (uncased and cased), trains each on text the repository ships plus Unicode
 samples, saves each tokenizer.json, and records what `tokenizers` itself gives for a set of test
 strings: the ids (with and without special tokens), each token's offsets (tokenizers' character
 offsets turned into UTF-8 byte offsets) and the decoded text. test_hf_tokenizer.cpp compares
@@ -105,6 +105,28 @@ def build_sentencepiece(style):
     return tok
 
 
+def build_wordpiece(style):
+    """BERT's tokenizer as tokenizers' BertWordPieceTokenizer builds it (uncased: the defaults;
+    cased: accents and case kept, no CJK spacing, the Whitespace pre-tokenizer)."""
+    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    tok = Tokenizer(models.WordPiece(unk_token="[UNK]", max_input_chars_per_word=40))
+    if style == "bert":
+        tok.normalizer = normalizers.BertNormalizer(clean_text=True, handle_chinese_chars=True, strip_accents=None, lowercase=True)
+        tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    else:
+        tok.normalizer = normalizers.BertNormalizer(clean_text=True, handle_chinese_chars=False, strip_accents=False, lowercase=False)
+        tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    tok.decoder = decoders.WordPiece(prefix="##", cleanup=style == "bert")
+    tok.train_from_iterator(corpus, trainers.WordPieceTrainer(vocab_size=700, special_tokens=specials, show_progress=False))
+    cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
+    if style == "bert":
+        tok.post_processor = processors.BertProcessing(("[SEP]", sep), ("[CLS]", cls))
+    else:
+        tok.post_processor = processors.TemplateProcessing(single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1",
+                                                           special_tokens=[("[CLS]", cls), ("[SEP]", sep)])
+    return tok
+
+
 cases = UNICODE + [text[1000:3000], "", " ", "   leading and trailing   ", "numbers 1234567 3.14159 2024-11-24",
                    "special <|endoftext|> inside", "<|end_of_text|>after", "x" * 300, "\n\n\n", "a  \n  b",
                    # SentencePiece-style cases: byte fallback for what the vocabulary lacks, added tokens, "▁" in the text
@@ -116,7 +138,11 @@ cases = UNICODE + [text[1000:3000], "", " ", "   leading and trailing   ", "numb
                    " ".join(text[5000:9000].split(" ")[:400]) * 3,
                    # offsets through lstrip, case mapping, decomposition, reordering and composition
                    " <mask> here", "x<mask>y  <mask>", "ΣΑΣ İstanbul ǅ ß ﬃ", "\u1100\u1161\u11a8 한국어",
-                   "a\u0323\u0301 q\u0307\u0323 \u1e0b\u0323 \u0301lead", "  \t padded both sides \n "]
+                   "a\u0323\u0301 q\u0307\u0323 \u1e0b\u0323 \u0301lead", "  \t padded both sides \n ",
+                   # BERT: control and format characters, punctuation runs, contractions the decoder cleans up, a
+                   # word longer than max_input_chars_per_word, a [MASK] in the text
+                   "ctrl\x00\x01\u200bchars\ufffd here\x7f", "Don't stop!!! Really?? 'quoted' it's (a) $5.00 #tag",
+                   "Unaffable HELLO Wörld ÉCOLE naïveté", "x" * 45 + " ok", "the [MASK] sat", "中文字 mixed 日本語text"]
 
 
 def byte_offsets(s, offsets):
@@ -128,8 +154,12 @@ def byte_offsets(s, offsets):
 
 
 result = {}
-for style in ("gpt2", "llama3", "qwen2", "roberta", "lower", "llama2", "llama2_metaspace", "llama2_crossing", "sp_metaspace", "sp_unk"):
-    tok = build(style) if style in ("gpt2", "llama3", "qwen2", "roberta", "lower") else build_sentencepiece(style)
+for style in ("gpt2", "llama3", "qwen2", "roberta", "lower", "llama2", "llama2_metaspace", "llama2_crossing", "sp_metaspace", "sp_unk",
+              "bert", "bert_cased"):
+    if style.startswith("bert"):
+        tok = build_wordpiece(style)
+    else:
+        tok = build(style) if style in ("gpt2", "llama3", "qwen2", "roberta", "lower") else build_sentencepiece(style)
     folder = os.path.join(out, style)
     os.makedirs(folder, exist_ok=True)
     tok.save(os.path.join(folder, "tokenizer.json"))

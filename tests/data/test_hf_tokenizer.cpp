@@ -101,6 +101,13 @@ TEST_F(HfTokenizerGolden, SentencePieceMetaspaceSplitNfkc) { check("sp_metaspace
 // byte tokens met meanwhile (tokenizers' order); ignore_merges; prepend_scheme never.
 TEST_F(HfTokenizerGolden, SentencePieceUnkNeverPrepend) { check("sp_unk"); }
 
+// BERT uncased: BertNormalizer (control characters out, spaces around CJK, accents stripped,
+// lowercase), BertPreTokenizer, WordPiece with "##" pieces and [UNK] words, [CLS] $A [SEP],
+// the WordPiece decoder's cleanup.
+TEST_F(HfTokenizerGolden, BertUncasedWordPiece) { check("bert"); }
+// BERT cased: accents and case kept, no CJK spacing; TemplateProcessing; Whitespace pre-tokenizer.
+TEST_F(HfTokenizerGolden, BertCasedWordPieceWhitespace) { check("bert_cased"); }
+
 TEST(HfTokenizer, InvalidUtf8IsReplacedAsRustDoes) {
   // One U+FFFD per maximal invalid subpart: a truncated 3-byte sequence is one replacement.
   EXPECT_EQ(runner::utf8_lossy("a\xE2\x82" "b"), "a\xEF\xBF\xBD" "b");
@@ -120,9 +127,9 @@ TEST(HfTokenizer, UnsupportedPartsAreNamed) {
   auto refused = [&](const std::string& file, const std::string& message) {
     EXPECT_THAT([&] { data::HfTokenizer::load(write(file)); }, ::testing::ThrowsMessage<DataError>(::testing::HasSubstr(message))) << file;
   };
-  refused("{" + model + R"(, "pre_tokenizer": {"type": "Whitespace"}})", "pre_tokenizer \"Whitespace\" is not supported yet");
-  refused("{" + model + R"(, "normalizer": {"type": "Sequence", "normalizers": [{"type": "BertNormalizer"}]}})",
-          "normalizer \"BertNormalizer\" is not supported yet");
+  refused("{" + model + R"(, "pre_tokenizer": {"type": "Digits"}})", "pre_tokenizer \"Digits\" is not supported yet");
+  refused("{" + model + R"(, "normalizer": {"type": "Sequence", "normalizers": [{"type": "Precompiled"}]}})",
+          "normalizer \"Precompiled\" is not supported yet");
   refused("{" + model + R"(, "decoder": {"type": "CTC"}})", "decoder \"CTC\" is not supported yet");
   refused("{" + model + R"(, "pre_tokenizer": {"type": "Metaspace", "replacement": "_", "prepend_scheme": "sometimes"}})",
           "pre_tokenizer Metaspace: prepend_scheme \"sometimes\" is not supported");
@@ -131,7 +138,7 @@ TEST(HfTokenizer, UnsupportedPartsAreNamed) {
   refused(R"({"model": {"type": "BPE", "vocab": {"a": 0, "b": 1}, "merges": [["a", "b"]]}})", "model.merges: \"ab\" is not in the vocabulary");
   refused(R"({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": [], "dropout": 0.1}})", "model.dropout");
   refused("{" + model + R"(, "added_tokens": [{"id": 2, "content": "<x>", "single_word": true}]})", "single_word is not supported yet");
-  refused(R"({"model": {"type": "WordPiece", "vocab": {}}})", "model \"WordPiece\" is not supported yet");
+  refused(R"({"model": {"type": "Unigram", "vocab": []}})", "model \"Unigram\" is not supported yet");
   refused("{not json", "not a tokenizer.json");
   std::filesystem::remove_all(dir);
 }

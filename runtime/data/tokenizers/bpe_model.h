@@ -17,17 +17,19 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runtime/data/tokenizers/token_model.h"
+
 namespace runner::data {
 
-class BpeModel {
+class BpeModel : public TokenModel {
  public:
   // `model`: tokenizer.json's "model" object (type "BPE"). Throws std::runtime_error naming the key.
   explicit BpeModel(const nlohmann::json& model);
   // The ids of one pre-tokenized word (already in the byte-level alphabet when the
   // pre-tokenizer is ByteLevel), appended to `out`; `spans`, when given, gets each token's
   // [begin, end) bytes in `word`.
-  void tokenize(std::string_view word, std::vector<int64_t>& out, std::vector<std::pair<size_t, size_t>>* spans = nullptr) const;
-  const std::unordered_map<std::string, int64_t>& vocab() const { return vocab_; }
+  void tokenize(std::string_view word, std::vector<int64_t>& out, std::vector<std::pair<size_t, size_t>>* spans = nullptr) const override;
+  const std::unordered_map<std::string, int64_t>& vocab() const override { return vocab_; }
 
  private:
   struct Merge {

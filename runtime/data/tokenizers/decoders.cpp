@@ -1,6 +1,8 @@
 #include "runtime/data/tokenizers/decoders.h"
 
+#include <initializer_list>
 #include <memory>
+#include <utility>
 #include <stdexcept>
 
 #include "runtime/data/tokenizers/byte_level.h"
@@ -11,15 +13,37 @@ namespace runner::data {
 using nlohmann::json;
 
 struct Decoder::Step {
-  enum class Kind { kByteLevel, kReplace, kByteFallback, kFuse, kStrip, kMetaspace } kind = Kind::kByteLevel;
+  enum class Kind { kByteLevel, kReplace, kByteFallback, kFuse, kStrip, kMetaspace, kWordPiece } kind = Kind::kByteLevel;
   std::string text;              // kReplace: what replaces a match; kStrip: the character; kMetaspace: the replacement
   std::string literal;           // kReplace with a String pattern
   std::shared_ptr<Regex> regex;  // kReplace with a Regex pattern
   size_t start = 0, stop = 0;    // kStrip: at most this many characters from each end
   bool strip_first = true;       // kMetaspace: the first token's replacement is the prepended one (not "never")
+  bool cleanup = true;           // kWordPiece: spaces before punctuation and contractions taken out (text: the prefix)
 };
 
 namespace {
+
+void replace_all(std::string& t, std::string_view from, std::string_view to) {
+  for (size_t at = t.find(from); at != std::string::npos; at = t.find(from, at + to.size())) t.replace(at, from.size(), to);
+}
+
+// tokenizers' WordPiece decoder (decode_chain): a token after the first loses its "##" prefix,
+// or gets a space before it; then each token's tokenization artifacts are cleaned up.
+void word_piece(std::vector<std::string>& tokens, const std::string& prefix, bool cleanup) {
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    std::string& t = tokens[i];
+    if (i != 0) {
+      if (!prefix.empty() && t.compare(0, prefix.size(), prefix) == 0) t.erase(0, prefix.size());
+      else t.insert(0, " ");
+    }
+    if (!cleanup) continue;
+    for (const auto& [from, to] : std::initializer_list<std::pair<const char*, const char*>>{
+             {" .", "."}, {" ?", "?"}, {" !", "!"}, {" ,", ","}, {" ' ", "'"}, {" n't", "n't"}, {" 'm", "'m"},
+             {" do not", " don't"}, {" 's", "'s"}, {" 've", "'ve"}, {" 're", "'re"}})
+      replace_all(t, from, to);
+  }
+}
 
 std::string one_char(const json& d, const char* key, const std::string& where) {
   if (!d.contains(key) || !d[key].is_string()) throw std::runtime_error(where + ": " + key + " is missing");
@@ -94,6 +118,10 @@ void Decoder::load(const json& d) {
     s.text = one_char(d, "content", "decoder Strip");
     s.start = d.at("start").get<size_t>();
     s.stop = d.at("stop").get<size_t>();
+  } else if (type == "WordPiece") {
+    s.kind = Step::Kind::kWordPiece;
+    s.text = d.value("prefix", "##");
+    s.cleanup = d.value("cleanup", true);
   } else if (type == "Metaspace") {
     s.kind = Step::Kind::kMetaspace;
     s.text = one_char(d, "replacement", "decoder Metaspace");
@@ -107,7 +135,7 @@ void Decoder::load(const json& d) {
       s.strip_first = false;
     }
   } else {
-    throw std::runtime_error("decoder \"" + type + "\" is not supported yet (ByteLevel, Replace, ByteFallback, Fuse, Strip, Metaspace, Sequence)");
+    throw std::runtime_error("decoder \"" + type + "\" is not supported yet (ByteLevel, Replace, ByteFallback, Fuse, Strip, Metaspace, WordPiece, Sequence)");
   }
   steps_.push_back(std::move(s));
 }
@@ -170,6 +198,9 @@ std::string Decoder::run(std::vector<std::string> tokens) const {
           for (size_t k = 0; k < s.stop && e >= b + c && t.compare(e - c, c, s.text) == 0; ++k) e -= c;
           t = t.substr(b, e - b);
         }
+        break;
+      case Step::Kind::kWordPiece:
+        word_piece(tokens, s.text, s.cleanup);
         break;
       case Step::Kind::kMetaspace:
         // Every replacement becomes a space, but the first token's are dropped: they are the

@@ -14,6 +14,7 @@
 #include "runtime/data/tokenizers/decoders.h"
 #include "runtime/data/tokenizers/normalizers.h"
 #include "runtime/data/tokenizers/pre_tokenizers.h"
+#include "runtime/data/tokenizers/wordpiece_model.h"
 
 namespace runner::data {
 
@@ -93,7 +94,7 @@ class AddedMatcher {
 
 struct HfTokenizer::Impl {
   std::string path;
-  std::unique_ptr<BpeModel> model;
+  std::unique_ptr<TokenModel> model;  // BPE or WordPiece
   std::unique_ptr<Normalizer> normalizer;
   std::unique_ptr<PreTokenizer> pre;
   std::unique_ptr<Decoder> decoder;
@@ -258,8 +259,10 @@ std::shared_ptr<HfTokenizer> HfTokenizer::load(const std::string& path) {
   }
   try {
     const json& m = j.at("model");
-    if (m.value("type", "BPE") != "BPE") impl->fail("model \"" + m.value("type", "") + "\" is not supported yet (BPE)");
-    impl->model = std::make_unique<BpeModel>(m);
+    const std::string type = m.value("type", "BPE");
+    if (type == "BPE") impl->model = std::make_unique<BpeModel>(m);
+    else if (type == "WordPiece") impl->model = std::make_unique<WordPieceModel>(m);
+    else impl->fail("model \"" + type + "\" is not supported yet (BPE, WordPiece)");
     for (const auto& [token, id] : impl->model->vocab()) impl->id_to_token[id] = token;
     impl->normalizer = std::make_unique<Normalizer>(j.value("normalizer", json()));
     impl->pre = std::make_unique<PreTokenizer>(j.value("pre_tokenizer", json()));

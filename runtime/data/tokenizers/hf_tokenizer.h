@@ -1,8 +1,10 @@
 // An HF `tokenizer.json` (the `tokenizers` library's format) loaded and run in C++: BPE as
 // GPT-2, Llama 3 and Qwen 2 use it (byte-level) and as Llama 2, Mistral and TinyLlama use it
-// (SentencePiece style: "▁" for spaces, <0xXX> byte fallback). Pipeline, as in `tokenizers`:
+// (SentencePiece style: "▁" for spaces, <0xXX> byte fallback), and WordPiece as BERT uses it
+// (BertNormalizer, BertPreTokenizer, "##" pieces). Pipeline, as in `tokenizers`:
 // added tokens are split off first (they are never cut), the normalizer and pre-tokenizer
-// (pre_tokenizers.h) cut the rest into words, BPE merges each word (bpe_model.h), the
+// (pre_tokenizers.h) cut the rest into words, the model cuts each word into tokens (BPE merges,
+// bpe_model.h; WordPiece pieces, wordpiece_model.h), the
 // post-processor adds the template's special tokens; the decoder (decoders.h) turns tokens
 // back into text. Components this loader does not know are refused by name.
 // encode_with_offsets() runs the same steps on text that remembers where each byte came from

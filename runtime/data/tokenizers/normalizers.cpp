@@ -18,7 +18,9 @@ namespace runner::data {
 using nlohmann::json;
 
 struct Normalizer::Step {
-  enum class Kind { kUnicode, kPrepend, kReplace, kLowercase, kStrip } kind = Kind::kUnicode;
+  enum class Kind { kUnicode, kPrepend, kReplace, kLowercase, kStrip, kBert } kind = Kind::kUnicode;
+  // kBert (BertNormalizer): its four switches; strip_accents follows lowercase when null.
+  bool clean_text = true, chinese_chars = true, strip_accents = true, lowercase = true;
   std::string form;              // kUnicode: NFC, NFKC, NFD or NFKD
   std::string text;              // kPrepend: what goes before; kReplace: what replaces a match
   std::string literal;           // kReplace with a String pattern
@@ -164,6 +166,54 @@ std::pair<size_t, size_t> unstripped(std::string_view text, bool left, bool righ
   return {b, e};
 }
 
+// Lowercase as tokenizers' NormalizedString::lowercase: each character's full mapping, the
+// extra characters inserted after it.
+void lowercase_all(AlignedText& t) {
+  std::vector<AlignedText::Change> chars;
+  chars.reserve(t.text.size());
+  std::vector<uint32_t> lower;
+  for (size_t i = 0; i < t.text.size();) {
+    const size_t n = utf8_length(t.text, i);
+    lower.clear();
+    lowercase(utf8_code_point(t.text, i, n), lower);
+    for (size_t k = 0; k < lower.size(); ++k) chars.push_back({lower[k], k == 0 ? 0 : 1});
+    i += n;
+  }
+  t.transform(chars);
+}
+
+// NormalizedString::filter then map: characters `drop` rejects are removed (each kept one
+// carrying the count removed after it), the others become map(c).
+template <class Drop, class Map>
+void filter_map(AlignedText& t, Drop drop, Map map) {
+  std::vector<AlignedText::Change> chars;
+  chars.reserve(t.text.size());
+  size_t removed_at_start = 0;
+  for (size_t i = 0; i < t.text.size();) {
+    const size_t n = utf8_length(t.text, i);
+    const uint32_t c = utf8_code_point(t.text, i, n);
+    i += n;
+    if (!drop(c)) chars.push_back({map(c), 0});
+    else if (chars.empty()) ++removed_at_start;
+    else --chars.back().change;
+  }
+  t.transform(chars, removed_at_start);
+}
+
+// BertNormalizer's character classes (tokenizers' normalizers/bert.rs).
+bool bert_whitespace(uint32_t c) { return c == '\t' || c == '\n' || c == '\r' || is_white_space(c); }
+bool bert_control(uint32_t c) {
+  if (c == '\t' || c == '\n' || c == '\r') return false;
+  const int8_t type = u_charType(static_cast<UChar32>(c));  // Unicode's "Other" categories
+  return type == U_CONTROL_CHAR || type == U_FORMAT_CHAR || type == U_UNASSIGNED || type == U_PRIVATE_USE_CHAR || type == U_SURROGATE;
+}
+bool chinese_char(uint32_t c) {
+  return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x20000 && c <= 0x2A6DF) || (c >= 0x2A700 && c <= 0x2B73F) ||
+         (c >= 0x2B740 && c <= 0x2B81F) || (c >= 0x2B920 && c <= 0x2CEAF) || (c >= 0xF900 && c <= 0xFAFF) || (c >= 0x2F800 && c <= 0x2FA1F);
+}
+
+void bert_normalize(const Normalizer::Step& s, AlignedText& t);
+
 }  // namespace
 
 Normalizer::Normalizer(const json& spec) { load(spec); }
@@ -191,13 +241,19 @@ void Normalizer::load(const json& n) {
     if (!s.regex && s.literal.empty()) throw std::runtime_error("normalizer Replace: an empty String pattern is not supported");
   } else if (type == "Lowercase") {
     s.kind = Step::Kind::kLowercase;
+  } else if (type == "BertNormalizer") {
+    s.kind = Step::Kind::kBert;
+    s.clean_text = n.value("clean_text", true);
+    s.chinese_chars = n.value("handle_chinese_chars", true);
+    s.lowercase = n.value("lowercase", true);
+    s.strip_accents = n.contains("strip_accents") && !n["strip_accents"].is_null() ? n["strip_accents"].get<bool>() : s.lowercase;
   } else if (type == "Strip") {
     s.kind = Step::Kind::kStrip;
     s.left = n.value("strip_left", true);
     s.right = n.value("strip_right", true);
   } else {
     throw std::runtime_error("normalizer \"" + type +
-                             "\" is not supported yet (NFC, NFKC, NFD, NFKD, Prepend, Replace, Lowercase, Strip, Sequence)");
+                             "\" is not supported yet (NFC, NFKC, NFD, NFKD, Prepend, Replace, Lowercase, Strip, BertNormalizer, Sequence)");
   }
   steps_.push_back(std::move(s));
 }
@@ -205,7 +261,11 @@ void Normalizer::load(const json& n) {
 std::string Normalizer::run(std::string_view input) const {
   std::string text(input);
   for (const Step& s : steps_) {
-    if (s.kind == Step::Kind::kPrepend) {
+    if (s.kind == Step::Kind::kBert) {
+      AlignedText t = AlignedText::of(text);
+      bert_normalize(s, t);
+      text = std::move(t.text);
+    } else if (s.kind == Step::Kind::kPrepend) {
       if (!text.empty()) text.insert(0, s.text);  // tokenizers leaves an empty text empty
     } else if (s.kind == Step::Kind::kReplace) {
       std::string out;
@@ -251,17 +311,9 @@ void Normalizer::run(AlignedText& t) const {
     } else if (s.kind == Step::Kind::kReplace) {
       t.replace(matches(s.regex.get(), s.literal, t.text), s.text);
     } else if (s.kind == Step::Kind::kLowercase) {
-      std::vector<AlignedText::Change> chars;
-      chars.reserve(t.text.size());
-      std::vector<uint32_t> lower;
-      for (size_t i = 0; i < t.text.size();) {
-        const size_t n = utf8_length(t.text, i);
-        lower.clear();
-        lowercase(utf8_code_point(t.text, i, n), lower);
-        for (size_t k = 0; k < lower.size(); ++k) chars.push_back({lower[k], k == 0 ? 0 : 1});
-        i += n;
-      }
-      t.transform(chars);
+      lowercase_all(t);
+    } else if (s.kind == Step::Kind::kBert) {
+      bert_normalize(s, t);
     } else if (s.kind == Step::Kind::kStrip) {
       const auto [b, e] = unstripped(t.text, s.left, s.right);
       t = t.slice(b, e);
@@ -270,5 +322,33 @@ void Normalizer::run(AlignedText& t) const {
     }
   }
 }
+
+namespace {
+
+// tokenizers' BertNormalizer: control characters out and white space to " ", spaces around
+// CJK ideographs, accents stripped (NFD, then non-spacing marks out), lowercase; in that order.
+void bert_normalize(const Normalizer::Step& s, AlignedText& t) {
+  if (s.clean_text)
+    filter_map(t, [](uint32_t c) { return c == 0 || c == 0xFFFD || bert_control(c); }, [](uint32_t c) { return bert_whitespace(c) ? uint32_t{' '} : c; });
+  if (s.chinese_chars) {
+    std::vector<AlignedText::Change> chars;
+    chars.reserve(t.text.size());
+    for (size_t i = 0; i < t.text.size();) {
+      const size_t n = utf8_length(t.text, i);
+      const uint32_t c = utf8_code_point(t.text, i, n);
+      i += n;
+      if (chinese_char(c)) chars.insert(chars.end(), {{' ', 0}, {c, 1}, {' ', 1}});
+      else chars.push_back({c, 0});
+    }
+    t.transform(chars);
+  }
+  if (s.strip_accents) {
+    t.transform(normal_form(t.text, "NFD"));
+    filter_map(t, [](uint32_t c) { return u_charType(static_cast<UChar32>(c)) == U_NON_SPACING_MARK; }, [](uint32_t c) { return c; });
+  }
+  if (s.lowercase) lowercase_all(t);
+}
+
+}  // namespace
 
 }  // namespace runner::data

@@ -1,6 +1,7 @@
 // The normalizer of a tokenizer.json, applied to the text between added tokens before the
 // pre-tokenizer: Unicode normal forms (NFC, NFKC, NFD, NFKD, by ICU), Prepend and Replace
-// (SentencePiece files: "▁" before the text, spaces to "▁"), Lowercase, Strip and Sequence;
+// (SentencePiece files: "▁" before the text, spaces to "▁"), Lowercase, Strip, BertNormalizer
+// (BERT's WordPiece files) and Sequence;
 // anything else is refused by name. run() gives the text; the AlignedText overload also keeps
 // where each byte came from, as tokenizers' NormalizedString does, for token offsets.
 #pragma once
@@ -23,9 +24,9 @@ class Normalizer {
   bool empty() const { return steps_.empty(); }
   std::string run(std::string_view text) const;
   void run(AlignedText& text) const;  // the same text, with its origins carried along
+  struct Step;  // one normalizer of the chain (normalizers.cpp)
 
  private:
-  struct Step;
   void load(const nlohmann::json& spec);
   std::vector<Step> steps_;
 };

@@ -16,6 +16,11 @@ namespace {
 // GPT-2's pre-tokenizer pattern (ByteLevel with use_regex).
 const char* const kGpt2Pattern = R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)";
 
+// Rust's char::is_whitespace (Unicode White_Space), one character at a time, and BERT's
+// punctuation: ASCII punctuation or Unicode's P* categories (tokenizers' bert.rs).
+const char* const kWhiteSpaceChar = R"([\x{9}-\x{D}\x{20}\x{85}\x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}])";
+const char* const kBertPunctuation = R"([!-/:-@\[-`{-~\p{P}])";
+
 // Non-overlapping occurrences of `literal`, left to right (none for an empty one, as tokenizers).
 std::vector<std::pair<size_t, size_t>> find_literal(std::string_view text, std::string_view literal) {
   std::vector<std::pair<size_t, size_t>> out;
@@ -65,6 +70,23 @@ void PreTokenizer::load(const json& p) {
       throw std::runtime_error("pre_tokenizer Split: behavior \"" + behavior +
                                "\" is not supported (Isolated, Removed, MergedWithPrevious, MergedWithNext, Contiguous)");
     s.invert = p.value("invert", false);
+  } else if (type == "BertPreTokenizer" || type == "WhitespaceSplit") {
+    // White space removed, then (BERT) each punctuation character a word of its own.
+    s.kind = Step::Kind::kSplit;
+    s.regex = std::make_shared<Regex>(kWhiteSpaceChar);
+    s.behavior = Behavior::kRemoved;
+    if (type == "BertPreTokenizer") {
+      steps_.push_back(s);
+      s.regex = std::make_shared<Regex>(kBertPunctuation);
+      s.behavior = Behavior::kIsolated;
+    }
+  } else if (type == "Whitespace") {  // tokenizers' \w+|[^\w\s]+, the rest removed
+    // Rust's \w and \s, which are wider than PCRE2's: marks, Join_Control, White_Space.
+    s.kind = Step::Kind::kSplit;
+    s.regex = std::make_shared<Regex>(
+        R"([\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\x{200C}\x{200D}]+|[^\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\x{200C}\x{200D}\p{White_Space}]+)");
+    s.behavior = Behavior::kRemoved;
+    s.invert = true;
   } else if (type == "Metaspace") {
     s.kind = Step::Kind::kMetaspace;
     s.literal = one_char(p, "replacement", "pre_tokenizer Metaspace");
@@ -81,7 +103,7 @@ void PreTokenizer::load(const json& p) {
     }
     s.split = p.value("split", true);
   } else {
-    throw std::runtime_error("pre_tokenizer \"" + type + "\" is not supported yet (ByteLevel, Split, Metaspace, Sequence)");
+    throw std::runtime_error("pre_tokenizer \"" + type + "\" is not supported yet (ByteLevel, Split, Metaspace, BertPreTokenizer, WhitespaceSplit, Whitespace, Sequence)");
   }
   steps_.push_back(std::move(s));
 }
