@@ -181,14 +181,17 @@ int m_lora(lua_State* L) {
 
 // The weights stay in their files until the Trainer (or recipe code using the model) needs
 // them: under ZeRO-3 each rank then reads only its shards (parameter_store.h).
-// models.from_pretrained(dir[, {dtype = "auto" | "float32" | "bfloat16" | "float16", fused_linear_cross_entropy = true}])
+// models.from_pretrained(dir[, {dtype = "auto" | "float32" | "bfloat16" | "float16", fused_linear_cross_entropy = true,
+// num_labels}])
 int m_from_pretrained(lua_State* L) {
   const std::string dir = checked_path(luaL_checkstring(L, 1), "models.from_pretrained");
   Options o(L, 2, "models.from_pretrained");
   const std::string dtype = o.string("dtype", "auto");
   const bool fused = o.boolean("fused_linear_cross_entropy", true);
+  int64_t num_labels = 0;  // 0: the config's
+  if (o.has("num_labels") && (num_labels = o.integer("num_labels", 0)) <= 0) throw RecipeError("models.from_pretrained: num_labels must be > 0");
   o.finish();
-  models::ModulePtr m = models::from_pretrained(dir, /*deferred=*/true, dtype);  // a GPT-2 or Llama-family model
+  models::ModulePtr m = models::from_pretrained(dir, /*deferred=*/true, dtype, num_labels);  // GPT-2, Llama family or BERT
   m->set_fused_linear_cross_entropy(fused);
   return ret(L, m);
 }

@@ -108,9 +108,20 @@ ModulePtr make_llama(const LlamaConfig& config);
 struct EncoderConfig {
   int64_t vocab_size = 30522, max_position_embeddings = 512, type_vocab_size = 2, n_layer = 2, n_head = 4, hidden_size = 128,
           intermediate_size = 512;
+  // HF's hidden_dropout_prob; attention_probs_dropout_prob and classifier_dropout are the same
+  // unless given (a BERT config.json gives them apart).
   double dropout = 0.1;
+  std::optional<double> attn_dropout, classifier_dropout;
+  double attention_dropout() const { return attn_dropout.value_or(dropout); }
+  double head_dropout() const { return classifier_dropout.value_or(dropout); }
   int64_t num_labels = 2;  // 1 = regression (MSE)
   double layer_norm_eps = 1e-12;
+  int64_t pad_token_id = 0;  // the word embedding row that gets no gradient
+  double initializer_range = 0.02;
+  // From a config.json: id2label's names (saved back), and problem_type ("regression",
+  // "single_label_classification", "multi_label_classification"; empty: from the labels).
+  std::vector<std::string> labels;
+  std::string problem_type;
 };
 ModulePtr make_encoder_classifier(const EncoderConfig& config);
 

@@ -19,9 +19,11 @@
 #include "runtime/core/errors.h"
 #include "runtime/models/attention.h"
 #include "runtime/models/batch_inputs.h"
+#include "runtime/models/bert_config.h"
 #include "runtime/models/builtin.h"
 #include "runtime/models/layers.h"
 #include "runtime/models/losses.h"
+#include "runtime/models/parameter_store.h"
 #include <c10/core/GradMode.h>
 
 namespace runner::models {
@@ -31,18 +33,21 @@ namespace {
 constexpr double kInitStd = 0.02;
 const char* const kName = "models.encoder_classifier";
 
-std::shared_ptr<Linear> dense(int64_t in, int64_t out) {
+// HF's BERT init; under MetaInit (from_pretrained) the files give the values instead.
+std::shared_ptr<Linear> dense(int64_t in, int64_t out, double std = kInitStd) {
   auto l = std::make_shared<Linear>(in, out);
+  if (meta_init_active()) return l;
   c10::NoGradGuard no_grad;
-  l->weight.normal_(0.0, kInitStd);
+  l->weight.normal_(0.0, std);
   l->bias.zero_();
   return l;
 }
 
-std::shared_ptr<Embedding> embedding(int64_t num, int64_t dim, std::optional<int64_t> padding_idx = std::nullopt) {
+std::shared_ptr<Embedding> embedding(int64_t num, int64_t dim, std::optional<int64_t> padding_idx = std::nullopt, double std = kInitStd) {
   auto e = std::make_shared<Embedding>(num, dim, padding_idx);
+  if (meta_init_active()) return e;
   c10::NoGradGuard no_grad;
-  e->weight.normal_(0.0, kInitStd);
+  e->weight.normal_(0.0, std);
   if (padding_idx) e->weight[*padding_idx].zero_();
   return e;
 }
@@ -52,7 +57,7 @@ std::shared_ptr<Embedding> embedding(int64_t num, int64_t dim, std::optional<int
 class ResidualOutput : public Module {
  public:
   ResidualOutput(int64_t in, const EncoderConfig& c) : Module("BertOutput"), dropout_(c.dropout) {
-    dense_ = dense(in, c.hidden_size);
+    dense_ = dense(in, c.hidden_size, c.initializer_range);
     norm_ = std::make_shared<LayerNorm>(std::vector<int64_t>{c.hidden_size}, c.layer_norm_eps);
     register_module("dense", dense_);
     register_module("LayerNorm", norm_);
@@ -73,12 +78,12 @@ class ResidualOutput : public Module {
 
 class EncoderLayer : public Module {
  public:
-  explicit EncoderLayer(const EncoderConfig& c) : Module("BertLayer"), n_head_(c.n_head), dropout_(c.dropout) {
+  explicit EncoderLayer(const EncoderConfig& c) : Module("BertLayer"), n_head_(c.n_head), dropout_(c.attention_dropout()) {
     auto attention = std::make_shared<Module>("BertAttention");
     auto self = std::make_shared<Module>("BertSelfAttention");
-    query_ = dense(c.hidden_size, c.hidden_size);
-    key_ = dense(c.hidden_size, c.hidden_size);
-    value_ = dense(c.hidden_size, c.hidden_size);
+    query_ = dense(c.hidden_size, c.hidden_size, c.initializer_range);
+    key_ = dense(c.hidden_size, c.hidden_size, c.initializer_range);
+    value_ = dense(c.hidden_size, c.hidden_size, c.initializer_range);
     self->register_module("query", query_);
     self->register_module("key", key_);
     self->register_module("value", value_);
@@ -87,7 +92,7 @@ class EncoderLayer : public Module {
     attention->register_module("output", attention_output_);
     register_module("attention", attention);
     auto intermediate = std::make_shared<Module>("BertIntermediate");
-    intermediate_ = dense(c.hidden_size, c.intermediate_size);
+    intermediate_ = dense(c.hidden_size, c.intermediate_size, c.initializer_range);
     intermediate->register_module("dense", intermediate_);
     register_module("intermediate", intermediate);
     output_ = std::make_shared<ResidualOutput>(c.intermediate_size, c);
@@ -122,16 +127,18 @@ class EncoderClassifier : public Module {
     if (c.hidden_size % c.n_head != 0)
       throw RecipeError(std::string(kName) + ": hidden_size (" + std::to_string(c.hidden_size) + ") must be divisible by n_head (" +
                         std::to_string(c.n_head) + ")");
-    if (c.dropout < 0 || c.dropout >= 1) throw RecipeError(std::string(kName) + ": dropout must be in [0, 1)");
+    for (double p : {c.dropout, c.attention_dropout(), c.head_dropout()})
+      if (p < 0 || p >= 1) throw RecipeError(std::string(kName) + ": dropout must be in [0, 1)");
+    if (c.pad_token_id < 0 || c.pad_token_id >= c.vocab_size) throw RecipeError(std::string(kName) + ": pad_token_id must be within vocab_size");
     const double H = static_cast<double>(c.hidden_size), I = static_cast<double>(c.intermediate_size);
     check_model_scale(kName, c.n_layer,
                       static_cast<double>(c.vocab_size + c.max_position_embeddings + c.type_vocab_size) * H +
                           static_cast<double>(c.n_layer) * (4 * H * H + 2 * H * I + 9 * H + I));
     auto bert = std::make_shared<Module>("BertModel");
     auto embeddings = std::make_shared<Module>("BertEmbeddings");
-    words_ = embedding(c.vocab_size, c.hidden_size, /*padding_idx=*/0);  // HF pad_token_id = 0
-    positions_ = embedding(c.max_position_embeddings, c.hidden_size);
-    types_ = embedding(c.type_vocab_size, c.hidden_size);
+    words_ = embedding(c.vocab_size, c.hidden_size, /*padding_idx=*/c.pad_token_id, c.initializer_range);
+    positions_ = embedding(c.max_position_embeddings, c.hidden_size, std::nullopt, c.initializer_range);
+    types_ = embedding(c.type_vocab_size, c.hidden_size, std::nullopt, c.initializer_range);
     embed_norm_ = std::make_shared<LayerNorm>(std::vector<int64_t>{c.hidden_size}, c.layer_norm_eps);
     embeddings->register_module("word_embeddings", words_);
     embeddings->register_module("position_embeddings", positions_);
@@ -147,16 +154,19 @@ class EncoderClassifier : public Module {
     encoder->register_module("layer", layers);
     bert->register_module("encoder", encoder);
     auto pooler = std::make_shared<Module>("BertPooler");
-    pooler_ = dense(c.hidden_size, c.hidden_size);
+    pooler_ = dense(c.hidden_size, c.hidden_size, c.initializer_range);
     pooler->register_module("dense", pooler_);
     bert->register_module("pooler", pooler);
     register_module("bert", bert);
-    classifier_ = dense(c.hidden_size, c.num_labels);
+    classifier_ = dense(c.hidden_size, c.num_labels, c.initializer_range);
     register_module("classifier", classifier_);
   }
 
   bool takes_batch() const override { return true; }
   std::vector<std::string> no_split_modules() const override { return {"BertLayer"}; }
+  // BertConfig's config.json: transformers' AutoModelForSequenceClassification and
+  // models.from_pretrained load the folders the Trainer writes.
+  std::string hf_config_json() const override { return bert_config_json(config_, hf_dtype()).dump(2); }
   std::vector<std::string> input_names() const override { return {"input_ids", "attention_mask", "token_type_ids", "labels"}; }
   std::vector<IdRange> id_ranges() const override {
     const auto& c = config_;
@@ -181,12 +191,16 @@ class EncoderClassifier : public Module {
     if (mask.defined()) hide = same_shape(mask, ids, "attention_mask").eq(0).view({b, 1, 1, t});
     for (const auto& layer : layers_) x = layer->forward_masked(x, hide);
     at::Tensor pooled = at::tanh(pooler_->forward(x.select(1, 0)));  // (B, H): the first ([CLS]) token
-    at::Tensor logits = classifier_->forward(dropout(pooled));       // (B, num_labels)
+    const double p = config_.head_dropout();
+    at::Tensor logits = classifier_->forward(p > 0 ? at::dropout(pooled, p, is_training()) : pooled);  // (B, num_labels)
     TensorMap out{{"logits", logits}};
     at::Tensor labels = optional_field(batch, "labels");
     if (labels.defined()) {
-      if (config_.num_labels == 1) out["loss"] = regression_loss(logits, labels, kName);
-      else if (labels.is_floating_point()) out["loss"] = multi_label_loss(logits, labels, kName);
+      // HF: the config's problem_type, else regression for one label, else by the labels' dtype.
+      const std::string& kind = config_.problem_type;
+      if (kind == "regression" || (kind.empty() && config_.num_labels == 1)) out["loss"] = regression_loss(logits, labels, kName);
+      else if (kind == "multi_label_classification" || (kind.empty() && labels.is_floating_point()))
+        out["loss"] = multi_label_loss(logits, labels.to(logits.scalar_type()), kName);
       else out["loss"] = classification_loss(logits, labels, kName);
     }
     return out;

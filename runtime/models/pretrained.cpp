@@ -14,6 +14,7 @@
 #include "runtime/core/errors.h"
 #include "runtime/io/safetensors.h"
 #include "runtime/models/batch_inputs.h"
+#include "runtime/models/bert_config.h"
 #include "runtime/models/builtin.h"
 #include "runtime/models/parameter_store.h"
 #include "runtime/models/llama_config.h"
@@ -104,8 +105,8 @@ int64_t config_int(const json& config, const std::string& key, const std::string
 GPTConfig gpt_config(const json& c, const std::string& where) {
   const std::string type = c.value("model_type", std::string());
   if (type != "gpt2")
-    throw CheckpointError(type.empty() ? "config.json has no model_type (supported: gpt2, llama, qwen2, mistral)"
-                                       : "model_type \"" + type + "\" is not supported (supported: gpt2, llama, qwen2, mistral)",
+    throw CheckpointError(type.empty() ? "config.json has no model_type (supported: gpt2, llama, qwen2, mistral, bert)"
+                                       : "model_type \"" + type + "\" is not supported (supported: gpt2, llama, qwen2, mistral, bert)",
                           where);
   GPTConfig g;
   g.n_embd = config_int(c, "n_embd", where);
@@ -214,9 +215,40 @@ FileTensors hf_llama_names(FileTensors tensors) {
   return out;
 }
 
+// BERT folders: a BertForSequenceClassification's names already; a pretrained BERT's
+// (BertForPreTraining, BertModel) carry pretraining heads (cls.*), a position_ids buffer, old
+// LayerNorm names (gamma, beta) or no "bert." prefix, which transformers maps or drops too.
+FileTensors hf_bert_names(FileTensors tensors) {
+  FileTensors out;
+  for (auto& [name, t] : tensors) {
+    if (name.rfind("cls.", 0) == 0 || ends_with(name, ".position_ids")) continue;
+    std::string n = name;
+    if (ends_with(n, ".gamma")) n = n.substr(0, n.size() - 6) + ".weight";
+    else if (ends_with(n, ".beta")) n = n.substr(0, n.size() - 5) + ".bias";
+    if (n.rfind("bert.", 0) != 0 && n.rfind("classifier.", 0) != 0) n = "bert." + n;
+    out.emplace_back(n, std::move(t));
+  }
+  return out;
+}
+
+// A parameter the files do not have but the task head needs (a pretrained BERT's classifier
+// and, in some exports, pooler): newly initialised as transformers does (normal(0, std)
+// weights, zero biases), in place, so the model keeps its identity.
+bool new_head_parameter(const std::string& name) { return name.rfind("classifier.", 0) == 0 || name.rfind("bert.pooler.", 0) == 0; }
+
+void initialise_new(const at::Tensor& param, double std) {
+  c10::NoGradGuard no_grad;
+  at::Tensor value = at::empty(param.sizes(), at::TensorOptions().dtype(param.scalar_type()));
+  if (param.dim() >= 2) value.normal_(0.0, std);
+  else value.zero_();
+  at::Tensor(param).set_data(value);
+}
+
 // load_named's checks for a model built under MetaInit: every parameter is recorded with
-// the file tensor that holds it (ParameterStore), persistent buffers are read now.
-void defer_named(Module& model, const FileTensors& tensors, const std::string& where) {
+// the file tensor that holds it (ParameterStore), persistent buffers are read now. Missing
+// parameters `may_be_new` accepts are initialised with normal(0, init_std) weights instead.
+void defer_named(Module& model, const FileTensors& tensors, const std::string& where,
+                 const std::function<bool(const std::string&)>& may_be_new = nullptr, double init_std = 0.02) {
   const NamedTensorList own = model.state_dict();
   std::map<std::string, at::Tensor> own_by_name(own.begin(), own.end());
   std::set<const void*> params;
@@ -257,8 +289,11 @@ void defer_named(Module& model, const FileTensors& tensors, const std::string& w
   }
   if (!mismatched.empty())
     throw CheckpointError("shape mismatch for " + std::to_string(mismatched.size()) + " key(s): " + key_list(mismatched), where);
-  for (const auto& [name, t] : own)
-    if (!loaded.count(t.unsafeGetTensorImpl())) missing.push_back(name);
+  for (const auto& [name, t] : own) {
+    if (loaded.count(t.unsafeGetTensorImpl())) continue;
+    if (may_be_new && may_be_new(name) && params.count(t.unsafeGetTensorImpl())) initialise_new(t, init_std);
+    else missing.push_back(name);
+  }
   refuse_key_differences(missing, unexpected, where);
   model.set_parameter_store(std::move(weights));
 }
@@ -292,20 +327,33 @@ at::ScalarType resolve_dtype(const std::string& asked, const json& config, const
 
 }  // namespace
 
-ModulePtr from_pretrained(const std::string& dir, bool deferred, const std::string& dtype) {
+ModulePtr from_pretrained(const std::string& dir, bool deferred, const std::string& dtype, int64_t num_labels) {
   const fs::path folder(dir);
   if (!fs::is_directory(folder)) throw CheckpointError("not a folder (from_pretrained needs a Hugging Face model folder)", dir);
   // A peft adapter folder: its base model with the adapters (peft's AutoPeftModel).
-  if (!fs::exists(folder / "config.json") && fs::exists(folder / "adapter_config.json")) return load_adapter_folder(dir, "", deferred, dtype);
+  if (!fs::exists(folder / "config.json") && fs::exists(folder / "adapter_config.json")) {
+    if (num_labels > 0) throw RecipeError("from_pretrained: num_labels is for a classification model's folder, not a LoRA adapter's");
+    return load_adapter_folder(dir, "", deferred, dtype);
+  }
   const json config = read_config(folder);
   const std::string where = (folder / "config.json").string();
+  const std::string type = config.value("model_type", std::string());
+  if (num_labels > 0 && type != "bert")
+    throw RecipeError("from_pretrained: num_labels is for a classification model (model_type bert), not " + (type.empty() ? "this folder" : type));
   ModulePtr model;
   {
     MetaInit meta;  // no memory and no random values for weights the files replace
-    const bool llama = is_llama_family(config.value("model_type", std::string()));
-    model = llama ? make_llama(llama_config_from_hf(config, where)) : make_gpt(gpt_config(config, where));  // config errors first
+    const bool bert = type == "bert", llama = is_llama_family(type);
+    std::optional<EncoderConfig> encoder;
+    if (bert) {
+      encoder = bert_config_from_hf(config, where);
+      if (num_labels > 0 && num_labels != encoder->num_labels) encoder->num_labels = num_labels, encoder->labels.clear();
+    }
+    // Config errors first, then the files.
+    model = bert ? make_encoder_classifier(*encoder) : llama ? make_llama(llama_config_from_hf(config, where)) : make_gpt(gpt_config(config, where));
     const FileTensors files = weight_files(folder);
-    defer_named(*model, llama ? hf_llama_names(files) : hf_gpt2_names(files, dir), dir);
+    if (bert) defer_named(*model, hf_bert_names(files), dir, new_head_parameter, encoder->initializer_range);
+    else defer_named(*model, llama ? hf_llama_names(files) : hf_gpt2_names(files, dir), dir);
     model->to(resolve_dtype(dtype, config, files, where));  // the values are converted as they are read (parameter_store.h)
   }
   if (!deferred) materialize(*model);

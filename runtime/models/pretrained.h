@@ -20,7 +20,10 @@ namespace runner::models {
 // `dtype`: "auto" (transformers v5's default: config.json's dtype, or v4's torch_dtype, else
 // the files' first floating-point tensor's), or "float32", "bfloat16", "float16", "float64".
 // A peft adapter folder loads its base model so, with fp32 adapters on a bf16/fp16 base.
-ModulePtr from_pretrained(const std::string& dir, bool deferred = false, const std::string& dtype = "auto");
+// model_type bert: a BertForSequenceClassification (make_encoder_classifier); a pretrained
+// BERT's missing classifier (and pooler) is newly initialised, as transformers does, and
+// `num_labels` > 0 sizes it (transformers' from_pretrained(..., num_labels=n)).
+ModulePtr from_pretrained(const std::string& dir, bool deferred = false, const std::string& dtype = "auto", int64_t num_labels = 0);
 
 // Loads a safetensors file into `model` (values copied in place, converted to the model's
 // dtypes). A key missing from the file whose tensor is tied to a key that is present (GPT-2's

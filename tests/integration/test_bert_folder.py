@@ -1,0 +1,138 @@
+"""BERT folders, as the HF Trainer's text-classification examples fine-tune them:
+models.from_pretrained reads a BertForSequenceClassification folder with transformers'
+logits and loss, a pretrained BERT (BertForPreTraining's files) gets a new classifier of
+num_labels (as from_pretrained(..., num_labels=n) gives), and what the Trainer writes loads
+with AutoModelForSequenceClassification, labels' names kept. Exit 77 (skipped) without
+transformers."""
+import json
+import os
+import re
+import sys
+import unittest
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(__file__))
+from runner_test_util import TempDir, read_safetensors, run, write  # noqa: E402
+
+try:
+    import torch
+    import transformers
+    from transformers import AutoModelForSequenceClassification, BertConfig
+except ImportError as e:
+    print(f"SKIP: transformers not installed ({e}); scripts/setup installs it")
+    sys.exit(77)
+
+transformers.logging.set_verbosity_error()
+
+IDS = [[2, 17, 40, 9, 33, 3, 0, 0], [2, 5, 61, 12, 3, 44, 8, 3]]
+MASK = [[1, 1, 1, 1, 1, 1, 0, 0], [1, 1, 1, 1, 1, 1, 1, 1]]
+TYPES = [[0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 1, 1, 1]]
+
+# Prints the logits (and loss) of FOLDER's model on the batch above, as JSON lines.
+LOGITS = """
+local models = require "runner.models"
+local m = models.from_pretrained("FOLDER" OPTIONS)
+local batch = { input_ids = torch.tensor(IDS), attention_mask = torch.tensor(MASK), token_type_ids = torch.tensor(TYPES),
+                labels = torch.tensor{ 1, 0 } }
+local out = m(batch)
+local function list(t) local r = {} for _, row in ipairs(t:double():tolist()) do r[#r + 1] = "[" .. table.concat(row, ",") .. "]" end return "[" .. table.concat(r, ",") .. "]" end
+print("LOGITS " .. list(out.logits))
+print("LOSS " .. string.format("%.9g", out.loss:item()))
+return { datasets = { train = (require "runner.data").tensors{ x = torch.zeros(2, 1) } }, model = nn.Linear(1, 1) }
+"""
+
+
+def lua_list(rows):
+    return "{ " + ", ".join("{ " + ", ".join(map(str, r)) + " }" for r in rows) + " }"
+
+
+def small_config(**kw):
+    return BertConfig(vocab_size=64, hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=48,
+                      max_position_embeddings=16, type_vocab_size=2, **kw)
+
+
+class BertFolder(unittest.TestCase):
+    def runner_logits(self, d, folder, options=""):
+        script = (LOGITS.replace("FOLDER", folder).replace("OPTIONS", options).replace("IDS", lua_list(IDS))
+                  .replace("MASK", lua_list(MASK)).replace("TYPES", lua_list(TYPES)))
+        code, out, err = run("check", write(os.path.join(d, "logits.lua"), script), cwd=d)
+        self.assertEqual(code, 0, err[-3000:])
+        text = out + err
+        logits = json.loads(re.search(r"LOGITS (.*)$", text, re.M).group(1))
+        loss = float(re.search(r"LOSS (\S+)", text).group(1))
+        return np.array(logits), loss
+
+    def hf_logits(self, model):
+        with torch.no_grad():
+            out = model(input_ids=torch.tensor(IDS), attention_mask=torch.tensor(MASK), token_type_ids=torch.tensor(TYPES),
+                        labels=torch.tensor([1, 0]))
+        return out.logits.numpy(), float(out.loss)
+
+    def test_sequence_classification_folder_gives_transformers_logits(self):
+        with TempDir() as d:
+            torch.manual_seed(0)
+            config = small_config(num_labels=3, id2label={0: "neg", 1: "neu", 2: "pos"}, label2id={"neg": 0, "neu": 1, "pos": 2},
+                                  attention_probs_dropout_prob=0.2, classifier_dropout=0.3)
+            hf = transformers.BertForSequenceClassification(config).eval()
+            hf.save_pretrained(os.path.join(d, "cls"))
+            logits, loss = self.runner_logits(d, "cls")
+            want_logits, want_loss = self.hf_logits(hf)
+            np.testing.assert_allclose(logits, want_logits, rtol=1e-5, atol=1e-5)
+            self.assertAlmostEqual(loss, want_loss, places=5)
+
+    def test_pretrained_bert_gets_a_new_head_and_the_fine_tuned_folder_loads_in_transformers(self):
+        with TempDir() as d:
+            torch.manual_seed(0)
+            pre = transformers.BertForPreTraining(small_config()).eval()
+            pre.save_pretrained(os.path.join(d, "pre"))
+            names = set(read_safetensors(os.path.join(d, "pre", "model.safetensors")))
+            self.assertTrue(any(n.startswith("cls.") for n in names))
+            self.assertFalse(any(n.startswith("classifier.") for n in names))
+            recipe = """local data, models = require "runner.data", require "runner.models"
+torch.manual_seed(0)
+local ids = torch.randint(4, 64, {32, 8})
+local labels = ids:select(1, 1):remainder(4)
+local model = models.from_pretrained("pre", { num_labels = 4 })
+print("HEAD " .. string.format("%.6g %.6g", model.classifier.weight:std():item(), model.classifier.bias:abs():max():item()))
+return {
+  args = { output_dir = "out", max_steps = 6, learning_rate = 1e-3, per_device_train_batch_size = 8, report_to = "none",
+           save_strategy = "no" },
+  datasets = { train = data.tensors{ input_ids = ids, attention_mask = torch.ones(32, 8):long(), labels = labels } },
+  model = model,
+}
+"""
+            code, out, err = run(write(os.path.join(d, "train.lua"), recipe), cwd=d)
+            self.assertEqual(code, 0, err[-3000:])
+            std, bias = map(float, re.search(r"HEAD (\S+) (\S+)", out + err).groups())
+            self.assertAlmostEqual(std, 0.02, delta=0.006)  # transformers' init: normal(0, initializer_range), zero bias
+            self.assertEqual(bias, 0.0)
+            # the encoder trained from the pretrained weights: the saved folder holds BertForSequenceClassification's names
+            saved = read_safetensors(os.path.join(d, "out", "model.safetensors"))
+            self.assertEqual(set(saved), set(transformers.BertForSequenceClassification(small_config(num_labels=4)).state_dict()))
+            hf = AutoModelForSequenceClassification.from_pretrained(os.path.join(d, "out")).eval()
+            self.assertEqual(type(hf).__name__, "BertForSequenceClassification")
+            self.assertEqual(hf.config.num_labels, 4)
+            logits, loss = self.runner_logits(d, "out")
+            want_logits, want_loss = self.hf_logits(hf)
+            np.testing.assert_allclose(logits, want_logits, rtol=1e-5, atol=1e-5)
+            self.assertAlmostEqual(loss, want_loss, places=5)
+
+    def test_refusals(self):
+        with TempDir() as d:
+            torch.manual_seed(0)
+            transformers.BertForSequenceClassification(small_config(hidden_act="gelu_new")).save_pretrained(os.path.join(d, "act"))
+            transformers.GPT2LMHeadModel(transformers.GPT2Config(vocab_size=64, n_positions=16, n_embd=32, n_layer=1, n_head=2)
+                                         ).save_pretrained(os.path.join(d, "gpt2"))
+            for folder, options, message in [("act", "", 'hidden_act "gelu_new" is not supported'),
+                                             ("gpt2", ", { num_labels = 3 }", "num_labels is for a classification model")]:
+                with self.subTest(folder=folder):
+                    script = (LOGITS.replace("FOLDER", folder).replace("OPTIONS", options).replace("IDS", lua_list(IDS))
+                              .replace("MASK", lua_list(MASK)).replace("TYPES", lua_list(TYPES)))
+                    code, out, err = run("check", write(os.path.join(d, "bad.lua"), script), cwd=d)
+                    self.assertEqual(code, 2, err)
+                    self.assertIn(message, err)
+
+
+if __name__ == "__main__":
+    unittest.main()
