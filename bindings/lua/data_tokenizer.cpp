@@ -1,5 +1,6 @@
 // data.tokenizer("tokenizer.json"): an HF tokenizer (runtime/data/tokenizers) as a userdata
-// with tok:encode(text [, {add_special_tokens = true}]) → int64 tensor,
+// with tok:encode(text [, {add_special_tokens = true, max_length}]) → int64 tensor,
+// tok(text [, text_pair] [, {...}]) → {input_ids, token_type_ids, attention_mask},
 // tok:decode(ids [, {skip_special_tokens = false}]) → string (ids: a tensor or a list),
 // tok:vocab_size(), tok:token_to_id(token) (nil when absent), tok:id_to_token(id).
 #include "bindings/lua/data_binding.h"
@@ -32,12 +33,52 @@ bool flag(lua_State* L, int idx, const char* name, bool fallback) {
   return v;
 }
 
+// The options encode and tok(...) share: add_special_tokens, max_length (truncation to it).
+struct EncodeOptions {
+  bool add_special = true;
+  int64_t max_length = 0;
+};
+EncodeOptions encode_options(lua_State* L, int idx, const char* fn) {
+  EncodeOptions e;
+  if (lua_isnoneornil(L, idx)) return e;
+  Options o(L, idx, fn);
+  e.add_special = o.boolean("add_special_tokens", true);
+  e.max_length = o.integer("max_length", 0);
+  o.finish();
+  if (e.max_length < 0) throw RecipeError(std::string(fn) + ": max_length must be > 0");
+  return e;
+}
+
+at::Tensor ids_tensor(const std::vector<int64_t>& ids) { return at::tensor(at::ArrayRef<int64_t>(ids), at::kLong); }
+
 int t_encode(lua_State* L) {
   data::HfTokenizer& t = self(L);
   size_t n = 0;
   const char* s = luaL_checklstring(L, 2, &n);
-  const auto ids = t.encode(std::string_view(s, n), flag(L, 3, "add_special_tokens", true));
-  push_tensor(L, at::tensor(at::ArrayRef<int64_t>(ids), at::kLong));
+  const EncodeOptions e = encode_options(L, 3, "tok:encode");
+  push_tensor(L, ids_tensor(e.max_length > 0 ? t.encode_typed(std::string_view(s, n), nullptr, e.add_special, e.max_length).ids
+                                             : t.encode(std::string_view(s, n), e.add_special)));
+  return 1;
+}
+
+// tok(text [, text_pair] [, {max_length, add_special_tokens}]): transformers' tokenizer(...),
+// {input_ids, token_type_ids, attention_mask} (1-D int64), ready for a padding collator.
+int t_call(lua_State* L) {
+  data::HfTokenizer& t = self(L);
+  size_t n = 0, m = 0;
+  const char* a = luaL_checklstring(L, 2, &n);
+  const bool has_pair = lua_type(L, 3) == LUA_TSTRING;
+  const char* b = has_pair ? lua_tolstring(L, 3, &m) : nullptr;
+  const EncodeOptions e = encode_options(L, has_pair ? 4 : 3, "tokenizer(text, text_pair, options)");
+  const std::string_view pair(b ? b : "", m);
+  const auto enc = t.encode_typed(std::string_view(a, n), has_pair ? &pair : nullptr, e.add_special, e.max_length);
+  lua_createtable(L, 0, 3);
+  push_tensor(L, ids_tensor(enc.ids));
+  lua_setfield(L, -2, "input_ids");
+  push_tensor(L, ids_tensor(enc.type_ids));
+  lua_setfield(L, -2, "token_type_ids");
+  push_tensor(L, at::ones({static_cast<int64_t>(enc.ids.size())}, at::kLong));
+  lua_setfield(L, -2, "attention_mask");
   return 1;
 }
 
@@ -94,6 +135,8 @@ int d_tokenizer(lua_State* L) {
   if (luaL_newmetatable(L, kTokenizerMeta)) {
     lua_pushcfunction(L, t_gc);
     lua_setfield(L, -2, "__gc");
+    lua_pushcfunction(L, guarded<t_call>);
+    lua_setfield(L, -2, "__call");
     lua_newtable(L);
     set_functions(L, {{"encode", guarded<t_encode>}, {"decode", guarded<t_decode>}, {"vocab_size", guarded<t_vocab_size>},
                       {"token_to_id", guarded<t_token_to_id>}, {"id_to_token", guarded<t_id_to_token>}});

@@ -174,8 +174,20 @@ for style in ("gpt2", "llama3", "qwen2", "roberta", "lower", "llama2", "llama2_m
     for s, keep in (("🙂", 1), ("🦙 你", -1)):
         partial = tok.encode(s, add_special_tokens=False).ids[:keep]
         rows.append({"decode_only": partial, "decoded": tok.decode(partial, skip_special_tokens=False)})
+    # transformers' tokenizer(a, b, truncation=True, max_length=n): the pair template's ids and
+    # type ids, the texts cut longest-first (a single text from its end)
+    pairs = []
+    for a, b in (("Don't stop!!! Really??", "naïve café résumé"), ("Hello world", ""), (text[1000:1200], "short one"),
+                 ("short", text[2000:2300]), ("東京は日本の首都です。", "Привет, мир!")):
+        for max_length in (0, 12, 17, 40):
+            if max_length:
+                tok.enable_truncation(max_length, strategy="longest_first")
+            single, paired = tok.encode(a), tok.encode(a, b)
+            tok.no_truncation()
+            pairs.append({"a": a, "b": b, "max_length": max_length, "single": single.ids, "single_types": single.type_ids,
+                          "ids": paired.ids, "type_ids": paired.type_ids})
     size = tok.get_vocab_size(with_added_tokens=True)
-    result[style] = {"vocab_size": size, "cases": rows, "id_to_token": [tok.id_to_token(i) or "" for i in range(size)],
+    result[style] = {"vocab_size": size, "cases": rows, "pairs": pairs, "id_to_token": [tok.id_to_token(i) or "" for i in range(size)],
                      "added_ids": {t.content: i for i, t in tok.get_added_tokens_decoder().items()}}
 with open(os.path.join(out, "expected.json"), "w", encoding="utf-8") as f:
     json.dump(result, f, ensure_ascii=False)

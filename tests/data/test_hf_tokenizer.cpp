@@ -70,6 +70,18 @@ class HfTokenizerGolden : public ::testing::Test {
       for (int64_t id : ids) byte_tokens += tok->id_to_token(id).rfind("<0x", 0) == 0;
       ++n;
     }
+    for (const auto& c : e.at("pairs")) {  // tokenizer(a[, b], truncation=True, max_length=n)
+      const std::string a = c.at("a").get<std::string>(), b = c.at("b").get<std::string>();
+      const std::string_view pair = b;
+      const int64_t max_length = c.at("max_length").get<int64_t>();
+      const std::string what = style + ": (" + a.substr(0, 20) + ", " + b.substr(0, 20) + ") max_length " + std::to_string(max_length);
+      const auto single = tok->encode_typed(a, nullptr, true, max_length);
+      EXPECT_EQ(single.ids, c.at("single").get<std::vector<int64_t>>()) << what;
+      EXPECT_EQ(single.type_ids, c.at("single_types").get<std::vector<int64_t>>()) << what;
+      const auto both = tok->encode_typed(a, &pair, true, max_length);
+      EXPECT_EQ(both.ids, c.at("ids").get<std::vector<int64_t>>()) << what;
+      EXPECT_EQ(both.type_ids, c.at("type_ids").get<std::vector<int64_t>>()) << what;
+    }
     EXPECT_GE(n, 30);
     if (byte_fallback) EXPECT_GE(byte_tokens, 20) << style;
   }

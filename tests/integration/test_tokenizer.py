@@ -58,6 +58,44 @@ class Tokenizer(unittest.TestCase):
     def test_sentencepiece_style_with_byte_fallback_matches_tokenizers(self):
         self.check_style("llama2", "<s>")
 
+    def test_text_pairs_and_truncation_from_a_recipe_match_tokenizers(self):
+        """tok(a, b, {max_length = n}) as transformers' tokenizer(a, b, truncation=True,
+        max_length=n): BERT's [CLS] A [SEP] B [SEP] with token_type_ids, longest-first cut."""
+        with TempDir() as tmp:
+            p = subprocess.run([PYTHON, os.path.join(SOURCE, "tests/data/hf_tokenizer_reference.py"), tmp, SOURCE], capture_output=True, text=True)
+            if p.returncode == 77:
+                self.skipTest("the tokenizers package is not installed")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            with open(os.path.join(tmp, "expected.json"), encoding="utf-8") as f:
+                pairs = [c for c in json.load(f)["bert"]["pairs"] if c["b"]]
+            lines = ['local data, recipe = require "runner.data", require "runner.recipe"',
+                     'local tok = data.tokenizer(recipe.path("bert/tokenizer.json"))',
+                     'local function show(t) return table.concat(t:tolist(), " ") end']
+            for i, c in enumerate(pairs):
+                opts = f", {{ max_length = {c['max_length']} }}" if c["max_length"] else ""
+                lines.append(f"do local e = tok({lua_string(c['a'])}, {lua_string(c['b'])}{opts}); "
+                             f'print("PAIR {i} " .. show(e.input_ids) .. " | " .. show(e.token_type_ids) .. " | " .. show(e.attention_mask)) end')
+                if c["max_length"]:
+                    lines.append(f'print("ONE {i} " .. show(tok:encode({lua_string(c["a"])}{opts})))')
+            lines.append('return { datasets = { train = data.tensors{ x = torch.zeros(2, 1), labels = torch.zeros(2, 1) } }, model = nn.Linear(1, 1) }')
+            code, _, err = run("check", write(os.path.join(tmp, "r.lua"), "\n".join(lines) + "\n"), "--output_dir", os.path.join(tmp, "o"))
+            self.assertEqual(code, 0, err[-3000:])
+            got, one = {}, {}
+            for line in err.splitlines():
+                if "] PAIR " in line:
+                    i, rest = line.split("] PAIR ")[1].split(" ", 1)
+                    got[int(i)] = [[int(x) for x in part.split()] for part in rest.split(" | ")]
+                if "] ONE " in line:
+                    i, rest = line.split("] ONE ")[1].split(" ", 1)
+                    one[int(i)] = [int(x) for x in rest.split()]
+            self.assertEqual(len(got), len(pairs))
+            for i, c in enumerate(pairs):
+                self.assertEqual(got[i], [c["ids"], c["type_ids"], [1] * len(c["ids"])], (c["a"][:20], c["max_length"]))
+                if c["max_length"]:
+                    self.assertEqual(one[i], c["single"])
+                    self.assertLessEqual(len(c["ids"]), c["max_length"])
+            self.assertTrue(any(1 in c["type_ids"] for c in pairs))
+
     def test_missing_or_unsupported_files_are_one_line(self):
         with TempDir() as tmp:
             write(os.path.join(tmp, "bad.json"), json.dumps({"model": {"type": "Unigram", "vocab": []}}))

@@ -105,6 +105,13 @@ struct HfTokenizer::Impl {
   std::unordered_map<int64_t, std::string> id_to_token;
   std::unordered_map<int64_t, bool> special_ids;
   std::vector<int64_t> prefix_ids, suffix_ids;  // the post-processor's template around the text
+  // The templates as pieces: special tokens, or the text (0) / the pair (1); each with its type id.
+  struct Piece {
+    int sequence = -1;  // -1: the special ids
+    std::vector<int64_t> ids;
+    int64_t type_id = 0;
+  };
+  std::vector<Piece> single_template, pair_template;  // empty: no post-processor (A then B, type ids 0 and 1)
   // ByteLevel or RobertaProcessing with trim_offsets: offsets leave out a token's outer spaces.
   bool trim_offsets = false, trim_keeps_prefix_space = false;
 
@@ -119,6 +126,22 @@ struct HfTokenizer::Impl {
       trim_offsets = p.value("trim_offsets", true);
       trim_keeps_prefix_space = p.value("add_prefix_space", true);
     } else if (type == "TemplateProcessing") {
+      for (const auto& [key, target] : {std::pair<const char*, std::vector<Piece>*>{"single", &single_template}, {"pair", &pair_template}})
+        for (const auto& piece : p.value(key, json::array())) {
+          Piece out;
+          if (piece.contains("Sequence")) {
+            out.sequence = piece["Sequence"].at("id").get<std::string>() == "B" ? 1 : 0;
+            out.type_id = piece["Sequence"].value("type_id", int64_t{0});
+          } else if (piece.contains("SpecialToken")) {
+            const std::string name = piece["SpecialToken"].at("id").get<std::string>();
+            const json& tokens = p.at("special_tokens");
+            if (!tokens.contains(name) || !tokens[name].contains("ids") || tokens[name]["ids"].empty())
+              fail("post_processor: special token \"" + name + "\" has no id");
+            out.ids = tokens[name]["ids"].get<std::vector<int64_t>>();
+            out.type_id = piece["SpecialToken"].value("type_id", int64_t{0});
+          }
+          target->push_back(std::move(out));
+        }
       bool before = true;
       for (const auto& piece : p.at("single")) {
         if (piece.contains("Sequence")) {
@@ -134,6 +157,13 @@ struct HfTokenizer::Impl {
     } else if (type == "BertProcessing" || type == "RobertaProcessing") {
       prefix_ids.push_back(p.at("cls")[1].get<int64_t>());
       suffix_ids.push_back(p.at("sep")[1].get<int64_t>());
+      // BERT: [CLS] A [SEP] B [SEP], the pair's part type 1; RoBERTa: <s> A </s> </s> B </s>, all type 0.
+      const int64_t cls = prefix_ids.back(), sep = suffix_ids.back(), second = type == "BertProcessing" ? 1 : 0;
+      single_template = {{-1, {cls}, 0}, {0, {}, 0}, {-1, {sep}, 0}};
+      pair_template = {{-1, {cls}, 0}, {0, {}, 0}, {-1, {sep}, 0}};
+      if (second == 0) pair_template.push_back({-1, {sep}, 0});
+      pair_template.push_back({1, {}, second});
+      pair_template.push_back({-1, {sep}, second});
       if (type == "RobertaProcessing") {
         trim_offsets = p.value("trim_offsets", true);
         trim_keeps_prefix_space = p.value("add_prefix_space", true);
@@ -291,6 +321,37 @@ std::shared_ptr<HfTokenizer> HfTokenizer::load(const std::string& path) {
 }
 
 std::vector<int64_t> HfTokenizer::encode(std::string_view text, bool add_special_tokens) const { return impl_->encode(text, add_special_tokens); }
+
+HfTokenizer::TypedEncoding HfTokenizer::encode_typed(std::string_view text, const std::string_view* pair, bool add_special_tokens,
+                                                     int64_t max_length) const {
+  std::vector<int64_t> seq[2] = {impl_->encode(text, false), pair ? impl_->encode(*pair, false) : std::vector<int64_t>{}};
+  const auto& pieces = pair ? impl_->pair_template : impl_->single_template;
+  // Without a template the special tokens are the single prefix/suffix (TemplateProcessing
+  // loads both); a pair without one is A then B.
+  std::vector<Impl::Piece> layout = pieces;
+  if (layout.empty()) {
+    layout.push_back({0, {}, 0});
+    if (pair) layout.push_back({1, {}, 1});
+  }
+  if (!add_special_tokens) layout.erase(std::remove_if(layout.begin(), layout.end(), [](const Impl::Piece& p) { return p.sequence < 0; }), layout.end());
+  if (max_length > 0) {
+    int64_t specials = 0;
+    for (const auto& p : layout) specials += static_cast<int64_t>(p.ids.size());
+    if (specials > max_length)
+      throw DataError("max_length " + std::to_string(max_length) + " leaves no room for the text beside " + std::to_string(specials) +
+                          " special tokens",
+                      impl_->path);
+    const size_t room = static_cast<size_t>(max_length - specials);
+    while (seq[0].size() + seq[1].size() > room) seq[seq[1].size() >= seq[0].size() ? 1 : 0].pop_back();  // longest_first, the pair on ties
+  }
+  TypedEncoding out;
+  for (const auto& p : layout) {
+    const auto& ids = p.sequence < 0 ? p.ids : seq[p.sequence];
+    out.ids.insert(out.ids.end(), ids.begin(), ids.end());
+    out.type_ids.insert(out.type_ids.end(), ids.size(), p.type_id);
+  }
+  return out;
+}
 
 HfTokenizer::Encoding HfTokenizer::encode_with_offsets(std::string_view text, bool add_special_tokens) const {
   return impl_->encode_with_offsets(text, add_special_tokens);

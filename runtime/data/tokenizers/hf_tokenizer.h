@@ -41,6 +41,18 @@ class HfTokenizer {
     std::vector<std::pair<size_t, size_t>> offsets;
   };
   Encoding encode_with_offsets(std::string_view text, bool add_special_tokens = true) const;
+  // transformers' tokenizer(text[, text_pair], truncation=True, max_length=...): the ids of one
+  // text or of a pair laid out by the post-processor's pair template ([CLS] A [SEP] B [SEP]),
+  // with each token's sequence id (token_type_ids: the template's type ids; without a template
+  // 0 for the text, 1 for the pair). `max_length` > 0 cuts the texts' tokens first, so the
+  // result with its special tokens has at most that many: a single text from its end, a pair
+  // one token at a time from the longer (HF's "longest_first"). A DataError when the special
+  // tokens alone exceed it.
+  struct TypedEncoding {
+    std::vector<int64_t> ids, type_ids;
+  };
+  TypedEncoding encode_typed(std::string_view text, const std::string_view* pair = nullptr, bool add_special_tokens = true,
+                             int64_t max_length = 0) const;
   // The post-processor's tokens before and after a single text (Llama 2: <s> and none).
   const std::vector<int64_t>& special_prefix() const;
   const std::vector<int64_t>& special_suffix() const;
