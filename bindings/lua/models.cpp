@@ -129,7 +129,10 @@ int m_encoder_classifier(lua_State* L) {
   c.hidden_size = o.integer("hidden_size", c.hidden_size);
   c.intermediate_size = o.integer("intermediate_size", c.intermediate_size);
   c.dropout = o.number("dropout", c.dropout);
-  c.num_labels = o.integer("num_labels", c.num_labels);
+  c.labels = o.string_list("labels", {});  // id2label's names, in id order
+  c.num_labels = o.integer("num_labels", c.labels.empty() ? c.num_labels : static_cast<int64_t>(c.labels.size()));
+  if (!c.labels.empty() && c.num_labels != static_cast<int64_t>(c.labels.size()))
+    throw RecipeError("models.encoder_classifier: labels names " + std::to_string(c.labels.size()) + " labels but num_labels is " + std::to_string(c.num_labels));
   c.layer_norm_eps = o.number("layer_norm_eps", c.layer_norm_eps);
   o.finish();
   return ret(L, models::make_encoder_classifier(c));
@@ -182,7 +185,7 @@ int m_lora(lua_State* L) {
 // The weights stay in their files until the Trainer (or recipe code using the model) needs
 // them: under ZeRO-3 each rank then reads only its shards (parameter_store.h).
 // models.from_pretrained(dir[, {dtype = "auto" | "float32" | "bfloat16" | "float16", fused_linear_cross_entropy = true,
-// num_labels}])
+// num_labels, labels = {name, ...}}])
 int m_from_pretrained(lua_State* L) {
   const std::string dir = checked_path(luaL_checkstring(L, 1), "models.from_pretrained");
   Options o(L, 2, "models.from_pretrained");
@@ -190,8 +193,11 @@ int m_from_pretrained(lua_State* L) {
   const bool fused = o.boolean("fused_linear_cross_entropy", true);
   int64_t num_labels = 0;  // 0: the config's
   if (o.has("num_labels") && (num_labels = o.integer("num_labels", 0)) <= 0) throw RecipeError("models.from_pretrained: num_labels must be > 0");
+  const std::vector<std::string> labels = o.string_list("labels", {});  // id2label's names, in id order
+  if (!labels.empty() && num_labels > 0 && num_labels != static_cast<int64_t>(labels.size()))
+    throw RecipeError("models.from_pretrained: labels names " + std::to_string(labels.size()) + " labels but num_labels is " + std::to_string(num_labels));
   o.finish();
-  models::ModulePtr m = models::from_pretrained(dir, /*deferred=*/true, dtype, num_labels);  // GPT-2, Llama family or BERT
+  models::ModulePtr m = models::from_pretrained(dir, /*deferred=*/true, dtype, num_labels, labels);  // GPT-2, Llama family or BERT
   m->set_fused_linear_cross_entropy(fused);
   return ret(L, m);
 }

@@ -327,19 +327,22 @@ at::ScalarType resolve_dtype(const std::string& asked, const json& config, const
 
 }  // namespace
 
-ModulePtr from_pretrained(const std::string& dir, bool deferred, const std::string& dtype, int64_t num_labels) {
+ModulePtr from_pretrained(const std::string& dir, bool deferred, const std::string& dtype, int64_t num_labels,
+                          const std::vector<std::string>& labels) {
+  if (num_labels == 0) num_labels = static_cast<int64_t>(labels.size());
   const fs::path folder(dir);
   if (!fs::is_directory(folder)) throw CheckpointError("not a folder (from_pretrained needs a Hugging Face model folder)", dir);
   // A peft adapter folder: its base model with the adapters (peft's AutoPeftModel).
   if (!fs::exists(folder / "config.json") && fs::exists(folder / "adapter_config.json")) {
-    if (num_labels > 0) throw RecipeError("from_pretrained: num_labels is for a classification model's folder, not a LoRA adapter's");
+    if (num_labels > 0) throw RecipeError("from_pretrained: num_labels and labels are for a classification model's folder, not a LoRA adapter's");
     return load_adapter_folder(dir, "", deferred, dtype);
   }
   const json config = read_config(folder);
   const std::string where = (folder / "config.json").string();
   const std::string type = config.value("model_type", std::string());
   if (num_labels > 0 && type != "bert")
-    throw RecipeError("from_pretrained: num_labels is for a classification model (model_type bert), not " + (type.empty() ? "this folder" : type));
+    throw RecipeError("from_pretrained: num_labels and labels are for a classification model (model_type bert), not " +
+                      (type.empty() ? "this folder" : type));
   ModulePtr model;
   {
     MetaInit meta;  // no memory and no random values for weights the files replace
@@ -348,6 +351,7 @@ ModulePtr from_pretrained(const std::string& dir, bool deferred, const std::stri
     if (bert) {
       encoder = bert_config_from_hf(config, where);
       if (num_labels > 0 && num_labels != encoder->num_labels) encoder->num_labels = num_labels, encoder->labels.clear();
+      if (!labels.empty()) encoder->labels = labels;
     }
     // Config errors first, then the files.
     model = bert ? make_encoder_classifier(*encoder) : llama ? make_llama(llama_config_from_hf(config, where)) : make_gpt(gpt_config(config, where));

@@ -22,8 +22,10 @@ namespace runner::models {
 // A peft adapter folder loads its base model so, with fp32 adapters on a bf16/fp16 base.
 // model_type bert: a BertForSequenceClassification (make_encoder_classifier); a pretrained
 // BERT's missing classifier (and pooler) is newly initialised, as transformers does, and
-// `num_labels` > 0 sizes it (transformers' from_pretrained(..., num_labels=n)).
-ModulePtr from_pretrained(const std::string& dir, bool deferred = false, const std::string& dtype = "auto", int64_t num_labels = 0);
+// `num_labels` > 0 sizes it (transformers' from_pretrained(..., num_labels=n)), `labels` names
+// the classes in id order (config.id2label; their count is num_labels when that is 0).
+ModulePtr from_pretrained(const std::string& dir, bool deferred = false, const std::string& dtype = "auto", int64_t num_labels = 0,
+                          const std::vector<std::string>& labels = {});
 
 // Loads a safetensors file into `model` (values copied in place, converted to the model's
 // dtypes). A key missing from the file whose tensor is tied to a key that is present (GPT-2's

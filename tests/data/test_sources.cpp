@@ -38,6 +38,26 @@ TEST(Jsonl, LargeIntegersStayExact) {
   EXPECT_THAT(data_error([&] { data::load_jsonl(huge); }), HasSubstr(huge + ":1: field 'id' holds 9223372036854775808, beyond int64"));
 }
 
+// Strings and objects are text fields (datasets' string and struct columns): map and filter
+// functions see them, batches hold the tensors; a null is an absent key.
+TEST(Jsonl, StringFieldsAreTextFields) {
+  auto ds = data::load_jsonl(temp_file("text.jsonl", "{\"text\": \"good film\", \"label\": 1, \"meta\": {\"src\": \"a\"}}\n"
+                                                     "{\"text\": \"bad\", \"label\": 0, \"meta\": null}\n"));
+  ASSERT_EQ(ds->size(), 2);
+  EXPECT_EQ(ds->fields(), std::vector<std::string>{"label"});
+  EXPECT_EQ(ds->text_fields(), (std::vector<std::string>{"meta", "text"}));
+  EXPECT_EQ(ds->get(1).at("label").item<int64_t>(), 0);
+  EXPECT_EQ(ds->text(0)["text"], "good film");
+  EXPECT_EQ(ds->text(0)["meta"]["src"], "a");
+  EXPECT_FALSE(ds->text(1).contains("meta"));
+  auto only_text = data::load_csv(temp_file("t.csv", "sentence,label\n\"a, b\",pos\nc,neg\n"));
+  EXPECT_TRUE(only_text->fields().empty());
+  EXPECT_EQ(only_text->text(0)["sentence"], "a, b");
+  EXPECT_EQ(only_text->text(1)["label"], "neg");
+  const auto mixed = temp_file("m.jsonl", "{\"x\": 1}\n{\"x\": \"one\"}\n");
+  EXPECT_THAT(data_error([&] { data::load_jsonl(mixed); }), HasSubstr(mixed + ":2: field 'x' mixes text and numbers"));
+}
+
 TEST(Jsonl, VariableLengthFieldsStayPerExample) {
   auto ds = data::load_jsonl(temp_file("v.jsonl", "{\"ids\": [1, 2, 3]}\n{\"ids\": [4]}\n"));
   EXPECT_EQ(ds->get(0).at("ids").size(0), 3);
@@ -50,8 +70,8 @@ TEST(Jsonl, ErrorsNameFileAndLine) {
   EXPECT_THAT(data_error([&] { data::load_jsonl(empty); }), HasSubstr(empty + ": no examples"));
   const auto bad = temp_file("bad.jsonl", "{\"x\": 1}\n{\"x\": \n");
   EXPECT_THAT(data_error([&] { data::load_jsonl(bad); }), HasSubstr(bad + ":2: not valid JSON"));
-  const auto text = temp_file("text.jsonl", "{\"x\": 1, \"t\": \"hello\"}\n");
-  EXPECT_THAT(data_error([&] { data::load_jsonl(text); }), HasSubstr("field 't' holds text"));
+  const auto null = temp_file("null.jsonl", "{\"x\": 1}\n{\"x\": null}\n");
+  EXPECT_THAT(data_error([&] { data::load_jsonl(null); }), HasSubstr(null + ":2: field 'x' is null (empty), which a tensor cannot hold"));
   const auto ragged = temp_file("ragged.jsonl", "{\"x\": [[1, 2], [3]]}\n");
   EXPECT_THAT(data_error([&] { data::load_jsonl(ragged); }), HasSubstr("ragged"));
   const auto non_utf8 = temp_file("latin1.jsonl", "{\"x\": 1, \"t\": \"caf\xe9\"}\n");
@@ -89,7 +109,9 @@ TEST(Csv, QuotedFieldsMayHoldLineBreaksAndErrorsNameTheRecordsFirstLine) {
 TEST(Csv, Errors) {
   const auto short_row = temp_file("s.csv", "a,b\n1,2\n3\n");
   EXPECT_THAT(data_error([&] { data::load_csv(short_row); }), HasSubstr(short_row + ":3: 1 columns, the header has 2"));
-  const auto text = temp_file("t.csv", "a\nhello\n");
-  EXPECT_THAT(data_error([&] { data::load_csv(text); }), HasSubstr("column 'a': \"hello\" is not a number"));
+  const auto mixed = temp_file("t.csv", "a\n1\nhello\n");
+  EXPECT_THAT(data_error([&] { data::load_csv(mixed); }), HasSubstr(mixed + ":3: field 'a' mixes text and numbers"));
+  const auto empty = temp_file("e.csv", "a,b\n1,x\n,y\n");
+  EXPECT_THAT(data_error([&] { data::load_csv(empty); }), HasSubstr(empty + ":3: field 'a' is null (empty)"));
   EXPECT_THAT(data_error([&] { data::load_csv(temp_file("h.csv", "a,b\n")); }), HasSubstr("only a header row"));
 }

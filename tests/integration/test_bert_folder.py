@@ -118,6 +118,56 @@ return {
             np.testing.assert_allclose(logits, want_logits, rtol=1e-5, atol=1e-5)
             self.assertAlmostEqual(loss, want_loss, places=5)
 
+    def test_text_classification_recipe_on_sentence_pairs(self):
+        """recipes/text_classification.lua as run_glue.py runs MRPC-style data: a pretrained BERT
+        folder with its WordPiece tokenizer.json, CSV files of sentence pairs with label names.
+        The output folder, read by transformers with the tokenizer it carries, scores the
+        validation file with the accuracy runner reported."""
+        import csv
+        from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
+        source = os.environ["RUNNER_SOURCE_DIR"]
+        with TempDir() as d:
+            rows = []
+            with open(os.path.join(source, "recipes", "lib", "sentiment.jsonl")) as f:
+                for line in f:
+                    rows.append(json.loads(line))
+            pairs = [(a["sentence"], b["sentence"], "same" if a["label"] == b["label"] else "different")
+                     for a, b in zip(rows[0::2], rows[1::2])]
+            for name, part in (("train.csv", pairs[:90]), ("dev.csv", pairs[90:])):
+                with open(os.path.join(d, name), "w", newline="") as f:
+                    w = csv.writer(f)
+                    w.writerow(["sentence1", "sentence2", "label"])
+                    w.writerows(part)
+            tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+            tok.normalizer = normalizers.BertNormalizer(lowercase=True)
+            tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+            tok.decoder = decoders.WordPiece()
+            tok.train_from_iterator([r["sentence"] for r in rows], trainers.WordPieceTrainer(
+                vocab_size=300, special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"], show_progress=False))
+            tok.post_processor = processors.BertProcessing(("[SEP]", tok.token_to_id("[SEP]")), ("[CLS]", tok.token_to_id("[CLS]")))
+            torch.manual_seed(0)
+            config = BertConfig(vocab_size=tok.get_vocab_size(), hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                                intermediate_size=64, max_position_embeddings=64)
+            transformers.BertForPreTraining(config).save_pretrained(os.path.join(d, "bert"))
+            tok.save(os.path.join(d, "bert", "tokenizer.json"))
+            recipe = os.path.join(source, "recipes", "text_classification.lua")
+            code, out, err = run(recipe, "--model_dir", "bert", "--train_file", "train.csv", "--validation_file", "dev.csv",
+                                 "--max_seq_length", "24", "--num_train_epochs", "2", "--learning_rate", "1e-3", "--output_dir", "out", cwd=d)
+            self.assertEqual(code, 0, err[-3000:])
+            with open(os.path.join(d, "out", "eval_results.json")) as f:
+                accuracy = json.load(f)["eval_accuracy"]
+            hf = AutoModelForSequenceClassification.from_pretrained(os.path.join(d, "out")).eval()
+            self.assertEqual(hf.config.id2label, {0: "different", 1: "same"})  # names in sorted order
+            fast = transformers.PreTrainedTokenizerFast(tokenizer_file=os.path.join(d, "out", "tokenizer.json"), pad_token="[PAD]")
+            dev = pairs[90:]
+            batch = fast([a for a, _, _ in dev], [b for _, b, _ in dev], truncation=True, max_length=24, padding=True, return_tensors="pt",
+                  return_token_type_ids=True)
+            with torch.no_grad():
+                predicted = hf(**batch).logits.argmax(-1).tolist()
+            want = sum(hf.config.id2label[p] == label for p, (_, _, label) in zip(predicted, dev)) / len(dev)
+            self.assertAlmostEqual(accuracy, want, places=6)
+            self.assertIn(1, batch["token_type_ids"].flatten().tolist())
+
     def test_refusals(self):
         with TempDir() as d:
             torch.manual_seed(0)
@@ -125,7 +175,7 @@ return {
             transformers.GPT2LMHeadModel(transformers.GPT2Config(vocab_size=64, n_positions=16, n_embd=32, n_layer=1, n_head=2)
                                          ).save_pretrained(os.path.join(d, "gpt2"))
             for folder, options, message in [("act", "", 'hidden_act "gelu_new" is not supported'),
-                                             ("gpt2", ", { num_labels = 3 }", "num_labels is for a classification model")]:
+                                             ("gpt2", ", { num_labels = 3 }", "num_labels and labels are for a classification model")]:
                 with self.subTest(folder=folder):
                     script = (LOGITS.replace("FOLDER", folder).replace("OPTIONS", options).replace("IDS", lua_list(IDS))
                               .replace("MASK", lua_list(MASK)).replace("TYPES", lua_list(TYPES)))

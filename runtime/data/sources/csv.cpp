@@ -79,10 +79,15 @@ DatasetPtr load_csv(const std::string& path) {
         row[header[c]] = static_cast<int64_t>(iv);
         continue;
       }
+      // As datasets' csv loader infers: numbers, else the cell is text (the whole column then
+      // is a text field); an empty cell is a missing value.
+      if (s.empty()) {
+        row[header[c]] = nullptr;
+        continue;
+      }
       double dv = std::strtod(s.c_str(), &end);
-      if (s.empty() || *end != '\0')
-        throw DataError("column '" + header[c] + "': \"" + s + "\" is not a number", where);
-      row[header[c]] = dv;
+      if (*end != '\0') row[header[c]] = s;
+      else row[header[c]] = dv;
     }
     rows.push_back(std::move(row));
     line_of.push_back(n);
