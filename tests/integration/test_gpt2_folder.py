@@ -220,5 +220,47 @@ return {
             self.assertEqual(code, 0, err[-3000:])
             self.assertEqual(out, want + "\n")  # each continuation on its own line
 
+    def test_predict_with_generate_one_process_zero3_and_transformers_agree(self):
+        """predict_with_generate with a models.gpt: one process gives GPT2LMHeadModel.generate's
+        ids on the saved folder, and ZeRO-3 over two ranks (each block's parameters gathered
+        around its cached forward) gives one process's."""
+        import subprocess
+        from runner_test_util import BINARY, read_safetensors
+        prompts = [[0, 0, 20, 15, 9, 2], [52, 47, 32, 2, 15, 32], [0, 7, 8, 9, 10, 11], [3, 4, 5, 6, 7, 8]]
+        masks = [[0, 0, 1, 1, 1, 1], [1] * 6, [0, 1, 1, 1, 1, 1], [1] * 6]
+        lua = lambda rows: "{ " + ", ".join("{ " + ", ".join(map(str, r)) + " }" for r in rows) + " }"
+        recipe = f"""local data, models = require "runner.data", require "runner.models"
+torch.manual_seed(0)
+local t = torch.randint(1, 64, {{16, 12}})
+return {{
+  args = {{ output_dir = "out", max_steps = 4, per_device_train_batch_size = 4, learning_rate = 1e-3, report_to = "none",
+           do_predict = true, predict_with_generate = true, generation_max_length = 14, save_strategy = "no",
+           per_device_eval_batch_size = 2 }},
+  datasets = {{ train = data.tensors{{ input_ids = t, labels = t }},
+               test = data.tensors{{ input_ids = torch.tensor{lua(prompts)}, attention_mask = torch.tensor{lua(masks)},
+                                    labels = torch.tensor{lua(prompts)} }} }},
+  model = models.gpt{{ vocab_size = 64, block_size = 16, n_layer = 2, n_head = 2, n_embd = 32 }},
+}}
+"""
+        with TempDir() as d:
+            write(os.path.join(d, "train.lua"), recipe)
+            code, _, err = run(os.path.join(d, "train.lua"), "--output_dir", "one", cwd=d, timeout=600)
+            self.assertEqual(code, 0, err[-3000:])
+            p = subprocess.run(["mpiexec", "-n", "2", BINARY, os.path.join(d, "train.lua"), "--output_dir", "two",
+                                "--per_device_train_batch_size", "2", "--deepspeed",
+                                '{"zero_optimization": {"stage": 3, "stage3_param_persistence_threshold": 0}}'],
+                               cwd=d, capture_output=True, text=True, timeout=600)
+            self.assertEqual(p.returncode, 0, p.stderr[-3000:])
+            one = read_safetensors(os.path.join(d, "one", "predictions.safetensors"))["predictions"]
+            two = read_safetensors(os.path.join(d, "two", "predictions.safetensors"))["predictions"]
+            self.assertEqual(one.shape, (4, 14))
+            self.assertEqual(two.tolist(), one.tolist())
+            hf = AutoModelForCausalLM.from_pretrained(os.path.join(d, "one")).eval()
+            with torch.no_grad():
+                want = hf.generate(input_ids=torch.tensor(prompts), attention_mask=torch.tensor(masks), max_length=14, do_sample=False,
+                                   pad_token_id=hf.generation_config.eos_token_id)
+            want = torch.nn.functional.pad(want, (0, 14 - want.shape[1]), value=hf.generation_config.eos_token_id)
+            self.assertEqual(one.tolist(), want.tolist())
+
 if __name__ == "__main__":
     unittest.main()
