@@ -63,6 +63,17 @@ void check_keys(lua_State* L, int t, const std::string& path) {
   }
 }
 
+// A dataset of text fields only (a JSONL or CSV of sentences, not yet tokenized) would give
+// empty batches: the Trainer only feeds tensors to the model.
+void require_tensor_fields(const data::DatasetPtr& ds, const std::string& what, const std::string& where) {
+  if (!ds || ds->size() == 0 || !ds->fields().empty()) return;
+  std::string text;
+  for (const auto& f : ds->text_fields()) text += (text.empty() ? "" : ", ") + f;
+  throw RecipeError(what + " has no tensor fields" + (text.empty() ? "" : ", only text fields (" + text + ")") +
+                        ": turn them into tensors with ds:map, e.g. ds:map(function(ex) return tok(ex.text) end)",
+                    where);
+}
+
 data::DatasetPtr dataset_field(lua_State* L, int datasets, const char* name, const std::string& path) {
   lua_getfield(L, datasets, name);
   data::DatasetPtr ds;
@@ -76,6 +87,7 @@ data::DatasetPtr dataset_field(lua_State* L, int datasets, const char* name, con
     }
   }
   lua_pop(L, 1);
+  require_tensor_fields(ds, std::string("datasets.") + name, locate_key(path, name));
   return ds;
 }
 
@@ -150,6 +162,7 @@ Recipe load_recipe(LuaState& lua, const std::string& path) {
         data::DatasetPtr d = test_dataset(L, -1);
         lua_pop(L, 1);
         if (name.empty() || !d) throw RecipeError("datasets.eval must be a dataset or a table of named datasets", locate_key(path, "eval"));
+        require_tensor_fields(d, "datasets.eval." + name, locate_key(path, "eval"));
         r.datasets.named_evals[name] = d;
       }
     }

@@ -72,6 +72,14 @@ TEST_F(RecipeLoading, LlamaKeysTheModelTypeDoesNotReadAreRefused) {
   EXPECT_EQ(model(", model_type = 'qwen2', use_sliding_window = true, sliding_window = 4, max_window_layers = 0"), "");
 }
 
+// A JSONL of sentences not yet tokenized would give empty batches.
+TEST_F(RecipeLoading, ADatasetOfTextFieldsOnlyIsRefused) {
+  write("t.jsonl", "{\"text\": \"good\", \"label\": \"pos\"}\n");
+  EXPECT_THAT(load_error("local data, recipe = require 'runner.data', require 'runner.recipe'\n"
+                         "return { model = nn.Linear(1, 1),\n  datasets = {\n train = data.jsonl(recipe.path('t.jsonl')) } }"),
+              HasSubstr(".lua:4: datasets.train has no tensor fields, only text fields (label, text): turn them into tensors with ds:map"));
+}
+
 TEST_F(RecipeLoading, WrongTypeIsLocated) {
   EXPECT_THAT(load_error("return { model = nn.Linear(1, 1),\n args = { num_train_epochs = 'three' } }"),
               HasSubstr(".lua:2: args.num_train_epochs: expected a number, got \"three\""));
