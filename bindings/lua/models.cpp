@@ -140,7 +140,7 @@ int m_encoder_classifier(lua_State* L) {
 
 // models.lora(model, {r = 8, alpha = 8, dropout = 0, target_modules = {"q_proj", "v_proj"} | "regex" |
 // "all-linear", exclude_modules = {...} | "regex", use_rslora = false, init_lora_weights = true | false | "gaussian", task_type = "CAUSAL_LM",
-// base_model_name_or_path}): adapts the model in place (peft's get_peft_model) and returns it.
+// modules_to_save = {...}, base_model_name_or_path}): adapts the model in place (peft's get_peft_model) and returns it.
 int m_lora(lua_State* L) {
   auto m = peek_module(L, 1);
   Options o(L, 2, "models.lora");
@@ -174,7 +174,9 @@ int m_lora(lua_State* L) {
     lua_pop(L, 1);
     models::set_lora_init(c, is_string ? o.string("init_lora_weights", "") : (o.boolean("init_lora_weights", true) ? "true" : "false"));
   }
-  c.task_type = o.string("task_type", c.task_type);
+  // A sequence classifier's default is peft's SEQ_CLS (its head then trains and is saved).
+  c.task_type = o.string("task_type", m->type_name() == "BertForSequenceClassification" ? "SEQ_CLS" : c.task_type);
+  c.modules_to_save = o.string_list("modules_to_save", {});
   c.base_model_name_or_path = o.string("base_model_name_or_path", "");
   o.finish();
   models::apply_lora(*m, c);

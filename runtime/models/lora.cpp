@@ -67,6 +67,7 @@ std::vector<std::string> default_targets(const Module& model) {
   if (const std::string config = model.hf_config_json(); !config.empty()) type = nlohmann::json::parse(config).value("model_type", "");
   if (type == "llama" || type == "qwen2" || type == "mistral") return {"q_proj", "v_proj"};
   if (type == "gpt2" || model.type_name() == "GPT2LMHeadModel") return {"c_attn"};
+  if (type == "bert" || model.type_name() == "BertForSequenceClassification") return {"query", "value"};
   throw RecipeError("models.lora: give target_modules (a list of layer names, a regular expression or \"all-linear\"): " +
                     model.type_name() + " has no default");
 }
@@ -129,9 +130,39 @@ void apply_lora(Module& model, LoraConfig c) {
     throw RecipeError("models.lora: target modules " + nlohmann::json(c.target_regex.empty() ? c.target_modules : std::vector{c.target_regex}).dump() +
                       " not found in the base model");
   if (c.base_model_name_or_path.empty()) c.base_model_name_or_path = model.name_or_path();
+  // peft's modules_to_save: trained whole (SEQ_CLS: the classification head, which a
+  // pretrained body does not have).
+  if (c.task_type == "SEQ_CLS")
+    for (const char* head : {"classifier", "score"})
+      if (std::find(c.modules_to_save.begin(), c.modules_to_save.end(), head) == c.modules_to_save.end()) c.modules_to_save.push_back(head);
+  std::vector<ModulePtr> kept;
+  for (const auto& [name, m] : named_modules(model))
+    for (const auto& key : c.modules_to_save)
+      if (name_or_suffix(name, key)) {
+        if (std::any_of(chosen.begin(), chosen.end(), [&](const auto& x) { return x.first == name; }))
+          throw RecipeError("models.lora: '" + name + "' is both a target module and in modules_to_save");
+        c.saved.push_back(name), kept.push_back(m);
+        break;
+      }
+  for (const auto& key : c.modules_to_save) {
+    const bool peft_default = c.task_type == "SEQ_CLS" && (key == "classifier" || key == "score");
+    if (!peft_default && std::none_of(c.saved.begin(), c.saved.end(), [&](const std::string& n) { return name_or_suffix(n, key); }))
+      throw RecipeError("models.lora: modules_to_save '" + key + "' matches no module of the base model");
+  }
+  // peft trains a copy of each such module; runner trains it in place, which is the same
+  // unless a weight is shared with a module outside it (a tied output head and embedding).
+  for (size_t i = 0; i < kept.size(); ++i) {
+    std::set<const void*> own;
+    for (const auto& [n, p] : kept[i]->state_dict()) own.insert(p.unsafeGetTensorImpl());
+    for (const auto& [n, p] : model.state_dict())
+      if (own.count(p.unsafeGetTensorImpl()) && n.rfind(c.saved[i] + ".", 0) != 0)
+        throw RecipeError("models.lora: modules_to_save '" + c.saved[i] + "' shares its weight with " + n + " (tied); it cannot be trained alone");
+  }
   {
     c10::NoGradGuard no_grad;
     for (auto& [name, p] : model.named_parameters()) p.requires_grad_(false);
+    for (const auto& m : kept)
+      for (auto& [name, p] : m->named_parameters()) p.requires_grad_(true);
   }
   const double scaling = c.scaling();
   const StoreList stores = stores_in(model);
@@ -207,9 +238,14 @@ std::optional<at::Tensor> add_lora_branch(const at::Tensor& out, const at::Tenso
 
 NamedTensorList adapter_state_dict(const Module& model) {
   if (!model.lora()) throw RecipeError("the model has no LoRA adapters");
+  const auto& saved = model.lora()->saved;
   NamedTensorList out;
-  for (const auto& [name, t] : model.state_dict())
-    if (name.find(".lora_A.") != std::string::npos || name.find(".lora_B.") != std::string::npos) out.emplace_back(kPrefix + name, t);
+  for (const auto& [name, t] : model.state_dict()) {
+    const bool adapter = name.find(".lora_A.") != std::string::npos || name.find(".lora_B.") != std::string::npos;
+    // A modules_to_save module's tensors under its own name, as peft saves them.
+    const bool kept = std::any_of(saved.begin(), saved.end(), [&](const std::string& m) { return name.rfind(m + ".", 0) == 0; });
+    if (adapter || kept) out.emplace_back(kPrefix + name, t);
+  }
   return out;
 }
 
@@ -283,7 +319,7 @@ nlohmann::json adapter_config_json(const LoraConfig& c) {
           {"use_rslora", c.use_rslora},
           {"use_dora", false},
           {"init_lora_weights", c.gaussian_init ? nlohmann::json("gaussian") : nlohmann::json(c.init_lora_weights)},
-          {"modules_to_save", nullptr},
+          {"modules_to_save", c.modules_to_save.empty() ? nlohmann::json() : nlohmann::json(c.modules_to_save)},
           {"layers_to_transform", nullptr},
           {"layers_pattern", nullptr},
           {"rank_pattern", nlohmann::json::object()},
@@ -337,7 +373,14 @@ LoraConfig lora_config_from_json(const nlohmann::json& j, const std::string& fil
   if (c.r < 1) fail("r", "must be >= 1");
   if (j.value("bias", std::string("none")) != "none") fail("bias", "only \"none\" is implemented");
   if (j.value("use_dora", false)) fail("use_dora", "DoRA is not implemented");
-  for (const char* key : {"modules_to_save", "layers_to_transform", "layers_pattern"})  // an empty list is none, as in peft
+  if (const nlohmann::json& m = j.value("modules_to_save", nlohmann::json()); m.is_array()) {
+    for (const auto& name : m)
+      if (name.is_string()) c.modules_to_save.push_back(name.get<std::string>());
+      else fail("modules_to_save", "expected a list of module names");
+  } else if (!m.is_null()) {
+    fail("modules_to_save", "expected a list of module names");
+  }
+  for (const char* key : {"layers_to_transform", "layers_pattern"})  // an empty list is none, as in peft
     if (j.contains(key) && !j[key].is_null() && !(j[key].is_array() && j[key].empty())) fail(key, "not implemented (runner reads null)");
   for (const char* key : {"rank_pattern", "alpha_pattern"})
     if (j.contains(key) && !j[key].is_null() && !j[key].empty()) fail(key, "per-layer ranks are not implemented");

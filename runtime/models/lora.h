@@ -31,6 +31,10 @@ struct LoraConfig {
   bool use_rslora = false;         // scaling α/√r instead of α/r
   bool init_lora_weights = true;   // false: B random too (the branch is not a no-op at start)
   bool gaussian_init = false;      // peft's init_lora_weights = "gaussian": A ~ N(0, 1/r), B zero
+  // peft's modules_to_save: whole modules trained and saved beside the adapters (a list of
+  // names or name suffixes); task_type "SEQ_CLS" adds "classifier" and "score", as peft does.
+  std::vector<std::string> modules_to_save;
+  std::vector<std::string> saved;  // the matched modules' names, filled by apply_lora
   std::string task_type = "CAUSAL_LM";
   std::string base_model_name_or_path;
   bool fan_in_fan_out = false;     // written as peft computes it: true for GPT-2's Conv1D layers
@@ -61,7 +65,7 @@ Module::LoadPlan plan_adapter_load(Module& model, const NamedTensorList& tensors
 NamedTensorList merged_state_dict(const Module& model);
 
 // adapter_config.json, as peft writes it; and read back (CheckpointError naming `file` and
-// the key for settings runner does not implement: DoRA, modules_to_save, rank patterns...).
+// the key for settings runner does not implement: DoRA, rank patterns, biases...).
 nlohmann::json adapter_config_json(const LoraConfig& config);
 LoraConfig lora_config_from_json(const nlohmann::json& j, const std::string& file);
 

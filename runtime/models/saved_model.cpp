@@ -85,7 +85,17 @@ ModulePtr load_adapter_folder(const std::string& dir, const std::string& base_di
                                 "\" (base_model_name_or_path) is not a folder here; runner does not download: name a local copy (--base_model)",
                             config_file);
   }
-  ModulePtr model = from_pretrained(base, deferred, dtype);
+  const std::string weights = dir + "/adapter_model.safetensors";
+  if (!fs::exists(weights)) throw CheckpointError("no adapter_model.safetensors", dir);
+  // A sequence classifier's head saved beside the adapters (modules_to_save) sizes the base's
+  // head, as the script that trained it loaded the base with num_labels.
+  int64_t num_labels = 0;
+  if (config.task_type == "SEQ_CLS") {
+    const io::SafetensorsFile file(weights);
+    for (const auto& name : file.names())
+      if (name == "base_model.model.classifier.weight") num_labels = file.shape(name).at(0);
+  }
+  ModulePtr model = from_pretrained(base, deferred, dtype, num_labels);
   const bool regex = !config.target_regex.empty();
   config.base_model_name_or_path = base;
   config.fan_in_fan_out = false;  // recomputed from the layers
@@ -94,8 +104,6 @@ ModulePtr load_adapter_folder(const std::string& dir, const std::string& base_di
   } catch (const RecipeError& e) {
     throw CheckpointError(e.message() + (regex ? "" : " (adapter_config.json's target_modules)"), config_file);
   }
-  const std::string weights = dir + "/adapter_model.safetensors";
-  if (!fs::exists(weights)) throw CheckpointError("no adapter_model.safetensors", dir);
   const auto report = load_adapter_state_dict(*model, io::load_safetensors(weights));
   if (!report.missing.empty() || !report.unexpected.empty())
     throw CheckpointError("does not fit the base model " + base + " with this adapter_config.json (" +

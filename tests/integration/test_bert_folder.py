@@ -168,6 +168,58 @@ return {
             self.assertAlmostEqual(accuracy, want, places=6)
             self.assertIn(1, batch["token_type_ids"].flatten().tolist())
 
+    def test_lora_sequence_classification_round_trips_with_peft(self):
+        """models.lora on a BERT classifier is peft's SEQ_CLS: query/value adapters, the
+        classification head trained whole and saved beside them (modules_to_save). peft loads
+        runner's adapters with runner's logits, and runner loads peft's."""
+        try:
+            import peft
+        except ImportError:
+            self.skipTest("peft is not installed")
+        recipe = """local data, models = require "runner.data", require "runner.models"
+torch.manual_seed(0)
+local ids = torch.randint(4, 64, {32, 8})
+local model = models.lora(models.from_pretrained("pre", { num_labels = 3 }), { r = 4, alpha = 8 })
+return {
+  args = { output_dir = "out", max_steps = 6, learning_rate = 5e-3, per_device_train_batch_size = 8, report_to = "none",
+           save_strategy = "no" },
+  datasets = { train = data.tensors{ input_ids = ids, labels = ids:select(1, 1):remainder(3) } },
+  model = model,
+}
+"""
+        with TempDir() as d:
+            torch.manual_seed(0)
+            transformers.BertForPreTraining(small_config()).save_pretrained(os.path.join(d, "pre"))
+            code, out, err = run(write(os.path.join(d, "train.lua"), recipe), cwd=d)
+            self.assertEqual(code, 0, err[-3000:])
+            with open(os.path.join(d, "out", "adapter_config.json")) as f:
+                config = json.load(f)
+            self.assertEqual(config["task_type"], "SEQ_CLS")
+            self.assertIn("classifier", config["modules_to_save"])
+            self.assertEqual(sorted(config["target_modules"]), ["query", "value"])
+            saved = read_safetensors(os.path.join(d, "out", "adapter_model.safetensors"))
+            self.assertIn("base_model.model.classifier.weight", saved)
+            self.assertFalse(any(".pooler." in n or "word_embeddings" in n for n in saved))
+            # peft, from the base loaded with num_labels as a script does
+            base = transformers.BertForSequenceClassification.from_pretrained(os.path.join(d, "pre"), num_labels=3)
+            model = peft.PeftModel.from_pretrained(base, os.path.join(d, "out")).eval()
+            logits, loss = self.runner_logits(d, "out")
+            want_logits, want_loss = self.hf_logits(model)
+            np.testing.assert_allclose(logits, want_logits, rtol=1e-5, atol=1e-5)
+            # and the reverse: peft's adapters with a trained-looking head
+            torch.manual_seed(1)
+            base = transformers.BertForSequenceClassification.from_pretrained(os.path.join(d, "pre"), num_labels=3)
+            model = peft.get_peft_model(base, peft.LoraConfig(task_type="SEQ_CLS", r=4, lora_alpha=8, target_modules=["query", "value"],
+                                                                init_lora_weights=False))
+            with torch.no_grad():
+                model.base_model.model.classifier.modules_to_save["default"].weight.normal_(0, 0.5)
+            model.save_pretrained(os.path.join(d, "from_peft"))
+            model.eval()
+            logits, loss = self.runner_logits(d, "from_peft")
+            want_logits, want_loss = self.hf_logits(model)
+            np.testing.assert_allclose(logits, want_logits, rtol=1e-5, atol=1e-5)
+            self.assertAlmostEqual(loss, want_loss, places=5)
+
     def test_refusals(self):
         with TempDir() as d:
             torch.manual_seed(0)

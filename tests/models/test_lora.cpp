@@ -453,10 +453,12 @@ TEST(Lora, AdapterConfigsWithUnimplementedSettingsAreRefusedByKey) {
       },
       CheckpointError);
   j["use_dora"] = false;
-  j["modules_to_save"] = {"lm_head"};
+  j["modules_to_save"] = {"classifier", "score"};
+  EXPECT_EQ(lora_config_from_json(j, "a/adapter_config.json").modules_to_save, (std::vector<std::string>{"classifier", "score"}));
+  j["modules_to_save"] = "classifier";
   EXPECT_THROW(lora_config_from_json(j, "a/adapter_config.json"), CheckpointError);
   j["modules_to_save"] = nlohmann::json::array();  // peft reads an empty list as none
-  EXPECT_NO_THROW(lora_config_from_json(j, "a/adapter_config.json"));
+  EXPECT_TRUE(lora_config_from_json(j, "a/adapter_config.json").modules_to_save.empty());
   j["exclude_modules"] = {"k_proj"};
   EXPECT_EQ(lora_config_from_json(j, "a/adapter_config.json").exclude_modules, std::vector<std::string>{"k_proj"});
   j["exclude_modules"] = 3;
