@@ -1,5 +1,5 @@
 -- Text classification, as HF's run_glue.py / run_classification.py examples do it: fine-tune a
--- BERT folder on a CSV or JSONL of sentences (or sentence pairs) and labels, evaluated by
+-- BERT or RoBERTa folder on a CSV or JSONL of sentences (or sentence pairs) and labels, evaluated by
 -- accuracy each epoch.
 --   runner recipes/text_classification.lua --model_dir bert-base-uncased --train_file train.csv --validation_file dev.csv
 -- Columns: "sentence" (or "text"), or "sentence1" and "sentence2" for pairs (MRPC, RTE, ...);
@@ -77,7 +77,7 @@ return {
            learning_rate = opt.model_dir ~= "" and 2e-5 or 2e-3, warmup_ratio = 0.1, weight_decay = 0.01,
            eval_strategy = "epoch", save_strategy = "epoch", save_total_limit = 1, logging_steps = 10 },
   datasets = { train = train, eval = eval },
-  data_collator = data.pad_collator{ pad_token_id = tok:token_to_id("[PAD]") or 0 },
+  data_collator = data.pad_collator{ pad_token_id = tok:token_to_id("[PAD]") or tok:token_to_id("<pad>") or 0 },  -- BERT's, RoBERTa's
   model = model,
   compute_metrics = function(p) return { accuracy = common.accuracy(p.predictions, p.label_ids) } end,
 }

@@ -25,7 +25,12 @@ double number_of(const json& c, const char* key, double fallback, const std::str
 }  // namespace
 
 EncoderConfig bert_config_from_hf(const json& c, const std::string& where) {
-  EncoderConfig e;  // BertConfig's defaults where a key is absent
+  EncoderConfig e;  // BertConfig's (RobertaConfig's) defaults where a key is absent
+  e.model_type = c.value("model_type", std::string("bert"));
+  if (e.model_type != "bert" && e.model_type != "roberta") throw CheckpointError("model_type \"" + e.model_type + "\" is not an encoder runner has (bert, roberta)", where);
+  const bool roberta = e.model_type == "roberta";
+  e.bos_token_id = int_of(c, "bos_token_id", roberta ? 0 : -1, where);
+  e.eos_token_id = int_of(c, "eos_token_id", roberta ? 2 : -1, where);
   e.vocab_size = int_of(c, "vocab_size", 30522, where);
   e.hidden_size = int_of(c, "hidden_size", 768, where);
   e.n_layer = int_of(c, "num_hidden_layers", 12, where);
@@ -34,7 +39,7 @@ EncoderConfig bert_config_from_hf(const json& c, const std::string& where) {
   e.max_position_embeddings = int_of(c, "max_position_embeddings", 512, where);
   e.type_vocab_size = int_of(c, "type_vocab_size", 2, where);
   e.layer_norm_eps = number_of(c, "layer_norm_eps", 1e-12, where);
-  e.pad_token_id = int_of(c, "pad_token_id", 0, where);
+  e.pad_token_id = int_of(c, "pad_token_id", roberta ? 1 : 0, where);
   e.dropout = number_of(c, "hidden_dropout_prob", 0.1, where);
   e.attn_dropout = number_of(c, "attention_probs_dropout_prob", 0.1, where);
   if (c.contains("classifier_dropout") && !c["classifier_dropout"].is_null()) e.classifier_dropout = number_of(c, "classifier_dropout", 0, where);
@@ -82,8 +87,9 @@ json bert_config_json(const EncoderConfig& e, const std::string& dtype) {
     id2label[std::to_string(i)] = name;
     label2id[name] = i;
   }
-  json j = {{"architectures", {"BertForSequenceClassification"}},
-            {"model_type", "bert"},
+  const bool roberta = e.model_type == "roberta";
+  json j = {{"architectures", {roberta ? "RobertaForSequenceClassification" : "BertForSequenceClassification"}},
+            {"model_type", e.model_type},
             {"vocab_size", e.vocab_size},
             {"hidden_size", e.hidden_size},
             {"num_hidden_layers", e.n_layer},
@@ -103,6 +109,8 @@ json bert_config_json(const EncoderConfig& e, const std::string& dtype) {
             {"label2id", label2id},
             {"dtype", dtype}};
   if (!e.problem_type.empty()) j["problem_type"] = e.problem_type;
+  if (e.bos_token_id >= 0) j["bos_token_id"] = e.bos_token_id;
+  if (e.eos_token_id >= 0) j["eos_token_id"] = e.eos_token_id;
   return j;
 }
 

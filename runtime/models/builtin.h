@@ -122,6 +122,11 @@ struct EncoderConfig {
   // "single_label_classification", "multi_label_classification"; empty: from the labels).
   std::vector<std::string> labels;
   std::string problem_type;
+  // "bert" (BertForSequenceClassification) or "roberta" (RobertaForSequenceClassification:
+  // positions counted from pad_token_id + 1 over the non-padding tokens, no pooler, a
+  // dense → tanh → out_proj head); its config.json's bos/eos ids are written back (-1: none).
+  std::string model_type = "bert";
+  int64_t bos_token_id = -1, eos_token_id = -1;
 };
 ModulePtr make_encoder_classifier(const EncoderConfig& config);
 

@@ -1,5 +1,6 @@
 // make_encoder_classifier: a BERT-like encoder with a pooled classification head, named as
-// Hugging Face BertForSequenceClassification:
+// Hugging Face BertForSequenceClassification (model_type "roberta": RobertaForSequenceClassification,
+// "roberta." for "bert.", no pooler, classifier.dense and classifier.out_proj):
 //
 //   bert.embeddings.{word_embeddings, position_embeddings, token_type_embeddings}.weight
 //   bert.embeddings.LayerNorm.weight|bias
@@ -78,7 +79,8 @@ class ResidualOutput : public Module {
 
 class EncoderLayer : public Module {
  public:
-  explicit EncoderLayer(const EncoderConfig& c) : Module("BertLayer"), n_head_(c.n_head), dropout_(c.attention_dropout()) {
+  explicit EncoderLayer(const EncoderConfig& c)
+      : Module(std::string(c.model_type == "roberta" ? "Roberta" : "Bert") + "Layer"), n_head_(c.n_head), dropout_(c.attention_dropout()) {
     auto attention = std::make_shared<Module>("BertAttention");
     auto self = std::make_shared<Module>("BertSelfAttention");
     query_ = dense(c.hidden_size, c.hidden_size, c.initializer_range);
@@ -120,7 +122,10 @@ class EncoderLayer : public Module {
 
 class EncoderClassifier : public Module {
  public:
-  explicit EncoderClassifier(const EncoderConfig& c) : Module("BertForSequenceClassification"), config_(c) {
+  explicit EncoderClassifier(const EncoderConfig& c)
+      : Module(c.model_type == "roberta" ? "RobertaForSequenceClassification" : "BertForSequenceClassification"), config_(c) {
+    if (c.model_type != "bert" && c.model_type != "roberta")
+      throw RecipeError(std::string(kName) + ": model_type must be \"bert\" or \"roberta\", got \"" + c.model_type + "\"");
     if (c.vocab_size <= 0 || c.max_position_embeddings <= 0 || c.type_vocab_size <= 0 || c.n_layer <= 0 || c.n_head <= 0 ||
         c.hidden_size <= 0 || c.intermediate_size <= 0 || c.num_labels <= 0)
       throw RecipeError(std::string(kName) + ": sizes, n_layer, n_head and num_labels must be > 0");
@@ -137,7 +142,8 @@ class EncoderClassifier : public Module {
     auto bert = std::make_shared<Module>("BertModel");
     auto embeddings = std::make_shared<Module>("BertEmbeddings");
     words_ = embedding(c.vocab_size, c.hidden_size, /*padding_idx=*/c.pad_token_id, c.initializer_range);
-    positions_ = embedding(c.max_position_embeddings, c.hidden_size, std::nullopt, c.initializer_range);
+    positions_ = embedding(c.max_position_embeddings, c.hidden_size, roberta() ? std::optional<int64_t>(c.pad_token_id) : std::nullopt,
+                           c.initializer_range);
     types_ = embedding(c.type_vocab_size, c.hidden_size, std::nullopt, c.initializer_range);
     embed_norm_ = std::make_shared<LayerNorm>(std::vector<int64_t>{c.hidden_size}, c.layer_norm_eps);
     embeddings->register_module("word_embeddings", words_);
@@ -153,17 +159,28 @@ class EncoderClassifier : public Module {
     }
     encoder->register_module("layer", layers);
     bert->register_module("encoder", encoder);
-    auto pooler = std::make_shared<Module>("BertPooler");
-    pooler_ = dense(c.hidden_size, c.hidden_size, c.initializer_range);
-    pooler->register_module("dense", pooler_);
-    bert->register_module("pooler", pooler);
-    register_module("bert", bert);
-    classifier_ = dense(c.hidden_size, c.num_labels, c.initializer_range);
-    register_module("classifier", classifier_);
+    if (roberta()) {
+      // RobertaClassificationHead: dense → tanh → out_proj on the first token, no pooler.
+      register_module("roberta", bert);
+      auto head = std::make_shared<Module>("RobertaClassificationHead");
+      pooler_ = dense(c.hidden_size, c.hidden_size, c.initializer_range);
+      classifier_ = dense(c.hidden_size, c.num_labels, c.initializer_range);
+      head->register_module("dense", pooler_);
+      head->register_module("out_proj", classifier_);
+      register_module("classifier", head);
+    } else {
+      auto pooler = std::make_shared<Module>("BertPooler");
+      pooler_ = dense(c.hidden_size, c.hidden_size, c.initializer_range);
+      pooler->register_module("dense", pooler_);
+      bert->register_module("pooler", pooler);
+      register_module("bert", bert);
+      classifier_ = dense(c.hidden_size, c.num_labels, c.initializer_range);
+      register_module("classifier", classifier_);
+    }
   }
 
   bool takes_batch() const override { return true; }
-  std::vector<std::string> no_split_modules() const override { return {"BertLayer"}; }
+  std::vector<std::string> no_split_modules() const override { return {roberta() ? "RobertaLayer" : "BertLayer"}; }
   // BertConfig's config.json: transformers' AutoModelForSequenceClassification and
   // models.from_pretrained load the folders the Trainer writes.
   std::string hf_config_json() const override { return bert_config_json(config_, hf_dtype()).dump(2); }
@@ -179,20 +196,31 @@ class EncoderClassifier : public Module {
   TensorMap forward_batch_impl(const TensorMap& batch) override {
     at::Tensor ids = token_ids(require_field(batch, "input_ids", kName), "input_ids", kName);  // (B, T)
     const int64_t b = ids.size(0), t = ids.size(1);
-    if (t > config_.max_position_embeddings)
+    // RoBERTa's positions start after pad_token_id (2 for roberta-base: 512 tokens in 514).
+    const int64_t offset = roberta() ? config_.pad_token_id + 1 : 0;
+    if (t + offset > config_.max_position_embeddings)
       throw RecipeError(std::string(kName) + ": sequence length " + std::to_string(t) + " exceeds max_position_embeddings " +
-                        std::to_string(config_.max_position_embeddings));
+                        std::to_string(config_.max_position_embeddings) + (offset ? " minus " + std::to_string(offset) : ""));
     at::Tensor types = optional_field(batch, "token_type_ids");
     types = types.defined() ? same_shape(types, ids, "token_type_ids").to(at::kLong) : at::zeros_like(ids);
-    at::Tensor x = words_->forward(ids) + positions_->forward(at::arange(t, ids.options())) + types_->forward(types);  // (B, T, H)
+    at::Tensor positions;
+    if (roberta()) {  // transformers' create_position_ids_from_input_ids: padding keeps pad_token_id
+      const at::Tensor real = ids.ne(config_.pad_token_id).to(at::kLong);
+      positions = real.cumsum(1) * real + config_.pad_token_id;
+    } else {
+      positions = at::arange(t, ids.options());
+    }
+    at::Tensor x = words_->forward(ids) + positions_->forward(positions) + types_->forward(types);  // (B, T, H)
     x = dropout(embed_norm_->forward(x));
     at::Tensor hide;  // (B, 1, 1, T): true for padded keys
     at::Tensor mask = optional_field(batch, "attention_mask");
     if (mask.defined()) hide = same_shape(mask, ids, "attention_mask").eq(0).view({b, 1, 1, t});
     for (const auto& layer : layers_) x = layer->forward_masked(x, hide);
-    at::Tensor pooled = at::tanh(pooler_->forward(x.select(1, 0)));  // (B, H): the first ([CLS]) token
     const double p = config_.head_dropout();
-    at::Tensor logits = classifier_->forward(p > 0 ? at::dropout(pooled, p, is_training()) : pooled);  // (B, num_labels)
+    auto drop = [&](const at::Tensor& h) { return p > 0 ? at::dropout(h, p, is_training()) : h; };
+    // (B, H) from the first ([CLS], <s>) token: BERT's pooler, or RoBERTa's head with dropout around its dense.
+    const at::Tensor pooled = roberta() ? at::tanh(pooler_->forward(drop(x.select(1, 0)))) : at::tanh(pooler_->forward(x.select(1, 0)));
+    at::Tensor logits = classifier_->forward(drop(pooled));  // (B, num_labels)
     TensorMap out{{"logits", logits}};
     at::Tensor labels = optional_field(batch, "labels");
     if (labels.defined()) {
@@ -208,6 +236,7 @@ class EncoderClassifier : public Module {
 
  private:
   at::Tensor dropout(const at::Tensor& x) { return config_.dropout > 0 ? at::dropout(x, config_.dropout, is_training()) : x; }
+  bool roberta() const { return config_.model_type == "roberta"; }
 
   static const at::Tensor& same_shape(const at::Tensor& t, const at::Tensor& ids, const char* field) {
     if (!t.sizes().equals(ids.sizes()))

@@ -67,7 +67,7 @@ std::vector<std::string> default_targets(const Module& model) {
   if (const std::string config = model.hf_config_json(); !config.empty()) type = nlohmann::json::parse(config).value("model_type", "");
   if (type == "llama" || type == "qwen2" || type == "mistral") return {"q_proj", "v_proj"};
   if (type == "gpt2" || model.type_name() == "GPT2LMHeadModel") return {"c_attn"};
-  if (type == "bert" || model.type_name() == "BertForSequenceClassification") return {"query", "value"};
+  if (type == "bert" || type == "roberta") return {"query", "value"};
   throw RecipeError("models.lora: give target_modules (a list of layer names, a regular expression or \"all-linear\"): " +
                     model.type_name() + " has no default");
 }

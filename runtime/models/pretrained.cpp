@@ -105,8 +105,8 @@ int64_t config_int(const json& config, const std::string& key, const std::string
 GPTConfig gpt_config(const json& c, const std::string& where) {
   const std::string type = c.value("model_type", std::string());
   if (type != "gpt2")
-    throw CheckpointError(type.empty() ? "config.json has no model_type (supported: gpt2, llama, qwen2, mistral, bert)"
-                                       : "model_type \"" + type + "\" is not supported (supported: gpt2, llama, qwen2, mistral, bert)",
+    throw CheckpointError(type.empty() ? "config.json has no model_type (supported: gpt2, llama, qwen2, mistral, bert, roberta)"
+                                       : "model_type \"" + type + "\" is not supported (supported: gpt2, llama, qwen2, mistral, bert, roberta)",
                           where);
   GPTConfig g;
   g.n_embd = config_int(c, "n_embd", where);
@@ -218,14 +218,18 @@ FileTensors hf_llama_names(FileTensors tensors) {
 // BERT folders: a BertForSequenceClassification's names already; a pretrained BERT's
 // (BertForPreTraining, BertModel) carry pretraining heads (cls.*), a position_ids buffer, old
 // LayerNorm names (gamma, beta) or no "bert." prefix, which transformers maps or drops too.
-FileTensors hf_bert_names(FileTensors tensors) {
+// RoBERTa's the same with "roberta." (its masked-LM head lm_head.*, and the pooler
+// RobertaForSequenceClassification does not have, dropped as transformers drops them).
+FileTensors hf_bert_names(FileTensors tensors, const std::string& type) {
+  const std::string prefix = type + ".";
   FileTensors out;
   for (auto& [name, t] : tensors) {
-    if (name.rfind("cls.", 0) == 0 || ends_with(name, ".position_ids")) continue;
+    if (name.rfind("cls.", 0) == 0 || name.rfind("lm_head.", 0) == 0 || ends_with(name, ".position_ids")) continue;
     std::string n = name;
     if (ends_with(n, ".gamma")) n = n.substr(0, n.size() - 6) + ".weight";
     else if (ends_with(n, ".beta")) n = n.substr(0, n.size() - 5) + ".bias";
-    if (n.rfind("bert.", 0) != 0 && n.rfind("classifier.", 0) != 0) n = "bert." + n;
+    if (n.rfind(prefix, 0) != 0 && n.rfind("classifier.", 0) != 0) n = prefix + n;
+    if (type == "roberta" && n.rfind("roberta.pooler.", 0) == 0) continue;
     out.emplace_back(n, std::move(t));
   }
   return out;
@@ -340,13 +344,13 @@ ModulePtr from_pretrained(const std::string& dir, bool deferred, const std::stri
   const json config = read_config(folder);
   const std::string where = (folder / "config.json").string();
   const std::string type = config.value("model_type", std::string());
-  if (num_labels > 0 && type != "bert")
-    throw RecipeError("from_pretrained: num_labels and labels are for a classification model (model_type bert), not " +
+  if (num_labels > 0 && type != "bert" && type != "roberta")
+    throw RecipeError("from_pretrained: num_labels and labels are for a classification model (model_type bert, roberta), not " +
                       (type.empty() ? "this folder" : type));
   ModulePtr model;
   {
     MetaInit meta;  // no memory and no random values for weights the files replace
-    const bool bert = type == "bert", llama = is_llama_family(type);
+    const bool bert = type == "bert" || type == "roberta", llama = is_llama_family(type);
     std::optional<EncoderConfig> encoder;
     if (bert) {
       encoder = bert_config_from_hf(config, where);
@@ -356,7 +360,7 @@ ModulePtr from_pretrained(const std::string& dir, bool deferred, const std::stri
     // Config errors first, then the files.
     model = bert ? make_encoder_classifier(*encoder) : llama ? make_llama(llama_config_from_hf(config, where)) : make_gpt(gpt_config(config, where));
     const FileTensors files = weight_files(folder);
-    if (bert) defer_named(*model, hf_bert_names(files), dir, new_head_parameter, encoder->initializer_range);
+    if (bert) defer_named(*model, hf_bert_names(files, type), dir, new_head_parameter, encoder->initializer_range);
     else defer_named(*model, llama ? hf_llama_names(files) : hf_gpt2_names(files, dir), dir);
     model->to(resolve_dtype(dtype, config, files, where));  // the values are converted as they are read (parameter_store.h)
   }

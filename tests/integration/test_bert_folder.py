@@ -53,8 +53,8 @@ def small_config(**kw):
 
 
 class BertFolder(unittest.TestCase):
-    def runner_logits(self, d, folder, options=""):
-        script = (LOGITS.replace("FOLDER", folder).replace("OPTIONS", options).replace("IDS", lua_list(IDS))
+    def runner_logits(self, d, folder, options="", ids=IDS):
+        script = (LOGITS.replace("FOLDER", folder).replace("OPTIONS", options).replace("IDS", lua_list(ids))
                   .replace("MASK", lua_list(MASK)).replace("TYPES", lua_list(TYPES)))
         code, out, err = run("check", write(os.path.join(d, "logits.lua"), script), cwd=d)
         self.assertEqual(code, 0, err[-3000:])
@@ -63,9 +63,9 @@ class BertFolder(unittest.TestCase):
         loss = float(re.search(r"LOSS (\S+)", text).group(1))
         return np.array(logits), loss
 
-    def hf_logits(self, model):
+    def hf_logits(self, model, ids=IDS):
         with torch.no_grad():
-            out = model(input_ids=torch.tensor(IDS), attention_mask=torch.tensor(MASK), token_type_ids=torch.tensor(TYPES),
+            out = model(input_ids=torch.tensor(ids), attention_mask=torch.tensor(MASK), token_type_ids=torch.tensor(TYPES),
                         labels=torch.tensor([1, 0]))
         return out.logits.numpy(), float(out.loss)
 
@@ -219,6 +219,42 @@ return {
             want_logits, want_loss = self.hf_logits(model)
             np.testing.assert_allclose(logits, want_logits, rtol=1e-5, atol=1e-5)
             self.assertAlmostEqual(loss, want_loss, places=5)
+
+    def test_roberta_folders(self):
+        """RoBERTa: positions counted from pad_token_id + 1 over the real tokens, no pooler, the
+        dense → tanh → out_proj head. A RobertaForSequenceClassification folder gives
+        transformers' logits; a RobertaForMaskedLM's (roberta-base's shape) gets a new head,
+        trains, and the output loads in transformers with runner's logits."""
+        ids = [[0, 17, 40, 9, 33, 2, 1, 1], [0, 5, 61, 12, 2, 2, 44, 2]]  # <s> ... </s>, padded with 1
+        roberta = lambda **kw: transformers.RobertaConfig(vocab_size=64, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                                                          intermediate_size=48, max_position_embeddings=12, type_vocab_size=2, **kw)
+        with TempDir() as d:
+            torch.manual_seed(0)
+            hf = transformers.RobertaForSequenceClassification(roberta(num_labels=3)).eval()
+            hf.save_pretrained(os.path.join(d, "cls"))
+            logits, loss = self.runner_logits(d, "cls", ids=ids)
+            want_logits, want_loss = self.hf_logits(hf, ids=ids)
+            np.testing.assert_allclose(logits, want_logits, rtol=1e-5, atol=1e-5)
+            self.assertAlmostEqual(loss, want_loss, places=5)
+            transformers.RobertaForMaskedLM(roberta()).save_pretrained(os.path.join(d, "mlm"))
+            recipe = """local data, models = require "runner.data", require "runner.models"
+torch.manual_seed(0)
+local ids = torch.randint(3, 64, {16, 8})
+return {
+  args = { output_dir = "out", max_steps = 4, learning_rate = 1e-3, per_device_train_batch_size = 8, report_to = "none", save_strategy = "no" },
+  datasets = { train = data.tensors{ input_ids = ids, labels = ids:select(1, 1):remainder(3) } },
+  model = models.from_pretrained("mlm", { num_labels = 3 }),
+}
+"""
+            code, out, err = run(write(os.path.join(d, "train.lua"), recipe), cwd=d)
+            self.assertEqual(code, 0, err[-3000:])
+            self.assertEqual(set(read_safetensors(os.path.join(d, "out", "model.safetensors"))),
+                             set(transformers.RobertaForSequenceClassification(roberta(num_labels=3)).state_dict()))
+            hf = AutoModelForSequenceClassification.from_pretrained(os.path.join(d, "out")).eval()
+            self.assertEqual(type(hf).__name__, "RobertaForSequenceClassification")
+            logits, loss = self.runner_logits(d, "out", ids=ids)
+            want_logits, want_loss = self.hf_logits(hf, ids=ids)
+            np.testing.assert_allclose(logits, want_logits, rtol=1e-5, atol=1e-5)
 
     def test_refusals(self):
         with TempDir() as d:
