@@ -134,7 +134,7 @@ int m_encoder_classifier(lua_State* L) {
   if (!c.labels.empty() && c.num_labels != static_cast<int64_t>(c.labels.size()))
     throw RecipeError("models.encoder_classifier: labels names " + std::to_string(c.labels.size()) + " labels but num_labels is " + std::to_string(c.num_labels));
   c.layer_norm_eps = o.number("layer_norm_eps", c.layer_norm_eps);
-  c.model_type = o.string("model_type", c.model_type);  // "bert" or "roberta" (names, positions and head as HF's)
+  c.model_type = o.string("model_type", c.model_type);  // "bert", "roberta" or "distilbert" (names, positions and head as HF's)
   if (c.model_type == "roberta") c.pad_token_id = 1, c.bos_token_id = 0, c.eos_token_id = 2;  // RobertaConfig's
   c.pad_token_id = o.integer("pad_token_id", c.pad_token_id);
   o.finish();
@@ -178,7 +178,9 @@ int m_lora(lua_State* L) {
     models::set_lora_init(c, is_string ? o.string("init_lora_weights", "") : (o.boolean("init_lora_weights", true) ? "true" : "false"));
   }
   // A sequence classifier's default is peft's SEQ_CLS (its head then trains and is saved).
-  const bool classifier = m->type_name() == "BertForSequenceClassification" || m->type_name() == "RobertaForSequenceClassification";
+  const std::string type = m->type_name();
+  const bool classifier = type == "BertForSequenceClassification" || type == "RobertaForSequenceClassification" ||
+                          type == "DistilBertForSequenceClassification";
   c.task_type = o.string("task_type", classifier ? "SEQ_CLS" : c.task_type);
   c.modules_to_save = o.string_list("modules_to_save", {});
   c.base_model_name_or_path = o.string("base_model_name_or_path", "");

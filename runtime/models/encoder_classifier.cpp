@@ -254,6 +254,11 @@ class EncoderClassifier : public Module {
 
 }  // namespace
 
-ModulePtr make_encoder_classifier(const EncoderConfig& config) { return std::make_shared<EncoderClassifier>(config); }
+ModulePtr make_distilbert_classifier(const EncoderConfig& config);  // distilbert.cpp
+
+ModulePtr make_encoder_classifier(const EncoderConfig& config) {
+  if (config.model_type == "distilbert") return make_distilbert_classifier(config);
+  return std::make_shared<EncoderClassifier>(config);
+}
 
 }  // namespace runner::models

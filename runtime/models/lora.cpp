@@ -68,6 +68,7 @@ std::vector<std::string> default_targets(const Module& model) {
   if (type == "llama" || type == "qwen2" || type == "mistral") return {"q_proj", "v_proj"};
   if (type == "gpt2" || model.type_name() == "GPT2LMHeadModel") return {"c_attn"};
   if (type == "bert" || type == "roberta") return {"query", "value"};
+  if (type == "distilbert") return {"q_lin", "v_lin"};
   throw RecipeError("models.lora: give target_modules (a list of layer names, a regular expression or \"all-linear\"): " +
                     model.type_name() + " has no default");
 }
@@ -135,18 +136,25 @@ void apply_lora(Module& model, LoraConfig c) {
   if (c.task_type == "SEQ_CLS")
     for (const char* head : {"classifier", "score"})
       if (std::find(c.modules_to_save.begin(), c.modules_to_save.end(), head) == c.modules_to_save.end()) c.modules_to_save.push_back(head);
+  // peft matches them by a plain suffix (DistilBERT's "pre_classifier" ends with "classifier"),
+  // an enclosing module once.
+  auto ends_with_key = [](const std::string& name, const std::string& key) {
+    return name.size() >= key.size() && name.compare(name.size() - key.size(), key.size(), key) == 0;
+  };
   std::vector<ModulePtr> kept;
-  for (const auto& [name, m] : named_modules(model))
+  for (const auto& [name, m] : named_modules(model)) {
+    if (std::any_of(c.saved.begin(), c.saved.end(), [&](const std::string& s) { return name.rfind(s + ".", 0) == 0; })) continue;
     for (const auto& key : c.modules_to_save)
-      if (name_or_suffix(name, key)) {
+      if (ends_with_key(name, key)) {
         if (std::any_of(chosen.begin(), chosen.end(), [&](const auto& x) { return x.first == name; }))
           throw RecipeError("models.lora: '" + name + "' is both a target module and in modules_to_save");
         c.saved.push_back(name), kept.push_back(m);
         break;
       }
+  }
   for (const auto& key : c.modules_to_save) {
     const bool peft_default = c.task_type == "SEQ_CLS" && (key == "classifier" || key == "score");
-    if (!peft_default && std::none_of(c.saved.begin(), c.saved.end(), [&](const std::string& n) { return name_or_suffix(n, key); }))
+    if (!peft_default && std::none_of(c.saved.begin(), c.saved.end(), [&](const std::string& n) { return ends_with_key(n, key); }))
       throw RecipeError("models.lora: modules_to_save '" + key + "' matches no module of the base model");
   }
   // peft trains a copy of each such module; runner trains it in place, which is the same

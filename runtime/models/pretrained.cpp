@@ -105,8 +105,8 @@ int64_t config_int(const json& config, const std::string& key, const std::string
 GPTConfig gpt_config(const json& c, const std::string& where) {
   const std::string type = c.value("model_type", std::string());
   if (type != "gpt2")
-    throw CheckpointError(type.empty() ? "config.json has no model_type (supported: gpt2, llama, qwen2, mistral, bert, roberta)"
-                                       : "model_type \"" + type + "\" is not supported (supported: gpt2, llama, qwen2, mistral, bert, roberta)",
+    throw CheckpointError(type.empty() ? "config.json has no model_type (supported: gpt2, llama, qwen2, mistral, bert, roberta, distilbert)"
+                                       : "model_type \"" + type + "\" is not supported (supported: gpt2, llama, qwen2, mistral, bert, roberta, distilbert)",
                           where);
   GPTConfig g;
   g.n_embd = config_int(c, "n_embd", where);
@@ -224,11 +224,13 @@ FileTensors hf_bert_names(FileTensors tensors, const std::string& type) {
   const std::string prefix = type + ".";
   FileTensors out;
   for (auto& [name, t] : tensors) {
-    if (name.rfind("cls.", 0) == 0 || name.rfind("lm_head.", 0) == 0 || ends_with(name, ".position_ids")) continue;
+    // Pretraining heads: BERT's cls.*, RoBERTa's lm_head.*, DistilBERT's vocab_* (masked LM).
+    if (name.rfind("cls.", 0) == 0 || name.rfind("lm_head.", 0) == 0 || name.rfind("vocab_", 0) == 0 || ends_with(name, ".position_ids"))
+      continue;
     std::string n = name;
     if (ends_with(n, ".gamma")) n = n.substr(0, n.size() - 6) + ".weight";
     else if (ends_with(n, ".beta")) n = n.substr(0, n.size() - 5) + ".bias";
-    if (n.rfind(prefix, 0) != 0 && n.rfind("classifier.", 0) != 0) n = prefix + n;
+    if (n.rfind(prefix, 0) != 0 && n.rfind("classifier.", 0) != 0 && n.rfind("pre_classifier.", 0) != 0) n = prefix + n;
     if (type == "roberta" && n.rfind("roberta.pooler.", 0) == 0) continue;
     out.emplace_back(n, std::move(t));
   }
@@ -238,7 +240,9 @@ FileTensors hf_bert_names(FileTensors tensors, const std::string& type) {
 // A parameter the files do not have but the task head needs (a pretrained BERT's classifier
 // and, in some exports, pooler): newly initialised as transformers does (normal(0, std)
 // weights, zero biases), in place, so the model keeps its identity.
-bool new_head_parameter(const std::string& name) { return name.rfind("classifier.", 0) == 0 || name.rfind("bert.pooler.", 0) == 0; }
+bool new_head_parameter(const std::string& name) {
+  return name.rfind("classifier.", 0) == 0 || name.rfind("pre_classifier.", 0) == 0 || name.rfind("bert.pooler.", 0) == 0;
+}
 
 void initialise_new(const at::Tensor& param, double std) {
   c10::NoGradGuard no_grad;
@@ -344,13 +348,13 @@ ModulePtr from_pretrained(const std::string& dir, bool deferred, const std::stri
   const json config = read_config(folder);
   const std::string where = (folder / "config.json").string();
   const std::string type = config.value("model_type", std::string());
-  if (num_labels > 0 && type != "bert" && type != "roberta")
-    throw RecipeError("from_pretrained: num_labels and labels are for a classification model (model_type bert, roberta), not " +
+  if (num_labels > 0 && type != "bert" && type != "roberta" && type != "distilbert")
+    throw RecipeError("from_pretrained: num_labels and labels are for a classification model (model_type bert, roberta, distilbert), not " +
                       (type.empty() ? "this folder" : type));
   ModulePtr model;
   {
     MetaInit meta;  // no memory and no random values for weights the files replace
-    const bool bert = type == "bert" || type == "roberta", llama = is_llama_family(type);
+    const bool bert = type == "bert" || type == "roberta" || type == "distilbert", llama = is_llama_family(type);
     std::optional<EncoderConfig> encoder;
     if (bert) {
       encoder = bert_config_from_hf(config, where);

@@ -256,6 +256,48 @@ return {
             want_logits, want_loss = self.hf_logits(hf, ids=ids)
             np.testing.assert_allclose(logits, want_logits, rtol=1e-5, atol=1e-5)
 
+    def test_distilbert_folders_and_peft(self):
+        """DistilBERT: a DistilBertForSequenceClassification folder gives transformers' logits;
+        a DistilBertForMaskedLM's (distilbert-base-uncased's shape) gets a new
+        pre_classifier/classifier, trains with LoRA as peft's SEQ_CLS (peft saves both heads: its
+        suffix match), and peft loads the adapters with runner's logits."""
+        try:
+            import peft
+        except ImportError:
+            self.skipTest("peft is not installed")
+        config = lambda **kw: transformers.DistilBertConfig(vocab_size=64, dim=32, n_layers=2, n_heads=4, hidden_dim=48,
+                                                            max_position_embeddings=16, **kw)
+        with TempDir() as d:
+            torch.manual_seed(0)
+            hf = transformers.DistilBertForSequenceClassification(config(num_labels=3, seq_classif_dropout=0.3)).eval()
+            hf.save_pretrained(os.path.join(d, "cls"))
+            logits, loss = self.runner_logits(d, "cls")
+            with torch.no_grad():  # no token types in DistilBERT
+                out = hf(input_ids=torch.tensor(IDS), attention_mask=torch.tensor(MASK), labels=torch.tensor([1, 0]))
+            np.testing.assert_allclose(logits, out.logits.numpy(), rtol=1e-5, atol=1e-5)
+            self.assertAlmostEqual(loss, float(out.loss), places=5)
+            transformers.DistilBertForMaskedLM(config()).save_pretrained(os.path.join(d, "mlm"))
+            recipe = """local data, models = require "runner.data", require "runner.models"
+torch.manual_seed(0)
+local ids = torch.randint(4, 64, {16, 8})
+return {
+  args = { output_dir = "out", max_steps = 4, learning_rate = 5e-3, per_device_train_batch_size = 8, report_to = "none", save_strategy = "no" },
+  datasets = { train = data.tensors{ input_ids = ids, labels = ids:select(1, 1):remainder(3) } },
+  model = models.lora(models.from_pretrained("mlm", { num_labels = 3 }), { r = 4, alpha = 8 }),
+}
+"""
+            code, out, err = run(write(os.path.join(d, "train.lua"), recipe), cwd=d)
+            self.assertEqual(code, 0, err[-3000:])
+            saved = read_safetensors(os.path.join(d, "out", "adapter_model.safetensors"))
+            self.assertIn("base_model.model.pre_classifier.weight", saved)
+            self.assertIn("base_model.model.classifier.weight", saved)
+            base = transformers.DistilBertForSequenceClassification.from_pretrained(os.path.join(d, "mlm"), num_labels=3)
+            model = peft.PeftModel.from_pretrained(base, os.path.join(d, "out")).eval()
+            logits, loss = self.runner_logits(d, "out")
+            with torch.no_grad():
+                want = model(input_ids=torch.tensor(IDS), attention_mask=torch.tensor(MASK)).logits
+            np.testing.assert_allclose(logits, want.numpy(), rtol=1e-5, atol=1e-5)
+
     def test_refusals(self):
         with TempDir() as d:
             torch.manual_seed(0)

@@ -98,7 +98,7 @@ TEST(Pretrained, ClearErrors) {
   EXPECT_THAT(checkpoint_error([&] { from_pretrained(dir); }), ::testing::HasSubstr("no config.json"));
   test::write_text(dir + "/config.json", R"({"model_type": "t5", "hidden_size": 16})");
   EXPECT_THAT(checkpoint_error([&] { from_pretrained(dir); }),
-              ::testing::HasSubstr("model_type \"t5\" is not supported (supported: gpt2, llama, qwen2, mistral, bert, roberta)"));
+              ::testing::HasSubstr("model_type \"t5\" is not supported (supported: gpt2, llama, qwen2, mistral, bert, roberta, distilbert)"));
   test::write_text(dir + "/config.json", R"({"n_embd": 16})");
   EXPECT_THAT(checkpoint_error([&] { from_pretrained(dir); }), ::testing::HasSubstr("config.json has no model_type"));
   test::write_text(dir + "/config.json", R"({"model_type": "gpt2", "vocab_size": 40, "n_embd": 16, "n_layer": 1, "n_head": 2})");

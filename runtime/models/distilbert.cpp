@@ -1,0 +1,180 @@
+// make_encoder_classifier with model_type "distilbert": Hugging Face's
+// DistilBertForSequenceClassification, name for name:
+//
+//   distilbert.embeddings.{word_embeddings, position_embeddings}.weight, .LayerNorm.*
+//   distilbert.transformer.layer.{i}.attention.{q_lin, k_lin, v_lin, out_lin}.weight|bias
+//   distilbert.transformer.layer.{i}.sa_layer_norm.*, .ffn.{lin1, lin2}.*, .output_layer_norm.*
+//   pre_classifier.weight|bias (dim, dim), classifier.weight|bias (num_labels, dim)
+//
+// Post-LayerNorm blocks as BERT's, without token types or a pooler: the first token through
+// pre_classifier → ReLU → dropout (seq_classif_dropout) → classifier.
+#include <c10/core/GradMode.h>
+
+#include "runtime/core/errors.h"
+#include "runtime/models/attention.h"
+#include "runtime/models/batch_inputs.h"
+#include "runtime/models/bert_config.h"
+#include "runtime/models/builtin.h"
+#include "runtime/models/layers.h"
+#include "runtime/models/losses.h"
+#include "runtime/models/parameter_store.h"
+
+namespace runner::models {
+
+namespace {
+
+const char* const kName = "models.encoder_classifier (distilbert)";
+
+std::shared_ptr<Linear> dense(int64_t in, int64_t out, double std) {
+  auto l = std::make_shared<Linear>(in, out);
+  if (meta_init_active()) return l;  // from_pretrained: the files give the values
+  c10::NoGradGuard no_grad;
+  l->weight.normal_(0.0, std);
+  l->bias.zero_();
+  return l;
+}
+
+std::shared_ptr<Embedding> embedding(int64_t num, int64_t dim, std::optional<int64_t> padding_idx, double std) {
+  auto e = std::make_shared<Embedding>(num, dim, padding_idx);
+  if (meta_init_active()) return e;
+  c10::NoGradGuard no_grad;
+  e->weight.normal_(0.0, std);
+  if (padding_idx) e->weight[*padding_idx].zero_();
+  return e;
+}
+
+std::shared_ptr<LayerNorm> norm(int64_t dim) { return std::make_shared<LayerNorm>(std::vector<int64_t>{dim}, 1e-12); }
+
+at::Tensor maybe_dropout(const at::Tensor& x, double p, bool training) { return p > 0 && training ? at::dropout(x, p, true) : x; }
+
+class TransformerBlock : public Module {
+ public:
+  explicit TransformerBlock(const EncoderConfig& c)
+      : Module("TransformerBlock"), n_head_(c.n_head), attn_dropout_(c.attention_dropout()), dropout_(c.dropout) {
+    auto attention = std::make_shared<Module>("DistilBertSelfAttention");
+    q_ = dense(c.hidden_size, c.hidden_size, c.initializer_range);
+    k_ = dense(c.hidden_size, c.hidden_size, c.initializer_range);
+    v_ = dense(c.hidden_size, c.hidden_size, c.initializer_range);
+    out_ = dense(c.hidden_size, c.hidden_size, c.initializer_range);
+    attention->register_module("q_lin", q_);
+    attention->register_module("k_lin", k_);
+    attention->register_module("v_lin", v_);
+    attention->register_module("out_lin", out_);
+    register_module("attention", attention);
+    sa_norm_ = norm(c.hidden_size);
+    register_module("sa_layer_norm", sa_norm_);
+    auto ffn = std::make_shared<Module>("FFN");
+    lin1_ = dense(c.hidden_size, c.intermediate_size, c.initializer_range);
+    lin2_ = dense(c.intermediate_size, c.hidden_size, c.initializer_range);
+    ffn->register_module("lin1", lin1_);
+    ffn->register_module("lin2", lin2_);
+    register_module("ffn", ffn);
+    out_norm_ = norm(c.hidden_size);
+    register_module("output_layer_norm", out_norm_);
+  }
+  // x (B, T, D); hide (B, 1, 1, T) bool, true for padded keys, or undefined.
+  at::Tensor forward_masked(const at::Tensor& x, const at::Tensor& hide) {
+    return hooked([&] { return maybe_checkpointed({x, hide}, [this](const std::vector<at::Tensor>& in) { return body(in[0], in[1]); }); });
+  }
+
+ private:
+  at::Tensor body(const at::Tensor& x, const at::Tensor& hide) {
+    const at::Tensor ctx = attend(split_heads(q_->forward(x), n_head_), split_heads(k_->forward(x), n_head_), split_heads(v_->forward(x), n_head_),
+                                  hide, /*causal=*/false, attn_dropout_, is_training());
+    const at::Tensor h = sa_norm_->forward(out_->forward(merge_heads(ctx)) + x);
+    return out_norm_->forward(maybe_dropout(lin2_->forward(at::gelu(lin1_->forward(h))), dropout_, is_training()) + h);
+  }
+
+  int64_t n_head_;
+  double attn_dropout_, dropout_;
+  std::shared_ptr<Linear> q_, k_, v_, out_, lin1_, lin2_;
+  std::shared_ptr<LayerNorm> sa_norm_, out_norm_;
+};
+
+class DistilBertClassifier : public Module {
+ public:
+  explicit DistilBertClassifier(const EncoderConfig& c) : Module("DistilBertForSequenceClassification"), config_(c) {
+    if (c.vocab_size <= 0 || c.max_position_embeddings <= 0 || c.n_layer <= 0 || c.n_head <= 0 || c.hidden_size <= 0 ||
+        c.intermediate_size <= 0 || c.num_labels <= 0)
+      throw RecipeError(std::string(kName) + ": sizes, n_layer, n_head and num_labels must be > 0");
+    if (c.hidden_size % c.n_head != 0) throw RecipeError(std::string(kName) + ": dim must be divisible by n_heads");
+    for (double p : {c.dropout, c.attention_dropout(), c.head_dropout()})
+      if (p < 0 || p >= 1) throw RecipeError(std::string(kName) + ": dropout must be in [0, 1)");
+    const double H = static_cast<double>(c.hidden_size), I = static_cast<double>(c.intermediate_size);
+    check_model_scale(kName, c.n_layer,
+                      static_cast<double>(c.vocab_size + c.max_position_embeddings) * H + static_cast<double>(c.n_layer) * (4 * H * H + 2 * H * I));
+    auto body = std::make_shared<Module>("DistilBertModel");
+    auto embeddings = std::make_shared<Module>("Embeddings");
+    words_ = embedding(c.vocab_size, c.hidden_size, c.pad_token_id, c.initializer_range);
+    positions_ = embedding(c.max_position_embeddings, c.hidden_size, std::nullopt, c.initializer_range);
+    embed_norm_ = norm(c.hidden_size);
+    embeddings->register_module("word_embeddings", words_);
+    embeddings->register_module("position_embeddings", positions_);
+    embeddings->register_module("LayerNorm", embed_norm_);
+    body->register_module("embeddings", embeddings);
+    auto transformer = std::make_shared<Module>("Transformer");
+    auto layers = std::make_shared<ModuleList>();
+    for (int64_t i = 0; i < c.n_layer; ++i) {
+      blocks_.push_back(std::make_shared<TransformerBlock>(c));
+      layers->append(blocks_.back());
+    }
+    transformer->register_module("layer", layers);
+    body->register_module("transformer", transformer);
+    register_module("distilbert", body);
+    pre_classifier_ = dense(c.hidden_size, c.hidden_size, c.initializer_range);
+    classifier_ = dense(c.hidden_size, c.num_labels, c.initializer_range);
+    register_module("pre_classifier", pre_classifier_);
+    register_module("classifier", classifier_);
+  }
+
+  bool takes_batch() const override { return true; }
+  std::vector<std::string> no_split_modules() const override { return {"TransformerBlock"}; }
+  std::vector<std::string> input_names() const override { return {"input_ids", "attention_mask", "labels"}; }
+  std::vector<IdRange> id_ranges() const override {
+    std::vector<IdRange> r{{"input_ids", config_.vocab_size, false, "vocab_size = " + std::to_string(config_.vocab_size)}};
+    if (config_.num_labels > 1) r.push_back({"labels", config_.num_labels, true, "num_labels = " + std::to_string(config_.num_labels)});
+    return r;
+  }
+  std::string hf_config_json() const override { return bert_config_json(config_, hf_dtype()).dump(2); }
+
+  TensorMap forward_batch_impl(const TensorMap& batch) override {
+    const at::Tensor ids = token_ids(require_field(batch, "input_ids", kName), "input_ids", kName);  // (B, T)
+    const int64_t b = ids.size(0), t = ids.size(1);
+    if (t > config_.max_position_embeddings)
+      throw RecipeError(std::string(kName) + ": sequence length " + std::to_string(t) + " exceeds max_position_embeddings " +
+                        std::to_string(config_.max_position_embeddings));
+    at::Tensor x = embed_norm_->forward(words_->forward(ids) + positions_->forward(at::arange(t, ids.options())));  // (B, T, D)
+    x = maybe_dropout(x, config_.dropout, is_training());
+    at::Tensor hide;
+    if (at::Tensor mask = optional_field(batch, "attention_mask"); mask.defined()) {
+      if (!mask.sizes().equals(ids.sizes()))
+        throw RecipeError(std::string(kName) + ": attention_mask must have the shape of input_ids " + shape_string(ids.sizes()));
+      hide = mask.eq(0).view({b, 1, 1, t});
+    }
+    for (const auto& block : blocks_) x = block->forward_masked(x, hide);
+    const at::Tensor pooled = maybe_dropout(at::relu(pre_classifier_->forward(x.select(1, 0))), config_.head_dropout(), is_training());
+    const at::Tensor logits = classifier_->forward(pooled);  // (B, num_labels)
+    TensorMap out{{"logits", logits}};
+    if (at::Tensor labels = optional_field(batch, "labels"); labels.defined()) {
+      const std::string& kind = config_.problem_type;  // HF: the config's, else by num_labels and the labels' dtype
+      if (kind == "regression" || (kind.empty() && config_.num_labels == 1)) out["loss"] = regression_loss(logits, labels, kName);
+      else if (kind == "multi_label_classification" || (kind.empty() && labels.is_floating_point()))
+        out["loss"] = multi_label_loss(logits, labels.to(logits.scalar_type()), kName);
+      else out["loss"] = classification_loss(logits, labels, kName);
+    }
+    return out;
+  }
+
+ private:
+  EncoderConfig config_;
+  std::shared_ptr<Embedding> words_, positions_;
+  std::shared_ptr<LayerNorm> embed_norm_;
+  std::vector<std::shared_ptr<TransformerBlock>> blocks_;
+  std::shared_ptr<Linear> pre_classifier_, classifier_;
+};
+
+}  // namespace
+
+ModulePtr make_distilbert_classifier(const EncoderConfig& config) { return std::make_shared<DistilBertClassifier>(config); }
+
+}  // namespace runner::models
