@@ -8,16 +8,13 @@
 //
 // Post-LayerNorm blocks as BERT's, without token types or a pooler: the first token through
 // pre_classifier → ReLU → dropout (seq_classif_dropout) → classifier.
-#include <c10/core/GradMode.h>
-
 #include "runtime/core/errors.h"
 #include "runtime/models/attention.h"
 #include "runtime/models/batch_inputs.h"
 #include "runtime/models/bert_config.h"
 #include "runtime/models/builtin.h"
+#include "runtime/models/encoder_parts.h"
 #include "runtime/models/layers.h"
-#include "runtime/models/losses.h"
-#include "runtime/models/parameter_store.h"
 
 namespace runner::models {
 
@@ -25,22 +22,9 @@ namespace {
 
 const char* const kName = "models.encoder_classifier (distilbert)";
 
-std::shared_ptr<Linear> dense(int64_t in, int64_t out, double std) {
-  auto l = std::make_shared<Linear>(in, out);
-  if (meta_init_active()) return l;  // from_pretrained: the files give the values
-  c10::NoGradGuard no_grad;
-  l->weight.normal_(0.0, std);
-  l->bias.zero_();
-  return l;
-}
-
+std::shared_ptr<Linear> dense(int64_t in, int64_t out, double std) { return init_dense(in, out, std); }
 std::shared_ptr<Embedding> embedding(int64_t num, int64_t dim, std::optional<int64_t> padding_idx, double std) {
-  auto e = std::make_shared<Embedding>(num, dim, padding_idx);
-  if (meta_init_active()) return e;
-  c10::NoGradGuard no_grad;
-  e->weight.normal_(0.0, std);
-  if (padding_idx) e->weight[*padding_idx].zero_();
-  return e;
+  return init_embedding(num, dim, padding_idx, std);
 }
 
 std::shared_ptr<LayerNorm> norm(int64_t dim) { return std::make_shared<LayerNorm>(std::vector<int64_t>{dim}, 1e-12); }
@@ -94,12 +78,7 @@ class TransformerBlock : public Module {
 class DistilBertClassifier : public Module {
  public:
   explicit DistilBertClassifier(const EncoderConfig& c) : Module("DistilBertForSequenceClassification"), config_(c) {
-    if (c.vocab_size <= 0 || c.max_position_embeddings <= 0 || c.n_layer <= 0 || c.n_head <= 0 || c.hidden_size <= 0 ||
-        c.intermediate_size <= 0 || c.num_labels <= 0)
-      throw RecipeError(std::string(kName) + ": sizes, n_layer, n_head and num_labels must be > 0");
-    if (c.hidden_size % c.n_head != 0) throw RecipeError(std::string(kName) + ": dim must be divisible by n_heads");
-    for (double p : {c.dropout, c.attention_dropout(), c.head_dropout()})
-      if (p < 0 || p >= 1) throw RecipeError(std::string(kName) + ": dropout must be in [0, 1)");
+    check_encoder_config(c, kName);
     const double H = static_cast<double>(c.hidden_size), I = static_cast<double>(c.intermediate_size);
     check_model_scale(kName, c.n_layer,
                       static_cast<double>(c.vocab_size + c.max_position_embeddings) * H + static_cast<double>(c.n_layer) * (4 * H * H + 2 * H * I));
@@ -155,13 +134,8 @@ class DistilBertClassifier : public Module {
     const at::Tensor pooled = maybe_dropout(at::relu(pre_classifier_->forward(x.select(1, 0))), config_.head_dropout(), is_training());
     const at::Tensor logits = classifier_->forward(pooled);  // (B, num_labels)
     TensorMap out{{"logits", logits}};
-    if (at::Tensor labels = optional_field(batch, "labels"); labels.defined()) {
-      const std::string& kind = config_.problem_type;  // HF: the config's, else by num_labels and the labels' dtype
-      if (kind == "regression" || (kind.empty() && config_.num_labels == 1)) out["loss"] = regression_loss(logits, labels, kName);
-      else if (kind == "multi_label_classification" || (kind.empty() && labels.is_floating_point()))
-        out["loss"] = multi_label_loss(logits, labels.to(logits.scalar_type()), kName);
-      else out["loss"] = classification_loss(logits, labels, kName);
-    }
+    if (at::Tensor labels = optional_field(batch, "labels"); labels.defined())
+      out["loss"] = sequence_classification_loss(config_, logits, labels, kName);
     return out;
   }
 

@@ -22,10 +22,8 @@
 #include "runtime/models/batch_inputs.h"
 #include "runtime/models/bert_config.h"
 #include "runtime/models/builtin.h"
+#include "runtime/models/encoder_parts.h"
 #include "runtime/models/layers.h"
-#include "runtime/models/losses.h"
-#include "runtime/models/parameter_store.h"
-#include <c10/core/GradMode.h>
 
 namespace runner::models {
 
@@ -34,23 +32,9 @@ namespace {
 constexpr double kInitStd = 0.02;
 const char* const kName = "models.encoder_classifier";
 
-// HF's BERT init; under MetaInit (from_pretrained) the files give the values instead.
-std::shared_ptr<Linear> dense(int64_t in, int64_t out, double std = kInitStd) {
-  auto l = std::make_shared<Linear>(in, out);
-  if (meta_init_active()) return l;
-  c10::NoGradGuard no_grad;
-  l->weight.normal_(0.0, std);
-  l->bias.zero_();
-  return l;
-}
-
+std::shared_ptr<Linear> dense(int64_t in, int64_t out, double std = kInitStd) { return init_dense(in, out, std); }
 std::shared_ptr<Embedding> embedding(int64_t num, int64_t dim, std::optional<int64_t> padding_idx = std::nullopt, double std = kInitStd) {
-  auto e = std::make_shared<Embedding>(num, dim, padding_idx);
-  if (meta_init_active()) return e;
-  c10::NoGradGuard no_grad;
-  e->weight.normal_(0.0, std);
-  if (padding_idx) e->weight[*padding_idx].zero_();
-  return e;
+  return init_embedding(num, dim, padding_idx, std);
 }
 
 // A Linear followed by dropout, a residual add and LayerNorm: HF's BertSelfOutput and
@@ -126,15 +110,7 @@ class EncoderClassifier : public Module {
       : Module(c.model_type == "roberta" ? "RobertaForSequenceClassification" : "BertForSequenceClassification"), config_(c) {
     if (c.model_type != "bert" && c.model_type != "roberta")
       throw RecipeError(std::string(kName) + ": model_type must be \"bert\" or \"roberta\", got \"" + c.model_type + "\"");
-    if (c.vocab_size <= 0 || c.max_position_embeddings <= 0 || c.type_vocab_size <= 0 || c.n_layer <= 0 || c.n_head <= 0 ||
-        c.hidden_size <= 0 || c.intermediate_size <= 0 || c.num_labels <= 0)
-      throw RecipeError(std::string(kName) + ": sizes, n_layer, n_head and num_labels must be > 0");
-    if (c.hidden_size % c.n_head != 0)
-      throw RecipeError(std::string(kName) + ": hidden_size (" + std::to_string(c.hidden_size) + ") must be divisible by n_head (" +
-                        std::to_string(c.n_head) + ")");
-    for (double p : {c.dropout, c.attention_dropout(), c.head_dropout()})
-      if (p < 0 || p >= 1) throw RecipeError(std::string(kName) + ": dropout must be in [0, 1)");
-    if (c.pad_token_id < 0 || c.pad_token_id >= c.vocab_size) throw RecipeError(std::string(kName) + ": pad_token_id must be within vocab_size");
+    check_encoder_config(c, kName);
     const double H = static_cast<double>(c.hidden_size), I = static_cast<double>(c.intermediate_size);
     check_model_scale(kName, c.n_layer,
                       static_cast<double>(c.vocab_size + c.max_position_embeddings + c.type_vocab_size) * H +
@@ -224,12 +200,7 @@ class EncoderClassifier : public Module {
     TensorMap out{{"logits", logits}};
     at::Tensor labels = optional_field(batch, "labels");
     if (labels.defined()) {
-      // HF: the config's problem_type, else regression for one label, else by the labels' dtype.
-      const std::string& kind = config_.problem_type;
-      if (kind == "regression" || (kind.empty() && config_.num_labels == 1)) out["loss"] = regression_loss(logits, labels, kName);
-      else if (kind == "multi_label_classification" || (kind.empty() && labels.is_floating_point()))
-        out["loss"] = multi_label_loss(logits, labels.to(logits.scalar_type()), kName);
-      else out["loss"] = classification_loss(logits, labels, kName);
+      out["loss"] = sequence_classification_loss(config_, logits, labels, kName);
     }
     return out;
   }

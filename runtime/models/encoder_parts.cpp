@@ -1,0 +1,48 @@
+#include "runtime/models/encoder_parts.h"
+
+#include <c10/core/GradMode.h>
+
+#include "runtime/core/errors.h"
+#include "runtime/models/losses.h"
+#include "runtime/models/parameter_store.h"
+
+namespace runner::models {
+
+std::shared_ptr<Linear> init_dense(int64_t in, int64_t out, double std) {
+  auto l = std::make_shared<Linear>(in, out);
+  if (meta_init_active()) return l;
+  c10::NoGradGuard no_grad;
+  l->weight.normal_(0.0, std);
+  l->bias.zero_();
+  return l;
+}
+
+std::shared_ptr<Embedding> init_embedding(int64_t num, int64_t dim, std::optional<int64_t> padding_idx, double std) {
+  auto e = std::make_shared<Embedding>(num, dim, padding_idx);
+  if (meta_init_active()) return e;
+  c10::NoGradGuard no_grad;
+  e->weight.normal_(0.0, std);
+  if (padding_idx) e->weight[*padding_idx].zero_();
+  return e;
+}
+
+void check_encoder_config(const EncoderConfig& c, const std::string& model) {
+  if (c.vocab_size <= 0 || c.max_position_embeddings <= 0 || c.type_vocab_size <= 0 || c.n_layer <= 0 || c.n_head <= 0 ||
+      c.hidden_size <= 0 || c.intermediate_size <= 0 || c.num_labels <= 0)
+    throw RecipeError(model + ": sizes, n_layer, n_head and num_labels must be > 0");
+  if (c.hidden_size % c.n_head != 0)
+    throw RecipeError(model + ": hidden_size (" + std::to_string(c.hidden_size) + ") must be divisible by n_head (" + std::to_string(c.n_head) + ")");
+  for (double p : {c.dropout, c.attention_dropout(), c.head_dropout()})
+    if (p < 0 || p >= 1) throw RecipeError(model + ": dropout must be in [0, 1)");
+  if (c.pad_token_id < 0 || c.pad_token_id >= c.vocab_size) throw RecipeError(model + ": pad_token_id must be within vocab_size");
+}
+
+at::Tensor sequence_classification_loss(const EncoderConfig& c, const at::Tensor& logits, const at::Tensor& labels, const std::string& model) {
+  const std::string& kind = c.problem_type;
+  if (kind == "regression" || (kind.empty() && c.num_labels == 1)) return regression_loss(logits, labels, model);
+  if (kind == "multi_label_classification" || (kind.empty() && labels.is_floating_point()))
+    return multi_label_loss(logits, labels.to(logits.scalar_type()), model);
+  return classification_loss(logits, labels, model);
+}
+
+}  // namespace runner::models

@@ -1,0 +1,26 @@
+// What the sequence classifiers (encoder_classifier.cpp: BERT, RoBERTa; distilbert.cpp) share:
+// transformers' initialisation of their layers, the config checks, and the loss HF's
+// *ForSequenceClassification picks.
+#pragma once
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "runtime/models/builtin.h"
+#include "runtime/models/layers.h"
+
+namespace runner::models {
+
+// normal(0, std) weights, zero biases (a padding row zero); nothing under MetaInit, where the
+// files give the values (from_pretrained).
+std::shared_ptr<Linear> init_dense(int64_t in, int64_t out, double std);
+std::shared_ptr<Embedding> init_embedding(int64_t num, int64_t dim, std::optional<int64_t> padding_idx, double std);
+
+// RecipeError naming `model` for sizes, head counts, dropouts or a pad id out of range.
+void check_encoder_config(const EncoderConfig& c, const std::string& model);
+
+// The config's problem_type, else regression (MSE) for one label, multi-label BCE for float
+// labels, cross-entropy otherwise.
+at::Tensor sequence_classification_loss(const EncoderConfig& c, const at::Tensor& logits, const at::Tensor& labels, const std::string& model);
+
+}  // namespace runner::models
