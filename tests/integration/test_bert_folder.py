@@ -206,6 +206,11 @@ return {
             logits, loss = self.runner_logits(d, "out")
             want_logits, want_loss = self.hf_logits(model)
             np.testing.assert_allclose(logits, want_logits, rtol=1e-5, atol=1e-5)
+            # merge-adapters writes what peft's merge_and_unload gives, head included
+            code, _, err = run("merge-adapters", "out", "merged", cwd=d)
+            self.assertEqual(code, 0, err[-3000:])
+            merged = AutoModelForSequenceClassification.from_pretrained(os.path.join(d, "merged")).eval()
+            np.testing.assert_allclose(self.hf_logits(merged)[0], self.hf_logits(model.merge_and_unload())[0], rtol=1e-5, atol=1e-5)
             # and the reverse: peft's adapters with a trained-looking head
             torch.manual_seed(1)
             base = transformers.BertForSequenceClassification.from_pretrained(os.path.join(d, "pre"), num_labels=3)
