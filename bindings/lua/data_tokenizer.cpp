@@ -1,6 +1,7 @@
 // data.tokenizer("tokenizer.json"): an HF tokenizer (runtime/data/tokenizers) as a userdata
 // with tok:encode(text [, {add_special_tokens = true, max_length}]) → int64 tensor,
 // tok(text [, text_pair] [, {...}]) → {input_ids, token_type_ids, attention_mask},
+// tok(words [, pair_words], {is_split_into_words = true}) → the same and word_ids,
 // tok:decode(ids [, {skip_special_tokens = false}]) → string (ids: a tensor or a list),
 // tok:vocab_size(), tok:token_to_id(token) (nil when absent), tok:id_to_token(id).
 #include "bindings/lua/data_binding.h"
@@ -33,17 +34,20 @@ bool flag(lua_State* L, int idx, const char* name, bool fallback) {
   return v;
 }
 
-// The options encode and tok(...) share: add_special_tokens, max_length (truncation to it).
+// The options encode and tok(...) share: add_special_tokens, max_length (truncation to it);
+// tok(...) also is_split_into_words.
 struct EncodeOptions {
   bool add_special = true;
   int64_t max_length = 0;
+  bool words = false;
 };
-EncodeOptions encode_options(lua_State* L, int idx, const char* fn) {
+EncodeOptions encode_options(lua_State* L, int idx, const char* fn, bool words_allowed = false) {
   EncodeOptions e;
   if (lua_isnoneornil(L, idx)) return e;
   Options o(L, idx, fn);
   e.add_special = o.boolean("add_special_tokens", true);
   e.max_length = o.integer("max_length", 0);
+  if (words_allowed) e.words = o.boolean("is_split_into_words", false);
   o.finish();
   if (e.max_length < 0) throw RecipeError(std::string(fn) + ": max_length must be > 0");
   return e;
@@ -63,16 +67,41 @@ int t_encode(lua_State* L) {
 
 // tok(text [, text_pair] [, {max_length, add_special_tokens}]): transformers' tokenizer(...),
 // {input_ids, token_type_ids, attention_mask} (1-D int64), ready for a padding collator.
+std::vector<std::string> word_list(lua_State* L, int idx) {
+  std::vector<std::string> words;
+  for (size_t i = 1; i <= lua_objlen(L, idx); ++i) {
+    lua_rawgeti(L, idx, static_cast<int>(i));
+    if (lua_type(L, -1) != LUA_TSTRING) throw RecipeError("tokenizer(words, ...): word " + std::to_string(i) + " is not a string");
+    words.emplace_back(lua_tostring(L, -1));
+    lua_pop(L, 1);
+  }
+  return words;
+}
+
 int t_call(lua_State* L) {
   data::HfTokenizer& t = self(L);
-  size_t n = 0, m = 0;
-  const char* a = luaL_checklstring(L, 2, &n);
-  const bool has_pair = lua_type(L, 3) == LUA_TSTRING;
-  const char* b = has_pair ? lua_tolstring(L, 3, &m) : nullptr;
-  const EncodeOptions e = encode_options(L, has_pair ? 4 : 3, "tokenizer(text, text_pair, options)");
-  const std::string_view pair(b ? b : "", m);
-  const auto enc = t.encode_typed(std::string_view(a, n), has_pair ? &pair : nullptr, e.add_special, e.max_length);
-  lua_createtable(L, 0, 3);
+  // tok(words[, pair_words], {is_split_into_words = true}): a table of words per sequence.
+  const bool tables = lua_istable(L, 2) && !is_options_table(L, 2);
+  const bool has_pair = tables ? lua_istable(L, 3) && !is_options_table(L, 3) : lua_type(L, 3) == LUA_TSTRING;
+  const EncodeOptions e = encode_options(L, has_pair ? 4 : 3, "tokenizer(text, text_pair, options)", /*words_allowed=*/true);
+  data::HfTokenizer::TypedEncoding enc;
+  if (tables) {
+    if (!e.words) throw RecipeError("tokenizer(...): a table is a text's words with is_split_into_words = true (a batch of texts is one call per text)");
+    const std::vector<std::string> a = word_list(L, 2), b = has_pair ? word_list(L, 3) : std::vector<std::string>{};
+    enc = t.encode_words(a, has_pair ? &b : nullptr, e.add_special, e.max_length);
+  } else {
+    if (e.words) throw RecipeError("tokenizer(...): is_split_into_words needs a table of words");
+    size_t n = 0, m = 0;
+    const char* a = luaL_checklstring(L, 2, &n);
+    const char* b = has_pair ? lua_tolstring(L, 3, &m) : nullptr;
+    const std::string_view pair(b ? b : "", m);
+    enc = t.encode_typed(std::string_view(a, n), has_pair ? &pair : nullptr, e.add_special, e.max_length);
+  }
+  lua_createtable(L, 0, 4);
+  if (tables) {
+    push_tensor(L, ids_tensor(enc.word_ids));
+    lua_setfield(L, -2, "word_ids");
+  }
   push_tensor(L, ids_tensor(enc.ids));
   lua_setfield(L, -2, "input_ids");
   push_tensor(L, ids_tensor(enc.type_ids));

@@ -137,6 +137,10 @@ int m_encoder_classifier(lua_State* L) {
   c.model_type = o.string("model_type", c.model_type);  // "bert", "roberta" or "distilbert" (names, positions and head as HF's)
   if (c.model_type == "roberta") c.pad_token_id = 1, c.bos_token_id = 0, c.eos_token_id = 2;  // RobertaConfig's
   c.pad_token_id = o.integer("pad_token_id", c.pad_token_id);
+  const std::string task = o.string("task", "sequence_classification");
+  if (task != "sequence_classification" && task != "token_classification")
+    throw RecipeError("models.encoder_classifier: task must be \"sequence_classification\" or \"token_classification\", got \"" + task + "\"");
+  c.per_token = task == "token_classification";
   o.finish();
   return ret(L, models::make_encoder_classifier(c));
 }
@@ -179,9 +183,9 @@ int m_lora(lua_State* L) {
   }
   // A sequence classifier's default is peft's SEQ_CLS (its head then trains and is saved).
   const std::string type = m->type_name();
-  const bool classifier = type == "BertForSequenceClassification" || type == "RobertaForSequenceClassification" ||
-                          type == "DistilBertForSequenceClassification";
-  c.task_type = o.string("task_type", classifier ? "SEQ_CLS" : c.task_type);
+  const bool sequences = type.size() > 25 && type.compare(type.size() - 25, 25, "ForSequenceClassification") == 0;
+  const bool tokens = type.size() > 22 && type.compare(type.size() - 22, 22, "ForTokenClassification") == 0;
+  c.task_type = o.string("task_type", sequences ? "SEQ_CLS" : tokens ? "TOKEN_CLS" : c.task_type);
   c.modules_to_save = o.string_list("modules_to_save", {});
   c.base_model_name_or_path = o.string("base_model_name_or_path", "");
   o.finish();
@@ -193,7 +197,7 @@ int m_lora(lua_State* L) {
 // The weights stay in their files until the Trainer (or recipe code using the model) needs
 // them: under ZeRO-3 each rank then reads only its shards (parameter_store.h).
 // models.from_pretrained(dir[, {dtype = "auto" | "float32" | "bfloat16" | "float16", fused_linear_cross_entropy = true,
-// num_labels, labels = {name, ...}}])
+// num_labels, labels = {name, ...}, task = "sequence_classification" | "token_classification"}])
 int m_from_pretrained(lua_State* L) {
   const std::string dir = checked_path(luaL_checkstring(L, 1), "models.from_pretrained");
   Options o(L, 2, "models.from_pretrained");
@@ -202,10 +206,11 @@ int m_from_pretrained(lua_State* L) {
   int64_t num_labels = 0;  // 0: the config's
   if (o.has("num_labels") && (num_labels = o.integer("num_labels", 0)) <= 0) throw RecipeError("models.from_pretrained: num_labels must be > 0");
   const std::vector<std::string> labels = o.string_list("labels", {});  // id2label's names, in id order
+  const std::string task = o.string("task", "");  // "sequence_classification" | "token_classification"
   if (!labels.empty() && num_labels > 0 && num_labels != static_cast<int64_t>(labels.size()))
     throw RecipeError("models.from_pretrained: labels names " + std::to_string(labels.size()) + " labels but num_labels is " + std::to_string(num_labels));
   o.finish();
-  models::ModulePtr m = models::from_pretrained(dir, /*deferred=*/true, dtype, num_labels, labels);  // GPT-2, Llama family or BERT
+  models::ModulePtr m = models::from_pretrained(dir, /*deferred=*/true, dtype, num_labels, labels, task);  // GPT-2, Llama family or BERT
   m->set_fused_linear_cross_entropy(fused);
   return ret(L, m);
 }

@@ -53,12 +53,19 @@ void read_labels(const json& c, EncoderConfig& e, const std::string& where) {
 
 }  // namespace
 
+std::string EncoderConfig::architecture() const {
+  const std::string family = model_type == "roberta" ? "Roberta" : model_type == "distilbert" ? "DistilBert" : "Bert";
+  return family + (per_token ? "ForTokenClassification" : "ForSequenceClassification");
+}
+
 EncoderConfig bert_config_from_hf(const json& c, const std::string& where) {
   EncoderConfig e;  // BertConfig's (RobertaConfig's) defaults where a key is absent
   e.model_type = c.value("model_type", std::string("bert"));
   if (e.model_type != "bert" && e.model_type != "roberta" && e.model_type != "distilbert")
     throw CheckpointError("model_type \"" + e.model_type + "\" is not an encoder runner has (bert, roberta, distilbert)", where);
   read_labels(c, e, where);
+  for (const auto& a : c.value("architectures", json::array()))
+    if (a.is_string() && a.get<std::string>().find("ForTokenClassification") != std::string::npos) e.per_token = true;
   if (e.model_type == "distilbert") {  // DistilBertConfig's names and defaults
     e.vocab_size = int_of(c, "vocab_size", 30522, where);
     e.hidden_size = int_of(c, "dim", 768, where);
@@ -112,7 +119,7 @@ json bert_config_json(const EncoderConfig& e, const std::string& dtype) {
     label2id[name] = i;
   }
   if (e.model_type == "distilbert") {
-    json j = {{"architectures", {"DistilBertForSequenceClassification"}},
+    json j = {{"architectures", {e.architecture()}},
               {"model_type", "distilbert"},
               {"vocab_size", e.vocab_size},
               {"dim", e.hidden_size},
@@ -134,7 +141,7 @@ json bert_config_json(const EncoderConfig& e, const std::string& dtype) {
     return j;
   }
   const bool roberta = e.model_type == "roberta";
-  json j = {{"architectures", {roberta ? "RobertaForSequenceClassification" : "BertForSequenceClassification"}},
+  json j = {{"architectures", {e.architecture()}},
             {"model_type", e.model_type},
             {"vocab_size", e.vocab_size},
             {"hidden_size", e.hidden_size},

@@ -127,6 +127,10 @@ struct EncoderConfig {
   // dense → tanh → out_proj head); its config.json's bos/eos ids are written back (-1: none).
   std::string model_type = "bert";
   int64_t bos_token_id = -1, eos_token_id = -1;
+  // *ForTokenClassification: a label per token (logits (B, T, num_labels), cross-entropy over
+  // the tokens whose label is not -100), the head on every position, no pooler.
+  bool per_token = false;
+  std::string architecture() const;  // "BertForSequenceClassification", ... (bert_config.cpp)
 };
 ModulePtr make_encoder_classifier(const EncoderConfig& config);
 

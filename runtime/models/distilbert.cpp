@@ -77,7 +77,7 @@ class TransformerBlock : public Module {
 
 class DistilBertClassifier : public Module {
  public:
-  explicit DistilBertClassifier(const EncoderConfig& c) : Module("DistilBertForSequenceClassification"), config_(c) {
+  explicit DistilBertClassifier(const EncoderConfig& c) : Module(c.architecture()), config_(c) {
     check_encoder_config(c, kName);
     const double H = static_cast<double>(c.hidden_size), I = static_cast<double>(c.intermediate_size);
     check_model_scale(kName, c.n_layer,
@@ -100,9 +100,11 @@ class DistilBertClassifier : public Module {
     transformer->register_module("layer", layers);
     body->register_module("transformer", transformer);
     register_module("distilbert", body);
-    pre_classifier_ = dense(c.hidden_size, c.hidden_size, c.initializer_range);
+    if (!c.per_token) {  // DistilBertForTokenClassification has the classifier alone
+      pre_classifier_ = dense(c.hidden_size, c.hidden_size, c.initializer_range);
+      register_module("pre_classifier", pre_classifier_);
+    }
     classifier_ = dense(c.hidden_size, c.num_labels, c.initializer_range);
-    register_module("pre_classifier", pre_classifier_);
     register_module("classifier", classifier_);
   }
 
@@ -131,8 +133,11 @@ class DistilBertClassifier : public Module {
       hide = mask.eq(0).view({b, 1, 1, t});
     }
     for (const auto& block : blocks_) x = block->forward_masked(x, hide);
-    const at::Tensor pooled = maybe_dropout(at::relu(pre_classifier_->forward(x.select(1, 0))), config_.head_dropout(), is_training());
-    const at::Tensor logits = classifier_->forward(pooled);  // (B, num_labels)
+    // Token classification: dropout (the model's, not seq_classif_dropout) → classifier per position.
+    const at::Tensor logits = config_.per_token
+                                  ? classifier_->forward(maybe_dropout(x, config_.dropout, is_training()))  // (B, T, num_labels)
+                                  : classifier_->forward(maybe_dropout(at::relu(pre_classifier_->forward(x.select(1, 0))), config_.head_dropout(),
+                                                                       is_training()));  // (B, num_labels)
     TensorMap out{{"logits", logits}};
     if (at::Tensor labels = optional_field(batch, "labels"); labels.defined())
       out["loss"] = sequence_classification_loss(config_, logits, labels, kName);

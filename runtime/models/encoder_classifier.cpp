@@ -107,7 +107,7 @@ class EncoderLayer : public Module {
 class EncoderClassifier : public Module {
  public:
   explicit EncoderClassifier(const EncoderConfig& c)
-      : Module(c.model_type == "roberta" ? "RobertaForSequenceClassification" : "BertForSequenceClassification"), config_(c) {
+      : Module(c.architecture()), config_(c) {
     if (c.model_type != "bert" && c.model_type != "roberta")
       throw RecipeError(std::string(kName) + ": model_type must be \"bert\" or \"roberta\", got \"" + c.model_type + "\"");
     check_encoder_config(c, kName);
@@ -135,7 +135,12 @@ class EncoderClassifier : public Module {
     }
     encoder->register_module("layer", layers);
     bert->register_module("encoder", encoder);
-    if (roberta()) {
+    if (c.per_token) {
+      // *ForTokenClassification: dropout → classifier on every position; BERT without its pooler.
+      register_module(roberta() ? "roberta" : "bert", bert);
+      classifier_ = dense(c.hidden_size, c.num_labels, c.initializer_range);
+      register_module("classifier", classifier_);
+    } else if (roberta()) {
       // RobertaClassificationHead: dense → tanh → out_proj on the first token, no pooler.
       register_module("roberta", bert);
       auto head = std::make_shared<Module>("RobertaClassificationHead");
@@ -195,8 +200,13 @@ class EncoderClassifier : public Module {
     const double p = config_.head_dropout();
     auto drop = [&](const at::Tensor& h) { return p > 0 ? at::dropout(h, p, is_training()) : h; };
     // (B, H) from the first ([CLS], <s>) token: BERT's pooler, or RoBERTa's head with dropout around its dense.
-    const at::Tensor pooled = roberta() ? at::tanh(pooler_->forward(drop(x.select(1, 0)))) : at::tanh(pooler_->forward(x.select(1, 0)));
-    at::Tensor logits = classifier_->forward(drop(pooled));  // (B, num_labels)
+    at::Tensor logits;
+    if (config_.per_token) {
+      logits = classifier_->forward(drop(x));  // (B, T, num_labels)
+    } else {
+      const at::Tensor pooled = roberta() ? at::tanh(pooler_->forward(drop(x.select(1, 0)))) : at::tanh(pooler_->forward(x.select(1, 0)));
+      logits = classifier_->forward(drop(pooled));  // (B, num_labels)
+    }
     TensorMap out{{"logits", logits}};
     at::Tensor labels = optional_field(batch, "labels");
     if (labels.defined()) {

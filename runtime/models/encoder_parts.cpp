@@ -38,6 +38,7 @@ void check_encoder_config(const EncoderConfig& c, const std::string& model) {
 }
 
 at::Tensor sequence_classification_loss(const EncoderConfig& c, const at::Tensor& logits, const at::Tensor& labels, const std::string& model) {
+  if (c.per_token) return classification_loss(logits, labels, model);  // a class per token, -100 ignored
   const std::string& kind = c.problem_type;
   if (kind == "regression" || (kind.empty() && c.num_labels == 1)) return regression_loss(logits, labels, model);
   if (kind == "multi_label_classification" || (kind.empty() && labels.is_floating_point()))

@@ -133,7 +133,7 @@ void apply_lora(Module& model, LoraConfig c) {
   if (c.base_model_name_or_path.empty()) c.base_model_name_or_path = model.name_or_path();
   // peft's modules_to_save: trained whole (SEQ_CLS: the classification head, which a
   // pretrained body does not have).
-  if (c.task_type == "SEQ_CLS")
+  if (c.task_type == "SEQ_CLS" || c.task_type == "TOKEN_CLS")
     for (const char* head : {"classifier", "score"})
       if (std::find(c.modules_to_save.begin(), c.modules_to_save.end(), head) == c.modules_to_save.end()) c.modules_to_save.push_back(head);
   // peft matches them by a plain suffix (DistilBERT's "pre_classifier" ends with "classifier"),
@@ -153,7 +153,7 @@ void apply_lora(Module& model, LoraConfig c) {
       }
   }
   for (const auto& key : c.modules_to_save) {
-    const bool peft_default = c.task_type == "SEQ_CLS" && (key == "classifier" || key == "score");
+    const bool peft_default = (c.task_type == "SEQ_CLS" || c.task_type == "TOKEN_CLS") && (key == "classifier" || key == "score");
     if (!peft_default && std::none_of(c.saved.begin(), c.saved.end(), [&](const std::string& n) { return ends_with_key(n, key); }))
       throw RecipeError("models.lora: modules_to_save '" + key + "' matches no module of the base model");
   }

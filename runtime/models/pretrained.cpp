@@ -220,7 +220,7 @@ FileTensors hf_llama_names(FileTensors tensors) {
 // LayerNorm names (gamma, beta) or no "bert." prefix, which transformers maps or drops too.
 // RoBERTa's the same with "roberta." (its masked-LM head lm_head.*, and the pooler
 // RobertaForSequenceClassification does not have, dropped as transformers drops them).
-FileTensors hf_bert_names(FileTensors tensors, const std::string& type) {
+FileTensors hf_bert_names(FileTensors tensors, const std::string& type, bool pooler) {
   const std::string prefix = type + ".";
   FileTensors out;
   for (auto& [name, t] : tensors) {
@@ -231,7 +231,7 @@ FileTensors hf_bert_names(FileTensors tensors, const std::string& type) {
     if (ends_with(n, ".gamma")) n = n.substr(0, n.size() - 6) + ".weight";
     else if (ends_with(n, ".beta")) n = n.substr(0, n.size() - 5) + ".bias";
     if (n.rfind(prefix, 0) != 0 && n.rfind("classifier.", 0) != 0 && n.rfind("pre_classifier.", 0) != 0) n = prefix + n;
-    if (type == "roberta" && n.rfind("roberta.pooler.", 0) == 0) continue;
+    if (!pooler && n.rfind(prefix + "pooler.", 0) == 0) continue;  // a head without one (RoBERTa's, token classifiers)
     out.emplace_back(n, std::move(t));
   }
   return out;
@@ -336,20 +336,23 @@ at::ScalarType resolve_dtype(const std::string& asked, const json& config, const
 }  // namespace
 
 ModulePtr from_pretrained(const std::string& dir, bool deferred, const std::string& dtype, int64_t num_labels,
-                          const std::vector<std::string>& labels) {
+                          const std::vector<std::string>& labels, const std::string& task) {
+  if (!task.empty() && task != "token_classification" && task != "sequence_classification")
+    throw RecipeError("from_pretrained: task must be \"sequence_classification\" or \"token_classification\", got \"" + task + "\"");
   if (num_labels == 0) num_labels = static_cast<int64_t>(labels.size());
   const fs::path folder(dir);
   if (!fs::is_directory(folder)) throw CheckpointError("not a folder (from_pretrained needs a Hugging Face model folder)", dir);
   // A peft adapter folder: its base model with the adapters (peft's AutoPeftModel).
   if (!fs::exists(folder / "config.json") && fs::exists(folder / "adapter_config.json")) {
-    if (num_labels > 0) throw RecipeError("from_pretrained: num_labels and labels are for a classification model's folder, not a LoRA adapter's");
+    if (num_labels > 0 || !task.empty())
+      throw RecipeError("from_pretrained: num_labels, labels and task are for a classification model's folder, not a LoRA adapter's");
     return load_adapter_folder(dir, "", deferred, dtype);
   }
   const json config = read_config(folder);
   const std::string where = (folder / "config.json").string();
   const std::string type = config.value("model_type", std::string());
-  if (num_labels > 0 && type != "bert" && type != "roberta" && type != "distilbert")
-    throw RecipeError("from_pretrained: num_labels and labels are for a classification model (model_type bert, roberta, distilbert), not " +
+  if ((num_labels > 0 || !task.empty()) && type != "bert" && type != "roberta" && type != "distilbert")
+    throw RecipeError("from_pretrained: num_labels, labels and task are for a classification model (model_type bert, roberta, distilbert), not " +
                       (type.empty() ? "this folder" : type));
   ModulePtr model;
   {
@@ -360,11 +363,13 @@ ModulePtr from_pretrained(const std::string& dir, bool deferred, const std::stri
       encoder = bert_config_from_hf(config, where);
       if (num_labels > 0 && num_labels != encoder->num_labels) encoder->num_labels = num_labels, encoder->labels.clear();
       if (!labels.empty()) encoder->labels = labels;
+      if (!task.empty()) encoder->per_token = task == "token_classification";
     }
     // Config errors first, then the files.
     model = bert ? make_encoder_classifier(*encoder) : llama ? make_llama(llama_config_from_hf(config, where)) : make_gpt(gpt_config(config, where));
     const FileTensors files = weight_files(folder);
-    if (bert) defer_named(*model, hf_bert_names(files, type), dir, new_head_parameter, encoder->initializer_range);
+    if (bert) defer_named(*model, hf_bert_names(files, type, /*pooler=*/type == "bert" && !encoder->per_token), dir, new_head_parameter,
+                          encoder->initializer_range);
     else defer_named(*model, llama ? hf_llama_names(files) : hf_gpt2_names(files, dir), dir);
     model->to(resolve_dtype(dtype, config, files, where));  // the values are converted as they are read (parameter_store.h)
   }

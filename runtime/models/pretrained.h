@@ -23,9 +23,11 @@ namespace runner::models {
 // model_type bert: a BertForSequenceClassification (make_encoder_classifier); a pretrained
 // BERT's missing classifier (and pooler) is newly initialised, as transformers does, and
 // `num_labels` > 0 sizes it (transformers' from_pretrained(..., num_labels=n)), `labels` names
-// the classes in id order (config.id2label; their count is num_labels when that is 0).
+// the classes in id order (config.id2label; their count is num_labels when that is 0), `task`
+// "token_classification" / "sequence_classification" picks the head (AutoModelForTokenClassification
+// / ...ForSequenceClassification; "": the config's architectures, else sequence classification).
 ModulePtr from_pretrained(const std::string& dir, bool deferred = false, const std::string& dtype = "auto", int64_t num_labels = 0,
-                          const std::vector<std::string>& labels = {});
+                          const std::vector<std::string>& labels = {}, const std::string& task = "");
 
 // Loads a safetensors file into `model` (values copied in place, converted to the model's
 // dtypes). A key missing from the file whose tensor is tied to a key that is present (GPT-2's

@@ -90,13 +90,14 @@ ModulePtr load_adapter_folder(const std::string& dir, const std::string& base_di
   // A sequence classifier's head saved beside the adapters (modules_to_save) sizes the base's
   // head, as the script that trained it loaded the base with num_labels.
   int64_t num_labels = 0;
-  if (config.task_type == "SEQ_CLS") {
+  const bool tokens = config.task_type == "TOKEN_CLS";
+  if (config.task_type == "SEQ_CLS" || tokens) {
     const io::SafetensorsFile file(weights);
     for (const auto& name : file.names())
       if (name == "base_model.model.classifier.weight" || name == "base_model.model.classifier.out_proj.weight")  // BERT's, RoBERTa's
         num_labels = file.shape(name).at(0);
   }
-  ModulePtr model = from_pretrained(base, deferred, dtype, num_labels);
+  ModulePtr model = from_pretrained(base, deferred, dtype, num_labels, {}, tokens ? "token_classification" : "");
   const bool regex = !config.target_regex.empty();
   config.base_model_name_or_path = base;
   config.fan_in_fan_out = false;  // recomputed from the layers

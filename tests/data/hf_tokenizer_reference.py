@@ -186,8 +186,19 @@ for style in ("gpt2", "llama3", "qwen2", "roberta", "lower", "llama2", "llama2_m
             tok.no_truncation()
             pairs.append({"a": a, "b": b, "max_length": max_length, "single": single.ids, "single_types": single.type_ids,
                           "ids": paired.ids, "type_ids": paired.type_ids})
+    # tokenizer(words, is_split_into_words=True): each word on its own, word_ids()
+    words = []
+    for a, b in ((["Don't", "stop", "!!!", "Really", "naïve"], None), (["東京は", "日本の", "首都", "です"], ["Привет,", "мир"]),
+                 (text[1000:1200].split(), ["short", "one"])):
+        for max_length in (0, 11):
+            if max_length:
+                tok.enable_truncation(max_length, strategy="longest_first")
+            e = tok.encode(a, b, is_pretokenized=True) if b else tok.encode(a, is_pretokenized=True)
+            tok.no_truncation()
+            words.append({"a": a, "b": b, "max_length": max_length, "ids": e.ids, "type_ids": e.type_ids,
+                          "word_ids": [-1 if w is None else w for w in e.word_ids]})
     size = tok.get_vocab_size(with_added_tokens=True)
-    result[style] = {"vocab_size": size, "cases": rows, "pairs": pairs, "id_to_token": [tok.id_to_token(i) or "" for i in range(size)],
+    result[style] = {"vocab_size": size, "cases": rows, "pairs": pairs, "words": words, "id_to_token": [tok.id_to_token(i) or "" for i in range(size)],
                      "added_ids": {t.content: i for i, t in tok.get_added_tokens_decoder().items()}}
 with open(os.path.join(out, "expected.json"), "w", encoding="utf-8") as f:
     json.dump(result, f, ensure_ascii=False)

@@ -82,6 +82,16 @@ class HfTokenizerGolden : public ::testing::Test {
       EXPECT_EQ(both.ids, c.at("ids").get<std::vector<int64_t>>()) << what;
       EXPECT_EQ(both.type_ids, c.at("type_ids").get<std::vector<int64_t>>()) << what;
     }
+    for (const auto& c : e.at("words")) {  // tokenizer(words, is_split_into_words=True, truncation=True, max_length=n)
+      const auto a = c.at("a").get<std::vector<std::string>>();
+      const std::vector<std::string> b = c.at("b").is_null() ? std::vector<std::string>{} : c.at("b").get<std::vector<std::string>>();
+      const int64_t max_length = c.at("max_length").get<int64_t>();
+      const auto enc = tok->encode_words(a, c.at("b").is_null() ? nullptr : &b, true, max_length);
+      const std::string what = style + ": words of \"" + a.front() + "\" max_length " + std::to_string(max_length);
+      EXPECT_EQ(enc.ids, c.at("ids").get<std::vector<int64_t>>()) << what;
+      EXPECT_EQ(enc.type_ids, c.at("type_ids").get<std::vector<int64_t>>()) << what;
+      EXPECT_EQ(enc.word_ids, c.at("word_ids").get<std::vector<int64_t>>()) << what;
+    }
     EXPECT_GE(n, 30);
     if (byte_fallback) EXPECT_GE(byte_tokens, 20) << style;
   }

@@ -303,6 +303,69 @@ return {
                 want = model(input_ids=torch.tensor(IDS), attention_mask=torch.tensor(MASK)).logits
             np.testing.assert_allclose(logits, want.numpy(), rtol=1e-5, atol=1e-5)
 
+    def test_token_classification_folders(self):
+        """BERT, RoBERTa and DistilBERT *ForTokenClassification folders: a label per token,
+        transformers' logits and loss (labels of -100 ignored); a pretrained BERT's files (pooler
+        and all) load under task = "token_classification" with a new classifier, and what the
+        Trainer writes loads with AutoModelForTokenClassification."""
+        labels = [[-100, 1, 2, 0, 2, -100, -100, -100], [-100, 0, 0, 1, -100, 2, 1, -100]]
+        script = """local models = require "runner.models"
+local m = models.from_pretrained("FOLDER")
+local out = m{ input_ids = torch.tensor(IDS), attention_mask = torch.tensor(MASK), labels = torch.tensor(LABELS) }
+local flat = out.logits:reshape(-1):double():tolist()
+print("LOGITS " .. table.concat(flat, ","))
+print("LOSS " .. string.format("%.9g", out.loss:item()))
+return { datasets = { train = (require "runner.data").tensors{ x = torch.zeros(2, 1) } }, model = nn.Linear(1, 1) }
+"""
+        def runner_token_logits(d, folder, ids):
+            code, out, err = run("check", write(os.path.join(d, "t.lua"), script.replace("FOLDER", folder).replace("IDS", lua_list(ids))
+                                                 .replace("MASK", lua_list(MASK)).replace("LABELS", lua_list(labels))), cwd=d)
+            self.assertEqual(code, 0, err[-3000:])
+            text = out + err
+            return (np.array([float(x) for x in re.search(r"LOGITS (\S+)", text).group(1).split(",")]),
+                    float(re.search(r"LOSS (\S+)", text).group(1)))
+
+        roberta_ids = [[0, 17, 40, 9, 33, 2, 1, 1], [0, 5, 61, 12, 2, 2, 44, 2]]
+        models = {
+            "bert": (transformers.BertForTokenClassification, small_config(num_labels=3), IDS),
+            "roberta": (transformers.RobertaForTokenClassification,
+                        transformers.RobertaConfig(vocab_size=64, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                                                   intermediate_size=48, max_position_embeddings=12, num_labels=3), roberta_ids),
+            "distilbert": (transformers.DistilBertForTokenClassification,
+                           transformers.DistilBertConfig(vocab_size=64, dim=32, n_layers=2, n_heads=4, hidden_dim=48,
+                                                         max_position_embeddings=16, num_labels=3), IDS),
+        }
+        with TempDir() as d:
+            for name, (cls, config, ids) in models.items():
+                with self.subTest(model=name):
+                    torch.manual_seed(0)
+                    hf = cls(config).eval()
+                    hf.save_pretrained(os.path.join(d, name))
+                    logits, loss = runner_token_logits(d, name, ids)
+                    with torch.no_grad():
+                        want = hf(input_ids=torch.tensor(ids), attention_mask=torch.tensor(MASK), labels=torch.tensor(labels))
+                    np.testing.assert_allclose(logits, want.logits.numpy().reshape(-1), rtol=1e-5, atol=1e-5)
+                    self.assertAlmostEqual(loss, float(want.loss), places=5)
+            torch.manual_seed(0)
+            transformers.BertForPreTraining(small_config()).save_pretrained(os.path.join(d, "pre"))
+            recipe = """local data, models = require "runner.data", require "runner.models"
+torch.manual_seed(0)
+local ids = torch.randint(4, 64, {16, 8})
+return {
+  args = { output_dir = "out", max_steps = 4, learning_rate = 1e-3, per_device_train_batch_size = 8, report_to = "none", save_strategy = "no" },
+  datasets = { train = data.tensors{ input_ids = ids, labels = ids:remainder(5) } },
+  model = models.from_pretrained("pre", { num_labels = 5, task = "token_classification" }),
+}
+"""
+            code, out, err = run(write(os.path.join(d, "train.lua"), recipe), cwd=d)
+            self.assertEqual(code, 0, err[-3000:])
+            hf = transformers.AutoModelForTokenClassification.from_pretrained(os.path.join(d, "out")).eval()
+            self.assertEqual(type(hf).__name__, "BertForTokenClassification")
+            logits, _ = runner_token_logits(d, "out", IDS)
+            with torch.no_grad():
+                want = hf(input_ids=torch.tensor(IDS), attention_mask=torch.tensor(MASK)).logits
+            np.testing.assert_allclose(logits, want.numpy().reshape(-1), rtol=1e-5, atol=1e-5)
+
     def test_refusals(self):
         with TempDir() as d:
             torch.manual_seed(0)

@@ -67,7 +67,9 @@ class Tokenizer(unittest.TestCase):
                 self.skipTest("the tokenizers package is not installed")
             self.assertEqual(p.returncode, 0, p.stderr)
             with open(os.path.join(tmp, "expected.json"), encoding="utf-8") as f:
-                pairs = [c for c in json.load(f)["bert"]["pairs"] if c["b"]]
+                expected = json.load(f)["bert"]
+            pairs = [c for c in expected["pairs"] if c["b"]]
+            words = expected["words"]
             lines = ['local data, recipe = require "runner.data", require "runner.recipe"',
                      'local tok = data.tokenizer(recipe.path("bert/tokenizer.json"))',
                      'local function show(t) return table.concat(t:tolist(), " ") end']
@@ -77,6 +79,12 @@ class Tokenizer(unittest.TestCase):
                              f'print("PAIR {i} " .. show(e.input_ids) .. " | " .. show(e.token_type_ids) .. " | " .. show(e.attention_mask)) end')
                 if c["max_length"]:
                     lines.append(f'print("ONE {i} " .. show(tok:encode({lua_string(c["a"])}{opts})))')
+            for i, c in enumerate(words):  # tok(words[, pair_words], {is_split_into_words = true}): word_ids too
+                table = lambda ws: "{ " + ", ".join(lua_string(w) for w in ws) + " }"
+                args = table(c["a"]) + (", " + table(c["b"]) if c["b"] else "")
+                opts = f", max_length = {c['max_length']}" if c["max_length"] else ""
+                lines.append(f"do local e = tok({args}, {{ is_split_into_words = true{opts} }}); "
+                             f'print("WORDS {i} " .. show(e.input_ids) .. " | " .. show(e.token_type_ids) .. " | " .. show(e.word_ids)) end')
             lines.append('return { datasets = { train = data.tensors{ x = torch.zeros(2, 1), labels = torch.zeros(2, 1) } }, model = nn.Linear(1, 1) }')
             code, _, err = run("check", write(os.path.join(tmp, "r.lua"), "\n".join(lines) + "\n"), "--output_dir", os.path.join(tmp, "o"))
             self.assertEqual(code, 0, err[-3000:])
@@ -88,6 +96,14 @@ class Tokenizer(unittest.TestCase):
                 if "] ONE " in line:
                     i, rest = line.split("] ONE ")[1].split(" ", 1)
                     one[int(i)] = [int(x) for x in rest.split()]
+            by_words = {}
+            for line in err.splitlines():
+                if "] WORDS " in line:
+                    i, rest = line.split("] WORDS ")[1].split(" ", 1)
+                    by_words[int(i)] = [[int(x) for x in part.split()] for part in rest.split(" | ")]
+            self.assertEqual(len(by_words), len(words))
+            for i, c in enumerate(words):
+                self.assertEqual(by_words[i], [c["ids"], c["type_ids"], c["word_ids"]], (c["a"][:3], c["max_length"]))
             self.assertEqual(len(got), len(pairs))
             for i, c in enumerate(pairs):
                 self.assertEqual(got[i], [c["ids"], c["type_ids"], [1] * len(c["ids"])], (c["a"][:20], c["max_length"]))

@@ -322,9 +322,10 @@ std::shared_ptr<HfTokenizer> HfTokenizer::load(const std::string& path) {
 
 std::vector<int64_t> HfTokenizer::encode(std::string_view text, bool add_special_tokens) const { return impl_->encode(text, add_special_tokens); }
 
-HfTokenizer::TypedEncoding HfTokenizer::encode_typed(std::string_view text, const std::string_view* pair, bool add_special_tokens,
-                                                     int64_t max_length) const {
-  std::vector<int64_t> seq[2] = {impl_->encode(text, false), pair ? impl_->encode(*pair, false) : std::vector<int64_t>{}};
+// The post-processor's layout of one or two token sequences (with each token's word, -1 for
+// none), cut longest-first to max_length first.
+HfTokenizer::TypedEncoding HfTokenizer::lay_out(std::vector<int64_t> seq[2], std::vector<int64_t> words[2], bool pair, bool add_special_tokens,
+                                                int64_t max_length) const {
   const auto& pieces = pair ? impl_->pair_template : impl_->single_template;
   // Without a template the special tokens are the single prefix/suffix (TemplateProcessing
   // loads both); a pair without one is A then B.
@@ -342,15 +343,43 @@ HfTokenizer::TypedEncoding HfTokenizer::encode_typed(std::string_view text, cons
                           " special tokens",
                       impl_->path);
     const size_t room = static_cast<size_t>(max_length - specials);
-    while (seq[0].size() + seq[1].size() > room) seq[seq[1].size() >= seq[0].size() ? 1 : 0].pop_back();  // longest_first, the pair on ties
+    while (seq[0].size() + seq[1].size() > room) {  // longest_first, the pair on ties
+      const int k = seq[1].size() >= seq[0].size() ? 1 : 0;
+      seq[k].pop_back(), words[k].pop_back();
+    }
   }
   TypedEncoding out;
   for (const auto& p : layout) {
     const auto& ids = p.sequence < 0 ? p.ids : seq[p.sequence];
     out.ids.insert(out.ids.end(), ids.begin(), ids.end());
     out.type_ids.insert(out.type_ids.end(), ids.size(), p.type_id);
+    if (p.sequence < 0) out.word_ids.insert(out.word_ids.end(), ids.size(), -1);
+    else out.word_ids.insert(out.word_ids.end(), words[p.sequence].begin(), words[p.sequence].end());
   }
   return out;
+}
+
+HfTokenizer::TypedEncoding HfTokenizer::encode_typed(std::string_view text, const std::string_view* pair, bool add_special_tokens,
+                                                     int64_t max_length) const {
+  std::vector<int64_t> seq[2] = {impl_->encode(text, false), pair ? impl_->encode(*pair, false) : std::vector<int64_t>{}};
+  std::vector<int64_t> words[2] = {std::vector<int64_t>(seq[0].size(), -1), std::vector<int64_t>(seq[1].size(), -1)};
+  return lay_out(seq, words, pair != nullptr, add_special_tokens, max_length);
+}
+
+HfTokenizer::TypedEncoding HfTokenizer::encode_words(const std::vector<std::string>& text, const std::vector<std::string>* pair,
+                                                     bool add_special_tokens, int64_t max_length) const {
+  // tokenizers' is_pretokenized: each word encoded on its own (normalizer, pre-tokenizer,
+  // model), its tokens tagged with the word's index.
+  std::vector<int64_t> seq[2], words[2];
+  for (int k = 0; k < (pair ? 2 : 1); ++k) {
+    const auto& list = k == 0 ? text : *pair;
+    for (size_t w = 0; w < list.size(); ++w) {
+      const std::vector<int64_t> ids = impl_->encode(list[w], false);
+      seq[k].insert(seq[k].end(), ids.begin(), ids.end());
+      words[k].insert(words[k].end(), ids.size(), static_cast<int64_t>(w));
+    }
+  }
+  return lay_out(seq, words, pair != nullptr, add_special_tokens, max_length);
 }
 
 HfTokenizer::Encoding HfTokenizer::encode_with_offsets(std::string_view text, bool add_special_tokens) const {

@@ -50,9 +50,15 @@ class HfTokenizer {
   // tokens alone exceed it.
   struct TypedEncoding {
     std::vector<int64_t> ids, type_ids;
+    std::vector<int64_t> word_ids;  // encode_words: each token's word (-1: a special token); else all -1
   };
   TypedEncoding encode_typed(std::string_view text, const std::string_view* pair = nullptr, bool add_special_tokens = true,
                              int64_t max_length = 0) const;
+  // transformers' tokenizer(words, is_split_into_words=True): each word encoded on its own, as
+  // tokenizers' pre-tokenized input, and word_ids() telling which word each token came from
+  // (what token classification aligns its word labels with).
+  TypedEncoding encode_words(const std::vector<std::string>& words, const std::vector<std::string>* pair = nullptr,
+                             bool add_special_tokens = true, int64_t max_length = 0) const;
   // The post-processor's tokens before and after a single text (Llama 2: <s> and none).
   const std::vector<int64_t>& special_prefix() const;
   const std::vector<int64_t>& special_suffix() const;
@@ -66,6 +72,7 @@ class HfTokenizer {
 
  private:
   explicit HfTokenizer(std::unique_ptr<Impl> impl);
+  TypedEncoding lay_out(std::vector<int64_t> seq[2], std::vector<int64_t> words[2], bool pair, bool add_special_tokens, int64_t max_length) const;
   std::unique_ptr<Impl> impl_;
 };
 
