@@ -366,6 +366,52 @@ return {
                 want = hf(input_ids=torch.tensor(IDS), attention_mask=torch.tensor(MASK)).logits
             np.testing.assert_allclose(logits, want.numpy().reshape(-1), rtol=1e-5, atol=1e-5)
 
+    def test_token_classification_recipe(self):
+        """recipes/token_classification.lua as run_ner.py runs CoNLL-style data on a pretrained
+        BERT folder: transformers, reading the output with the tokenizer it carries and
+        aligning tags with word_ids() the same way, scores the validation file with runner's
+        accuracy, and the tags keep their names."""
+        from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
+        source = os.environ["RUNNER_SOURCE_DIR"]
+        with open(os.path.join(source, "recipes", "lib", "ner.jsonl")) as f:
+            rows = [json.loads(line) for line in f]
+        with TempDir() as d:
+            for name, part in (("train.jsonl", rows[:180]), ("dev.jsonl", rows[180:])):
+                write(os.path.join(d, name), "".join(json.dumps(r) + "\n" for r in part))
+            tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+            tok.normalizer = normalizers.BertNormalizer(lowercase=False)
+            tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+            tok.decoder = decoders.WordPiece()
+            tok.train_from_iterator([" ".join(r["tokens"]) for r in rows], trainers.WordPieceTrainer(
+                vocab_size=120, special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"], show_progress=False))
+            tok.post_processor = processors.BertProcessing(("[SEP]", tok.token_to_id("[SEP]")), ("[CLS]", tok.token_to_id("[CLS]")))
+            torch.manual_seed(0)
+            config = BertConfig(vocab_size=tok.get_vocab_size(), hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                                intermediate_size=64, max_position_embeddings=64)
+            transformers.BertForPreTraining(config).save_pretrained(os.path.join(d, "bert"))
+            tok.save(os.path.join(d, "bert", "tokenizer.json"))
+            code, out, err = run(os.path.join(source, "recipes", "token_classification.lua"), "--model_dir", "bert", "--train_file", "train.jsonl",
+                                 "--validation_file", "dev.jsonl", "--max_seq_length", "16", "--num_train_epochs", "2", "--learning_rate", "3e-3",
+                                 "--output_dir", "out", cwd=d)
+            self.assertEqual(code, 0, err[-3000:])
+            with open(os.path.join(d, "out", "eval_results.json")) as f:
+                accuracy = json.load(f)["eval_accuracy"]
+            hf = transformers.AutoModelForTokenClassification.from_pretrained(os.path.join(d, "out")).eval()
+            self.assertEqual(hf.config.id2label[1], "B-PER")
+            fast = transformers.PreTrainedTokenizerFast(tokenizer_file=os.path.join(d, "out", "tokenizer.json"), pad_token="[PAD]")
+            right = total = 0
+            for r in rows[180:]:
+                enc = fast(r["tokens"], is_split_into_words=True, truncation=True, max_length=16, return_tensors="pt")
+                with torch.no_grad():
+                    predicted = hf(**enc).logits[0].argmax(-1).tolist()
+                previous = None
+                for i, w in enumerate(enc.word_ids()):
+                    if w is not None and w != previous:
+                        right += predicted[i] == r["ner_tags"][w]
+                        total += 1
+                    previous = w
+            self.assertAlmostEqual(accuracy, right / total, places=6)
+
     def test_refusals(self):
         with TempDir() as d:
             torch.manual_seed(0)
