@@ -61,6 +61,28 @@ bool targeted(const std::string& name, const LoraConfig& c, const Regex* regex, 
   return false;
 }
 
+// The parameter-free submodules transformers' classes have and runner's do not (an activation,
+// a dropout, the rotary embedding), by runner's module type: a target pattern that reaches one
+// is refused, as peft refuses it, instead of saving adapters peft cannot load.
+std::vector<std::pair<const char*, const char*>> hf_only_children(const std::string& type) {
+  auto ends = [&](const char* suffix) {
+    const size_t n = std::char_traits<char>::length(suffix);
+    return type.size() >= n && type.compare(type.size() - n, n, suffix) == 0;
+  };
+  if (type == "GPT2MLP") return {{"act", "NewGELUActivation"}, {"dropout", "Dropout"}};
+  if (type == "GPT2Attention") return {{"attn_dropout", "Dropout"}, {"resid_dropout", "Dropout"}};
+  if (type == "GPT2Model") return {{"drop", "Dropout"}};
+  if (ends("MLP")) return {{"act_fn", "SiLUActivation"}};  // the Llama family's
+  if (type == "LlamaModel" || type == "Qwen2Model" || type == "MistralModel") return {{"rotary_emb", "RotaryEmbedding"}};
+  if (type == "BertEmbeddings" || type == "BertSelfAttention" || type == "BertOutput") return {{"dropout", "Dropout"}};
+  if (type == "BertIntermediate") return {{"intermediate_act_fn", "GELUActivation"}};
+  if (type == "BertPooler") return {{"activation", "Tanh"}};
+  if (type == "RobertaClassificationHead" || type == "DistilBertSelfAttention" || type == "Embeddings") return {{"dropout", "Dropout"}};
+  if (type == "FFN") return {{"dropout", "Dropout"}, {"activation", "GELUActivation"}};
+  if (ends("ForSequenceClassification") || ends("ForTokenClassification")) return {{"dropout", "Dropout"}};
+  return {};
+}
+
 // peft's TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING for the models runner has.
 std::vector<std::string> default_targets(const Module& model) {
   std::string type;
@@ -116,21 +138,6 @@ void apply_lora(Module& model, LoraConfig c) {
       c.target_regex.empty() ? nullptr : std::make_unique<Regex>(c.target_regex, "models.lora: target_modules", ErrorKind::kRecipe);
   const std::unique_ptr<Regex> exclude =
       c.exclude_regex.empty() ? nullptr : std::make_unique<Regex>(c.exclude_regex, "models.lora: exclude_modules", ErrorKind::kRecipe);
-  std::vector<std::pair<std::string, ModulePtr>> chosen;
-  for (const auto& [name, m] : named_modules(model)) {
-    if (!targeted(name, c, regex.get(), exclude.get())) continue;
-    const bool head = name == "lm_head" || (name.size() > 8 && name.compare(name.size() - 8, 8, ".lm_head") == 0);
-    if (all_linear && (!is_linear(*m) || head)) continue;
-    if (!is_linear(*m))
-      throw RecipeError("models.lora: target module '" + name + "' (" + m->type_name() + ") cannot be adapted: " +
-                        (m->type_name() == "Linear" ? "its model applies the weight itself (an output head)" : "it is not a linear layer") +
-                        "; LoRA adapts Linear and GPT-2's Conv1D layers");
-    chosen.emplace_back(name, m);
-  }
-  if (chosen.empty())
-    throw RecipeError("models.lora: target modules " + nlohmann::json(c.target_regex.empty() ? c.target_modules : std::vector{c.target_regex}).dump() +
-                      " not found in the base model");
-  if (c.base_model_name_or_path.empty()) c.base_model_name_or_path = model.name_or_path();
   // peft's modules_to_save: trained whole (SEQ_CLS: the classification head, which a
   // pretrained body does not have).
   if (c.task_type == "SEQ_CLS" || c.task_type == "TOKEN_CLS")
@@ -146,12 +153,40 @@ void apply_lora(Module& model, LoraConfig c) {
     if (std::any_of(c.saved.begin(), c.saved.end(), [&](const std::string& s) { return name.rfind(s + ".", 0) == 0; })) continue;
     for (const auto& key : c.modules_to_save)
       if (ends_with_key(name, key)) {
-        if (std::any_of(chosen.begin(), chosen.end(), [&](const auto& x) { return x.first == name; }))
-          throw RecipeError("models.lora: '" + name + "' is both a target module and in modules_to_save");
         c.saved.push_back(name), kept.push_back(m);
         break;
       }
   }
+  std::vector<std::pair<std::string, ModulePtr>> chosen;
+  for (const auto& [name, m] : named_modules(model)) {
+    if (!targeted(name, c, regex.get(), exclude.get())) continue;
+    const bool head = name == "lm_head" || (name.size() > 8 && name.compare(name.size() - 8, 8, ".lm_head") == 0);
+    // all-linear leaves out the output head and what modules_to_save trains whole (peft's
+    // _maybe_include_all_linear_layers: a classifier's head).
+    const bool kept_whole = std::any_of(c.saved.begin(), c.saved.end(), [&](const std::string& k) { return name == k || name.rfind(k + ".", 0) == 0; });
+    if (all_linear && (!is_linear(*m) || head || kept_whole)) continue;
+    if (kept_whole) throw RecipeError("models.lora: '" + name + "' is both a target module and in modules_to_save");
+    if (!is_linear(*m))
+      throw RecipeError("models.lora: target module '" + name + "' (" + m->type_name() + ") cannot be adapted: " +
+                        (m->type_name() == "Linear" ? "its model applies the weight itself (an output head)" : "it is not a linear layer") +
+                        "; LoRA adapts Linear and GPT-2's Conv1D layers");
+    chosen.emplace_back(name, m);
+  }
+  if (!all_linear) {
+    std::vector<std::pair<std::string, ModulePtr>> parents = named_modules(model);
+    parents.emplace(parents.begin(), "", nullptr);  // the root itself
+    for (const auto& [name, m] : parents)
+      for (const auto& [child, kind] : hf_only_children(m ? m->type_name() : model.type_name())) {
+        const std::string full = name.empty() ? child : name + "." + child;
+        if (targeted(full, c, regex.get(), exclude.get()))
+          throw RecipeError("models.lora: target module '" + full + "' is a " + kind +
+                            " in transformers' model, which peft refuses to adapt (it is not a linear layer); narrow target_modules");
+      }
+  }
+  if (chosen.empty())
+    throw RecipeError("models.lora: target modules " + nlohmann::json(c.target_regex.empty() ? c.target_modules : std::vector{c.target_regex}).dump() +
+                      " not found in the base model");
+  if (c.base_model_name_or_path.empty()) c.base_model_name_or_path = model.name_or_path();
   for (const auto& key : c.modules_to_save) {
     const bool peft_default = (c.task_type == "SEQ_CLS" || c.task_type == "TOKEN_CLS") && (key == "classifier" || key == "score");
     if (!peft_default && std::none_of(c.saved.begin(), c.saved.end(), [&](const std::string& n) { return ends_with_key(n, key); }))
@@ -207,11 +242,13 @@ void apply_lora(Module& model, LoraConfig c) {
         return add_scaled_branch(out, a->forward(h), b->weight, scaling);
       }
       // As peft: the input in the adapters' dtype (not under autocast, which casts it back), the
-      // branch added in the layer's output dtype.
+      // branch added to the layer's output in the wider of the two dtypes (a bf16 base with fp32
+      // adapters adds in fp32) and the sum rounded once to the output's.
       const at::ScalarType dtype = a->weight.scalar_type();
       const bool cast = h.scalar_type() != dtype && !at::autocast::is_autocast_enabled(device);
       const at::Tensor extra = b->forward(a->forward(cast ? h.to(dtype) : h)) * scaling;
-      return out + (extra.scalar_type() == out.scalar_type() ? extra : extra.to(out.scalar_type()));
+      if (extra.scalar_type() == out.scalar_type()) return out + extra;
+      return (out.to(at::promote_types(out.scalar_type(), extra.scalar_type())) + extra).to(out.scalar_type());
     }, std::make_shared<const Module::LowRankBranch>(Module::LowRankBranch{a, b, scaling, p}));
     if (transposed) c.fan_in_fan_out = true;  // peft switches it on for Conv1D and warns
     c.adapted.push_back(name);
@@ -381,6 +418,10 @@ LoraConfig lora_config_from_json(const nlohmann::json& j, const std::string& fil
   if (c.r < 1) fail("r", "must be >= 1");
   if (j.value("bias", std::string("none")) != "none") fail("bias", "only \"none\" is implemented");
   if (j.value("use_dora", false)) fail("use_dora", "DoRA is not implemented");
+  // Settings that add trainable tensors runner does not have: named, not left to a missing key.
+  if (j.value("lora_bias", false)) fail("lora_bias", "a bias on lora_B is not implemented");
+  for (const char* key : {"trainable_token_indices", "layer_replication"})
+    if (j.contains(key) && !j[key].is_null() && !j[key].empty()) fail(key, "not implemented (runner reads null)");
   if (const nlohmann::json& m = j.value("modules_to_save", nlohmann::json()); m.is_array()) {
     for (const auto& name : m)
       if (name.is_string()) c.modules_to_save.push_back(name.get<std::string>());

@@ -1,5 +1,7 @@
 #include "runtime/train/training_plan.h"
 
+#include "runtime/models/lora.h"
+
 #include <cmath>
 #include <cstdio>
 
@@ -44,6 +46,12 @@ void log_plan(const TrainingPlan& p, const models::Module& model, const Training
   }
   log::info("  Number of trainable parameters = " + std::to_string(trainable));
   log::info("  Device = " + device + ", " + (args.bf16 ? "bf16 autocast" : args.fp16 ? "fp16 autocast with loss scaling" : "fp32"));
+  // peft's print_trainable_parameters counts a modules_to_save module twice (the original and
+  // the trained copy it keeps; runner trains it in place).
+  if (const auto& lora = model.lora())
+    for (const auto& [name, t] : model.named_parameters())
+      for (const auto& kept : lora->saved)
+        if (name.rfind(kept + ".", 0) == 0) all += t.numel();
   if (trainable < all) {  // frozen weights (LoRA): peft's print_trainable_parameters
     char pct[32];
     std::snprintf(pct, sizeof pct, "%.4f", 100.0 * static_cast<double>(trainable) / static_cast<double>(all));

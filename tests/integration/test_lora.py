@@ -183,6 +183,21 @@ class Lora(unittest.TestCase):
                 peft_model.save_pretrained(self.path(name))
                 np.testing.assert_allclose(runner_logits(self.dir, name), hf_logits(peft_model), rtol=1e-5, atol=1e-5)
 
+    def test_bf16_base_adds_the_branch_as_peft_does(self):
+        """A bf16 base with peft's fp32 adapters, outside autocast: the branch is added to the
+        layer's output in fp32 and the sum rounded once, as peft does (rounding the branch to
+        bf16 first moved logits by ~4e-3)."""
+        torch.manual_seed(0)
+        config = LlamaConfig(vocab_size=64, hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
+                             num_key_value_heads=2, max_position_embeddings=64, tie_word_embeddings=False)
+        LlamaForCausalLM(config).to(torch.bfloat16).save_pretrained(self.path("base_bf16"))
+        base = AutoModelForCausalLM.from_pretrained(self.path("base_bf16"), dtype=torch.bfloat16)
+        torch.manual_seed(3)
+        peft_model = get_peft_model(base, LoraConfig(r=4, lora_alpha=16, target_modules=["q_proj", "v_proj", "down_proj"],
+                                                     init_lora_weights=False, task_type="CAUSAL_LM"))
+        peft_model.save_pretrained(self.path("bf16_adapters"))
+        np.testing.assert_allclose(runner_logits(self.dir, "bf16_adapters"), hf_logits(peft_model), rtol=1e-6, atol=1e-6)
+
     def test_every_option_and_default_loads_in_peft_with_runner_logits(self):
         # Each way of choosing and shaping the adapters, trained a few steps by runner, then
         # loaded by peft onto the base: peft must accept the adapter_config.json as written

@@ -143,9 +143,12 @@ TEST(Lora, UnderAutocastTheBranchIsOneGemmOnTheUncastInputWithPeftsNumbers) {
   };
   EXPECT_EQ(scale_and_add(y), 0);
   EXPECT_EQ(scale_and_add(peft), 2);
-  // Without autocast the input is cast, as peft does: fp32 matmuls on an fp32 copy.
+  // Without autocast the input is cast, as peft does: fp32 matmuls on an fp32 copy, the branch
+  // added to the bf16 output in fp32 (PyTorch's promotion) and the sum rounded once.
   const at::Tensor plain = root->forward(x.detach());
-  const at::Tensor want = at::linear(x.detach(), lin->weight) + (at::linear(at::linear(x.detach().to(at::kFloat), a), b) * 2.0).to(at::kBFloat16);
+  const at::Tensor branch = at::linear(at::linear(x.detach().to(at::kFloat), a), b) * 2.0;
+  const at::Tensor want = (at::linear(x.detach(), lin->weight) + branch).to(at::kBFloat16);
+  ASSERT_EQ((at::linear(x.detach(), lin->weight) + branch).scalar_type(), at::kFloat);
   EXPECT_TRUE(plain.equal(want));
 }
 
@@ -411,6 +414,43 @@ TEST(Lora, RegexTargetsMatchWholeNames) {
   EXPECT_EQ(saved_model(*m).config["target_modules"], c.target_regex);
 }
 
+// A pattern reaching a submodule transformers' model has and runner's has not (an activation,
+// a dropout) would save adapters peft refuses to load: refused as peft refuses it.
+TEST(Lora, TargetsReachingTransformersOnlyModulesAreRefused) {
+  LoraConfig c;
+  c.target_regex = R"(model\.layers\.1\.mlp\..*)";
+  try {
+    apply_lora(*tiny_llama(), c);
+    ADD_FAILURE() << "no error";
+  } catch (const RecipeError& e) {
+    EXPECT_NE(e.message().find("'model.layers.1.mlp.act_fn' is a SiLUActivation in transformers' model"), std::string::npos) << e.message();
+  }
+  GPTConfig g;
+  g.vocab_size = 32, g.block_size = 8, g.n_layer = 1, g.n_head = 2, g.n_embd = 8;
+  LoraConfig attn;
+  attn.target_regex = R"(.*h\.0\.attn\..*)";
+  EXPECT_THROW(apply_lora(*make_gpt(g), attn), RecipeError);
+  LoraConfig dropout;
+  dropout.target_modules = {"c_attn", "attn_dropout"};
+  EXPECT_THROW(apply_lora(*make_gpt(g), dropout), RecipeError);
+  c.target_regex = R"(model\.layers\.1\.mlp\..*_proj)";  // the linear layers alone
+  EXPECT_NO_THROW(apply_lora(*tiny_llama(), c));
+}
+
+// all-linear on a sequence classifier leaves its head to modules_to_save, as peft does.
+TEST(Lora, AllLinearOnAClassifierLeavesTheHeadWhole) {
+  EncoderConfig e;
+  e.vocab_size = 32, e.max_position_embeddings = 8, e.n_layer = 1, e.n_head = 2, e.hidden_size = 8, e.intermediate_size = 16, e.num_labels = 3;
+  ModulePtr m = make_encoder_classifier(e);
+  LoraConfig c;
+  c.target_modules = {"all-linear"};
+  c.task_type = "SEQ_CLS";
+  apply_lora(*m, c);
+  EXPECT_EQ(m->lora()->saved, std::vector<std::string>{"classifier"});
+  EXPECT_EQ(m->lora()->adapted.size(), 7u);  // q, k, v, attention output, intermediate, output, pooler
+  for (const auto& name : m->lora()->adapted) EXPECT_EQ(name.find("classifier"), std::string::npos) << name;
+}
+
 TEST(Lora, MistakesAreClearRecipeErrors) {
   auto message = [](const std::function<void()>& f) {
     try {
@@ -453,6 +493,12 @@ TEST(Lora, AdapterConfigsWithUnimplementedSettingsAreRefusedByKey) {
       },
       CheckpointError);
   j["use_dora"] = false;
+  j["lora_bias"] = true;
+  EXPECT_THROW(lora_config_from_json(j, "a/adapter_config.json"), CheckpointError);
+  j["lora_bias"] = false;
+  j["trainable_token_indices"] = {1, 2};
+  EXPECT_THROW(lora_config_from_json(j, "a/adapter_config.json"), CheckpointError);
+  j["trainable_token_indices"] = nullptr;
   j["modules_to_save"] = {"classifier", "score"};
   EXPECT_EQ(lora_config_from_json(j, "a/adapter_config.json").modules_to_save, (std::vector<std::string>{"classifier", "score"}));
   j["modules_to_save"] = "classifier";
