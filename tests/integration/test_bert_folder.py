@@ -52,6 +52,24 @@ def small_config(**kw):
                       max_position_embeddings=16, type_vocab_size=2, **kw)
 
 
+def pretrained_bert_folder(path, texts, lowercase, vocab_size):
+    """A small random BertForPreTraining saved at `path` with a WordPiece tokenizer.json
+    trained on `texts` ([CLS] A [SEP] B [SEP]), as a hub BERT folder holds them."""
+    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
+    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tok.normalizer = normalizers.BertNormalizer(lowercase=lowercase)
+    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tok.decoder = decoders.WordPiece()
+    tok.train_from_iterator(texts, trainers.WordPieceTrainer(
+        vocab_size=vocab_size, special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"], show_progress=False))
+    tok.post_processor = processors.BertProcessing(("[SEP]", tok.token_to_id("[SEP]")), ("[CLS]", tok.token_to_id("[CLS]")))
+    torch.manual_seed(0)
+    config = BertConfig(vocab_size=tok.get_vocab_size(), hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                        intermediate_size=64, max_position_embeddings=64)
+    transformers.BertForPreTraining(config).save_pretrained(path)
+    tok.save(os.path.join(path, "tokenizer.json"))
+
+
 class BertFolder(unittest.TestCase):
     def runner_logits(self, d, folder, options="", ids=IDS):
         script = (LOGITS.replace("FOLDER", folder).replace("OPTIONS", options).replace("IDS", lua_list(ids))
@@ -124,7 +142,6 @@ return {
         The output folder, read by transformers with the tokenizer it carries, scores the
         validation file with the accuracy runner reported."""
         import csv
-        from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
         source = os.environ["RUNNER_SOURCE_DIR"]
         with TempDir() as d:
             rows = []
@@ -138,18 +155,7 @@ return {
                     w = csv.writer(f)
                     w.writerow(["sentence1", "sentence2", "label"])
                     w.writerows(part)
-            tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
-            tok.normalizer = normalizers.BertNormalizer(lowercase=True)
-            tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-            tok.decoder = decoders.WordPiece()
-            tok.train_from_iterator([r["sentence"] for r in rows], trainers.WordPieceTrainer(
-                vocab_size=300, special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"], show_progress=False))
-            tok.post_processor = processors.BertProcessing(("[SEP]", tok.token_to_id("[SEP]")), ("[CLS]", tok.token_to_id("[CLS]")))
-            torch.manual_seed(0)
-            config = BertConfig(vocab_size=tok.get_vocab_size(), hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
-                                intermediate_size=64, max_position_embeddings=64)
-            transformers.BertForPreTraining(config).save_pretrained(os.path.join(d, "bert"))
-            tok.save(os.path.join(d, "bert", "tokenizer.json"))
+            pretrained_bert_folder(os.path.join(d, "bert"), [r["sentence"] for r in rows], lowercase=True, vocab_size=300)
             recipe = os.path.join(source, "recipes", "text_classification.lua")
             code, out, err = run(recipe, "--model_dir", "bert", "--train_file", "train.csv", "--validation_file", "dev.csv",
                                  "--max_seq_length", "24", "--num_train_epochs", "2", "--learning_rate", "1e-3", "--output_dir", "out", cwd=d)
@@ -371,25 +377,13 @@ return {
         BERT folder: transformers, reading the output with the tokenizer it carries and
         aligning tags with word_ids() the same way, scores the validation file with runner's
         accuracy, and the tags keep their names."""
-        from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
         source = os.environ["RUNNER_SOURCE_DIR"]
         with open(os.path.join(source, "recipes", "lib", "ner.jsonl")) as f:
             rows = [json.loads(line) for line in f]
         with TempDir() as d:
             for name, part in (("train.jsonl", rows[:180]), ("dev.jsonl", rows[180:])):
                 write(os.path.join(d, name), "".join(json.dumps(r) + "\n" for r in part))
-            tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
-            tok.normalizer = normalizers.BertNormalizer(lowercase=False)
-            tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-            tok.decoder = decoders.WordPiece()
-            tok.train_from_iterator([" ".join(r["tokens"]) for r in rows], trainers.WordPieceTrainer(
-                vocab_size=120, special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"], show_progress=False))
-            tok.post_processor = processors.BertProcessing(("[SEP]", tok.token_to_id("[SEP]")), ("[CLS]", tok.token_to_id("[CLS]")))
-            torch.manual_seed(0)
-            config = BertConfig(vocab_size=tok.get_vocab_size(), hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
-                                intermediate_size=64, max_position_embeddings=64)
-            transformers.BertForPreTraining(config).save_pretrained(os.path.join(d, "bert"))
-            tok.save(os.path.join(d, "bert", "tokenizer.json"))
+            pretrained_bert_folder(os.path.join(d, "bert"), [" ".join(r["tokens"]) for r in rows], lowercase=False, vocab_size=120)
             code, out, err = run(os.path.join(source, "recipes", "token_classification.lua"), "--model_dir", "bert", "--train_file", "train.jsonl",
                                  "--validation_file", "dev.jsonl", "--max_seq_length", "16", "--num_train_epochs", "2", "--learning_rate", "3e-3",
                                  "--output_dir", "out", cwd=d)
