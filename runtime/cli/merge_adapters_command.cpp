@@ -40,7 +40,9 @@ int merge_adapters(const CommandLine& cl) {
   io::StagedDir staged(out);  // all or nothing
   io::save_safetensors(staged.path() + "/model.safetensors", models::merged_state_dict(*model), {{"format", "pt"}});
   io::write_json_atomic(staged.path() + "/config.json", nlohmann::json::parse(config));
-  for (const char* f : {"tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "chat_template.jinja", "generation_config.json"}) {
+  std::vector<std::string> files = models::tokenizer_file_names();
+  files.push_back("generation_config.json");
+  for (const auto& f : files) {
     for (const std::string& from : {adapters, base_dir})
       if (fs::exists(fs::path(from) / f)) {
         fs::copy_file(fs::path(from) / f, fs::path(staged.path()) / f, fs::copy_options::overwrite_existing);

@@ -80,6 +80,15 @@ void write_file_atomic(const std::string& path, const std::string& bytes) {
   write_file_atomic(path, [&](const ByteSink& sink) { sink(bytes.data(), bytes.size()); });
 }
 
+bool copy_file_atomic(const std::string& from, const std::string& to) {
+  std::ifstream in(from, std::ios::binary);
+  if (!in) return false;
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  write_file_atomic(to, bytes.str());
+  return true;
+}
+
 void write_json_atomic(const std::string& path, const nlohmann::json& value) {
   // nlohmann::json objects are std::map-backed, so keys come out sorted like HF's sort_keys;
   // non-finite numbers are written as Python's json does (NaN, Infinity).

@@ -14,6 +14,8 @@ namespace runner::io {
 using ByteSink = std::function<void(const void* data, size_t size)>;
 void write_file_atomic(const std::string& path, const std::function<void(const ByteSink&)>& write);
 void write_file_atomic(const std::string& path, const std::string& bytes);
+// `from`'s bytes written atomically to `to`; false (nothing written) when `from` cannot be read.
+bool copy_file_atomic(const std::string& from, const std::string& to);
 
 // HF's JSON file convention: indent 2, sorted keys, trailing newline.
 void write_json_atomic(const std::string& path, const nlohmann::json& value);

@@ -31,13 +31,7 @@ void write_checkpoint(const std::string& dir, const CheckpointContents& c, const
   write_json_atomic(p + "/training_args.json", c.training_args);
   if (!c.model_config.is_null()) write_json_atomic(p + "/" + c.model_config_file, c.model_config);
   if (!c.generation_config.is_null()) write_json_atomic(p + "/generation_config.json", c.generation_config);
-  for (const auto& [src, name] : c.copy_files) {
-    std::ifstream in(src, std::ios::binary);
-    if (!in) continue;  // the recipe copy is a convenience, never a reason to fail a save
-    std::stringstream ss;
-    ss << in.rdbuf();
-    write_file_atomic(p + "/" + name, ss.str());
-  }
+  for (const auto& [src, name] : c.copy_files) copy_file_atomic(src, p + "/" + name);  // conveniences: a missing one never fails a save
   if (before_moves) before_moves();
   for (const auto& src : c.move_files) {
     std::error_code ec;

@@ -1,6 +1,7 @@
 #include "runtime/models/bert_config.h"
 
 #include "runtime/core/errors.h"
+#include "runtime/core/json_fields.h"
 
 namespace runner::models {
 
@@ -8,23 +9,22 @@ using nlohmann::json;
 
 namespace {
 
-int64_t int_of(const json& c, const char* key, int64_t fallback, const std::string& where) {
-  auto it = c.find(key);
-  if (it == c.end() || it->is_null()) return fallback;
-  if (!it->is_number_integer()) throw CheckpointError(std::string("\"") + key + "\" must be an integer", where);
-  return it->get<int64_t>();
-}
-
-double number_of(const json& c, const char* key, double fallback, const std::string& where) {
-  auto it = c.find(key);
-  if (it == c.end() || it->is_null()) return fallback;
-  if (!it->is_number()) throw CheckpointError(std::string("\"") + key + "\" must be a number", where);
-  return it->get<double>();
+// The config.json keys of the sizes and dropouts: BertConfig's (RobertaConfig's), or the names
+// DistilBertConfig gives them.
+struct Keys {
+  const char *hidden, *layers, *heads, *intermediate, *dropout, *attn_dropout;
+  int64_t layers_default;
+};
+const Keys& keys_of(const std::string& model_type) {
+  static const Keys bert{"hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size", "hidden_dropout_prob",
+                         "attention_probs_dropout_prob", 12};
+  static const Keys distilbert{"dim", "n_layers", "n_heads", "hidden_dim", "dropout", "attention_dropout", 6};
+  return model_type == "distilbert" ? distilbert : bert;
 }
 
 // PretrainedConfig: num_labels is the size of id2label (2 by default); the names come along;
 // problem_type picks the loss.
-void read_labels(const json& c, EncoderConfig& e, const std::string& where) {
+void read_labels(const json& c, const JsonFields& f, EncoderConfig& e, const std::string& where) {
   e.num_labels = 2;
   e.labels.clear();
   if (auto it = c.find("id2label"); it != c.end() && it->is_object() && !it->empty()) {
@@ -41,7 +41,7 @@ void read_labels(const json& c, EncoderConfig& e, const std::string& where) {
     }
     e.num_labels = static_cast<int64_t>(e.labels.size());
   } else if (c.contains("num_labels")) {
-    e.num_labels = int_of(c, "num_labels", 2, where);
+    e.num_labels = f.integer("num_labels", 2);
   }
   if (c.contains("problem_type") && c["problem_type"].is_string()) e.problem_type = c["problem_type"].get<std::string>();
   if (!e.problem_type.empty() && e.problem_type != "regression" && e.problem_type != "single_label_classification" &&
@@ -59,52 +59,43 @@ std::string EncoderConfig::architecture() const {
 }
 
 EncoderConfig bert_config_from_hf(const json& c, const std::string& where) {
-  EncoderConfig e;  // BertConfig's (RobertaConfig's) defaults where a key is absent
-  e.model_type = c.value("model_type", std::string("bert"));
+  const JsonFields f(c, where);
+  EncoderConfig e;  // the config class's defaults where a key is absent
+  e.model_type = f.string("model_type", "bert");
   if (e.model_type != "bert" && e.model_type != "roberta" && e.model_type != "distilbert")
     throw CheckpointError("model_type \"" + e.model_type + "\" is not an encoder runner has (bert, roberta, distilbert)", where);
-  read_labels(c, e, where);
-  for (const auto& a : c.value("architectures", json::array()))
+  read_labels(c, f, e, where);
+  for (const auto& a : f.array("architectures"))
     if (a.is_string() && a.get<std::string>().find("ForTokenClassification") != std::string::npos) e.per_token = true;
-  if (e.model_type == "distilbert") {  // DistilBertConfig's names and defaults
-    e.vocab_size = int_of(c, "vocab_size", 30522, where);
-    e.hidden_size = int_of(c, "dim", 768, where);
-    e.n_layer = int_of(c, "n_layers", 6, where);
-    e.n_head = int_of(c, "n_heads", 12, where);
-    e.intermediate_size = int_of(c, "hidden_dim", 3072, where);
-    e.max_position_embeddings = int_of(c, "max_position_embeddings", 512, where);
-    e.dropout = number_of(c, "dropout", 0.1, where);
-    e.attn_dropout = number_of(c, "attention_dropout", 0.1, where);
-    e.classifier_dropout = number_of(c, "seq_classif_dropout", 0.2, where);
-    e.pad_token_id = int_of(c, "pad_token_id", 0, where);
-    e.initializer_range = number_of(c, "initializer_range", 0.02, where);
-    e.layer_norm_eps = 1e-12;
-    const std::string act = c.value("activation", std::string("gelu"));
+  const bool roberta = e.model_type == "roberta";
+  const Keys& k = keys_of(e.model_type);
+  e.vocab_size = f.integer("vocab_size", 30522);
+  e.hidden_size = f.integer(k.hidden, 768);
+  e.n_layer = f.integer(k.layers, k.layers_default);
+  e.n_head = f.integer(k.heads, 12);
+  e.intermediate_size = f.integer(k.intermediate, 3072);
+  e.max_position_embeddings = f.integer("max_position_embeddings", 512);
+  e.dropout = f.number(k.dropout, 0.1);
+  e.attn_dropout = f.number(k.attn_dropout, 0.1);
+  e.pad_token_id = f.integer("pad_token_id", roberta ? 1 : 0);
+  e.initializer_range = f.number("initializer_range", 0.02);
+  if (e.model_type == "distilbert") {  // no token types, LayerNorm eps fixed at 1e-12
+    e.classifier_dropout = f.number("seq_classif_dropout", 0.2);
+    const std::string act = f.string("activation", "gelu");
     if (act != "gelu") throw CheckpointError("activation \"" + act + "\" is not supported (DistilBERT uses gelu)", where);
-    if (c.value("sinusoidal_pos_embds", false)) throw CheckpointError("sinusoidal_pos_embds = true is not supported", where);
+    if (f.boolean("sinusoidal_pos_embds", false)) throw CheckpointError("sinusoidal_pos_embds = true is not supported", where);
     return e;
   }
-  const bool roberta = e.model_type == "roberta";
-  e.bos_token_id = int_of(c, "bos_token_id", roberta ? 0 : -1, where);
-  e.eos_token_id = int_of(c, "eos_token_id", roberta ? 2 : -1, where);
-  e.vocab_size = int_of(c, "vocab_size", 30522, where);
-  e.hidden_size = int_of(c, "hidden_size", 768, where);
-  e.n_layer = int_of(c, "num_hidden_layers", 12, where);
-  e.n_head = int_of(c, "num_attention_heads", 12, where);
-  e.intermediate_size = int_of(c, "intermediate_size", 3072, where);
-  e.max_position_embeddings = int_of(c, "max_position_embeddings", 512, where);
-  e.type_vocab_size = int_of(c, "type_vocab_size", 2, where);
-  e.layer_norm_eps = number_of(c, "layer_norm_eps", 1e-12, where);
-  e.pad_token_id = int_of(c, "pad_token_id", roberta ? 1 : 0, where);
-  e.dropout = number_of(c, "hidden_dropout_prob", 0.1, where);
-  e.attn_dropout = number_of(c, "attention_probs_dropout_prob", 0.1, where);
-  if (c.contains("classifier_dropout") && !c["classifier_dropout"].is_null()) e.classifier_dropout = number_of(c, "classifier_dropout", 0, where);
-  e.initializer_range = number_of(c, "initializer_range", 0.02, where);
-  const std::string act = c.value("hidden_act", std::string("gelu"));
+  e.bos_token_id = f.integer("bos_token_id", roberta ? 0 : -1);
+  e.eos_token_id = f.integer("eos_token_id", roberta ? 2 : -1);
+  e.type_vocab_size = f.integer("type_vocab_size", 2);
+  e.layer_norm_eps = f.number("layer_norm_eps", 1e-12);
+  e.classifier_dropout = f.opt_number("classifier_dropout");
+  const std::string act = f.string("hidden_act", "gelu");
   if (act != "gelu") throw CheckpointError("hidden_act \"" + act + "\" is not supported (BERT uses gelu)", where);
-  const std::string positions = c.value("position_embedding_type", std::string("absolute"));
+  const std::string positions = f.string("position_embedding_type", "absolute");
   if (positions != "absolute") throw CheckpointError("position_embedding_type \"" + positions + "\" is not supported (absolute is)", where);
-  if (c.value("is_decoder", false) || c.value("add_cross_attention", false))
+  if (f.boolean("is_decoder", false) || f.boolean("add_cross_attention", false))
     throw CheckpointError("a BERT decoder (is_decoder / add_cross_attention) is not supported", where);
   return e;
 }
@@ -118,50 +109,34 @@ json bert_config_json(const EncoderConfig& e, const std::string& dtype) {
     id2label[std::to_string(i)] = name;
     label2id[name] = i;
   }
-  if (e.model_type == "distilbert") {
-    json j = {{"architectures", {e.architecture()}},
-              {"model_type", "distilbert"},
-              {"vocab_size", e.vocab_size},
-              {"dim", e.hidden_size},
-              {"n_layers", e.n_layer},
-              {"n_heads", e.n_head},
-              {"hidden_dim", e.intermediate_size},
-              {"max_position_embeddings", e.max_position_embeddings},
-              {"dropout", e.dropout},
-              {"attention_dropout", e.attention_dropout()},
-              {"seq_classif_dropout", e.head_dropout()},
-              {"activation", "gelu"},
-              {"sinusoidal_pos_embds", false},
-              {"initializer_range", e.initializer_range},
-              {"pad_token_id", e.pad_token_id},
-              {"id2label", id2label},
-              {"label2id", label2id},
-              {"dtype", dtype}};
-    if (!e.problem_type.empty()) j["problem_type"] = e.problem_type;
-    return j;
-  }
-  const bool roberta = e.model_type == "roberta";
+  const Keys& k = keys_of(e.model_type);
   json j = {{"architectures", {e.architecture()}},
             {"model_type", e.model_type},
             {"vocab_size", e.vocab_size},
-            {"hidden_size", e.hidden_size},
-            {"num_hidden_layers", e.n_layer},
-            {"num_attention_heads", e.n_head},
-            {"intermediate_size", e.intermediate_size},
-            {"hidden_act", "gelu"},
-            {"hidden_dropout_prob", e.dropout},
-            {"attention_probs_dropout_prob", e.attention_dropout()},
-            {"classifier_dropout", e.classifier_dropout ? json(*e.classifier_dropout) : json(nullptr)},
+            {k.hidden, e.hidden_size},
+            {k.layers, e.n_layer},
+            {k.heads, e.n_head},
+            {k.intermediate, e.intermediate_size},
+            {k.dropout, e.dropout},
+            {k.attn_dropout, e.attention_dropout()},
             {"max_position_embeddings", e.max_position_embeddings},
-            {"type_vocab_size", e.type_vocab_size},
             {"initializer_range", e.initializer_range},
-            {"layer_norm_eps", e.layer_norm_eps},
             {"pad_token_id", e.pad_token_id},
-            {"position_embedding_type", "absolute"},
             {"id2label", id2label},
             {"label2id", label2id},
             {"dtype", dtype}};
   if (!e.problem_type.empty()) j["problem_type"] = e.problem_type;
+  if (e.model_type == "distilbert") {
+    j["seq_classif_dropout"] = e.head_dropout();
+    j["activation"] = "gelu";
+    j["sinusoidal_pos_embds"] = false;
+    return j;
+  }
+  j["hidden_act"] = "gelu";
+  j["classifier_dropout"] = e.classifier_dropout ? json(*e.classifier_dropout) : json(nullptr);
+  j["type_vocab_size"] = e.type_vocab_size;
+  j["layer_norm_eps"] = e.layer_norm_eps;
+  j["position_embedding_type"] = "absolute";
   if (e.bos_token_id >= 0) j["bos_token_id"] = e.bos_token_id;
   if (e.eos_token_id >= 0) j["eos_token_id"] = e.eos_token_id;
   return j;

@@ -22,11 +22,6 @@ namespace {
 
 const char* const kName = "models.encoder_classifier (distilbert)";
 
-std::shared_ptr<Linear> dense(int64_t in, int64_t out, double std) { return init_dense(in, out, std); }
-std::shared_ptr<Embedding> embedding(int64_t num, int64_t dim, std::optional<int64_t> padding_idx, double std) {
-  return init_embedding(num, dim, padding_idx, std);
-}
-
 std::shared_ptr<LayerNorm> norm(int64_t dim) { return std::make_shared<LayerNorm>(std::vector<int64_t>{dim}, 1e-12); }
 
 at::Tensor maybe_dropout(const at::Tensor& x, double p, bool training) { return p > 0 && training ? at::dropout(x, p, true) : x; }
@@ -36,10 +31,10 @@ class TransformerBlock : public Module {
   explicit TransformerBlock(const EncoderConfig& c)
       : Module("TransformerBlock"), n_head_(c.n_head), attn_dropout_(c.attention_dropout()), dropout_(c.dropout) {
     auto attention = std::make_shared<Module>("DistilBertSelfAttention");
-    q_ = dense(c.hidden_size, c.hidden_size, c.initializer_range);
-    k_ = dense(c.hidden_size, c.hidden_size, c.initializer_range);
-    v_ = dense(c.hidden_size, c.hidden_size, c.initializer_range);
-    out_ = dense(c.hidden_size, c.hidden_size, c.initializer_range);
+    q_ = init_dense(c.hidden_size, c.hidden_size, c.initializer_range);
+    k_ = init_dense(c.hidden_size, c.hidden_size, c.initializer_range);
+    v_ = init_dense(c.hidden_size, c.hidden_size, c.initializer_range);
+    out_ = init_dense(c.hidden_size, c.hidden_size, c.initializer_range);
     attention->register_module("q_lin", q_);
     attention->register_module("k_lin", k_);
     attention->register_module("v_lin", v_);
@@ -48,8 +43,8 @@ class TransformerBlock : public Module {
     sa_norm_ = norm(c.hidden_size);
     register_module("sa_layer_norm", sa_norm_);
     auto ffn = std::make_shared<Module>("FFN");
-    lin1_ = dense(c.hidden_size, c.intermediate_size, c.initializer_range);
-    lin2_ = dense(c.intermediate_size, c.hidden_size, c.initializer_range);
+    lin1_ = init_dense(c.hidden_size, c.intermediate_size, c.initializer_range);
+    lin2_ = init_dense(c.intermediate_size, c.hidden_size, c.initializer_range);
     ffn->register_module("lin1", lin1_);
     ffn->register_module("lin2", lin2_);
     register_module("ffn", ffn);
@@ -84,8 +79,8 @@ class DistilBertClassifier : public Module {
                       static_cast<double>(c.vocab_size + c.max_position_embeddings) * H + static_cast<double>(c.n_layer) * (4 * H * H + 2 * H * I));
     auto body = std::make_shared<Module>("DistilBertModel");
     auto embeddings = std::make_shared<Module>("Embeddings");
-    words_ = embedding(c.vocab_size, c.hidden_size, c.pad_token_id, c.initializer_range);
-    positions_ = embedding(c.max_position_embeddings, c.hidden_size, std::nullopt, c.initializer_range);
+    words_ = init_embedding(c.vocab_size, c.hidden_size, c.pad_token_id, c.initializer_range);
+    positions_ = init_embedding(c.max_position_embeddings, c.hidden_size, std::nullopt, c.initializer_range);
     embed_norm_ = norm(c.hidden_size);
     embeddings->register_module("word_embeddings", words_);
     embeddings->register_module("position_embeddings", positions_);
@@ -101,10 +96,10 @@ class DistilBertClassifier : public Module {
     body->register_module("transformer", transformer);
     register_module("distilbert", body);
     if (!c.per_token) {  // DistilBertForTokenClassification has the classifier alone
-      pre_classifier_ = dense(c.hidden_size, c.hidden_size, c.initializer_range);
+      pre_classifier_ = init_dense(c.hidden_size, c.hidden_size, c.initializer_range);
       register_module("pre_classifier", pre_classifier_);
     }
-    classifier_ = dense(c.hidden_size, c.num_labels, c.initializer_range);
+    classifier_ = init_dense(c.hidden_size, c.num_labels, c.initializer_range);
     register_module("classifier", classifier_);
   }
 

@@ -29,20 +29,14 @@ namespace runner::models {
 
 namespace {
 
-constexpr double kInitStd = 0.02;
 const char* const kName = "models.encoder_classifier";
-
-std::shared_ptr<Linear> dense(int64_t in, int64_t out, double std = kInitStd) { return init_dense(in, out, std); }
-std::shared_ptr<Embedding> embedding(int64_t num, int64_t dim, std::optional<int64_t> padding_idx = std::nullopt, double std = kInitStd) {
-  return init_embedding(num, dim, padding_idx, std);
-}
 
 // A Linear followed by dropout, a residual add and LayerNorm: HF's BertSelfOutput and
 // BertOutput, both named {dense, LayerNorm}.
 class ResidualOutput : public Module {
  public:
   ResidualOutput(int64_t in, const EncoderConfig& c) : Module("BertOutput"), dropout_(c.dropout) {
-    dense_ = dense(in, c.hidden_size, c.initializer_range);
+    dense_ = init_dense(in, c.hidden_size, c.initializer_range);
     norm_ = std::make_shared<LayerNorm>(std::vector<int64_t>{c.hidden_size}, c.layer_norm_eps);
     register_module("dense", dense_);
     register_module("LayerNorm", norm_);
@@ -67,9 +61,9 @@ class EncoderLayer : public Module {
       : Module(std::string(c.model_type == "roberta" ? "Roberta" : "Bert") + "Layer"), n_head_(c.n_head), dropout_(c.attention_dropout()) {
     auto attention = std::make_shared<Module>("BertAttention");
     auto self = std::make_shared<Module>("BertSelfAttention");
-    query_ = dense(c.hidden_size, c.hidden_size, c.initializer_range);
-    key_ = dense(c.hidden_size, c.hidden_size, c.initializer_range);
-    value_ = dense(c.hidden_size, c.hidden_size, c.initializer_range);
+    query_ = init_dense(c.hidden_size, c.hidden_size, c.initializer_range);
+    key_ = init_dense(c.hidden_size, c.hidden_size, c.initializer_range);
+    value_ = init_dense(c.hidden_size, c.hidden_size, c.initializer_range);
     self->register_module("query", query_);
     self->register_module("key", key_);
     self->register_module("value", value_);
@@ -78,7 +72,7 @@ class EncoderLayer : public Module {
     attention->register_module("output", attention_output_);
     register_module("attention", attention);
     auto intermediate = std::make_shared<Module>("BertIntermediate");
-    intermediate_ = dense(c.hidden_size, c.intermediate_size, c.initializer_range);
+    intermediate_ = init_dense(c.hidden_size, c.intermediate_size, c.initializer_range);
     intermediate->register_module("dense", intermediate_);
     register_module("intermediate", intermediate);
     output_ = std::make_shared<ResidualOutput>(c.intermediate_size, c);
@@ -117,10 +111,10 @@ class EncoderClassifier : public Module {
                           static_cast<double>(c.n_layer) * (4 * H * H + 2 * H * I + 9 * H + I));
     auto bert = std::make_shared<Module>("BertModel");
     auto embeddings = std::make_shared<Module>("BertEmbeddings");
-    words_ = embedding(c.vocab_size, c.hidden_size, /*padding_idx=*/c.pad_token_id, c.initializer_range);
-    positions_ = embedding(c.max_position_embeddings, c.hidden_size, roberta() ? std::optional<int64_t>(c.pad_token_id) : std::nullopt,
+    words_ = init_embedding(c.vocab_size, c.hidden_size, /*padding_idx=*/c.pad_token_id, c.initializer_range);
+    positions_ = init_embedding(c.max_position_embeddings, c.hidden_size, roberta() ? std::optional<int64_t>(c.pad_token_id) : std::nullopt,
                            c.initializer_range);
-    types_ = embedding(c.type_vocab_size, c.hidden_size, std::nullopt, c.initializer_range);
+    types_ = init_embedding(c.type_vocab_size, c.hidden_size, std::nullopt, c.initializer_range);
     embed_norm_ = std::make_shared<LayerNorm>(std::vector<int64_t>{c.hidden_size}, c.layer_norm_eps);
     embeddings->register_module("word_embeddings", words_);
     embeddings->register_module("position_embeddings", positions_);
@@ -138,24 +132,24 @@ class EncoderClassifier : public Module {
     if (c.per_token) {
       // *ForTokenClassification: dropout → classifier on every position; BERT without its pooler.
       register_module(roberta() ? "roberta" : "bert", bert);
-      classifier_ = dense(c.hidden_size, c.num_labels, c.initializer_range);
+      classifier_ = init_dense(c.hidden_size, c.num_labels, c.initializer_range);
       register_module("classifier", classifier_);
     } else if (roberta()) {
       // RobertaClassificationHead: dense → tanh → out_proj on the first token, no pooler.
       register_module("roberta", bert);
       auto head = std::make_shared<Module>("RobertaClassificationHead");
-      pooler_ = dense(c.hidden_size, c.hidden_size, c.initializer_range);
-      classifier_ = dense(c.hidden_size, c.num_labels, c.initializer_range);
+      pooler_ = init_dense(c.hidden_size, c.hidden_size, c.initializer_range);
+      classifier_ = init_dense(c.hidden_size, c.num_labels, c.initializer_range);
       head->register_module("dense", pooler_);
       head->register_module("out_proj", classifier_);
       register_module("classifier", head);
     } else {
       auto pooler = std::make_shared<Module>("BertPooler");
-      pooler_ = dense(c.hidden_size, c.hidden_size, c.initializer_range);
+      pooler_ = init_dense(c.hidden_size, c.hidden_size, c.initializer_range);
       pooler->register_module("dense", pooler_);
       bert->register_module("pooler", pooler);
       register_module("bert", bert);
-      classifier_ = dense(c.hidden_size, c.num_labels, c.initializer_range);
+      classifier_ = init_dense(c.hidden_size, c.num_labels, c.initializer_range);
       register_module("classifier", classifier_);
     }
   }

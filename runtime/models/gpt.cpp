@@ -30,6 +30,7 @@
 #include "runtime/models/attention.h"
 #include "runtime/models/batch_inputs.h"
 #include "runtime/models/builtin.h"
+#include "runtime/models/host_facts.h"
 #include "runtime/models/kv_cache.h"
 #include "runtime/models/layers.h"
 #include "runtime/models/llama_config.h"  // ids_json
@@ -260,7 +261,7 @@ class GPT : public Module {
       throw RecipeError("generation: attention_mask covers " + std::to_string(mask.size(1)) + " positions, cache and input " +
                         std::to_string(total));
     at::Tensor positions;
-    const bool padded = mask.defined() && !mask.all().item<bool>();
+    const bool padded = mask.defined() && !mask_hides_nothing(mask);
     if (mask.defined()) positions = (mask.to(at::kLong).cumsum(-1) - 1).masked_fill(mask.eq(0), 1).narrow(1, past, t);
     else positions = at::arange(past, total, ids.options().dtype(at::kLong)).unsqueeze(0).expand({ids.size(0), t});
     // No past: causal attention as in training. With a past, one new position sees every key;

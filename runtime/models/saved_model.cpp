@@ -18,13 +18,18 @@ namespace {
 std::vector<std::string> tokenizer_files(const std::string& source) {
   std::vector<std::string> out;
   if (source.empty()) return out;
-  for (const char* f : {"tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "chat_template.jinja", "vocab.json",
-                        "merges.txt", "tokenizer.model"})
+  for (const auto& f : tokenizer_file_names())
     if (fs::is_regular_file(fs::path(source) / f)) out.push_back((fs::path(source) / f).string());
   return out;
 }
 
 }  // namespace
+
+const std::vector<std::string>& tokenizer_file_names() {
+  static const std::vector<std::string> names = {"tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "chat_template.jinja",
+                                                 "vocab.json", "merges.txt", "tokenizer.model"};
+  return names;
+}
 
 SavedModel saved_model(const Module& model) {
   SavedModel s;

@@ -25,6 +25,8 @@ struct SavedModel {
 };
 
 SavedModel saved_model(const Module& model);
+// The files of a model folder that make its tokenizer (tokenizer.json, tokenizer_config.json, ...).
+const std::vector<std::string>& tokenizer_file_names();
 std::string weights_file_name(const Module& model);
 
 // Loads the weights file of `dir` that saved_model writes for this model (HF loads a

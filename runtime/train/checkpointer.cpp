@@ -466,12 +466,7 @@ void Checkpointer::save_model(const std::string& dir) const {
   for (const auto& f : saved->tokenizer_files) {
     const std::string to = out + "/" + std::filesystem::path(f).filename().string();
     std::error_code ec;
-    if (std::filesystem::equivalent(f, to, ec)) continue;  // output_dir is the model's own folder: already there
-    std::ifstream in(f, std::ios::binary);
-    if (!in) continue;  // a convenience copy, never a reason to fail a save
-    std::stringstream bytes;
-    bytes << in.rdbuf();
-    io::write_file_atomic(to, bytes.str());
+    if (!std::filesystem::equivalent(f, to, ec)) io::copy_file_atomic(f, to);  // equivalent: output_dir is the model's own folder
   }
 }
 

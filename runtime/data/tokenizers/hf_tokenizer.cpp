@@ -104,7 +104,7 @@ struct HfTokenizer::Impl {
   std::unordered_map<std::string, int64_t> added_ids;
   std::unordered_map<int64_t, std::string> id_to_token;
   std::unordered_map<int64_t, bool> special_ids;
-  std::vector<int64_t> prefix_ids, suffix_ids;  // the post-processor's template around the text
+  std::vector<int64_t> prefix_ids, suffix_ids;  // the single template's special tokens around the text
   // The templates as pieces: special tokens, or the text (0) / the pair (1); each with its type id.
   struct Piece {
     int sequence = -1;  // -1: the special ids
@@ -142,23 +142,9 @@ struct HfTokenizer::Impl {
           }
           target->push_back(std::move(out));
         }
-      bool before = true;
-      for (const auto& piece : p.at("single")) {
-        if (piece.contains("Sequence")) {
-          before = false;
-        } else if (piece.contains("SpecialToken")) {
-          const std::string name = piece["SpecialToken"].at("id").get<std::string>();
-          const json& tokens = p.at("special_tokens");
-          if (!tokens.contains(name) || !tokens[name].contains("ids") || tokens[name]["ids"].empty())
-            fail("post_processor: special token \"" + name + "\" has no id");
-          for (const auto& id : tokens[name]["ids"]) (before ? prefix_ids : suffix_ids).push_back(id.get<int64_t>());
-        }
-      }
     } else if (type == "BertProcessing" || type == "RobertaProcessing") {
-      prefix_ids.push_back(p.at("cls")[1].get<int64_t>());
-      suffix_ids.push_back(p.at("sep")[1].get<int64_t>());
       // BERT: [CLS] A [SEP] B [SEP], the pair's part type 1; RoBERTa: <s> A </s> </s> B </s>, all type 0.
-      const int64_t cls = prefix_ids.back(), sep = suffix_ids.back(), second = type == "BertProcessing" ? 1 : 0;
+      const int64_t cls = p.at("cls")[1].get<int64_t>(), sep = p.at("sep")[1].get<int64_t>(), second = type == "BertProcessing" ? 1 : 0;
       single_template = {{-1, {cls}, 0}, {0, {}, 0}, {-1, {sep}, 0}};
       pair_template = {{-1, {cls}, 0}, {0, {}, 0}, {-1, {sep}, 0}};
       if (second == 0) pair_template.push_back({-1, {sep}, 0});
@@ -311,6 +297,16 @@ std::shared_ptr<HfTokenizer> HfTokenizer::load(const std::string& path) {
       impl->special_ids[id] = special;
     }
     impl->load_post_processor(j.value("post_processor", json()));
+    // The special tokens before and after a single text, from its template.
+    bool before = true;
+    for (const auto& piece : impl->single_template) {
+      if (piece.sequence >= 0) {
+        before = false;
+        continue;
+      }
+      auto& side = before ? impl->prefix_ids : impl->suffix_ids;
+      side.insert(side.end(), piece.ids.begin(), piece.ids.end());
+    }
   } catch (const json::exception& e) {
     throw DataError(std::string("malformed tokenizer.json: ") + e.what(), path);
   } catch (const std::runtime_error& e) {
