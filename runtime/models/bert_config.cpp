@@ -9,17 +9,20 @@ using nlohmann::json;
 
 namespace {
 
-// The config.json keys of the sizes and dropouts: BertConfig's (RobertaConfig's), or the names
-// DistilBertConfig gives them.
+// The config.json keys of the sizes and dropouts, with the config class's defaults: BertConfig's
+// (RobertaConfig's), AlbertConfig's, or the names DistilBertConfig gives them.
 struct Keys {
   const char *hidden, *layers, *heads, *intermediate, *dropout, *attn_dropout;
-  int64_t layers_default;
+  int64_t vocab_default, hidden_default, layers_default, heads_default, intermediate_default;
+  double dropout_default;
 };
 const Keys& keys_of(const std::string& model_type) {
   static const Keys bert{"hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size", "hidden_dropout_prob",
-                         "attention_probs_dropout_prob", 12};
-  static const Keys distilbert{"dim", "n_layers", "n_heads", "hidden_dim", "dropout", "attention_dropout", 6};
-  return model_type == "distilbert" ? distilbert : bert;
+                         "attention_probs_dropout_prob", 30522, 768, 12, 12, 3072, 0.1};
+  static const Keys albert{"hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size", "hidden_dropout_prob",
+                           "attention_probs_dropout_prob", 30000, 4096, 12, 64, 16384, 0.0};
+  static const Keys distilbert{"dim", "n_layers", "n_heads", "hidden_dim", "dropout", "attention_dropout", 30522, 768, 6, 12, 3072, 0.1};
+  return model_type == "distilbert" ? distilbert : model_type == "albert" ? albert : bert;
 }
 
 // PretrainedConfig: num_labels is the size of id2label (2 by default); the names come along;
@@ -53,30 +56,42 @@ void read_labels(const json& c, const JsonFields& f, EncoderConfig& e, const std
 
 }  // namespace
 
+bool is_roberta_type(const std::string& t) { return t == "roberta" || t == "xlm-roberta" || t == "camembert"; }
+bool is_encoder_type(const std::string& t) { return t == "bert" || t == "distilbert" || t == "albert" || is_roberta_type(t); }
+std::string encoder_prefix(const std::string& t) { return is_roberta_type(t) ? "roberta" : t; }
+
+std::string EncoderConfig::family() const {
+  return model_type == "roberta"       ? "Roberta"
+         : model_type == "xlm-roberta" ? "XLMRoberta"
+         : model_type == "camembert"   ? "Camembert"
+         : model_type == "distilbert"  ? "DistilBert"
+         : model_type == "albert"      ? "Albert"
+                                       : "Bert";
+}
+
 std::string EncoderConfig::architecture() const {
-  const std::string family = model_type == "roberta" ? "Roberta" : model_type == "distilbert" ? "DistilBert" : "Bert";
-  return family + (per_token ? "ForTokenClassification" : "ForSequenceClassification");
+  return family() + (per_token ? "ForTokenClassification" : "ForSequenceClassification");
 }
 
 EncoderConfig bert_config_from_hf(const json& c, const std::string& where) {
   const JsonFields f(c, where);
   EncoderConfig e;  // the config class's defaults where a key is absent
   e.model_type = f.string("model_type", "bert");
-  if (e.model_type != "bert" && e.model_type != "roberta" && e.model_type != "distilbert")
-    throw CheckpointError("model_type \"" + e.model_type + "\" is not an encoder runner has (bert, roberta, distilbert)", where);
+  if (!is_encoder_type(e.model_type))
+    throw CheckpointError("model_type \"" + e.model_type + "\" is not an encoder runner has (bert, roberta, xlm-roberta, camembert, distilbert, albert)", where);
   read_labels(c, f, e, where);
   for (const auto& a : f.array("architectures"))
     if (a.is_string() && a.get<std::string>().find("ForTokenClassification") != std::string::npos) e.per_token = true;
-  const bool roberta = e.model_type == "roberta";
+  const bool roberta = is_roberta_type(e.model_type);
   const Keys& k = keys_of(e.model_type);
-  e.vocab_size = f.integer("vocab_size", 30522);
-  e.hidden_size = f.integer(k.hidden, 768);
+  e.vocab_size = f.integer("vocab_size", k.vocab_default);
+  e.hidden_size = f.integer(k.hidden, k.hidden_default);
   e.n_layer = f.integer(k.layers, k.layers_default);
-  e.n_head = f.integer(k.heads, 12);
-  e.intermediate_size = f.integer(k.intermediate, 3072);
+  e.n_head = f.integer(k.heads, k.heads_default);
+  e.intermediate_size = f.integer(k.intermediate, k.intermediate_default);
   e.max_position_embeddings = f.integer("max_position_embeddings", 512);
-  e.dropout = f.number(k.dropout, 0.1);
-  e.attn_dropout = f.number(k.attn_dropout, 0.1);
+  e.dropout = f.number(k.dropout, k.dropout_default);
+  e.attn_dropout = f.number(k.attn_dropout, k.dropout_default);
   e.pad_token_id = f.integer("pad_token_id", roberta ? 1 : 0);
   e.initializer_range = f.number("initializer_range", 0.02);
   if (e.model_type == "distilbert") {  // no token types, LayerNorm eps fixed at 1e-12
@@ -86,13 +101,24 @@ EncoderConfig bert_config_from_hf(const json& c, const std::string& where) {
     if (f.boolean("sinusoidal_pos_embds", false)) throw CheckpointError("sinusoidal_pos_embds = true is not supported", where);
     return e;
   }
-  e.bos_token_id = f.integer("bos_token_id", roberta ? 0 : -1);
-  e.eos_token_id = f.integer("eos_token_id", roberta ? 2 : -1);
+  const bool albert = e.model_type == "albert";
+  e.bos_token_id = f.integer("bos_token_id", roberta ? 0 : albert ? 2 : -1);
+  e.eos_token_id = f.integer("eos_token_id", roberta ? 2 : albert ? 3 : -1);
   e.type_vocab_size = f.integer("type_vocab_size", 2);
   e.layer_norm_eps = f.number("layer_norm_eps", 1e-12);
-  e.classifier_dropout = f.opt_number("classifier_dropout");
-  const std::string act = f.string("hidden_act", "gelu");
-  if (act != "gelu") throw CheckpointError("hidden_act \"" + act + "\" is not supported (BERT uses gelu)", where);
+  if (albert) {  // AlbertConfig: classifier_dropout_prob 0.1 (null: hidden_dropout_prob), gelu_new
+    e.classifier_dropout = c.contains("classifier_dropout_prob") ? f.opt_number("classifier_dropout_prob") : std::optional<double>(0.1);
+    e.embedding_size = f.integer("embedding_size", 128);
+    e.hidden_groups = f.integer("num_hidden_groups", 1);
+    e.inner_group_num = f.integer("inner_group_num", 1);
+    e.hidden_act = f.string("hidden_act", "gelu_new");
+    if (e.hidden_act != "gelu_new" && e.hidden_act != "gelu")
+      throw CheckpointError("hidden_act \"" + e.hidden_act + "\" is not supported (ALBERT's gelu_new, or gelu)", where);
+  } else {
+    e.classifier_dropout = f.opt_number("classifier_dropout");
+    const std::string act = f.string("hidden_act", "gelu");
+    if (act != "gelu") throw CheckpointError("hidden_act \"" + act + "\" is not supported (BERT uses gelu)", where);
+  }
   const std::string positions = f.string("position_embedding_type", "absolute");
   if (positions != "absolute") throw CheckpointError("position_embedding_type \"" + positions + "\" is not supported (absolute is)", where);
   if (f.boolean("is_decoder", false) || f.boolean("add_cross_attention", false))
@@ -132,8 +158,13 @@ json bert_config_json(const EncoderConfig& e, const std::string& dtype) {
     j["sinusoidal_pos_embds"] = false;
     return j;
   }
-  j["hidden_act"] = "gelu";
-  j["classifier_dropout"] = e.classifier_dropout ? json(*e.classifier_dropout) : json(nullptr);
+  j["hidden_act"] = e.hidden_act;
+  j[e.model_type == "albert" ? "classifier_dropout_prob" : "classifier_dropout"] = e.classifier_dropout ? json(*e.classifier_dropout) : json(nullptr);
+  if (e.model_type == "albert") {
+    j["embedding_size"] = e.embedding_size > 0 ? e.embedding_size : e.hidden_size;
+    j["num_hidden_groups"] = e.hidden_groups;
+    j["inner_group_num"] = e.inner_group_num;
+  }
   j["type_vocab_size"] = e.type_vocab_size;
   j["layer_norm_eps"] = e.layer_norm_eps;
   j["position_embedding_type"] = "absolute";

@@ -122,7 +122,8 @@ struct EncoderConfig {
   // "single_label_classification", "multi_label_classification"; empty: from the labels).
   std::vector<std::string> labels;
   std::string problem_type;
-  // "bert" (BertForSequenceClassification) or "roberta" (RobertaForSequenceClassification:
+  // "bert" (BertForSequenceClassification) or "roberta", "xlm-roberta", "camembert"
+  // (RobertaForSequenceClassification and its multilingual and French namesakes:
   // positions counted from pad_token_id + 1 over the non-padding tokens, no pooler, a
   // dense → tanh → out_proj head); its config.json's bos/eos ids are written back (-1: none).
   std::string model_type = "bert";
@@ -130,8 +131,20 @@ struct EncoderConfig {
   // *ForTokenClassification: a label per token (logits (B, T, num_labels), cross-entropy over
   // the tokens whose label is not -100), the head on every position, no pooler.
   bool per_token = false;
-  std::string architecture() const;  // "BertForSequenceClassification", ... (bert_config.cpp)
+  // "albert" (albert.cpp): the embedding's own width (0: hidden_size), projected to
+  // hidden_size; n_layer steps over hidden_groups groups of inner_group_num shared layers;
+  // hidden_act "gelu_new" (tanh GELU) or "gelu". The other encoders use exact GELU.
+  int64_t embedding_size = 0, hidden_groups = 1, inner_group_num = 1;
+  std::string hidden_act = "gelu";
+  std::string family() const;        // transformers' class prefix: "Bert", "Roberta", "XLMRoberta", ... (bert_config.cpp)
+  std::string architecture() const;  // "BertForSequenceClassification", ...
 };
 ModulePtr make_encoder_classifier(const EncoderConfig& config);
+// The encoders by config.json's model_type: "bert", "distilbert", "albert", and RoBERTa's
+// architecture under its three names ("roberta", "xlm-roberta", "camembert"; bert_config.cpp).
+bool is_encoder_type(const std::string& model_type);
+bool is_roberta_type(const std::string& model_type);
+// The body's name in the state dict: "bert", "roberta" (for all three), "distilbert" or "albert".
+std::string encoder_prefix(const std::string& model_type);
 
 }  // namespace runner::models

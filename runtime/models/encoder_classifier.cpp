@@ -1,6 +1,7 @@
 // make_encoder_classifier: a BERT-like encoder with a pooled classification head, named as
-// Hugging Face BertForSequenceClassification (model_type "roberta": RobertaForSequenceClassification,
-// "roberta." for "bert.", no pooler, classifier.dense and classifier.out_proj):
+// Hugging Face BertForSequenceClassification (model_type "roberta", "xlm-roberta", "camembert":
+// RobertaForSequenceClassification and its namesakes, "roberta." for "bert.", no pooler,
+// classifier.dense and classifier.out_proj):
 //
 //   bert.embeddings.{word_embeddings, position_embeddings, token_type_embeddings}.weight
 //   bert.embeddings.LayerNorm.weight|bias
@@ -58,7 +59,7 @@ class ResidualOutput : public Module {
 class EncoderLayer : public Module {
  public:
   explicit EncoderLayer(const EncoderConfig& c)
-      : Module(std::string(c.model_type == "roberta" ? "Roberta" : "Bert") + "Layer"), n_head_(c.n_head), dropout_(c.attention_dropout()) {
+      : Module(c.family() + "Layer"), n_head_(c.n_head), dropout_(c.attention_dropout()) {
     auto attention = std::make_shared<Module>("BertAttention");
     auto self = std::make_shared<Module>("BertSelfAttention");
     query_ = init_dense(c.hidden_size, c.hidden_size, c.initializer_range);
@@ -102,8 +103,8 @@ class EncoderClassifier : public Module {
  public:
   explicit EncoderClassifier(const EncoderConfig& c)
       : Module(c.architecture()), config_(c) {
-    if (c.model_type != "bert" && c.model_type != "roberta")
-      throw RecipeError(std::string(kName) + ": model_type must be \"bert\" or \"roberta\", got \"" + c.model_type + "\"");
+    if (c.model_type != "bert" && !is_roberta_type(c.model_type))
+      throw RecipeError(std::string(kName) + ": model_type must be \"bert\", \"roberta\", \"xlm-roberta\" or \"camembert\", got \"" + c.model_type + "\"");
     check_encoder_config(c, kName);
     const double H = static_cast<double>(c.hidden_size), I = static_cast<double>(c.intermediate_size);
     check_model_scale(kName, c.n_layer,
@@ -137,7 +138,7 @@ class EncoderClassifier : public Module {
     } else if (roberta()) {
       // RobertaClassificationHead: dense → tanh → out_proj on the first token, no pooler.
       register_module("roberta", bert);
-      auto head = std::make_shared<Module>("RobertaClassificationHead");
+      auto head = std::make_shared<Module>(c.family() + "ClassificationHead");
       pooler_ = init_dense(c.hidden_size, c.hidden_size, c.initializer_range);
       classifier_ = init_dense(c.hidden_size, c.num_labels, c.initializer_range);
       head->register_module("dense", pooler_);
@@ -155,7 +156,7 @@ class EncoderClassifier : public Module {
   }
 
   bool takes_batch() const override { return true; }
-  std::vector<std::string> no_split_modules() const override { return {roberta() ? "RobertaLayer" : "BertLayer"}; }
+  std::vector<std::string> no_split_modules() const override { return {config_.family() + "Layer"}; }
   // BertConfig's config.json: transformers' AutoModelForSequenceClassification and
   // models.from_pretrained load the folders the Trainer writes.
   std::string hf_config_json() const override { return bert_config_json(config_, hf_dtype()).dump(2); }
@@ -211,7 +212,7 @@ class EncoderClassifier : public Module {
 
  private:
   at::Tensor dropout(const at::Tensor& x) { return config_.dropout > 0 ? at::dropout(x, config_.dropout, is_training()) : x; }
-  bool roberta() const { return config_.model_type == "roberta"; }
+  bool roberta() const { return is_roberta_type(config_.model_type); }
 
   static const at::Tensor& same_shape(const at::Tensor& t, const at::Tensor& ids, const char* field) {
     if (!t.sizes().equals(ids.sizes()))
@@ -230,9 +231,11 @@ class EncoderClassifier : public Module {
 }  // namespace
 
 ModulePtr make_distilbert_classifier(const EncoderConfig& config);  // distilbert.cpp
+ModulePtr make_albert_classifier(const EncoderConfig& config);      // albert.cpp
 
 ModulePtr make_encoder_classifier(const EncoderConfig& config) {
   if (config.model_type == "distilbert") return make_distilbert_classifier(config);
+  if (config.model_type == "albert") return make_albert_classifier(config);
   return std::make_shared<EncoderClassifier>(config);
 }
 

@@ -221,11 +221,13 @@ FileTensors hf_llama_names(FileTensors tensors) {
 // RoBERTa's the same with "roberta." (its masked-LM head lm_head.*, and the pooler
 // RobertaForSequenceClassification does not have, dropped as transformers drops them).
 FileTensors hf_bert_names(FileTensors tensors, const std::string& type, bool pooler) {
-  const std::string prefix = type + ".";
+  const std::string prefix = encoder_prefix(type) + ".";
   FileTensors out;
   for (auto& [name, t] : tensors) {
-    // Pretraining heads: BERT's cls.*, RoBERTa's lm_head.*, DistilBERT's vocab_* (masked LM).
-    if (name.rfind("cls.", 0) == 0 || name.rfind("lm_head.", 0) == 0 || name.rfind("vocab_", 0) == 0 || ends_with(name, ".position_ids"))
+    // Pretraining heads: BERT's cls.*, RoBERTa's lm_head.*, DistilBERT's vocab_* (masked LM),
+    // ALBERT's predictions.* and sop_classifier.*.
+    if (name.rfind("cls.", 0) == 0 || name.rfind("lm_head.", 0) == 0 || name.rfind("vocab_", 0) == 0 || name.rfind("predictions.", 0) == 0 ||
+        name.rfind("sop_classifier.", 0) == 0 || ends_with(name, ".position_ids"))
       continue;
     std::string n = name;
     if (ends_with(n, ".gamma")) n = n.substr(0, n.size() - 6) + ".weight";
@@ -241,7 +243,8 @@ FileTensors hf_bert_names(FileTensors tensors, const std::string& type, bool poo
 // and, in some exports, pooler): newly initialised as transformers does (normal(0, std)
 // weights, zero biases), in place, so the model keeps its identity.
 bool new_head_parameter(const std::string& name) {
-  return name.rfind("classifier.", 0) == 0 || name.rfind("pre_classifier.", 0) == 0 || name.rfind("bert.pooler.", 0) == 0;
+  return name.rfind("classifier.", 0) == 0 || name.rfind("pre_classifier.", 0) == 0 || name.rfind("bert.pooler.", 0) == 0 ||
+         name.rfind("albert.pooler.", 0) == 0;
 }
 
 void initialise_new(const at::Tensor& param, double std) {
@@ -351,13 +354,13 @@ ModulePtr from_pretrained(const std::string& dir, bool deferred, const std::stri
   const json config = read_config(folder);
   const std::string where = (folder / "config.json").string();
   const std::string type = config.value("model_type", std::string());
-  if ((num_labels > 0 || !task.empty()) && type != "bert" && type != "roberta" && type != "distilbert")
-    throw RecipeError("from_pretrained: num_labels, labels and task are for a classification model (model_type bert, roberta, distilbert), not " +
+  if ((num_labels > 0 || !task.empty()) && !is_encoder_type(type))
+    throw RecipeError("from_pretrained: num_labels, labels and task are for a classification model (model_type bert, roberta, xlm-roberta, camembert, distilbert, albert), not " +
                       (type.empty() ? "this folder" : type));
   ModulePtr model;
   {
     MetaInit meta;  // no memory and no random values for weights the files replace
-    const bool bert = type == "bert" || type == "roberta" || type == "distilbert", llama = is_llama_family(type);
+    const bool bert = is_encoder_type(type), llama = is_llama_family(type);
     std::optional<EncoderConfig> encoder;
     if (bert) {
       encoder = bert_config_from_hf(config, where);
@@ -368,7 +371,7 @@ ModulePtr from_pretrained(const std::string& dir, bool deferred, const std::stri
     // Config errors first, then the files.
     model = bert ? make_encoder_classifier(*encoder) : llama ? make_llama(llama_config_from_hf(config, where)) : make_gpt(gpt_config(config, where));
     const FileTensors files = weight_files(folder);
-    if (bert) defer_named(*model, hf_bert_names(files, type, /*pooler=*/type == "bert" && !encoder->per_token), dir, new_head_parameter,
+    if (bert) defer_named(*model, hf_bert_names(files, type, /*pooler=*/(type == "bert" || type == "albert") && !encoder->per_token), dir, new_head_parameter,
                           encoder->initializer_range);
     else defer_named(*model, llama ? hf_llama_names(files) : hf_gpt2_names(files, dir), dir);
     model->to(resolve_dtype(dtype, config, files, where));  // the values are converted as they are read (parameter_store.h)

@@ -27,7 +27,8 @@ std::vector<std::string> tokenizer_files(const std::string& source) {
 
 const std::vector<std::string>& tokenizer_file_names() {
   static const std::vector<std::string> names = {"tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "chat_template.jinja",
-                                                 "vocab.json", "merges.txt", "tokenizer.model"};
+                                                 "vocab.json", "merges.txt", "tokenizer.model", "vocab.txt",
+                                                 "spiece.model", "sentencepiece.bpe.model"};  // BERT's, T5's and ALBERT's, XLM-R's
   return names;
 }
 

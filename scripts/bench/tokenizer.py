@@ -1,7 +1,7 @@
 """Tokenizer throughput: runner's tokenizer.json implementation (data.text{tokenizer = ...},
 which encodes a whole file in one call on one core) against the `tokenizers` package on the
-same text and tokenizers (GPT-2 and Llama 3 style byte-level BPEs and a Llama 2 style
-SentencePiece BPE with byte fallback, trained by tests/data/hf_tokenizer_reference.py; that the
+same text and tokenizers (GPT-2 and Llama 3 style byte-level BPEs, a Llama 2 style
+SentencePiece BPE with byte fallback and an XLM-RoBERTa style Unigram with its charsmap, trained by tests/data/hf_tokenizer_reference.py; that the
 ids agree is tests/data/test_hf_tokenizer.cpp's job): its Tokenizer.encode of the whole text,
 and encode_batch over 1000-line chunks with TOKENIZERS_PARALLELISM=false (one thread; its fast
 path for corpora). MB/s of UTF-8 input on one core, median and min-max of N repetitions.
@@ -40,7 +40,7 @@ def main():
             f.write(text)
         mb = len(text.encode()) / 1e6
         results = {}
-        for style in ("gpt2", "llama3", "llama2"):
+        for style in ("gpt2", "llama3", "llama2", "xlmr"):
             path = os.path.join(tmp, style, "tokenizer.json")
             tok = Tokenizer.from_file(path)
             recipe = os.path.join(tmp, f"{style}.lua")
@@ -71,7 +71,8 @@ return {{ datasets = {{ train = ds }}, model = nn.Linear(1, 1) }}
         def cell(v):
             return f"{statistics.median(v):.1f} ({min(v):.1f}-{max(v):.1f})"
         print("| tokenizer | runner | tokenizers encode (whole text) | tokenizers encode_batch (1000-line chunks) |\n|---|---|---|---|")
-        kinds = {"gpt2": "byte-level BPE", "llama3": "byte-level BPE", "llama2": "SentencePiece BPE, byte fallback"}
+        kinds = {"gpt2": "byte-level BPE", "llama3": "byte-level BPE", "llama2": "SentencePiece BPE, byte fallback",
+                 "xlmr": "SentencePiece Unigram, nmt_nfkc charsmap"}
         for style, (ours, theirs, batched, n) in results.items():
             print(f"| {style}-style {kinds[style]} ({n / mb / 1e6:.2f} tokens/byte) | {cell(ours)} | {cell(theirs)} | {cell(batched)} |")
 

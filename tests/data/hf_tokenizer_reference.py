@@ -2,7 +2,8 @@
 and Qwen 2 (byte-level BPE), RoBERTa (byte-level with a prefix space and trimmed offsets) and of
 Llama 2 / Mistral / TinyLlama (SentencePiece-style BPE with byte fallback, in the file shapes
 these models ship: Prepend/Replace normalizers, or the newer Metaspace pre-tokenizer), plus one
-with Strip/NFKD/Lowercase/NFC normalizers and BERT's WordPiece (uncased and cased), trains each on text the repository ships plus Unicode
+with Strip/NFKD/Lowercase/NFC normalizers, BERT's WordPiece (uncased and cased) and
+SentencePiece Unigram models (XLM-RoBERTa, T5, ALBERT, byte fallback: see build_unigram), trains each on text the repository ships plus Unicode
 samples, saves each tokenizer.json, and records what `tokenizers` itself gives for a set of test
 strings: the ids (with and without special tokens), each token's offsets (tokenizers' character
 offsets turned into UTF-8 byte offsets) and the decoded text. test_hf_tokenizer.cpp compares
@@ -127,6 +128,54 @@ def build_wordpiece(style):
     return tok
 
 
+def train_sentencepiece(rule, byte_fallback):
+    """A SentencePiece unigram model trained by the sentencepiece package itself, as a ModelProto:
+    its pieces, scores and (nmt_nfkc) precompiled charsmap are what real T5 / ALBERT / XLM-R
+    files carry."""
+    import io
+    import sentencepiece
+    from transformers.convert_slow_tokenizer import import_protobuf
+    lines = [line for line in text.split("\n") if line.strip()] + UNICODE * 20
+    model = io.BytesIO()
+    sentencepiece.SentencePieceTrainer.train(sentence_iterator=iter(lines), model_writer=model, model_type="unigram", vocab_size=700,
+                                             normalization_rule_name=rule, byte_fallback=byte_fallback, hard_vocab_limit=False,
+                                             control_symbols=["[CLS]", "[SEP]", "[MASK]"], minloglevel=2)
+    proto = import_protobuf().ModelProto()
+    proto.ParseFromString(model.getvalue())
+    return proto
+
+
+def build_unigram(style):
+    """Unigram tokenizers in the shapes transformers gives them: XLM-RoBERTa as v5's
+    XLMRobertaTokenizer writes it (Precompiled, WhitespaceSplit + Metaspace), T5 and ALBERT through
+    transformers' converters (Precompiled with Strip and Replace; ALBERT adds NFKD, StripAccents and
+    Lowercase), and a byte-fallback Unigram through SpmConverter with an identity charsmap."""
+    import tempfile
+    import types
+    from transformers import XLMRobertaTokenizer
+    from transformers.convert_slow_tokenizer import AlbertConverter, SpmConverter, T5Converter
+    proto = train_sentencepiece("identity" if style == "unigram_bytes" else "nmt_nfkc", byte_fallback=style == "unigram_bytes")
+    if style == "xlmr":
+        vocab = [("<s>", 0.0), ("<pad>", 0.0), ("</s>", 0.0), ("<unk>", 0.0)] + [(p.piece, p.score) for p in proto.pieces[3:]] + [("<mask>", 0.0)]
+        with tempfile.TemporaryDirectory() as d:
+            XLMRobertaTokenizer(vocab=vocab, _spm_precompiled_charsmap=proto.normalizer_spec.precompiled_charsmap).save_pretrained(d)
+            return Tokenizer.from_file(os.path.join(d, "tokenizer.json"))
+    with tempfile.NamedTemporaryFile(suffix=".model") as f:
+        f.write(proto.SerializeToString())
+        f.flush()
+        ids = {p.piece: i for i, p in enumerate(proto.pieces)}
+        original = types.SimpleNamespace(vocab_file=f.name, add_prefix_space=True, _extra_ids=3, keep_accents=False, do_lower_case=True,
+                                         convert_tokens_to_ids=ids.__getitem__)
+        if style == "t5":
+            return T5Converter(original).converted()
+        if style == "albert":
+            return AlbertConverter(original).converted()
+
+        class ByteFallbackSpm(SpmConverter):
+            handle_byte_fallback = True
+        return ByteFallbackSpm(original).converted()
+
+
 cases = UNICODE + [text[1000:3000], "", " ", "   leading and trailing   ", "numbers 1234567 3.14159 2024-11-24",
                    "special <|endoftext|> inside", "<|end_of_text|>after", "x" * 300, "\n\n\n", "a  \n  b",
                    # SentencePiece-style cases: byte fallback for what the vocabulary lacks, added tokens, "▁" in the text
@@ -142,7 +191,11 @@ cases = UNICODE + [text[1000:3000], "", " ", "   leading and trailing   ", "numb
                    # BERT: control and format characters, punctuation runs, contractions the decoder cleans up, a
                    # word longer than max_input_chars_per_word, a [MASK] in the text
                    "ctrl\x00\x01\u200bchars\ufffd here\x7f", "Don't stop!!! Really?? 'quoted' it's (a) $5.00 #tag",
-                   "Unaffable HELLO Wörld ÉCOLE naïveté", "x" * 45 + " ok", "the [MASK] sat", "中文字 mixed 日本語text"]
+                   "Unaffable HELLO Wörld ÉCOLE naïveté", "x" * 45 + " ok", "the [MASK] sat", "中文字 mixed 日本語text",
+                   # SentencePiece charsmaps: a rule shorter than its grapheme cluster (the mark after it is
+                   # lost), expansions and removals, <extra_id_n>; Unigram: runs of unknown characters
+                   "\u2122\x1eg \ufb01\u0301 \uff76\uff9e A\u030a \u3371 \u2460\u0301", "\x1estarts removed", "x<extra_id_1>y",
+                   "\u0b95\u0bcd\u0bb7 \ua000\ua001\ua002 \U00013000\U00013001 zzqqxx"]
 
 
 def byte_offsets(s, offsets):
@@ -155,9 +208,11 @@ def byte_offsets(s, offsets):
 
 result = {}
 for style in ("gpt2", "llama3", "qwen2", "roberta", "lower", "llama2", "llama2_metaspace", "llama2_crossing", "sp_metaspace", "sp_unk",
-              "bert", "bert_cased"):
+              "bert", "bert_cased", "xlmr", "t5", "albert", "unigram_bytes"):
     if style.startswith("bert"):
         tok = build_wordpiece(style)
+    elif style in ("xlmr", "t5", "albert", "unigram_bytes"):
+        tok = build_unigram(style)
     else:
         tok = build(style) if style in ("gpt2", "llama3", "qwen2", "roberta", "lower") else build_sentencepiece(style)
     folder = os.path.join(out, style)

@@ -1,7 +1,8 @@
 // HF tokenizer.json files run by runner give the ids, offsets and text the `tokenizers` package
 // gives (hf_tokenizer_reference.py builds GPT-2, Llama 3, Qwen 2 and RoBERTa style byte-level
-// tokenizers, one with Strip/NFKD/Lowercase/NFC, and Llama 2 / Mistral style SentencePiece
-// tokenizers with byte fallback, and records its answers): Unicode, whitespace runs, emoji,
+// tokenizers, one with Strip/NFKD/Lowercase/NFC, Llama 2 / Mistral style SentencePiece BPE
+// tokenizers with byte fallback, BERT's WordPiece and SentencePiece Unigram models, and records
+// its answers): Unicode, whitespace runs, emoji,
 // CJK, Hangul, combining characters (reordered, composed, decomposed), characters the
 // vocabulary lacks, special tokens inside text, templates, and a decode that stops inside a
 // character. encode_with_offsets() must give encode()'s ids and tokenizers' Encoding.offsets
@@ -18,6 +19,7 @@
 #include "runtime/core/errors.h"
 #include "runtime/data/tokenizers/byte_level.h"
 #include "runtime/data/tokenizers/hf_tokenizer.h"
+#include "runtime/data/tokenizers/unigram_model.h"
 
 using namespace runner;
 using nlohmann::json;
@@ -130,6 +132,15 @@ TEST_F(HfTokenizerGolden, BertUncasedWordPiece) { check("bert"); }
 // BERT cased: accents and case kept, no CJK spacing; TemplateProcessing; Whitespace pre-tokenizer.
 TEST_F(HfTokenizerGolden, BertCasedWordPieceWhitespace) { check("bert_cased"); }
 
+// SentencePiece Unigram models trained by the sentencepiece package (nmt_nfkc charsmap):
+// XLM-RoBERTa as transformers v5 writes it (Precompiled; WhitespaceSplit + Metaspace; <s> $A </s>
+// </s> $B </s>), T5 and ALBERT through transformers' converters (Precompiled, Strip, Replace;
+// ALBERT's NFKD, StripAccents, Lowercase, [CLS] $A [SEP]), and byte fallback.
+TEST_F(HfTokenizerGolden, XlmRobertaUnigramPrecompiled) { check("xlmr"); }
+TEST_F(HfTokenizerGolden, T5UnigramPrecompiledStripReplace) { check("t5"); }
+TEST_F(HfTokenizerGolden, AlbertUnigramStripAccentsLowercase) { check("albert"); }
+TEST_F(HfTokenizerGolden, UnigramByteFallback) { check("unigram_bytes", true); }
+
 TEST(HfTokenizer, InvalidUtf8IsReplacedAsRustDoes) {
   // One U+FFFD per maximal invalid subpart: a truncated 3-byte sequence is one replacement.
   EXPECT_EQ(runner::utf8_lossy("a\xE2\x82" "b"), "a\xEF\xBF\xBD" "b");
@@ -150,8 +161,10 @@ TEST(HfTokenizer, UnsupportedPartsAreNamed) {
     EXPECT_THAT([&] { data::HfTokenizer::load(write(file)); }, ::testing::ThrowsMessage<DataError>(::testing::HasSubstr(message))) << file;
   };
   refused("{" + model + R"(, "pre_tokenizer": {"type": "Digits"}})", "pre_tokenizer \"Digits\" is not supported yet");
-  refused("{" + model + R"(, "normalizer": {"type": "Sequence", "normalizers": [{"type": "Precompiled"}]}})",
-          "normalizer \"Precompiled\" is not supported yet");
+  refused("{" + model + R"(, "normalizer": {"type": "Sequence", "normalizers": [{"type": "Nmt"}]}})", "normalizer \"Nmt\" is not supported yet");
+  refused("{" + model + R"(, "normalizer": {"type": "Precompiled", "precompiled_charsmap": "!!"}})", "precompiled_charsmap is not base64");
+  refused("{" + model + R"(, "normalizer": {"type": "Precompiled", "precompiled_charsmap": "AQ=="}})",
+          "precompiled_charsmap is shorter than its 4-byte header");
   refused("{" + model + R"(, "decoder": {"type": "CTC"}})", "decoder \"CTC\" is not supported yet");
   refused("{" + model + R"(, "pre_tokenizer": {"type": "Metaspace", "replacement": "_", "prepend_scheme": "sometimes"}})",
           "pre_tokenizer Metaspace: prepend_scheme \"sometimes\" is not supported");
@@ -160,7 +173,25 @@ TEST(HfTokenizer, UnsupportedPartsAreNamed) {
   refused(R"({"model": {"type": "BPE", "vocab": {"a": 0, "b": 1}, "merges": [["a", "b"]]}})", "model.merges: \"ab\" is not in the vocabulary");
   refused(R"({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": [], "dropout": 0.1}})", "model.dropout");
   refused("{" + model + R"(, "added_tokens": [{"id": 2, "content": "<x>", "single_word": true}]})", "single_word is not supported yet");
-  refused(R"({"model": {"type": "Unigram", "vocab": []}})", "model \"Unigram\" is not supported yet");
+  refused(R"({"model": {"type": "WordLevel", "vocab": {}}})", "model \"WordLevel\" is not supported yet");
+  refused(R"({"model": {"type": "Unigram", "vocab": [["a", 0.0]], "unk_id": 1}})", "Unigram: unk_id 1 is outside the vocabulary of 1");
   refused("{not json", "not a tokenizer.json");
   std::filesystem::remove_all(dir);
+}
+
+// tokenizers' own documented example of its Unigram model: the best-scoring cut, and "xx" (no
+// piece) one fused unknown token.
+TEST(UnigramModel, BestScoringPiecesAndFusedUnknown) {
+  const nlohmann::json m = json::parse(R"({"type": "Unigram", "unk_id": 0, "vocab": [["<unk>", 0.0], ["a", 0.0], ["b", 0.0], ["c", 0.0],
+    ["d", 0.0], ["cd", 1.0], ["ab", 2.0], ["abc", 5.0], ["abcd", 10.0]]})");
+  runner::data::UnigramModel model(m);
+  std::vector<int64_t> ids;
+  std::vector<std::pair<size_t, size_t>> spans;
+  model.tokenize("abcdacdxx", ids, &spans);
+  EXPECT_EQ(ids, (std::vector<int64_t>{8, 1, 5, 0}));
+  EXPECT_EQ(spans, (std::vector<std::pair<size_t, size_t>>{{0, 4}, {4, 5}, {5, 7}, {7, 9}}));
+  const nlohmann::json no_unk = json::parse(R"({"type": "Unigram", "unk_id": null, "vocab": [["a", -1.0]]})");
+  runner::data::UnigramModel strict(no_unk);
+  ids.clear();
+  EXPECT_THROW(strict.tokenize("ab", ids), std::runtime_error);
 }

@@ -1,52 +1,14 @@
 #include "runtime/data/stream/stream_reader.h"
 
+#include "runtime/core/base64.h"
 #include "runtime/core/errors.h"
 #include "runtime/core/splitmix.h"
 
 namespace runner::data {
 
-namespace {
-
-const char kB64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-std::string base64(const std::string& in) {
-  std::string out;
-  out.reserve((in.size() + 2) / 3 * 4);
-  for (size_t i = 0; i < in.size(); i += 3) {
-    uint32_t v = static_cast<unsigned char>(in[i]) << 16;
-    if (i + 1 < in.size()) v |= static_cast<unsigned char>(in[i + 1]) << 8;
-    if (i + 2 < in.size()) v |= static_cast<unsigned char>(in[i + 2]);
-    out += kB64[(v >> 18) & 63];
-    out += kB64[(v >> 12) & 63];
-    out += i + 1 < in.size() ? kB64[(v >> 6) & 63] : '=';
-    out += i + 2 < in.size() ? kB64[v & 63] : '=';
-  }
-  return out;
-}
-
-std::string unbase64(const std::string& in, const std::string& where) {
-  std::string out;
-  uint32_t v = 0;
-  int bits = 0;
-  for (const char c : in) {
-    if (c == '=') break;
-    const char* p = std::char_traits<char>::find(kB64, 64, c);
-    if (!p) throw CheckpointError("stream state: malformed shuffle buffer record", where);
-    v = (v << 6) | static_cast<uint32_t>(p - kB64);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += static_cast<char>((v >> bits) & 0xff);
-    }
-  }
-  return out;
-}
-
-}  // namespace
-
 nlohmann::json StreamReaderState::to_json() const {
   nlohmann::json records = nlohmann::json::array();
-  for (const auto& r : buffer) records.push_back(base64(*r));
+  for (const auto& r : buffer) records.push_back(runner::base64_encode(*r));
   return {{"epoch", epoch}, {"shard_slot", slot}, {"offset", {pos.major, pos.minor}}, {"record_index", record_index},
           {"rng", std::to_string(rng)}, {"draining", draining}, {"epoch_had_records", epoch_had_records},
           {"buffer", records}, {"carry", carry}};
@@ -62,7 +24,11 @@ StreamReaderState StreamReaderState::from_json(const nlohmann::json& j, const st
     s.rng = std::stoull(j.at("rng").get<std::string>());
     s.draining = j.at("draining").get<bool>();
     s.epoch_had_records = j.at("epoch_had_records").get<bool>();
-    for (const auto& r : j.at("buffer")) s.buffer.push_back(std::make_shared<const std::string>(unbase64(r.get<std::string>(), where)));
+    for (const auto& r : j.at("buffer")) {
+      auto record = runner::base64_decode(r.get<std::string>());
+      if (!record) throw CheckpointError("stream state: malformed shuffle buffer record", where);
+      s.buffer.push_back(std::make_shared<const std::string>(std::move(*record)));
+    }
     s.carry = j.at("carry").get<std::vector<int64_t>>();
   } catch (const nlohmann::json::exception& e) {
     throw CheckpointError(std::string("malformed stream state: ") + e.what(), where);

@@ -14,6 +14,7 @@
 #include "runtime/data/tokenizers/decoders.h"
 #include "runtime/data/tokenizers/normalizers.h"
 #include "runtime/data/tokenizers/pre_tokenizers.h"
+#include "runtime/data/tokenizers/unigram_model.h"
 #include "runtime/data/tokenizers/wordpiece_model.h"
 
 namespace runner::data {
@@ -94,7 +95,7 @@ class AddedMatcher {
 
 struct HfTokenizer::Impl {
   std::string path;
-  std::unique_ptr<TokenModel> model;  // BPE or WordPiece
+  std::unique_ptr<TokenModel> model;  // BPE, WordPiece or Unigram
   std::unique_ptr<Normalizer> normalizer;
   std::unique_ptr<PreTokenizer> pre;
   std::unique_ptr<Decoder> decoder;
@@ -278,8 +279,9 @@ std::shared_ptr<HfTokenizer> HfTokenizer::load(const std::string& path) {
     const std::string type = m.value("type", "BPE");
     if (type == "BPE") impl->model = std::make_unique<BpeModel>(m);
     else if (type == "WordPiece") impl->model = std::make_unique<WordPieceModel>(m);
-    else impl->fail("model \"" + type + "\" is not supported yet (BPE, WordPiece)");
-    for (const auto& [token, id] : impl->model->vocab()) impl->id_to_token[id] = token;
+    else if (type == "Unigram") impl->model = std::make_unique<UnigramModel>(m);
+    else impl->fail("model \"" + type + "\" is not supported yet (BPE, WordPiece, Unigram)");
+    for (const auto& [token, id] : impl->model->tokens()) impl->id_to_token[id] = token;
     impl->normalizer = std::make_unique<Normalizer>(j.value("normalizer", json()));
     impl->pre = std::make_unique<PreTokenizer>(j.value("pre_tokenizer", json()));
     impl->decoder = std::make_unique<Decoder>(j.value("decoder", json()));
@@ -339,9 +341,15 @@ HfTokenizer::TypedEncoding HfTokenizer::lay_out(std::vector<int64_t> seq[2], std
                           " special tokens",
                       impl_->path);
     const size_t room = static_cast<size_t>(max_length - specials);
-    while (seq[0].size() + seq[1].size() > room) {  // longest_first, the pair on ties
-      const int k = seq[1].size() >= seq[0].size() ? 1 : 0;
-      seq[k].pop_back(), words[k].pop_back();
+    if (seq[0].size() + seq[1].size() > room) {  // tokenizers' longest_first: the longer one keeps an odd token
+      size_t n1 = seq[0].size(), n2 = seq[1].size();
+      const bool swap = n1 > n2;
+      if (swap) std::swap(n1, n2);  // n1: the shorter (the first on ties)
+      n2 = n1 > room ? n1 : std::max(n1, room - n1);
+      if (n1 + n2 > room) n1 = room / 2, n2 = n1 + room % 2;
+      if (swap) std::swap(n1, n2);
+      for (const auto& [k, n] : {std::pair<int, size_t>{0, n1}, {1, n2}})
+        if (seq[k].size() > n) seq[k].resize(n), words[k].resize(n);
     }
   }
   TypedEncoding out;

@@ -10,15 +10,17 @@
 #include <unicode/utf16.h>
 #include <unicode/ustring.h>
 
+#include "runtime/core/base64.h"
 #include "runtime/core/regex.h"
 #include "runtime/data/tokenizers/byte_level.h"
+#include "runtime/data/tokenizers/precompiled_charsmap.h"
 
 namespace runner::data {
 
 using nlohmann::json;
 
 struct Normalizer::Step {
-  enum class Kind { kUnicode, kPrepend, kReplace, kLowercase, kStrip, kBert } kind = Kind::kUnicode;
+  enum class Kind { kUnicode, kPrepend, kReplace, kLowercase, kStrip, kBert, kPrecompiled, kStripAccents } kind = Kind::kUnicode;
   // kBert (BertNormalizer): its four switches; strip_accents follows lowercase when null.
   bool clean_text = true, chinese_chars = true, strip_accents = true, lowercase = true;
   std::string form;              // kUnicode: NFC, NFKC, NFD or NFKD
@@ -26,6 +28,7 @@ struct Normalizer::Step {
   std::string literal;           // kReplace with a String pattern
   std::shared_ptr<Regex> regex;  // kReplace with a Regex pattern
   bool left = true, right = true;  // kStrip
+  std::shared_ptr<PrecompiledCharsMap> charsmap;  // kPrecompiled
 };
 
 namespace {
@@ -213,6 +216,7 @@ bool chinese_char(uint32_t c) {
 }
 
 void bert_normalize(const Normalizer::Step& s, AlignedText& t);
+void strip_accents(AlignedText& t);
 
 }  // namespace
 
@@ -251,9 +255,17 @@ void Normalizer::load(const json& n) {
     s.kind = Step::Kind::kStrip;
     s.left = n.value("strip_left", true);
     s.right = n.value("strip_right", true);
+  } else if (type == "StripAccents") {
+    s.kind = Step::Kind::kStripAccents;
+  } else if (type == "Precompiled") {
+    s.kind = Step::Kind::kPrecompiled;
+    const auto blob = base64_decode(n.at("precompiled_charsmap").get<std::string>());
+    if (!blob) throw std::runtime_error("normalizer Precompiled: precompiled_charsmap is not base64");
+    s.charsmap = std::make_shared<PrecompiledCharsMap>(*blob);
   } else {
     throw std::runtime_error("normalizer \"" + type +
-                             "\" is not supported yet (NFC, NFKC, NFD, NFKD, Prepend, Replace, Lowercase, Strip, BertNormalizer, Sequence)");
+                             "\" is not supported yet (NFC, NFKC, NFD, NFKD, Prepend, Replace, Lowercase, Strip, StripAccents, BertNormalizer, "
+                             "Precompiled, Sequence)");
   }
   steps_.push_back(std::move(s));
 }
@@ -261,9 +273,11 @@ void Normalizer::load(const json& n) {
 std::string Normalizer::run(std::string_view input) const {
   std::string text(input);
   for (const Step& s : steps_) {
-    if (s.kind == Step::Kind::kBert) {
+    if (s.kind == Step::Kind::kBert || s.kind == Step::Kind::kPrecompiled || s.kind == Step::Kind::kStripAccents) {
       AlignedText t = AlignedText::of(text);
-      bert_normalize(s, t);
+      if (s.kind == Step::Kind::kBert) bert_normalize(s, t);
+      else if (s.kind == Step::Kind::kStripAccents) strip_accents(t);
+      else s.charsmap->apply(t);
       text = std::move(t.text);
     } else if (s.kind == Step::Kind::kPrepend) {
       if (!text.empty()) text.insert(0, s.text);  // tokenizers leaves an empty text empty
@@ -314,6 +328,10 @@ void Normalizer::run(AlignedText& t) const {
       lowercase_all(t);
     } else if (s.kind == Step::Kind::kBert) {
       bert_normalize(s, t);
+    } else if (s.kind == Step::Kind::kPrecompiled) {
+      s.charsmap->apply(t);
+    } else if (s.kind == Step::Kind::kStripAccents) {
+      strip_accents(t);
     } else if (s.kind == Step::Kind::kStrip) {
       const auto [b, e] = unstripped(t.text, s.left, s.right);
       t = t.slice(b, e);
@@ -347,6 +365,12 @@ void bert_normalize(const Normalizer::Step& s, AlignedText& t) {
     filter_map(t, [](uint32_t c) { return u_charType(static_cast<UChar32>(c)) == U_NON_SPACING_MARK; }, [](uint32_t c) { return c; });
   }
   if (s.lowercase) lowercase_all(t);
+}
+
+// tokenizers' StripAccents: every combining mark out (General_Category M: Mn, Mc, Me), as
+// unicode-normalization's is_combining_mark; ALBERT's files put it after NFKD.
+void strip_accents(AlignedText& t) {
+  filter_map(t, [](uint32_t c) { return (U_GET_GC_MASK(static_cast<UChar32>(c)) & U_GC_M_MASK) != 0; }, [](uint32_t c) { return c; });
 }
 
 }  // namespace

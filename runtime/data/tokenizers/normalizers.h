@@ -1,7 +1,7 @@
 // The normalizer of a tokenizer.json, applied to the text between added tokens before the
 // pre-tokenizer: Unicode normal forms (NFC, NFKC, NFD, NFKD, by ICU), Prepend and Replace
-// (SentencePiece files: "▁" before the text, spaces to "▁"), Lowercase, Strip, BertNormalizer
-// (BERT's WordPiece files) and Sequence;
+// (SentencePiece files: "▁" before the text, spaces to "▁"), Lowercase, Strip, StripAccents, BertNormalizer
+// (BERT's WordPiece files), Precompiled (SentencePiece's charsmaps: T5, ALBERT, XLM-RoBERTa) and Sequence;
 // anything else is refused by name. run() gives the text; the AlignedText overload also keeps
 // where each byte came from, as tokenizers' NormalizedString does, for token offsets.
 #pragma once

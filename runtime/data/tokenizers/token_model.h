@@ -1,4 +1,4 @@
-// The model of a tokenizer.json: what turns one pre-tokenized word into ids (BPE, WordPiece).
+// The model of a tokenizer.json: what turns one pre-tokenized word into ids (BPE, WordPiece, Unigram).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -16,6 +16,8 @@ class TokenModel {
   // [begin, end) bytes in `word`.
   virtual void tokenize(std::string_view word, std::vector<int64_t>& out, std::vector<std::pair<size_t, size_t>>* spans = nullptr) const = 0;
   virtual const std::unordered_map<std::string, int64_t>& vocab() const = 0;
+  // Every (token, id), for decoding: vocab()'s, unless one token has several ids (Unigram's list).
+  virtual std::vector<std::pair<std::string, int64_t>> tokens() const { return {vocab().begin(), vocab().end()}; }
 };
 
 }  // namespace runner::data
