@@ -2,7 +2,8 @@
 settings that cannot take effect (warned once; the DeepSpeed config saved), micro-batches
 whose labels are all ignored, set-up errors printed once, ranks that build different data,
 one date for chat templates on every rank, a Lua error on one rank, stuck ranks aborted by
-ddp_timeout, and a rank that dies between collectives."""
+ddp_timeout, a rank that dies between collectives, and ALBERT's layers shared across steps
+sharded as units."""
 import json
 import os
 import subprocess
@@ -13,8 +14,23 @@ import unittest
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from runner_test_util import BINARY, SOURCE, rank_pid, write  # noqa: E402
+from runner_test_util import BINARY, SOURCE, rank_pid, read_safetensors, write  # noqa: E402
 from test_distributed import GPT, MLP, MODES, MPIEXEC, DistributedCase, launch, load_json, read_text  # noqa: E402
+
+
+ALBERT = """local data = require "runner.data"
+local models = require "runner.models"
+torch.manual_seed(1)
+local ids = torch.randint(4, 40, {48, 8})
+return {
+  args = { max_steps = 6, per_device_train_batch_size = 4, learning_rate = 0.01, weight_decay = 0.1,
+           warmup_steps = 2, logging_steps = 1, save_strategy = "no", report_to = "none" },
+  datasets = { train = data.tensors{ input_ids = ids, labels = ids:select(1, 1):remainder(3) } },
+  model = models.encoder_classifier{ model_type = "albert", vocab_size = 40, max_position_embeddings = 8, n_layer = 3, n_head = 2,
+                                     hidden_size = 16, intermediate_size = 24, embedding_size = 8, num_hidden_groups = 2,
+                                     inner_group_num = 2, num_labels = 3, dropout = 0 },
+}
+"""
 
 
 class DistributedEdges(DistributedCase):
@@ -312,6 +328,31 @@ return {
             last = err.strip().splitlines()[-1]
             self.assertRegex(last, r"^runner: error: rank 1 \(pid \d+\) died without a word .* at step 2\b", err[-2000:])
             self.assertEqual(p.returncode, 1)
+
+
+    def test_albert_layers_shared_across_steps_match_single_process_when_sharded(self):
+        # ALBERT runs each shared layer at several steps of a forward: as a ZeRO-3 unit it is
+        # gathered again for each use, and its gradient is complete only after the last.
+        recipe = write(os.path.join(self.tmp, "albert.lua"), ALBERT)
+        single = os.path.join(self.tmp, "albert_single")
+        code, _, err = launch(1, recipe, "--output_dir", single, "--per_device_train_batch_size", "8")
+        self.assertEqual(code, 0, err[-2000:])
+        want = read_safetensors(os.path.join(single, "model.safetensors"))
+        for name, extra in (("zero3", MODES["zero3"]),
+                            ("fsdp_layers", ["--fsdp", "full_shard auto_wrap", "--fsdp_config", '{"transformer_layer_cls_to_wrap": ["AlbertLayer"]}'])):
+            with self.subTest(mode=name):
+                out = os.path.join(self.tmp, f"albert_{name}")
+                code, stdout, err = launch(2, recipe, "--output_dir", out, "--per_device_train_batch_size", "4", *extra)
+                self.assertEqual(code, 0, err[-2000:])
+                got = read_safetensors(os.path.join(out, "model.safetensors"))
+                self.assertEqual(sorted(got), sorted(want))
+                for k in want:
+                    if k.endswith("attention.key.bias"):  # an exactly-zero true gradient: Adam amplifies rounding noise
+                        continue
+                    np.testing.assert_allclose(got[k], want[k], rtol=1e-5, atol=1e-6, err_msg=k)
+                # ZeRO-3's default is one root unit (gathered once a step); wrapped, the layers are units too.
+                gathers = load_json(os.path.join(out, "trainer_state.json"))["log_history"][-1]["train_unit_gathers"]
+                (self.assertGreater if name == "fsdp_layers" else self.assertEqual)(gathers, 6)
 
 
 if __name__ == "__main__":

@@ -178,6 +178,46 @@ class SentencePieceEncoders(unittest.TestCase):
             labels = [[0, 1, 2, 1, -100, 0, -100, -100], [2, 2, 0, 1, 1, 0, 2, -100]]
             self.assert_same_as(d, transformers.AlbertForTokenClassification(transformers.AlbertConfig(**config)).eval(), ids, labels, 0)
 
+    def test_albert_lora_adapters_load_in_peft(self):
+        """LoRA on ALBERT's shared query/value layers (peft has no default targets for ALBERT:
+        runner asks for them too); peft loads the adapters and the trained head with runner's
+        logits, and merge-adapters gives merge_and_unload's model."""
+        import peft
+        ids = [[2, 17, 40, 9, 33, 3, 0, 0], [2, 21, 61, 12, 3, 44, 8, 3]]
+        recipe = """local data, models = require "runner.data", require "runner.models"
+torch.manual_seed(0)
+local ids = torch.randint(4, 64, {32, 8})
+local model = models.lora(models.from_pretrained("pre", { num_labels = 3 }), { r = 4, alpha = 8 TARGETS })
+return {
+  args = { output_dir = "out", max_steps = 6, learning_rate = 5e-3, per_device_train_batch_size = 8, report_to = "none", save_strategy = "no" },
+  datasets = { train = data.tensors{ input_ids = ids, labels = ids:select(1, 1):remainder(3) } },
+  model = model,
+}
+"""
+        with TempDir() as d:
+            torch.manual_seed(0)
+            config = transformers.AlbertConfig(vocab_size=64, embedding_size=16, hidden_size=32, num_hidden_layers=3, num_hidden_groups=2,
+                                               inner_group_num=2, num_attention_heads=4, intermediate_size=48, max_position_embeddings=16)
+            transformers.AlbertForPreTraining(config).save_pretrained(os.path.join(d, "pre"))
+            code, out, err = run(write(os.path.join(d, "none.lua"), recipe.replace("TARGETS", "")), cwd=d)
+            self.assertEqual(code, 2)
+            self.assertIn("give target_modules", err)
+            code, out, err = run(write(os.path.join(d, "train.lua"), recipe.replace("TARGETS", ', target_modules = { "query", "value" }')), cwd=d)
+            self.assertEqual(code, 0, err[-3000:])
+            base = transformers.AlbertForSequenceClassification.from_pretrained(os.path.join(d, "pre"), num_labels=3)
+            model = peft.PeftModel.from_pretrained(base, os.path.join(d, "out")).eval()
+            logits, loss, _ = self.runner_logits(d, "out", ids, [2, 0], 0)
+            with torch.no_grad():
+                want = model(input_ids=torch.tensor(ids), attention_mask=torch.tensor(ids).ne(0).long(), labels=torch.tensor([2, 0]))
+            np.testing.assert_allclose(logits, want.logits.numpy().reshape(-1), rtol=1e-5, atol=1e-5)
+            self.assertAlmostEqual(loss, float(want.loss), places=5)
+            code, _, err = run("merge-adapters", "out", "merged", cwd=d)
+            self.assertEqual(code, 0, err[-3000:])
+            merged = transformers.AutoModelForSequenceClassification.from_pretrained(os.path.join(d, "merged")).eval()
+            with torch.no_grad():
+                np.testing.assert_allclose(merged(input_ids=torch.tensor(ids)).logits.numpy(),
+                                           model.merge_and_unload()(input_ids=torch.tensor(ids)).logits.numpy(), rtol=1e-5, atol=1e-5)
+
     def test_camembert_folder_gives_transformers_logits(self):
         ids = [[5, 17, 40, 9, 33, 6, 1, 1], [5, 21, 61, 12, 6, 6, 44, 6]]
         with TempDir() as d:
