@@ -194,7 +194,7 @@ cases = UNICODE + [text[1000:3000], "", " ", "   leading and trailing   ", "numb
                    "Unaffable HELLO Wörld ÉCOLE naïveté", "x" * 45 + " ok", "the [MASK] sat", "中文字 mixed 日本語text",
                    # SentencePiece charsmaps: a rule shorter than its grapheme cluster (the mark after it is
                    # lost), expansions and removals, <extra_id_n>; Unigram: runs of unknown characters
-                   "\u2122\x1eg \ufb01\u0301 \uff76\uff9e A\u030a \u3371 \u2460\u0301", "\x1estarts removed", "x<extra_id_1>y",
+                   "\u2122\x1eg \ufb01\u0301 \uff76\uff9e A\u030a \u3371 \u2460\u0301", "\x1estarts removed", "x<extra_id_1>y", "crlf\r\nline\r\n\rend\n\r",
                    "\u0b95\u0bcd\u0bb7 \ua000\ua001\ua002 \U00013000\U00013001 zzqqxx"]
 
 

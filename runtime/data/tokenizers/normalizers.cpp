@@ -273,11 +273,12 @@ void Normalizer::load(const json& n) {
 std::string Normalizer::run(std::string_view input) const {
   std::string text(input);
   for (const Step& s : steps_) {
-    if (s.kind == Step::Kind::kBert || s.kind == Step::Kind::kPrecompiled || s.kind == Step::Kind::kStripAccents) {
+    if (s.kind == Step::Kind::kPrecompiled) {
+      text = s.charsmap->apply(text);
+    } else if (s.kind == Step::Kind::kBert || s.kind == Step::Kind::kStripAccents) {
       AlignedText t = AlignedText::of(text);
       if (s.kind == Step::Kind::kBert) bert_normalize(s, t);
-      else if (s.kind == Step::Kind::kStripAccents) strip_accents(t);
-      else s.charsmap->apply(t);
+      else strip_accents(t);
       text = std::move(t.text);
     } else if (s.kind == Step::Kind::kPrepend) {
       if (!text.empty()) text.insert(0, s.text);  // tokenizers leaves an empty text empty

@@ -1,5 +1,6 @@
 #include "runtime/data/tokenizers/precompiled_charsmap.h"
 
+#include <algorithm>
 #include <memory>
 #include <stdexcept>
 
@@ -72,7 +73,20 @@ std::optional<std::string_view> PrecompiledCharsMap::replacement(std::string_vie
 
 void PrecompiledCharsMap::apply(AlignedText& t) const {
   std::vector<AlignedText::Change> out;
-  out.reserve(t.text.size());
+  if (rewrite(t.text, out)) t.transform(out);
+}
+
+std::string PrecompiledCharsMap::apply(std::string_view text) const {
+  std::vector<AlignedText::Change> out;
+  if (!rewrite(text, out)) return std::string(text);
+  std::string s;
+  s.reserve(text.size() + text.size() / 4);
+  for (const auto& c : out) append_utf8(s, c.code_point);
+  return s;
+}
+
+bool PrecompiledCharsMap::rewrite(std::string_view text, std::vector<AlignedText::Change>& out) const {
+  out.reserve(text.size());
   bool modified = false;
   // tokenizers' replace(): the new characters each replace one; extra ones are inserted (the
   // last ones); fewer remove the difference after the last character written so far.
@@ -93,22 +107,9 @@ void PrecompiledCharsMap::apply(AlignedText& t) const {
       out.back().change += static_cast<int>(diff);
     }
   };
-  UErrorCode status = U_ZERO_ERROR;
-  UText* ut = utext_openUTF8(nullptr, t.text.data(), static_cast<int64_t>(t.text.size()), &status);
-  icu::BreakIterator& it = graphemes();
-  it.setText(ut, status);
-  if (U_FAILURE(status)) {
-    utext_close(ut);
-    throw std::runtime_error("Precompiled: cannot segment the text into grapheme clusters");
-  }
-  const std::string_view text(t.text);
-  for (int32_t b = it.first(), e = it.next(); e != icu::BreakIterator::DONE; b = e, e = it.next()) {
-    const std::string_view cluster = text.substr(static_cast<size_t>(b), static_cast<size_t>(e - b));
+  auto cluster = [&](std::string_view cluster) {
     if (cluster.size() < 6) {
-      if (auto norm = replacement(cluster)) {
-        replace(cluster, *norm);
-        continue;
-      }
+      if (auto norm = replacement(cluster)) return replace(cluster, *norm);
     }
     for (size_t i = 0; i < cluster.size();) {
       const size_t n = utf8_length(cluster, i);
@@ -117,9 +118,28 @@ void PrecompiledCharsMap::apply(AlignedText& t) const {
       else out.push_back({utf8_code_point(cluster, i, n), 0});
       i += n;
     }
+  };
+  // ASCII text needs no segmenter: each character is a cluster, but for CR LF.
+  if (std::all_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; })) {
+    for (size_t i = 0; i < text.size();) {
+      const size_t n = text.compare(i, 2, "\r\n") == 0 ? 2 : 1;
+      cluster(text.substr(i, n));
+      i += n;
+    }
+    return modified;
   }
+  UErrorCode status = U_ZERO_ERROR;
+  UText* ut = utext_openUTF8(nullptr, text.data(), static_cast<int64_t>(text.size()), &status);
+  icu::BreakIterator& it = graphemes();
+  it.setText(ut, status);
+  if (U_FAILURE(status)) {
+    utext_close(ut);
+    throw std::runtime_error("Precompiled: cannot segment the text into grapheme clusters");
+  }
+  for (int32_t b = it.first(), e = it.next(); e != icu::BreakIterator::DONE; b = e, e = it.next())
+    cluster(text.substr(static_cast<size_t>(b), static_cast<size_t>(e - b)));
   utext_close(ut);  // the iterator holds its own shallow clone, never read again before the next setText
-  if (modified) t.transform(out);
+  return modified;
 }
 
 }  // namespace runner::data

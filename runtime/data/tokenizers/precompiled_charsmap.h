@@ -22,8 +22,11 @@ class PrecompiledCharsMap {
   explicit PrecompiledCharsMap(std::string_view blob);
   // Rewrites `text` with its origins (tokenizers' NormalizedString::transform).
   void apply(AlignedText& text) const;
+  std::string apply(std::string_view text) const;  // the same text, without origins
 
  private:
+  // The new text as characters with their changes (AlignedText::transform's); false: unchanged.
+  bool rewrite(std::string_view text, std::vector<AlignedText::Change>& out) const;
   std::optional<std::string_view> replacement(std::string_view chunk) const;
   std::vector<uint32_t> units_;
   std::string replacements_;

@@ -5,6 +5,7 @@
 // token; with byte_fallback an unknown token is its bytes' <0xXX> pieces instead. As
 // tokenizers' models/unigram (its optimised encoder, the one tokenizers uses).
 #pragma once
+#include <mutex>
 #include <optional>
 
 #include <nlohmann/json.hpp>
@@ -24,6 +25,7 @@ class UnigramModel : public TokenModel {
   std::vector<std::pair<std::string, int64_t>> tokens() const override;
 
  private:
+  void segment(std::string_view word, std::vector<int64_t>& out, std::vector<std::pair<size_t, size_t>>* spans) const;
   std::vector<std::pair<std::string, double>> pieces_;  // by id
   std::unordered_map<std::string, int64_t> vocab_;      // a piece listed twice maps to its last id, as tokenizers'
   std::vector<std::pair<std::string_view, int64_t>> sorted_;  // distinct pieces in byte order, for prefix search
@@ -31,6 +33,9 @@ class UnigramModel : public TokenModel {
   std::optional<int64_t> unk_;
   bool byte_fallback_ = false;
   double unk_score_ = 0;
+  // A corpus's frequent words are cut once (ids only; offsets are asked for per text).
+  mutable std::mutex cache_mutex_;
+  mutable std::unordered_map<std::string, std::vector<int64_t>> cache_;
 };
 
 }  // namespace runner::data
