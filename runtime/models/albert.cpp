@@ -129,13 +129,7 @@ class AlbertClassifier : public Module {
   bool takes_batch() const override { return true; }
   std::string hf_config_json() const override { return bert_config_json(config_, hf_dtype()).dump(2); }
   std::vector<std::string> input_names() const override { return {"input_ids", "attention_mask", "token_type_ids", "labels"}; }
-  std::vector<IdRange> id_ranges() const override {
-    const auto& c = config_;
-    std::vector<IdRange> r{{"input_ids", c.vocab_size, false, "vocab_size = " + std::to_string(c.vocab_size)},
-                           {"token_type_ids", c.type_vocab_size, false, "type_vocab_size = " + std::to_string(c.type_vocab_size)}};
-    if (c.num_labels > 1) r.push_back({"labels", c.num_labels, true, "num_labels = " + std::to_string(c.num_labels)});
-    return r;
-  }
+  std::vector<IdRange> id_ranges() const override { return encoder_id_ranges(config_, /*token_types=*/true); }
 
   TensorMap forward_batch_impl(const TensorMap& batch) override {
     const at::Tensor ids = token_ids(require_field(batch, "input_ids", kName), "input_ids", kName);  // (B, T)
@@ -144,11 +138,12 @@ class AlbertClassifier : public Module {
       throw RecipeError(std::string(kName) + ": sequence length " + std::to_string(t) + " exceeds max_position_embeddings " +
                         std::to_string(config_.max_position_embeddings));
     at::Tensor types = optional_field(batch, "token_type_ids");
-    types = types.defined() ? same_shape(types, ids, "token_type_ids").to(at::kLong) : at::zeros_like(ids);
+    types = types.defined() ? same_shape_as_ids(types, ids, "token_type_ids", kName).to(at::kLong) : at::zeros_like(ids);
     at::Tensor x = words_->forward(ids) + types_->forward(types) + positions_->forward(at::arange(t, ids.options()));  // (B, T, E)
     x = mapping_in_->forward(maybe_dropout(embed_norm_->forward(x), config_.dropout, is_training()));             // (B, T, H)
     at::Tensor hide;
-    if (at::Tensor mask = optional_field(batch, "attention_mask"); mask.defined()) hide = same_shape(mask, ids, "attention_mask").eq(0).view({b, 1, 1, t});
+    if (at::Tensor mask = optional_field(batch, "attention_mask"); mask.defined())
+      hide = same_shape_as_ids(mask, ids, "attention_mask", kName).eq(0).view({b, 1, 1, t});
     const int64_t layers = config_.n_layer, n_groups = static_cast<int64_t>(groups_.size());
     for (int64_t i = 0; i < layers; ++i)  // transformers' int(i / (layers / groups)), in doubles
       for (const auto& layer : groups_[static_cast<size_t>(static_cast<double>(i) / (static_cast<double>(layers) / static_cast<double>(n_groups)))])
@@ -163,12 +158,6 @@ class AlbertClassifier : public Module {
   }
 
  private:
-  static const at::Tensor& same_shape(const at::Tensor& t, const at::Tensor& ids, const char* field) {
-    if (!t.sizes().equals(ids.sizes()))
-      throw RecipeError(std::string(kName) + ": " + field + " must have the shape of input_ids " + shape_string(ids.sizes()) + ", got " +
-                        shape_string(t.sizes()));
-    return t;
-  }
 
   EncoderConfig config_;
   std::shared_ptr<Embedding> words_, positions_, types_;

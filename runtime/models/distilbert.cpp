@@ -106,11 +106,7 @@ class DistilBertClassifier : public Module {
   bool takes_batch() const override { return true; }
   std::vector<std::string> no_split_modules() const override { return {"TransformerBlock"}; }
   std::vector<std::string> input_names() const override { return {"input_ids", "attention_mask", "labels"}; }
-  std::vector<IdRange> id_ranges() const override {
-    std::vector<IdRange> r{{"input_ids", config_.vocab_size, false, "vocab_size = " + std::to_string(config_.vocab_size)}};
-    if (config_.num_labels > 1) r.push_back({"labels", config_.num_labels, true, "num_labels = " + std::to_string(config_.num_labels)});
-    return r;
-  }
+  std::vector<IdRange> id_ranges() const override { return encoder_id_ranges(config_, /*token_types=*/false); }
   std::string hf_config_json() const override { return bert_config_json(config_, hf_dtype()).dump(2); }
 
   TensorMap forward_batch_impl(const TensorMap& batch) override {
@@ -123,9 +119,7 @@ class DistilBertClassifier : public Module {
     x = maybe_dropout(x, config_.dropout, is_training());
     at::Tensor hide;
     if (at::Tensor mask = optional_field(batch, "attention_mask"); mask.defined()) {
-      if (!mask.sizes().equals(ids.sizes()))
-        throw RecipeError(std::string(kName) + ": attention_mask must have the shape of input_ids " + shape_string(ids.sizes()));
-      hide = mask.eq(0).view({b, 1, 1, t});
+      hide = same_shape_as_ids(mask, ids, "attention_mask", kName).eq(0).view({b, 1, 1, t});
     }
     for (const auto& block : blocks_) x = block->forward_masked(x, hide);
     // Token classification: dropout (the model's, not seq_classif_dropout) → classifier per position.

@@ -161,13 +161,7 @@ class EncoderClassifier : public Module {
   // models.from_pretrained load the folders the Trainer writes.
   std::string hf_config_json() const override { return bert_config_json(config_, hf_dtype()).dump(2); }
   std::vector<std::string> input_names() const override { return {"input_ids", "attention_mask", "token_type_ids", "labels"}; }
-  std::vector<IdRange> id_ranges() const override {
-    const auto& c = config_;
-    std::vector<IdRange> r{{"input_ids", c.vocab_size, false, "vocab_size = " + std::to_string(c.vocab_size)},
-                           {"token_type_ids", c.type_vocab_size, false, "type_vocab_size = " + std::to_string(c.type_vocab_size)}};
-    if (c.num_labels > 1) r.push_back({"labels", c.num_labels, true, "num_labels = " + std::to_string(c.num_labels)});
-    return r;
-  }
+  std::vector<IdRange> id_ranges() const override { return encoder_id_ranges(config_, /*token_types=*/true); }
 
   TensorMap forward_batch_impl(const TensorMap& batch) override {
     at::Tensor ids = token_ids(require_field(batch, "input_ids", kName), "input_ids", kName);  // (B, T)
@@ -178,7 +172,7 @@ class EncoderClassifier : public Module {
       throw RecipeError(std::string(kName) + ": sequence length " + std::to_string(t) + " exceeds max_position_embeddings " +
                         std::to_string(config_.max_position_embeddings) + (offset ? " minus " + std::to_string(offset) : ""));
     at::Tensor types = optional_field(batch, "token_type_ids");
-    types = types.defined() ? same_shape(types, ids, "token_type_ids").to(at::kLong) : at::zeros_like(ids);
+    types = types.defined() ? same_shape_as_ids(types, ids, "token_type_ids", kName).to(at::kLong) : at::zeros_like(ids);
     at::Tensor positions;
     if (roberta()) {  // transformers' create_position_ids_from_input_ids: padding keeps pad_token_id
       const at::Tensor real = ids.ne(config_.pad_token_id).to(at::kLong);
@@ -190,7 +184,7 @@ class EncoderClassifier : public Module {
     x = dropout(embed_norm_->forward(x));
     at::Tensor hide;  // (B, 1, 1, T): true for padded keys
     at::Tensor mask = optional_field(batch, "attention_mask");
-    if (mask.defined()) hide = same_shape(mask, ids, "attention_mask").eq(0).view({b, 1, 1, t});
+    if (mask.defined()) hide = same_shape_as_ids(mask, ids, "attention_mask", kName).eq(0).view({b, 1, 1, t});
     for (const auto& layer : layers_) x = layer->forward_masked(x, hide);
     const double p = config_.head_dropout();
     auto drop = [&](const at::Tensor& h) { return p > 0 ? at::dropout(h, p, is_training()) : h; };
@@ -214,12 +208,6 @@ class EncoderClassifier : public Module {
   at::Tensor dropout(const at::Tensor& x) { return config_.dropout > 0 ? at::dropout(x, config_.dropout, is_training()) : x; }
   bool roberta() const { return is_roberta_type(config_.model_type); }
 
-  static const at::Tensor& same_shape(const at::Tensor& t, const at::Tensor& ids, const char* field) {
-    if (!t.sizes().equals(ids.sizes()))
-      throw RecipeError(std::string(kName) + ": " + field + " must have the shape of input_ids " + shape_string(ids.sizes()) +
-                        ", got " + shape_string(t.sizes()));
-    return t;
-  }
 
   EncoderConfig config_;
   std::shared_ptr<Embedding> words_, positions_, types_;

@@ -3,6 +3,7 @@
 #include <c10/core/GradMode.h>
 
 #include "runtime/core/errors.h"
+#include "runtime/models/batch_inputs.h"
 #include "runtime/models/losses.h"
 #include "runtime/models/parameter_store.h"
 
@@ -35,6 +36,19 @@ void check_encoder_config(const EncoderConfig& c, const std::string& model) {
   for (double p : {c.dropout, c.attention_dropout(), c.head_dropout()})
     if (p < 0 || p >= 1) throw RecipeError(model + ": dropout must be in [0, 1)");
   if (c.pad_token_id < 0 || c.pad_token_id >= c.vocab_size) throw RecipeError(model + ": pad_token_id must be within vocab_size");
+}
+
+std::vector<IdRange> encoder_id_ranges(const EncoderConfig& c, bool token_types) {
+  std::vector<IdRange> r{{"input_ids", c.vocab_size, false, "vocab_size = " + std::to_string(c.vocab_size)}};
+  if (token_types) r.push_back({"token_type_ids", c.type_vocab_size, false, "type_vocab_size = " + std::to_string(c.type_vocab_size)});
+  if (c.num_labels > 1) r.push_back({"labels", c.num_labels, true, "num_labels = " + std::to_string(c.num_labels)});
+  return r;
+}
+
+const at::Tensor& same_shape_as_ids(const at::Tensor& t, const at::Tensor& ids, const char* field, const std::string& model) {
+  if (!t.sizes().equals(ids.sizes()))
+    throw RecipeError(model + ": " + field + " must have the shape of input_ids " + shape_string(ids.sizes()) + ", got " + shape_string(t.sizes()));
+  return t;
 }
 
 at::Tensor sequence_classification_loss(const EncoderConfig& c, const at::Tensor& logits, const at::Tensor& labels, const std::string& model) {

@@ -19,6 +19,13 @@ std::shared_ptr<Embedding> init_embedding(int64_t num, int64_t dim, std::optiona
 // RecipeError naming `model` for sizes, head counts, dropouts or a pad id out of range.
 void check_encoder_config(const EncoderConfig& c, const std::string& model);
 
+// The ids the Trainer range-checks on the host batch: input_ids, token_type_ids (unless the
+// model has none: DistilBERT) and class labels.
+std::vector<IdRange> encoder_id_ranges(const EncoderConfig& c, bool token_types);
+
+// `t` (token_type_ids, attention_mask) when it has input_ids' shape; RecipeError naming `field` otherwise.
+const at::Tensor& same_shape_as_ids(const at::Tensor& t, const at::Tensor& ids, const char* field, const std::string& model);
+
 // The config's problem_type, else regression (MSE) for one label, multi-label BCE for float
 // labels, cross-entropy otherwise.
 at::Tensor sequence_classification_loss(const EncoderConfig& c, const at::Tensor& logits, const at::Tensor& labels, const std::string& model);
