@@ -2,8 +2,9 @@
 fine-tunes them: XLM-RoBERTa and ALBERT folders as the Hub ships them (an *ForMaskedLM body
 beside a tokenizer.json that transformers' XLMRobertaTokenizer / AlbertTokenizer writes from a
 Unigram model trained here by the sentencepiece package, with its nmt_nfkc charsmap).
-recipes/text_classification.lua fine-tunes each; transformers reads the output folder with the
-tokenizer it carries and gives runner's ids, logits and accuracy. ALBERT's shared layer groups
+recipes/text_classification.lua fine-tunes each (token_classification.lua, XLM-RoBERTa for
+NER); transformers reads the output folder with the tokenizer it carries and gives runner's
+ids, logits and accuracy. ALBERT LoRA adapters load in peft. ALBERT's shared layer groups
 and CamemBERT give transformers' logits and loss. Exit 77 without transformers or
 sentencepiece."""
 import io
@@ -164,6 +165,38 @@ class SentencePieceEncoders(unittest.TestCase):
 
     def test_text_classification_recipe_on_an_albert_folder(self):
         self.fine_tune_and_compare(albert_folder, "AlbertForSequenceClassification", "the film is fine and 1 cafe tm")
+
+    def test_token_classification_recipe_on_an_xlm_roberta_folder(self):
+        """recipes/token_classification.lua (run_ner.py) on an XLM-RoBERTa folder: each word
+        encoded alone gets its own "▁"; transformers, aligning tags with word_ids() the same
+        way, scores the output with runner's accuracy."""
+        with open(os.path.join(SOURCE, "recipes", "lib", "ner.jsonl")) as f:
+            rows = [json.loads(line) for line in f]
+        with TempDir() as d:
+            for name, part in (("train.jsonl", rows[:180]), ("dev.jsonl", rows[180:])):
+                write(os.path.join(d, name), "".join(json.dumps(r) + "\n" for r in part))
+            xlmr_folder(os.path.join(d, "xlmr"), [" ".join(r["tokens"]) for r in rows])
+            code, out, err = run(os.path.join(SOURCE, "recipes", "token_classification.lua"), "--model_dir", "xlmr", "--train_file", "train.jsonl",
+                                 "--validation_file", "dev.jsonl", "--max_seq_length", "24", "--num_train_epochs", "2", "--learning_rate", "3e-3",
+                                 "--output_dir", "out", cwd=d)
+            self.assertEqual(code, 0, err[-3000:])
+            with open(os.path.join(d, "out", "eval_results.json")) as f:
+                accuracy = json.load(f)["eval_accuracy"]
+            hf = transformers.AutoModelForTokenClassification.from_pretrained(os.path.join(d, "out")).eval()
+            self.assertEqual(type(hf).__name__, "XLMRobertaForTokenClassification")
+            tok = transformers.AutoTokenizer.from_pretrained(os.path.join(d, "out"))
+            right = total = 0
+            for r in rows[180:]:
+                enc = tok(r["tokens"], is_split_into_words=True, truncation=True, max_length=24, return_tensors="pt")
+                with torch.no_grad():
+                    predicted = hf(**enc).logits[0].argmax(-1).tolist()
+                previous = None
+                for i, w in enumerate(enc.word_ids()):
+                    if w is not None and w != previous:
+                        right += predicted[i] == r["ner_tags"][w]
+                        total += 1
+                    previous = w
+            self.assertAlmostEqual(accuracy, right / total, places=6)
 
     def test_albert_shared_layer_groups_give_transformers_logits(self):
         """Three layers over two groups of two layers each (steps 0, 1 run group 0, step 2 group 1),
