@@ -42,6 +42,41 @@ std::vector<std::pair<std::string, ModulePtr>> named_modules(const Module& root)
 
 bool is_linear(const Module& m) { return dynamic_cast<const Linear*>(&m) || dynamic_cast<const Conv1D*>(&m); }
 
+// An adapter tensor's name: a linear layer's lora_A / lora_B modules, an embedding's
+// lora_embedding_A / lora_embedding_B parameters (peft's names for both).
+bool is_adapter_name(const std::string& name) {
+  auto ends = [&](const char* s) {
+    const size_t n = std::char_traits<char>::length(s);
+    return name.size() >= n && name.compare(name.size() - n, n, s) == 0;
+  };
+  return name.find(".lora_A.") != std::string::npos || name.find(".lora_B.") != std::string::npos || ends(".lora_embedding_A") ||
+         ends(".lora_embedding_B");
+}
+
+// peft's LoRA Embedding: out + scaling · embedding(ids, Aᵀ)·Bᵀ with A (r, num) zeros and B (dim, r)
+// normal(0, 1), so training starts from the base model (init_lora_weights = false: both
+// normal); no dropout, as peft applies none to embeddings. The branch is added in the wider
+// dtype and rounded once, as peft does.
+void adapt_embedding(Embedding& e, const LoraConfig& c, bool on_device) {
+  const int64_t num = e.weight.size(0), dim = e.weight.size(1);
+  const at::ScalarType dtype = e.weight.scalar_type() == at::kHalf || e.weight.scalar_type() == at::kBFloat16 ? at::kFloat : e.weight.scalar_type();
+  at::TensorOptions o = at::TensorOptions().dtype(dtype);
+  if (on_device) o = o.device(e.weight.device());
+  at::Tensor a = c.init_lora_weights ? at::zeros({c.r, num}, o) : at::randn({c.r, num}, o);
+  at::Tensor b = at::randn({dim, c.r}, o);
+  e.register_parameter("lora_embedding_A", a);
+  e.register_parameter("lora_embedding_B", b);
+  const double scaling = c.scaling();
+  const int64_t padding = e.padding_idx.value_or(-1);
+  const Module* owner = &e;  // owns the branch, so outlives it; looked up per call, wherever the store has put them
+  e.set_adapter([owner, scaling, padding](const at::Tensor& ids, const at::Tensor& out) {
+    const at::Tensor A = owner->parameter("lora_embedding_A"), B = owner->parameter("lora_embedding_B");
+    const at::Tensor extra = at::matmul(at::embedding(A.t(), ids, padding), B.t()) * scaling;  // (*, dim)
+    if (extra.scalar_type() == out.scalar_type()) return out + extra;
+    return (out.to(at::promote_types(out.scalar_type(), extra.scalar_type())) + extra).to(out.scalar_type());
+  });
+}
+
 // peft's check_target_module_exists: a string is a Python regular expression the whole name
 // must match (re.fullmatch; `regex` is it compiled), a list matches names or name suffixes.
 bool name_or_suffix(const std::string& name, const std::string& t) {
@@ -170,10 +205,10 @@ void apply_lora(Module& model, LoraConfig c) {
     const bool kept_whole = std::any_of(c.saved.begin(), c.saved.end(), [&](const std::string& k) { return name == k || name.rfind(k + ".", 0) == 0; });
     if (all_linear && (!is_linear(*m) || head || kept_whole)) continue;
     if (kept_whole) throw RecipeError("models.lora: '" + name + "' is both a target module and in modules_to_save");
-    if (!is_linear(*m))
+    if (!is_linear(*m) && !dynamic_cast<const Embedding*>(m.get()))
       throw RecipeError("models.lora: target module '" + name + "' (" + m->type_name() + ") cannot be adapted: " +
                         (m->type_name() == "Linear" ? "its model applies the weight itself (an output head)" : "it is not a linear layer") +
-                        "; LoRA adapts Linear and GPT-2's Conv1D layers");
+                        "; LoRA adapts Linear, GPT-2's Conv1D and Embedding layers");
     chosen.emplace_back(name, m);
   }
   if (!all_linear) {
@@ -214,6 +249,11 @@ void apply_lora(Module& model, LoraConfig c) {
   const double scaling = c.scaling();
   const StoreList stores = stores_in(model);
   for (auto& [name, m] : chosen) {
+    if (auto* e = dynamic_cast<Embedding*>(m.get())) {
+      adapt_embedding(*e, c, !in_file(stores, e->weight));
+      c.adapted.push_back(name);
+      continue;
+    }
     const auto [w, transposed] = base_weight(*m);
     const int64_t in = transposed ? w.size(0) : w.size(1), out = transposed ? w.size(1) : w.size(0);
     auto a = std::make_shared<Linear>(in, c.r, /*bias=*/false);  // PyTorch's default init: kaiming_uniform(a=√5)
@@ -285,15 +325,39 @@ std::optional<at::Tensor> add_lora_branch(const at::Tensor& out, const at::Tenso
   return out + at::linear(down, w.lora_b) * w.scaling;
 }
 
+namespace {
+
+// peft's save_embedding_layers "auto": when target_modules names an embedding layer
+// (EMBEDDING_LAYER_NAMES, "in" a list or a regular expression's text), the adapted embeddings'
+// own weights are saved too, as "<layer>.base_layer.weight" (a resized vocabulary survives).
+std::set<std::string> embeddings_saved_whole(const Module& model) {
+  const auto& c = *model.lora();
+  auto named = [&](const char* layer) {
+    if (!c.target_regex.empty()) return c.target_regex.find(layer) != std::string::npos;
+    return std::find(c.target_modules.begin(), c.target_modules.end(), layer) != c.target_modules.end();
+  };
+  std::set<std::string> out;
+  if (!named("embed_tokens") && !named("lm_head")) return out;
+  for (const auto& name : c.adapted)
+    if (dynamic_cast<const Embedding*>(find_module(model, name).get())) out.insert(name);
+  return out;
+}
+
+}  // namespace
+
 NamedTensorList adapter_state_dict(const Module& model) {
   if (!model.lora()) throw RecipeError("the model has no LoRA adapters");
   const auto& saved = model.lora()->saved;
+  const std::set<std::string> whole = embeddings_saved_whole(model);
   NamedTensorList out;
   for (const auto& [name, t] : model.state_dict()) {
-    const bool adapter = name.find(".lora_A.") != std::string::npos || name.find(".lora_B.") != std::string::npos;
+    const bool adapter = is_adapter_name(name);
     // A modules_to_save module's tensors under its own name, as peft saves them.
     const bool kept = std::any_of(saved.begin(), saved.end(), [&](const std::string& m) { return name.rfind(m + ".", 0) == 0; });
     if (adapter || kept) out.emplace_back(kPrefix + name, t);
+    const size_t dot = name.rfind(".weight");
+    if (dot != std::string::npos && dot + 7 == name.size() && whole.count(name.substr(0, dot)))
+      out.emplace_back(kPrefix + name.substr(0, dot) + ".base_layer.weight", t);
   }
   return out;
 }
@@ -304,13 +368,17 @@ Module::LoadPlan plan_adapter_load(Module& model, const NamedTensorList& tensors
   for (const auto& [name, t] : mine) own.insert(name);
   NamedTensorList matched;
   Module::LoadReport report;
+  const std::string base_layer = ".base_layer.weight";
+  auto is_base_layer = [&](const std::string& n) { return n.size() > base_layer.size() && n.compare(n.size() - base_layer.size(), base_layer.size(), base_layer) == 0; };
   for (const auto& [name, t] : tensors) {
     given.insert(name);
-    if (own.count(name)) matched.emplace_back(name.substr(kPrefix.size()), t);
-    else report.unexpected.push_back(name);
+    if (!own.count(name)) report.unexpected.push_back(name);
+    else if (is_base_layer(name))  // an adapted embedding's own weight (peft's save_embedding_layers)
+      matched.emplace_back(name.substr(kPrefix.size(), name.size() - kPrefix.size() - base_layer.size()) + ".weight", t);
+    else matched.emplace_back(name.substr(kPrefix.size()), t);
   }
-  for (const auto& [name, t] : mine)
-    if (!given.count(name)) report.missing.push_back(name);
+  for (const auto& [name, t] : mine)  // an embedding's weight may stay the base model's
+    if (!given.count(name) && !is_base_layer(name)) report.missing.push_back(name);
   Module::LoadPlan plan = model.plan_load(matched, /*strict=*/false);  // shapes are still checked
   plan.report = std::move(report);
   return plan;
@@ -327,6 +395,11 @@ NamedTensorList merged_state_dict(const Module& model) {
   std::map<std::string, at::Tensor> merged;  // "<layer>.weight" -> merged value
   for (const auto& name : c->adapted) {
     const ModulePtr m = find_module(model, name);
+    if (const auto* e = dynamic_cast<const Embedding*>(m.get())) {  // (num, dim) += ((B·A)ᵀ)·scaling
+      const at::Tensor delta = at::mm(e->parameter("lora_embedding_B").to(at::kFloat), e->parameter("lora_embedding_A").to(at::kFloat)).t();
+      merged[name + ".weight"] = (e->weight.to(at::kFloat) + delta * c->scaling()).to(e->weight.scalar_type());
+      continue;
+    }
     const auto [w, transposed] = base_weight(*m);
     const at::Tensor a = m->child("lora_A")->parameter("weight").to(at::kFloat), b = m->child("lora_B")->parameter("weight").to(at::kFloat);
     const at::Tensor delta = at::mm(b, a) * c->scaling();  // (out, in)
@@ -335,7 +408,7 @@ NamedTensorList merged_state_dict(const Module& model) {
   NamedTensorList out;
   std::vector<const void*> seen;  // a tied alias (lm_head.weight) is written once, as save_pretrained does, unless merging changed it
   for (const auto& [name, t] : model.state_dict()) {
-    if (name.find(".lora_A.") != std::string::npos || name.find(".lora_B.") != std::string::npos) continue;
+    if (is_adapter_name(name)) continue;
     const auto it = merged.find(name);
     const void* impl = t.unsafeGetTensorImpl();
     if (it == merged.end() && std::find(seen.begin(), seen.end(), impl) != seen.end()) continue;

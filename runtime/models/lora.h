@@ -1,6 +1,7 @@
 // LoRA (Hu et al. 2021), as the peft package does it: chosen linear layers get a trainable
 // low-rank branch y = W·x + b + (α/r)·B·A·dropout(x) (A: r×in, kaiming-uniform; B: out×r,
-// zeros, so training starts from the base model) and every other parameter is frozen. The
+// zeros, so training starts from the base model) and every other parameter is frozen; an
+// embedding gets peft's lora_embedding_A / lora_embedding_B branch instead. The
 // branch's parameters are children of the adapted layer, so their names are peft's saved
 // names without the "base_model.model." prefix: "model.layers.0.self_attn.q_proj.lora_A.weight".
 #pragma once

@@ -183,6 +183,35 @@ class Lora(unittest.TestCase):
                 peft_model.save_pretrained(self.path(name))
                 np.testing.assert_allclose(runner_logits(self.dir, name), hf_logits(peft_model), rtol=1e-5, atol=1e-5)
 
+    def test_embedding_adapters_round_trip_with_peft(self):
+        """LoRA on embed_tokens as peft's Embedding layer (lora_embedding_A (r, vocab) zeros,
+        lora_embedding_B (hidden, r) normal, no dropout): runner trains it and peft loads it with
+        runner's logits; runner loads peft's with peft's; merge-adapters equals merge_and_unload."""
+        write(self.path("embed.lua"), (TRAIN % "embed_out").replace('{ "q_proj", "v_proj", "o_proj", "down_proj" }', '{ "embed_tokens", "q_proj" }')
+              .replace("save_strategy = \"steps\", save_steps = 6", "save_strategy = \"no\""))
+        code, out, err = run("embed.lua", cwd=self.dir)
+        self.assertEqual(code, 0, err[-3000:])
+        saved = read_safetensors(self.path("embed_out", "adapter_model.safetensors"))
+        self.assertEqual(saved["base_model.model.model.embed_tokens.lora_embedding_A"].shape, (4, 64))
+        self.assertEqual(saved["base_model.model.model.embed_tokens.lora_embedding_B"].shape, (32, 4))
+        self.assertGreater(np.abs(saved["base_model.model.model.embed_tokens.lora_embedding_A"]).max(), 0)  # trained from zeros
+        # peft's save_embedding_layers "auto": a targeted embed_tokens is saved whole beside its adapters
+        np.testing.assert_array_equal(saved["base_model.model.model.embed_tokens.base_layer.weight"],
+                                      read_safetensors(self.path("base", "model.safetensors"))["model.embed_tokens.weight"])
+        base = AutoModelForCausalLM.from_pretrained(self.path("base"))
+        peft_model = PeftModel.from_pretrained(base, self.path("embed_out"))
+        np.testing.assert_allclose(runner_logits(self.dir, "embed_out"), hf_logits(peft_model), rtol=1e-5, atol=1e-5)
+        code, _, err = run("merge-adapters", "embed_out", "embed_merged", cwd=self.dir)
+        self.assertEqual(code, 0, err)
+        want = peft_model.merge_and_unload().state_dict()
+        got = read_safetensors(self.path("embed_merged", "model.safetensors"))
+        np.testing.assert_allclose(got["model.embed_tokens.weight"], want["model.embed_tokens.weight"].numpy(), rtol=1e-6, atol=1e-6)
+        torch.manual_seed(3)
+        peft_model = get_peft_model(AutoModelForCausalLM.from_pretrained(self.path("base")),
+                                    LoraConfig(r=2, lora_alpha=6, target_modules=["embed_tokens", "v_proj"], init_lora_weights=False, task_type="CAUSAL_LM"))
+        peft_model.save_pretrained(self.path("peft_embed"))
+        np.testing.assert_allclose(runner_logits(self.dir, "peft_embed"), hf_logits(peft_model), rtol=1e-5, atol=1e-5)
+
     def test_bf16_base_adds_the_branch_as_peft_does(self):
         """A bf16 base with peft's fp32 adapters, outside autocast: the branch is added to the
         layer's output in fp32 and the sum rounded once, as peft does (rounding the branch to
