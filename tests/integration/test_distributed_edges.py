@@ -2,8 +2,8 @@
 settings that cannot take effect (warned once; the DeepSpeed config saved), micro-batches
 whose labels are all ignored, set-up errors printed once, ranks that build different data,
 one date for chat templates on every rank, a Lua error on one rank, stuck ranks aborted by
-ddp_timeout, a rank that dies between collectives, and ALBERT's layers shared across steps
-sharded as units."""
+ddp_timeout, a rank that dies between collectives, ALBERT's layers shared across steps
+sharded as units, and LoRA on an embedding under ZeRO-3."""
 import json
 import os
 import subprocess
@@ -15,7 +15,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
 from runner_test_util import BINARY, SOURCE, rank_pid, read_safetensors, write  # noqa: E402
-from test_distributed import GPT, MLP, MODES, MPIEXEC, DistributedCase, launch, load_json, read_text  # noqa: E402
+from test_distributed import GPT, LORA, MLP, MODES, MPIEXEC, DistributedCase, launch, load_json, read_text  # noqa: E402
 
 
 ALBERT = """local data = require "runner.data"
@@ -354,6 +354,23 @@ return {
                 gathers = load_json(os.path.join(out, "trainer_state.json"))["log_history"][-1]["train_unit_gathers"]
                 (self.assertGreater if name == "fsdp_layers" else self.assertEqual)(gathers, 6)
 
+
+    def test_lora_on_an_embedding_matches_single_process_under_zero3(self):
+        # peft's embedding branch and the embedding's own weight saved beside it (sharded under
+        # ZeRO-3, gathered for the file) are one process's.
+        recipe = write(os.path.join(self.tmp, "lora_embed.lua"), LORA.replace('target_modules = "all-linear"', 'target_modules = {"embed_tokens", "q_proj"}'))
+        outs = {}
+        for name, n, batch, extra in (("single", 1, "8", []), ("zero3", 2, "4", MODES["zero3"])):
+            outs[name] = os.path.join(self.tmp, f"lora_embed_{name}")
+            code, _, err = launch(n, recipe, "--output_dir", outs[name], "--per_device_train_batch_size", batch, *extra)
+            self.assertEqual(code, 0, err[-2000:])
+        want = read_safetensors(os.path.join(outs["single"], "adapter_model.safetensors"))
+        got = read_safetensors(os.path.join(outs["zero3"], "adapter_model.safetensors"))
+        self.assertIn("base_model.model.model.embed_tokens.lora_embedding_A", want)
+        self.assertIn("base_model.model.model.embed_tokens.base_layer.weight", want)
+        self.assertEqual(sorted(got), sorted(want))
+        for k in want:
+            np.testing.assert_allclose(got[k], want[k], rtol=1e-5, atol=1e-6, err_msg=k)
 
 if __name__ == "__main__":
     unittest.main()
