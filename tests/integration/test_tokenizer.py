@@ -15,8 +15,9 @@ PYTHON = os.environ.get("RUNNER_PYTHON", sys.executable)
 
 
 def lua_string(s):
-    level = "=" * 8
-    return f"[{level}[\n{s}]{level}]"  # a long bracket: any text, a first newline is dropped
+    """A quoted Lua string with any text: control characters, quotes and backslashes as 3-digit
+    decimal escapes (a long bracket would turn CR and CR LF into LF), other characters as UTF-8."""
+    return '"' + "".join(f"\\{ord(c):03d}" if ord(c) < 32 or c in '"\\' or ord(c) == 127 else c for c in s) + '"'
 
 
 class Tokenizer(unittest.TestCase):
