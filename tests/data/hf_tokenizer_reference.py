@@ -3,7 +3,8 @@ and Qwen 2 (byte-level BPE), RoBERTa (byte-level with a prefix space and trimmed
 Llama 2 / Mistral / TinyLlama (SentencePiece-style BPE with byte fallback, in the file shapes
 these models ship: Prepend/Replace normalizers, or the newer Metaspace pre-tokenizer), plus one
 with Strip/NFKD/Lowercase/NFC normalizers, BERT's WordPiece (uncased and cased) and
-SentencePiece Unigram models (XLM-RoBERTa, T5, ALBERT, byte fallback: see build_unigram), trains each on text the repository ships plus Unicode
+SentencePiece Unigram models (XLM-RoBERTa, T5, ALBERT, byte fallback: see build_unigram) and a
+WordLevel one, trains each on text the repository ships plus Unicode
 samples, saves each tokenizer.json, and records what `tokenizers` itself gives for a set of test
 strings: the ids (with and without special tokens), each token's offsets (tokenizers' character
 offsets turned into UTF-8 byte offsets) and the decoded text. test_hf_tokenizer.cpp compares
@@ -176,6 +177,19 @@ def build_unigram(style):
         return ByteFallbackSpm(original).converted()
 
 
+def build_wordlevel():
+    """tokenizers' WordLevelTrainer output: a word per token, [UNK] for the rest, lowercased,
+    Whitespace words, [CLS] $A [SEP] (pairs with type id 1), no decoder (tokens joined by spaces)."""
+    tok = Tokenizer(models.WordLevel(unk_token="[UNK]"))
+    tok.normalizer = normalizers.Lowercase()
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    tok.train_from_iterator(corpus, trainers.WordLevelTrainer(vocab_size=400, special_tokens=["[UNK]", "[CLS]", "[SEP]"], show_progress=False))
+    cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
+    tok.post_processor = processors.TemplateProcessing(single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1",
+                                                       special_tokens=[("[CLS]", cls), ("[SEP]", sep)])
+    return tok
+
+
 cases = UNICODE + [text[1000:3000], "", " ", "   leading and trailing   ", "numbers 1234567 3.14159 2024-11-24",
                    "special <|endoftext|> inside", "<|end_of_text|>after", "x" * 300, "\n\n\n", "a  \n  b",
                    # SentencePiece-style cases: byte fallback for what the vocabulary lacks, added tokens, "▁" in the text
@@ -208,8 +222,10 @@ def byte_offsets(s, offsets):
 
 result = {}
 for style in ("gpt2", "llama3", "qwen2", "roberta", "lower", "llama2", "llama2_metaspace", "llama2_crossing", "sp_metaspace", "sp_unk",
-              "bert", "bert_cased", "xlmr", "t5", "albert", "unigram_bytes"):
-    if style.startswith("bert"):
+              "bert", "bert_cased", "xlmr", "t5", "albert", "unigram_bytes", "wordlevel"):
+    if style == "wordlevel":
+        tok = build_wordlevel()
+    elif style.startswith("bert"):
         tok = build_wordpiece(style)
     elif style in ("xlmr", "t5", "albert", "unigram_bytes"):
         tok = build_unigram(style)

@@ -140,6 +140,8 @@ TEST_F(HfTokenizerGolden, XlmRobertaUnigramPrecompiled) { check("xlmr"); }
 TEST_F(HfTokenizerGolden, T5UnigramPrecompiledStripReplace) { check("t5"); }
 TEST_F(HfTokenizerGolden, AlbertUnigramStripAccentsLowercase) { check("albert"); }
 TEST_F(HfTokenizerGolden, UnigramByteFallback) { check("unigram_bytes", true); }
+// WordLevel: a word per token, [UNK] otherwise; no decoder (tokens joined by spaces).
+TEST_F(HfTokenizerGolden, WordLevelWhitespaceLowercase) { check("wordlevel"); }
 
 TEST(HfTokenizer, InvalidUtf8IsReplacedAsRustDoes) {
   // One U+FFFD per maximal invalid subpart: a truncated 3-byte sequence is one replacement.
@@ -173,7 +175,8 @@ TEST(HfTokenizer, UnsupportedPartsAreNamed) {
   refused(R"({"model": {"type": "BPE", "vocab": {"a": 0, "b": 1}, "merges": [["a", "b"]]}})", "model.merges: \"ab\" is not in the vocabulary");
   refused(R"({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": [], "dropout": 0.1}})", "model.dropout");
   refused("{" + model + R"(, "added_tokens": [{"id": 2, "content": "<x>", "single_word": true}]})", "single_word is not supported yet");
-  refused(R"({"model": {"type": "WordLevel", "vocab": {}}})", "model \"WordLevel\" is not supported yet");
+  refused(R"({"model": {"type": "WordPieceX", "vocab": {}}})", "model \"WordPieceX\" is not supported yet");
+  refused(R"({"model": {"type": "WordLevel", "vocab": ["a"]}})", "WordLevel: \"vocab\" must be an object");
   refused(R"({"model": {"type": "Unigram", "vocab": [["a", 0.0]], "unk_id": 1}})", "Unigram: unk_id 1 is outside the vocabulary of 1");
   refused("{not json", "not a tokenizer.json");
   std::filesystem::remove_all(dir);

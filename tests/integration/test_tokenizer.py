@@ -115,11 +115,11 @@ class Tokenizer(unittest.TestCase):
 
     def test_missing_or_unsupported_files_are_one_line(self):
         with TempDir() as tmp:
-            write(os.path.join(tmp, "bad.json"), json.dumps({"model": {"type": "WordLevel", "vocab": {}}}))
+            write(os.path.join(tmp, "bad.json"), json.dumps({"model": {"type": "WordLevel2", "vocab": {}}}))
             write(os.path.join(tmp, "pieces.json"), json.dumps({"model": {"type": "Unigram", "vocab": [["a", -1.0], ["b"]], "unk_id": 0}}))
             write(os.path.join(tmp, "charsmap.json"), json.dumps({"normalizer": {"type": "Precompiled", "precompiled_charsmap": "AAEAAA=="},
                                                                   "model": {"type": "Unigram", "vocab": [["a", -1.0]], "unk_id": 0}}))
-            for name, message in (("missing.json", "cannot open the tokenizer file"), ("bad.json", 'model "WordLevel" is not supported yet'),
+            for name, message in (("missing.json", "cannot open the tokenizer file"), ("bad.json", 'model "WordLevel2" is not supported yet'),
                                   ("pieces.json", "Unigram: vocab entry 1 is not [piece, score]"),
                                   ("charsmap.json", "normalizer Precompiled: precompiled_charsmap has a trie size (256 bytes)")):
                 recipe = write(os.path.join(tmp, "r.lua"), f'local tok = (require "runner.data").tokenizer((require "runner.recipe").path("{name}"))\nreturn {{}}\n')

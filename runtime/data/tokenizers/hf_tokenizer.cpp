@@ -15,6 +15,7 @@
 #include "runtime/data/tokenizers/normalizers.h"
 #include "runtime/data/tokenizers/pre_tokenizers.h"
 #include "runtime/data/tokenizers/unigram_model.h"
+#include "runtime/data/tokenizers/wordlevel_model.h"
 #include "runtime/data/tokenizers/wordpiece_model.h"
 
 namespace runner::data {
@@ -95,7 +96,7 @@ class AddedMatcher {
 
 struct HfTokenizer::Impl {
   std::string path;
-  std::unique_ptr<TokenModel> model;  // BPE, WordPiece or Unigram
+  std::unique_ptr<TokenModel> model;  // BPE, WordPiece, Unigram or WordLevel
   std::unique_ptr<Normalizer> normalizer;
   std::unique_ptr<PreTokenizer> pre;
   std::unique_ptr<Decoder> decoder;
@@ -280,7 +281,8 @@ std::shared_ptr<HfTokenizer> HfTokenizer::load(const std::string& path) {
     if (type == "BPE") impl->model = std::make_unique<BpeModel>(m);
     else if (type == "WordPiece") impl->model = std::make_unique<WordPieceModel>(m);
     else if (type == "Unigram") impl->model = std::make_unique<UnigramModel>(m);
-    else impl->fail("model \"" + type + "\" is not supported yet (BPE, WordPiece, Unigram)");
+    else if (type == "WordLevel") impl->model = std::make_unique<WordLevelModel>(m);
+    else impl->fail("model \"" + type + "\" is not supported yet (BPE, WordPiece, Unigram, WordLevel)");
     for (const auto& [token, id] : impl->model->tokens()) impl->id_to_token[id] = token;
     impl->normalizer = std::make_unique<Normalizer>(j.value("normalizer", json()));
     impl->pre = std::make_unique<PreTokenizer>(j.value("pre_tokenizer", json()));

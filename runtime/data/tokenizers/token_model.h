@@ -1,4 +1,4 @@
-// The model of a tokenizer.json: what turns one pre-tokenized word into ids (BPE, WordPiece, Unigram).
+// The model of a tokenizer.json: what turns one pre-tokenized word into ids (BPE, WordPiece, Unigram, WordLevel).
 #pragma once
 #include <cstdint>
 #include <string>
