@@ -9,6 +9,7 @@
 
 #include "runtime/core/errors.h"
 #include "runtime/core/regex.h"
+#include "runtime/core/text.h"
 #include "runtime/models/fusable_linear.h"
 #include "runtime/models/layers.h"
 #include "runtime/models/parameter_store.h"
@@ -45,12 +46,8 @@ bool is_linear(const Module& m) { return dynamic_cast<const Linear*>(&m) || dyna
 // An adapter tensor's name: a linear layer's lora_A / lora_B modules, an embedding's
 // lora_embedding_A / lora_embedding_B parameters (peft's names for both).
 bool is_adapter_name(const std::string& name) {
-  auto ends = [&](const char* s) {
-    const size_t n = std::char_traits<char>::length(s);
-    return name.size() >= n && name.compare(name.size() - n, n, s) == 0;
-  };
-  return name.find(".lora_A.") != std::string::npos || name.find(".lora_B.") != std::string::npos || ends(".lora_embedding_A") ||
-         ends(".lora_embedding_B");
+  return name.find(".lora_A.") != std::string::npos || name.find(".lora_B.") != std::string::npos || ends_with(name, ".lora_embedding_A") ||
+         ends_with(name, ".lora_embedding_B");
 }
 
 // peft's LoRA Embedding: out + scaling · embedding(ids, Aᵀ)·Bᵀ with A (r, num) zeros and B (dim, r)
@@ -100,14 +97,10 @@ bool targeted(const std::string& name, const LoraConfig& c, const Regex* regex, 
 // a dropout, the rotary embedding), by runner's module type: a target pattern that reaches one
 // is refused, as peft refuses it, instead of saving adapters peft cannot load.
 std::vector<std::pair<const char*, const char*>> hf_only_children(const std::string& type) {
-  auto ends = [&](const char* suffix) {
-    const size_t n = std::char_traits<char>::length(suffix);
-    return type.size() >= n && type.compare(type.size() - n, n, suffix) == 0;
-  };
   if (type == "GPT2MLP") return {{"act", "NewGELUActivation"}, {"dropout", "Dropout"}};
   if (type == "GPT2Attention") return {{"attn_dropout", "Dropout"}, {"resid_dropout", "Dropout"}};
   if (type == "GPT2Model") return {{"drop", "Dropout"}};
-  if (ends("MLP")) return {{"act_fn", "SiLUActivation"}};  // the Llama family's
+  if (ends_with(type, "MLP")) return {{"act_fn", "SiLUActivation"}};  // the Llama family's
   if (type == "LlamaModel" || type == "Qwen2Model" || type == "MistralModel") return {{"rotary_emb", "RotaryEmbedding"}};
   if (type == "BertEmbeddings" || type == "BertSelfAttention" || type == "BertOutput") return {{"dropout", "Dropout"}};
   if (type == "BertIntermediate") return {{"intermediate_act_fn", "GELUActivation"}};
@@ -116,9 +109,9 @@ std::vector<std::pair<const char*, const char*>> hf_only_children(const std::str
   if (type == "AlbertAttention") return {{"attention_dropout", "Dropout"}, {"output_dropout", "Dropout"}};
   if (type == "AlbertLayer") return {{"activation", "NewGELUActivation"}, {"dropout", "Dropout"}};
   if (type == "AlbertModel") return {{"pooler_activation", "Tanh"}};
-  if (ends("RobertaClassificationHead") || type == "CamembertClassificationHead" || type == "DistilBertSelfAttention" || type == "Embeddings") return {{"dropout", "Dropout"}};
+  if (ends_with(type, "RobertaClassificationHead") || type == "CamembertClassificationHead" || type == "DistilBertSelfAttention" || type == "Embeddings") return {{"dropout", "Dropout"}};
   if (type == "FFN") return {{"dropout", "Dropout"}, {"activation", "GELUActivation"}};
-  if (ends("ForSequenceClassification") || ends("ForTokenClassification")) return {{"dropout", "Dropout"}};
+  if (ends_with(type, "ForSequenceClassification") || ends_with(type, "ForTokenClassification")) return {{"dropout", "Dropout"}};
   return {};
 }
 
@@ -167,14 +160,11 @@ void apply_lora(Module& model, LoraConfig c) {
       if (std::find(c.modules_to_save.begin(), c.modules_to_save.end(), head) == c.modules_to_save.end()) c.modules_to_save.push_back(head);
   // peft matches them by a plain suffix (DistilBERT's "pre_classifier" ends with "classifier"),
   // an enclosing module once.
-  auto ends_with_key = [](const std::string& name, const std::string& key) {
-    return name.size() >= key.size() && name.compare(name.size() - key.size(), key.size(), key) == 0;
-  };
   std::vector<ModulePtr> kept;
   for (const auto& [name, m] : named_modules(model)) {
     if (std::any_of(c.saved.begin(), c.saved.end(), [&](const std::string& s) { return name.rfind(s + ".", 0) == 0; })) continue;
     for (const auto& key : c.modules_to_save)
-      if (ends_with_key(name, key)) {
+      if (ends_with(name, key)) {
         c.saved.push_back(name), kept.push_back(m);
         break;
       }
@@ -211,7 +201,7 @@ void apply_lora(Module& model, LoraConfig c) {
   if (c.base_model_name_or_path.empty()) c.base_model_name_or_path = model.name_or_path();
   for (const auto& key : c.modules_to_save) {
     const bool peft_default = (c.task_type == "SEQ_CLS" || c.task_type == "TOKEN_CLS") && (key == "classifier" || key == "score");
-    if (!peft_default && std::none_of(c.saved.begin(), c.saved.end(), [&](const std::string& n) { return ends_with_key(n, key); }))
+    if (!peft_default && std::none_of(c.saved.begin(), c.saved.end(), [&](const std::string& n) { return ends_with(n, key); }))
       throw RecipeError("models.lora: modules_to_save '" + key + "' matches no module of the base model");
   }
   // peft trains a copy of each such module; runner trains it in place, which is the same
@@ -338,9 +328,8 @@ NamedTensorList adapter_state_dict(const Module& model) {
     // A modules_to_save module's tensors under its own name, as peft saves them.
     const bool kept = std::any_of(saved.begin(), saved.end(), [&](const std::string& m) { return name.rfind(m + ".", 0) == 0; });
     if (adapter || kept) out.emplace_back(kPrefix + name, t);
-    const size_t dot = name.rfind(".weight");
-    if (dot != std::string::npos && dot + 7 == name.size() && whole.count(name.substr(0, dot)))
-      out.emplace_back(kPrefix + name.substr(0, dot) + ".base_layer.weight", t);
+    if (ends_with(name, ".weight") && whole.count(name.substr(0, name.size() - 7)))
+      out.emplace_back(kPrefix + name.substr(0, name.size() - 7) + ".base_layer.weight", t);
   }
   return out;
 }
@@ -352,16 +341,15 @@ Module::LoadPlan plan_adapter_load(Module& model, const NamedTensorList& tensors
   NamedTensorList matched;
   Module::LoadReport report;
   const std::string base_layer = ".base_layer.weight";
-  auto is_base_layer = [&](const std::string& n) { return n.size() > base_layer.size() && n.compare(n.size() - base_layer.size(), base_layer.size(), base_layer) == 0; };
   for (const auto& [name, t] : tensors) {
     given.insert(name);
     if (!own.count(name)) report.unexpected.push_back(name);
-    else if (is_base_layer(name))  // an adapted embedding's own weight (peft's save_embedding_layers)
+    else if (ends_with(name, base_layer))  // an adapted embedding's own weight (peft's save_embedding_layers)
       matched.emplace_back(name.substr(kPrefix.size(), name.size() - kPrefix.size() - base_layer.size()) + ".weight", t);
     else matched.emplace_back(name.substr(kPrefix.size()), t);
   }
   for (const auto& [name, t] : mine)  // an embedding's weight may stay the base model's
-    if (!given.count(name) && !is_base_layer(name)) report.missing.push_back(name);
+    if (!given.count(name) && !ends_with(name, base_layer)) report.missing.push_back(name);
   Module::LoadPlan plan = model.plan_load(matched, /*strict=*/false);  // shapes are still checked
   plan.report = std::move(report);
   return plan;

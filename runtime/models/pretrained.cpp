@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/core/errors.h"
+#include "runtime/core/text.h"
 #include "runtime/io/safetensors.h"
 #include "runtime/models/batch_inputs.h"
 #include "runtime/models/bert_config.h"
@@ -27,10 +28,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
-
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
 
 std::string key_list(const std::vector<std::string>& keys) {
   std::string s;

@@ -29,6 +29,7 @@ except ImportError as e:
     sys.exit(77)
 
 transformers.logging.set_verbosity_error()
+from test_bert_folder import lua_list  # noqa: E402
 SOURCE = os.environ["RUNNER_SOURCE_DIR"]
 
 # Prints, for each text, runner's ids and the model's logits on them.
@@ -48,7 +49,7 @@ return { datasets = { train = data.tensors{ x = torch.zeros(2, 1) } }, model = n
 # Prints the logits and loss of FOLDER's model on IDS, and its type.
 LOGITS = """
 local models = require "runner.models"
-local m = models.from_pretrained("FOLDER" OPTIONS)
+local m = models.from_pretrained("FOLDER")
 m:eval()
 local ids = torch.tensor(IDS)
 local out = m{ input_ids = ids, attention_mask = ids:ne(PAD):long(), labels = LABELS }
@@ -57,10 +58,6 @@ print("LOSS " .. string.format("%.9g", out.loss:item()))
 print("TYPE " .. tostring(m):match("^[%w_]+"))
 return { datasets = { train = (require "runner.data").tensors{ x = torch.zeros(2, 1) } }, model = nn.Linear(1, 1) }
 """
-
-
-def lua_list(rows):
-    return "{ " + ", ".join("{ " + ", ".join(map(str, r)) + " }" for r in rows) + " }"
 
 
 def train_unigram(texts, **options):
@@ -142,8 +139,8 @@ class SentencePieceEncoders(unittest.TestCase):
             # The charsmap (and ALBERT's lowercasing and accent stripping) made these the same text.
             self.assertEqual(tok(full_width)["input_ids"], tok(plain_twin)["input_ids"])
 
-    def runner_logits(self, d, folder, ids, labels, pad, options=""):
-        script = (LOGITS.replace("FOLDER", folder).replace("OPTIONS", options).replace("IDS", lua_list(ids)).replace("PAD", str(pad))
+    def runner_logits(self, d, folder, ids, labels, pad):
+        script = (LOGITS.replace("FOLDER", folder).replace("IDS", lua_list(ids)).replace("PAD", str(pad))
                   .replace("LABELS", "torch.tensor(" + (lua_list(labels) if isinstance(labels[0], list) else "{ " + ", ".join(map(str, labels)) + " }") + ")"))
         code, out, err = run("check", write(os.path.join(d, "logits.lua"), script), cwd=d)
         self.assertEqual(code, 0, err[-3000:])
@@ -151,9 +148,9 @@ class SentencePieceEncoders(unittest.TestCase):
         logits = [float(x) for x in re.search(r"LOGITS (.*)$", text, re.M).group(1).split(",")]
         return np.array(logits), float(re.search(r"LOSS (\S+)", text).group(1)), re.search(r"TYPE (\S+)", text).group(1)
 
-    def assert_same_as(self, d, hf, ids, labels, pad, options=""):
+    def assert_same_as(self, d, hf, ids, labels, pad):
         hf.save_pretrained(os.path.join(d, "folder"))
-        logits, loss, kind = self.runner_logits(d, "folder", ids, labels, pad, options)
+        logits, loss, kind = self.runner_logits(d, "folder", ids, labels, pad)
         with torch.no_grad():
             want = hf(input_ids=torch.tensor(ids), attention_mask=torch.tensor(ids).ne(pad).long(), labels=torch.tensor(labels))
         np.testing.assert_allclose(logits, want.logits.numpy().reshape(-1), rtol=1e-5, atol=1e-5)

@@ -9,16 +9,13 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/core/errors.h"
+#include "runtime/core/text.h"
 #include "runtime/core/found_files.h"
 #include "runtime/core/splitmix.h"
 
 namespace runner::data {
 
 namespace {
-
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
 
 std::string format_of(const std::string& path) {
   if (ends_with(path, ".parquet")) return "parquet";
