@@ -2,12 +2,17 @@
 // tokenized once into a nanoGPT-style token file (raw little-endian uint16, or uint32 when the
 // vocabulary needs it) plus its JSON header (token_bin.h), the way nanoGPT's prepare.py
 // does it: each document's ids, then the end-of-text token when there is one. A .txt input is
-// one document; a .jsonl (or .json) input is one document per line (its "text" field, --text_field).
+// one document; a .jsonl (or .json) input is one document per line (its "text" field,
+// --text_field); a .parquet or .arrow input (HF Hub datasets, `datasets`' save_to_disk) one
+// document per row of that string column, read a row group / record batch at a time.
+// Documents are tokenized on --num_proc threads (default: every core) and written in order.
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -15,7 +20,9 @@
 #include "runtime/core/did_you_mean.h"
 #include "runtime/core/errors.h"
 #include "runtime/data/sources/token_bin.h"
+#include "runtime/data/stream/records.h"
 #include "runtime/data/tokenizers/hf_tokenizer.h"
+#include "runtime/data/tokenizers/parallel_encoder.h"
 #include "runtime/io/atomic_file.h"
 #include "runtime/log/log.h"
 
@@ -30,11 +37,12 @@ struct PrepareArgs {
   std::string tokenizer, output, text_field = "text", eos_token, dtype = "auto";
   std::vector<std::string> inputs;
   bool add_special_tokens = false, no_eos = false;
+  int num_proc = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 };
 
 PrepareArgs parse(const std::vector<std::string>& a) {
   static const std::vector<std::string> kNames = {"tokenizer", "input", "output", "text_field", "eos_token", "dtype",
-                                                  "add_special_tokens", "no_eos"};
+                                                  "add_special_tokens", "no_eos", "num_proc"};
   PrepareArgs p;
   for (size_t i = 0; i < a.size(); ++i) {
     const std::string position = "command line:" + std::to_string(i + 2);
@@ -54,6 +62,16 @@ PrepareArgs parse(const std::vector<std::string>& a) {
     else if (name == "text_field") p.text_field = value;
     else if (name == "eos_token") p.eos_token = value;
     else if (name == "dtype") p.dtype = value;
+    else if (name == "num_proc") {
+      size_t end = 0;
+      int n = 0;
+      try {
+        n = std::stoi(value, &end);
+      } catch (const std::exception&) {
+      }
+      if (end != value.size() || n < 1) throw ArgumentError("--num_proc must be a positive whole number, got \"" + value + "\"", position);
+      p.num_proc = n;
+    }
   }
   if (p.tokenizer.empty() || p.inputs.empty() || p.output.empty())
     throw ArgumentError("usage: runner prepare-data --tokenizer tokenizer.json --input FILE [--input FILE ...] --output train.bin", "command line");
@@ -76,6 +94,7 @@ class TokenWriter {
   }
   void append(const std::vector<int64_t>& ids) {
     buffer_.clear();
+    buffer_.reserve(ids.size() * static_cast<size_t>(width_));
     for (int64_t id : ids)
       for (int b = 0; b < width_; ++b) buffer_.push_back(static_cast<char>((static_cast<uint64_t>(id) >> (8 * b)) & 0xFF));
     out_.write(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
@@ -101,6 +120,20 @@ std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw DataError("cannot read (missing?)", path);
   return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Each row's string `column` of a Parquet or Arrow file, a row group / record batch at a time.
+template <class Add>
+void add_column(const std::string& path, const std::string& format, const std::string& column, Add&& add) {
+  try {
+    auto records = data::open_records({format, column}, path, {});
+    for (std::string record; records->next(record);) add(std::move(record));
+  } catch (const DataError& e) {  // the reader is data.stream's; its messages say so
+    std::string message = e.message();
+    if (message.rfind("data.stream: ", 0) == 0) message = message.substr(13);
+    if (message.find("no column") != std::string::npos) message += "; choose it with --text_field";
+    throw DataError(message, e.where());
+  }
 }
 
 }  // namespace
@@ -134,15 +167,23 @@ int prepare_data(const CommandLine& cl) {
   } cleanup{tmp};
   TokenWriter writer(tmp, dtype == "uint16" ? 2 : 4);
   int64_t documents = 0, bytes = 0;
-  auto add_document = [&](const std::string& text) {
-    std::vector<int64_t> ids = tok->encode(text, p.add_special_tokens);
-    if (eos_id >= 0) ids.push_back(eos_id);
+  // Written as each batch is done, in input order; a line now and then for a long corpus.
+  auto last_report = std::chrono::steady_clock::now();
+  data::ParallelEncoder encoder(*tok, p.add_special_tokens, eos_id, p.num_proc, [&](const std::vector<int64_t>& ids, int64_t n) {
     writer.append(ids);
-    ++documents;
+    documents += n;
+    if (std::chrono::steady_clock::now() - last_report > std::chrono::seconds(30)) {
+      last_report = std::chrono::steady_clock::now();
+      log::info("prepare-data: " + std::to_string(documents) + " documents, " + std::to_string(writer.count()) + " tokens so far");
+    }
+  });
+  auto add_document = [&](std::string text) {
     bytes += static_cast<int64_t>(text.size());
+    encoder.add(std::move(text));
   };
   for (const auto& in : p.inputs) {
-    if (fs::path(in).extension() == ".jsonl" || fs::path(in).extension() == ".json") {  // JSON Lines, as data.stream and HF's json loader read .json
+    const std::string ext = fs::path(in).extension().string();
+    if (ext == ".jsonl" || ext == ".json") {  // JSON Lines, as data.stream and HF's json loader read .json
       std::ifstream file(in);
       std::string line;
       for (int64_t n = 1; std::getline(file, line); ++n) {
@@ -154,10 +195,13 @@ int prepare_data(const CommandLine& cl) {
           throw DataError("no string field \"" + p.text_field + "\" (choose it with --text_field)", where);
         add_document(j[p.text_field].get<std::string>());
       }
+    } else if (ext == ".parquet" || ext == ".arrow" || ext == ".feather") {
+      add_column(in, ext == ".parquet" ? "parquet" : "arrow", p.text_field, add_document);
     } else {
       add_document(read_file(in));
     }
   }
+  encoder.finish();
   writer.close();
   const json header = {{"format", "runner token file"}, {"version", 1},           {"dtype", dtype},
                        {"num_tokens", writer.count()},  {"num_documents", documents}, {"vocab_size", vocab},

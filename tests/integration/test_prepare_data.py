@@ -1,8 +1,9 @@
-"""runner prepare-data: a corpus (.txt documents and .jsonl lines) tokenized into a nanoGPT-style
-token file that numpy's memmap reads as nanoGPT does, holding exactly the `tokenizers`
-package's ids with the end-of-text token after each document; the JSON header beside it; a
-recipe trains from it with data.token_bin (dtype from the header); bad input is one line and
-exit 2. Exit 77 (skipped) without the tokenizers package."""
+"""runner prepare-data: a corpus (.txt documents, .jsonl lines, Parquet and Arrow rows) tokenized
+into a nanoGPT-style token file that numpy's memmap reads as nanoGPT does, holding exactly the
+`tokenizers` package's ids with the end-of-text token after each document, the same file for
+any --num_proc; the JSON header beside it; a recipe trains from it with data.token_bin (dtype
+from the header); bad input is one line and exit 2. Exit 77 (skipped) without the tokenizers
+package (or, for the Parquet/Arrow case, pyarrow and datasets)."""
 import json
 import os
 import sys
@@ -108,6 +109,62 @@ return {
             code, _, err = run("prepare-data", "--tokenizr", tok_path)
             self.assertEqual(code, 2, err)
             self.assertIn("did you mean 'tokenizer'", err)
+
+    def test_parquet_and_arrow_rows_on_several_threads_give_the_same_file(self):
+        try:
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+            from datasets import Dataset
+            from datasets.utils.logging import disable_progress_bar
+            disable_progress_bar()
+        except ImportError as e:
+            self.skipTest(f"pyarrow/datasets not installed ({e})")
+        with TempDir() as d:
+            tok, tok_path = train_tokenizer(d, 500)
+            with open(os.path.join(SOURCE, "recipes/lib/shakespeare.txt")) as f:
+                lines = [line for line in f.read().splitlines() if line.strip()]
+            # More rows than two batches hold (4096 documents each), so several threads run at once.
+            parquet_docs = (lines * 2)[:9000]
+            arrow_docs = [l + " \u00e9\U0001F642" for l in lines[:3000]]
+            pq.write_table(pa.table({"id": list(range(len(parquet_docs))), "content": parquet_docs}),
+                           os.path.join(d, "train-00000.parquet"), row_group_size=700)
+            Dataset.from_dict({"content": arrow_docs}).save_to_disk(os.path.join(d, "saved"))
+            arrow_file = [os.path.join(d, "saved", n) for n in os.listdir(os.path.join(d, "saved")) if n.endswith(".arrow")]
+            self.assertEqual(len(arrow_file), 1)
+            eos = tok.token_to_id("<|endoftext|>")
+            expected = []
+            for enc in tok.encode_batch(parquet_docs + arrow_docs, add_special_tokens=False):
+                expected += enc.ids + [eos]
+            outputs = []
+            for num_proc in ["1", "3"]:
+                out = os.path.join(d, f"train{num_proc}.bin")
+                code, _, err = run("prepare-data", "--tokenizer", tok_path, "--input", os.path.join(d, "train-00000.parquet"),
+                                   "--input", arrow_file[0], "--text_field", "content", "--num_proc", num_proc, "--output", out)
+                self.assertEqual(code, 0, err)
+                tokens = np.memmap(out, dtype=np.uint16, mode="r").tolist()
+                first_difference = next((i for i, (a, b) in enumerate(zip(tokens, expected)) if a != b), None)
+                self.assertEqual((len(tokens), first_difference), (len(expected), None), f"--num_proc {num_proc}")
+                with open(out + ".json") as f:
+                    self.assertEqual(json.load(f)["num_documents"], len(parquet_docs) + len(arrow_docs))
+                with open(out, "rb") as f:
+                    outputs.append(f.read())
+            self.assertEqual(outputs[0], outputs[1])
+
+            # A column that is not there names the file, the column and the option; the old file stays.
+            out = os.path.join(d, "train1.bin")
+            code, _, err = run("prepare-data", "--tokenizer", tok_path, "--input", os.path.join(d, "train-00000.parquet"),
+                               "--output", out)
+            self.assertEqual(code, 2, err)
+            self.assertIn("train-00000.parquet", err)
+            self.assertIn("no column 'text'", err)
+            self.assertIn("--text_field", err)
+            self.assertEqual(len([l for l in err.splitlines() if l.strip()]), 1, err)
+            with open(out, "rb") as f:
+                self.assertEqual(f.read(), outputs[0])
+            code, _, err = run("prepare-data", "--tokenizer", tok_path, "--input", arrow_file[0], "--output", out,
+                               "--num_proc", "0")
+            self.assertEqual(code, 2, err)
+            self.assertIn("--num_proc must be a positive whole number", err)
 
 
 if __name__ == "__main__":

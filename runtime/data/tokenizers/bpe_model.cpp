@@ -242,19 +242,7 @@ void BpeModel::tokenize_cached(std::string_view word, std::vector<int64_t>& out)
     out.insert(out.end(), ids.begin(), ids.end());
     return;
   }
-  const std::string key(word);
-  {
-    std::lock_guard<std::mutex> lock(cache_mutex_);
-    auto it = cache_.find(key);
-    if (it != cache_.end()) {
-      out.insert(out.end(), it->second.begin(), it->second.end());
-      return;
-    }
-  }
-  std::vector<int64_t> ids = merge_word(word);
-  out.insert(out.end(), ids.begin(), ids.end());
-  std::lock_guard<std::mutex> lock(cache_mutex_);
-  if (cache_.size() < 1000000) cache_.emplace(key, std::move(ids));
+  cache_.append(word, out, [&](std::string_view w, std::vector<int64_t>& ids) { ids = merge_word(w); });
 }
 
 }  // namespace runner::data

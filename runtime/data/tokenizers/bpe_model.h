@@ -6,7 +6,6 @@
 #pragma once
 #include <array>
 #include <cstdint>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/data/tokenizers/token_model.h"
+#include "runtime/data/tokenizers/word_cache.h"
 
 namespace runner::data {
 
@@ -56,8 +56,7 @@ class BpeModel : public TokenModel {
   // text one word): characters that are tokens, and character pairs some token contains.
   std::unordered_set<uint32_t> char_tokens_;
   std::unordered_set<uint64_t> inner_pairs_;
-  mutable std::mutex cache_mutex_;
-  mutable std::unordered_map<std::string, std::vector<int64_t>> cache_;
+  WordCache cache_;
 };
 
 }  // namespace runner::data

@@ -51,19 +51,7 @@ std::vector<std::pair<std::string, int64_t>> UnigramModel::tokens() const {
 
 void UnigramModel::tokenize(std::string_view word, std::vector<int64_t>& out, std::vector<std::pair<size_t, size_t>>* spans) const {
   if (spans || word.size() >= 64) return segment(word, out, spans);
-  const std::string key(word);
-  {
-    std::lock_guard<std::mutex> lock(cache_mutex_);
-    if (auto it = cache_.find(key); it != cache_.end()) {
-      out.insert(out.end(), it->second.begin(), it->second.end());
-      return;
-    }
-  }
-  std::vector<int64_t> ids;
-  segment(word, ids, nullptr);
-  out.insert(out.end(), ids.begin(), ids.end());
-  std::lock_guard<std::mutex> lock(cache_mutex_);
-  if (cache_.size() < 1000000) cache_.emplace(key, std::move(ids));
+  cache_.append(word, out, [&](std::string_view w, std::vector<int64_t>& ids) { segment(w, ids, nullptr); });
 }
 
 void UnigramModel::segment(std::string_view word, std::vector<int64_t>& out, std::vector<std::pair<size_t, size_t>>* spans) const {

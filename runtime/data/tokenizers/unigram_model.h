@@ -5,12 +5,12 @@
 // token; with byte_fallback an unknown token is its bytes' <0xXX> pieces instead. As
 // tokenizers' models/unigram (its optimised encoder, the one tokenizers uses).
 #pragma once
-#include <mutex>
 #include <optional>
 
 #include <nlohmann/json.hpp>
 
 #include "runtime/data/tokenizers/token_model.h"
+#include "runtime/data/tokenizers/word_cache.h"
 
 namespace runner::data {
 
@@ -34,8 +34,7 @@ class UnigramModel : public TokenModel {
   bool byte_fallback_ = false;
   double unk_score_ = 0;
   // A corpus's frequent words are cut once (ids only; offsets are asked for per text).
-  mutable std::mutex cache_mutex_;
-  mutable std::unordered_map<std::string, std::vector<int64_t>> cache_;
+  WordCache cache_;
 };
 
 }  // namespace runner::data
