@@ -1,5 +1,5 @@
 -- Text classification, as HF's run_glue.py / run_classification.py examples do it: fine-tune a
--- BERT, RoBERTa, XLM-RoBERTa, CamemBERT or DistilBERT folder on a CSV or JSONL of sentences (or sentence pairs) and labels, evaluated by
+-- BERT, RoBERTa, XLM-RoBERTa, CamemBERT, ALBERT, ELECTRA or DistilBERT folder on a CSV or JSONL of sentences (or sentence pairs) and labels, evaluated by
 -- accuracy each epoch.
 --   runner recipes/text_classification.lua --model_dir bert-base-uncased --train_file train.csv --validation_file dev.csv
 -- Columns: "sentence" (or "text"), or "sentence1" and "sentence2" for pairs (MRPC, RTE, ...);

@@ -1,5 +1,5 @@
 -- Token classification (named entities), as HF's run_ner.py does it: fine-tune a BERT, RoBERTa,
--- XLM-RoBERTa, ALBERT or DistilBERT folder on JSONL of pre-split words and their tags, evaluated by the accuracy of
+-- XLM-RoBERTa, ALBERT, ELECTRA or DistilBERT folder on JSONL of pre-split words and their tags, evaluated by the accuracy of
 -- the words' predicted tags each epoch.
 --   runner recipes/token_classification.lua --model_dir bert-base-cased --train_file train.jsonl --validation_file dev.jsonl
 -- Each line: {"tokens": ["John", "lives", "in", "Paris"], "ner_tags": [1, 0, 0, 3]} (the shape of

@@ -134,7 +134,7 @@ int m_encoder_classifier(lua_State* L) {
   if (!c.labels.empty() && c.num_labels != static_cast<int64_t>(c.labels.size()))
     throw RecipeError("models.encoder_classifier: labels names " + std::to_string(c.labels.size()) + " labels but num_labels is " + std::to_string(c.num_labels));
   c.layer_norm_eps = o.number("layer_norm_eps", c.layer_norm_eps);
-  // "bert", "roberta", "xlm-roberta", "camembert", "distilbert" or "albert" (names, positions and head as HF's)
+  // "bert", "roberta", "xlm-roberta", "camembert", "distilbert", "albert" or "electra" (names, positions and head as HF's)
   c.model_type = o.string("model_type", c.model_type);
   if (models::is_roberta_type(c.model_type)) c.pad_token_id = 1, c.bos_token_id = 0, c.eos_token_id = 2;  // RobertaConfig's
   if (c.model_type == "albert") {  // AlbertConfig's ids and activation; its factorised, shared layers
@@ -144,8 +144,11 @@ int m_encoder_classifier(lua_State* L) {
     c.inner_group_num = o.integer("inner_group_num", c.inner_group_num);
     c.hidden_act = o.string("hidden_act", c.hidden_act);
   } else {
+    if (c.model_type == "electra") c.embedding_size = o.integer("embedding_size", c.hidden_size);  // projected to hidden_size when narrower
     for (const char* key : {"embedding_size", "num_hidden_groups", "inner_group_num", "hidden_act"})
-      if (o.has(key)) throw RecipeError(std::string("models.encoder_classifier: ") + key + " is ALBERT's (model_type = \"albert\")");
+      if (o.has(key) && !(c.model_type == "electra" && std::string(key) == "embedding_size"))
+        throw RecipeError(std::string("models.encoder_classifier: ") + key + " is ALBERT's (model_type = \"albert\")" +
+                          (std::string(key) == "embedding_size" ? " and ELECTRA's (\"electra\")" : ""));
   }
   c.pad_token_id = o.integer("pad_token_id", c.pad_token_id);
   const std::string task = o.string("task", "sequence_classification");

@@ -10,7 +10,7 @@ using nlohmann::json;
 namespace {
 
 // The config.json keys of the sizes and dropouts, with the config class's defaults: BertConfig's
-// (RobertaConfig's), AlbertConfig's, or the names DistilBertConfig gives them.
+// (RobertaConfig's), AlbertConfig's, ElectraConfig's, or the names DistilBertConfig gives them.
 struct Keys {
   const char *hidden, *layers, *heads, *intermediate, *dropout, *attn_dropout;
   int64_t vocab_default, hidden_default, layers_default, heads_default, intermediate_default;
@@ -21,8 +21,10 @@ const Keys& keys_of(const std::string& model_type) {
                          "attention_probs_dropout_prob", 30522, 768, 12, 12, 3072, 0.1};
   static const Keys albert{"hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size", "hidden_dropout_prob",
                            "attention_probs_dropout_prob", 30000, 4096, 12, 64, 16384, 0.0};
+  static const Keys electra{"hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size", "hidden_dropout_prob",
+                            "attention_probs_dropout_prob", 30522, 256, 12, 4, 1024, 0.1};
   static const Keys distilbert{"dim", "n_layers", "n_heads", "hidden_dim", "dropout", "attention_dropout", 30522, 768, 6, 12, 3072, 0.1};
-  return model_type == "distilbert" ? distilbert : model_type == "albert" ? albert : bert;
+  return model_type == "distilbert" ? distilbert : model_type == "albert" ? albert : model_type == "electra" ? electra : bert;
 }
 
 // PretrainedConfig: num_labels is the size of id2label (2 by default); the names come along;
@@ -57,7 +59,9 @@ void read_labels(const json& c, const JsonFields& f, EncoderConfig& e, const std
 }  // namespace
 
 bool is_roberta_type(const std::string& t) { return t == "roberta" || t == "xlm-roberta" || t == "camembert"; }
-bool is_encoder_type(const std::string& t) { return t == "bert" || t == "distilbert" || t == "albert" || is_roberta_type(t); }
+bool is_encoder_type(const std::string& t) {
+  return t == "bert" || t == "distilbert" || t == "albert" || t == "electra" || is_roberta_type(t);
+}
 std::string encoder_prefix(const std::string& t) { return is_roberta_type(t) ? "roberta" : t; }
 
 std::string EncoderConfig::family() const {
@@ -66,6 +70,7 @@ std::string EncoderConfig::family() const {
          : model_type == "camembert"   ? "Camembert"
          : model_type == "distilbert"  ? "DistilBert"
          : model_type == "albert"      ? "Albert"
+         : model_type == "electra"     ? "Electra"
                                        : "Bert";
 }
 
@@ -78,7 +83,7 @@ EncoderConfig bert_config_from_hf(const json& c, const std::string& where) {
   EncoderConfig e;  // the config class's defaults where a key is absent
   e.model_type = f.string("model_type", "bert");
   if (!is_encoder_type(e.model_type))
-    throw CheckpointError("model_type \"" + e.model_type + "\" is not an encoder runner has (bert, roberta, xlm-roberta, camembert, distilbert, albert)", where);
+    throw CheckpointError("model_type \"" + e.model_type + "\" is not an encoder runner has (bert, roberta, xlm-roberta, camembert, distilbert, albert, electra)", where);
   read_labels(c, f, e, where);
   for (const auto& a : f.array("architectures"))
     if (a.is_string() && a.get<std::string>().find("ForTokenClassification") != std::string::npos) e.per_token = true;
@@ -118,6 +123,7 @@ EncoderConfig bert_config_from_hf(const json& c, const std::string& where) {
     e.classifier_dropout = f.opt_number("classifier_dropout");
     const std::string act = f.string("hidden_act", "gelu");
     if (act != "gelu") throw CheckpointError("hidden_act \"" + act + "\" is not supported (BERT uses gelu)", where);
+    if (e.model_type == "electra") e.embedding_size = f.integer("embedding_size", 128);  // projected to hidden_size when they differ
   }
   const std::string positions = f.string("position_embedding_type", "absolute");
   if (positions != "absolute") throw CheckpointError("position_embedding_type \"" + positions + "\" is not supported (absolute is)", where);
@@ -160,8 +166,8 @@ json bert_config_json(const EncoderConfig& e, const std::string& dtype) {
   }
   j["hidden_act"] = e.hidden_act;
   j[e.model_type == "albert" ? "classifier_dropout_prob" : "classifier_dropout"] = e.classifier_dropout ? json(*e.classifier_dropout) : json(nullptr);
+  if (e.model_type == "albert" || e.model_type == "electra") j["embedding_size"] = e.embedding_size > 0 ? e.embedding_size : e.hidden_size;
   if (e.model_type == "albert") {
-    j["embedding_size"] = e.embedding_size > 0 ? e.embedding_size : e.hidden_size;
     j["num_hidden_groups"] = e.hidden_groups;
     j["inner_group_num"] = e.inner_group_num;
   }

@@ -125,26 +125,28 @@ struct EncoderConfig {
   // "bert" (BertForSequenceClassification) or "roberta", "xlm-roberta", "camembert"
   // (RobertaForSequenceClassification and its multilingual and French namesakes:
   // positions counted from pad_token_id + 1 over the non-padding tokens, no pooler, a
-  // dense → tanh → out_proj head); its config.json's bos/eos ids are written back (-1: none).
+  // dense → tanh → out_proj head); its config.json's bos/eos ids are written back (-1: none);
+  // "electra" (ElectraForSequenceClassification: BERT's positions, no pooler, a dense → GELU →
+  // out_proj head, embeddings of embedding_size projected to hidden_size).
   std::string model_type = "bert";
   int64_t bos_token_id = -1, eos_token_id = -1;
   // *ForTokenClassification: a label per token (logits (B, T, num_labels), cross-entropy over
   // the tokens whose label is not -100), the head on every position, no pooler.
   bool per_token = false;
-  // "albert" (albert.cpp): the embedding's own width (0: hidden_size), projected to
-  // hidden_size; n_layer steps over hidden_groups groups of inner_group_num shared layers;
-  // hidden_act "gelu_new" (tanh GELU) or "gelu". The other encoders use exact GELU.
+  // "albert" (albert.cpp) and "electra": the embedding's own width (0: hidden_size), projected
+  // to hidden_size. ALBERT: n_layer steps over hidden_groups groups of inner_group_num shared
+  // layers; hidden_act "gelu_new" (tanh GELU) or "gelu". The other encoders use exact GELU.
   int64_t embedding_size = 0, hidden_groups = 1, inner_group_num = 1;
   std::string hidden_act = "gelu";
   std::string family() const;        // transformers' class prefix: "Bert", "Roberta", "XLMRoberta", ... (bert_config.cpp)
   std::string architecture() const;  // "BertForSequenceClassification", ...
 };
 ModulePtr make_encoder_classifier(const EncoderConfig& config);
-// The encoders by config.json's model_type: "bert", "distilbert", "albert", and RoBERTa's
+// The encoders by config.json's model_type: "bert", "distilbert", "albert", "electra", and RoBERTa's
 // architecture under its three names ("roberta", "xlm-roberta", "camembert"; bert_config.cpp).
 bool is_encoder_type(const std::string& model_type);
 bool is_roberta_type(const std::string& model_type);
-// The body's name in the state dict: "bert", "roberta" (for all three), "distilbert" or "albert".
+// The body's name in the state dict: "bert", "roberta" (for all three), "distilbert", "albert" or "electra".
 std::string encoder_prefix(const std::string& model_type);
 
 }  // namespace runner::models

@@ -1,7 +1,10 @@
 // make_encoder_classifier: a BERT-like encoder with a pooled classification head, named as
 // Hugging Face BertForSequenceClassification (model_type "roberta", "xlm-roberta", "camembert":
 // RobertaForSequenceClassification and its namesakes, "roberta." for "bert.", no pooler,
-// classifier.dense and classifier.out_proj):
+// classifier.dense and classifier.out_proj; "electra": ElectraForSequenceClassification,
+// "electra." for "bert.", embeddings of their own width projected to H by
+// electra.embeddings_project when they differ, no pooler, the classifier.dense → GELU →
+// classifier.out_proj head):
 //
 //   bert.embeddings.{word_embeddings, position_embeddings, token_type_embeddings}.weight
 //   bert.embeddings.LayerNorm.weight|bias
@@ -103,25 +106,32 @@ class EncoderClassifier : public Module {
  public:
   explicit EncoderClassifier(const EncoderConfig& c)
       : Module(c.architecture()), config_(c) {
-    if (c.model_type != "bert" && !is_roberta_type(c.model_type))
-      throw RecipeError(std::string(kName) + ": model_type must be \"bert\", \"roberta\", \"xlm-roberta\" or \"camembert\", got \"" + c.model_type + "\"");
+    if (c.model_type != "bert" && c.model_type != "electra" && !is_roberta_type(c.model_type))
+      throw RecipeError(std::string(kName) + ": model_type must be \"bert\", \"roberta\", \"xlm-roberta\", \"camembert\" or \"electra\", got \"" +
+                        c.model_type + "\"");
     check_encoder_config(c, kName);
+    const int64_t E = c.embedding_size > 0 ? c.embedding_size : c.hidden_size;  // ELECTRA's may be narrower
     const double H = static_cast<double>(c.hidden_size), I = static_cast<double>(c.intermediate_size);
     check_model_scale(kName, c.n_layer,
-                      static_cast<double>(c.vocab_size + c.max_position_embeddings + c.type_vocab_size) * H +
+                      static_cast<double>(c.vocab_size + c.max_position_embeddings + c.type_vocab_size + c.hidden_size) * static_cast<double>(E) +
                           static_cast<double>(c.n_layer) * (4 * H * H + 2 * H * I + 9 * H + I));
-    auto bert = std::make_shared<Module>("BertModel");
+    auto bert = std::make_shared<Module>(electra() ? "ElectraModel" : "BertModel");
     auto embeddings = std::make_shared<Module>("BertEmbeddings");
-    words_ = init_embedding(c.vocab_size, c.hidden_size, /*padding_idx=*/c.pad_token_id, c.initializer_range);
-    positions_ = init_embedding(c.max_position_embeddings, c.hidden_size, roberta() ? std::optional<int64_t>(c.pad_token_id) : std::nullopt,
+    words_ = init_embedding(c.vocab_size, E, /*padding_idx=*/c.pad_token_id, c.initializer_range);
+    positions_ = init_embedding(c.max_position_embeddings, E, roberta() ? std::optional<int64_t>(c.pad_token_id) : std::nullopt,
                            c.initializer_range);
-    types_ = init_embedding(c.type_vocab_size, c.hidden_size, std::nullopt, c.initializer_range);
-    embed_norm_ = std::make_shared<LayerNorm>(std::vector<int64_t>{c.hidden_size}, c.layer_norm_eps);
+    types_ = init_embedding(c.type_vocab_size, E, std::nullopt, c.initializer_range);
+    embed_norm_ = std::make_shared<LayerNorm>(std::vector<int64_t>{E}, c.layer_norm_eps);
     embeddings->register_module("word_embeddings", words_);
     embeddings->register_module("position_embeddings", positions_);
     embeddings->register_module("token_type_embeddings", types_);
     embeddings->register_module("LayerNorm", embed_norm_);
     bert->register_module("embeddings", embeddings);
+    if (E != c.hidden_size) {
+      if (!electra()) throw RecipeError(std::string(kName) + ": embedding_size is ALBERT's and ELECTRA's");
+      project_ = init_dense(E, c.hidden_size, c.initializer_range);
+      bert->register_module("embeddings_project", project_);
+    }
     auto encoder = std::make_shared<Module>("BertEncoder");
     auto layers = std::make_shared<ModuleList>();
     for (int64_t i = 0; i < c.n_layer; ++i) {
@@ -132,12 +142,13 @@ class EncoderClassifier : public Module {
     bert->register_module("encoder", encoder);
     if (c.per_token) {
       // *ForTokenClassification: dropout → classifier on every position; BERT without its pooler.
-      register_module(roberta() ? "roberta" : "bert", bert);
+      register_module(encoder_prefix(c.model_type), bert);
       classifier_ = init_dense(c.hidden_size, c.num_labels, c.initializer_range);
       register_module("classifier", classifier_);
-    } else if (roberta()) {
-      // RobertaClassificationHead: dense → tanh → out_proj on the first token, no pooler.
-      register_module("roberta", bert);
+    } else if (roberta() || electra()) {
+      // RobertaClassificationHead: dense → tanh → out_proj on the first token, no pooler;
+      // ElectraClassificationHead the same with GELU.
+      register_module(encoder_prefix(c.model_type), bert);
       auto head = std::make_shared<Module>(c.family() + "ClassificationHead");
       pooler_ = init_dense(c.hidden_size, c.hidden_size, c.initializer_range);
       classifier_ = init_dense(c.hidden_size, c.num_labels, c.initializer_range);
@@ -182,18 +193,21 @@ class EncoderClassifier : public Module {
     }
     at::Tensor x = words_->forward(ids) + positions_->forward(positions) + types_->forward(types);  // (B, T, H)
     x = dropout(embed_norm_->forward(x));
+    if (project_) x = project_->forward(x);  // (B, T, E) → (B, T, H)
     at::Tensor hide;  // (B, 1, 1, T): true for padded keys
     at::Tensor mask = optional_field(batch, "attention_mask");
     if (mask.defined()) hide = same_shape_as_ids(mask, ids, "attention_mask", kName).eq(0).view({b, 1, 1, t});
     for (const auto& layer : layers_) x = layer->forward_masked(x, hide);
     const double p = config_.head_dropout();
     auto drop = [&](const at::Tensor& h) { return p > 0 ? at::dropout(h, p, is_training()) : h; };
-    // (B, H) from the first ([CLS], <s>) token: BERT's pooler, or RoBERTa's head with dropout around its dense.
+    // (B, H) from the first ([CLS], <s>) token: BERT's pooler, or RoBERTa's and ELECTRA's head with dropout around its dense.
     at::Tensor logits;
     if (config_.per_token) {
       logits = classifier_->forward(drop(x));  // (B, T, num_labels)
     } else {
-      const at::Tensor pooled = roberta() ? at::tanh(pooler_->forward(drop(x.select(1, 0)))) : at::tanh(pooler_->forward(x.select(1, 0)));
+      const at::Tensor pooled = electra()   ? at::gelu(pooler_->forward(drop(x.select(1, 0))))
+                                : roberta() ? at::tanh(pooler_->forward(drop(x.select(1, 0))))
+                                            : at::tanh(pooler_->forward(x.select(1, 0)));
       logits = classifier_->forward(drop(pooled));  // (B, num_labels)
     }
     TensorMap out{{"logits", logits}};
@@ -207,13 +221,14 @@ class EncoderClassifier : public Module {
  private:
   at::Tensor dropout(const at::Tensor& x) { return config_.dropout > 0 ? at::dropout(x, config_.dropout, is_training()) : x; }
   bool roberta() const { return is_roberta_type(config_.model_type); }
+  bool electra() const { return config_.model_type == "electra"; }
 
 
   EncoderConfig config_;
   std::shared_ptr<Embedding> words_, positions_, types_;
   std::shared_ptr<LayerNorm> embed_norm_;
   std::vector<std::shared_ptr<EncoderLayer>> layers_;
-  std::shared_ptr<Linear> pooler_, classifier_;
+  std::shared_ptr<Linear> project_, pooler_, classifier_;
 };
 
 }  // namespace

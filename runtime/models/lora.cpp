@@ -109,6 +109,7 @@ std::vector<std::pair<const char*, const char*>> hf_only_children(const std::str
   if (type == "AlbertAttention") return {{"attention_dropout", "Dropout"}, {"output_dropout", "Dropout"}};
   if (type == "AlbertLayer") return {{"activation", "NewGELUActivation"}, {"dropout", "Dropout"}};
   if (type == "AlbertModel") return {{"pooler_activation", "Tanh"}};
+  if (type == "ElectraClassificationHead") return {{"activation", "GELUActivation"}, {"dropout", "Dropout"}};
   if (ends_with(type, "RobertaClassificationHead") || type == "CamembertClassificationHead" || type == "DistilBertSelfAttention" || type == "Embeddings") return {{"dropout", "Dropout"}};
   if (type == "FFN") return {{"dropout", "Dropout"}, {"activation", "GELUActivation"}};
   if (ends_with(type, "ForSequenceClassification") || ends_with(type, "ForTokenClassification")) return {{"dropout", "Dropout"}};
@@ -121,7 +122,7 @@ std::vector<std::string> default_targets(const Module& model) {
   if (const std::string config = model.hf_config_json(); !config.empty()) type = nlohmann::json::parse(config).value("model_type", "");
   if (type == "llama" || type == "qwen2" || type == "mistral") return {"q_proj", "v_proj"};
   if (type == "gpt2" || model.type_name() == "GPT2LMHeadModel") return {"c_attn"};
-  if (type == "bert" || type == "roberta" || type == "xlm-roberta") return {"query", "value"};  // peft has none for ALBERT, CamemBERT
+  if (type == "bert" || type == "roberta" || type == "xlm-roberta" || type == "electra") return {"query", "value"};  // peft has none for ALBERT, CamemBERT
   if (type == "distilbert") return {"q_lin", "v_lin"};
   throw RecipeError("models.lora: give target_modules (a list of layer names, a regular expression or \"all-linear\"): " +
                     model.type_name() + " has no default");

@@ -222,9 +222,10 @@ FileTensors hf_bert_names(FileTensors tensors, const std::string& type, bool poo
   FileTensors out;
   for (auto& [name, t] : tensors) {
     // Pretraining heads: BERT's cls.*, RoBERTa's lm_head.*, DistilBERT's vocab_* (masked LM),
-    // ALBERT's predictions.* and sop_classifier.*.
+    // ALBERT's predictions.* and sop_classifier.*, ELECTRA's discriminator and generator heads.
     if (name.rfind("cls.", 0) == 0 || name.rfind("lm_head.", 0) == 0 || name.rfind("vocab_", 0) == 0 || name.rfind("predictions.", 0) == 0 ||
-        name.rfind("sop_classifier.", 0) == 0 || ends_with(name, ".position_ids"))
+        name.rfind("sop_classifier.", 0) == 0 || name.rfind("discriminator_predictions.", 0) == 0 ||
+        name.rfind("generator_predictions.", 0) == 0 || name.rfind("generator_lm_head.", 0) == 0 || ends_with(name, ".position_ids"))
       continue;
     std::string n = name;
     if (ends_with(n, ".gamma")) n = n.substr(0, n.size() - 6) + ".weight";
@@ -352,7 +353,7 @@ ModulePtr from_pretrained(const std::string& dir, bool deferred, const std::stri
   const std::string where = (folder / "config.json").string();
   const std::string type = config.value("model_type", std::string());
   if ((num_labels > 0 || !task.empty()) && !is_encoder_type(type))
-    throw RecipeError("from_pretrained: num_labels, labels and task are for a classification model (model_type bert, roberta, xlm-roberta, camembert, distilbert, albert), not " +
+    throw RecipeError("from_pretrained: num_labels, labels and task are for a classification model (model_type bert, roberta, xlm-roberta, camembert, distilbert, albert, electra), not " +
                       (type.empty() ? "this folder" : type));
   ModulePtr model;
   {
