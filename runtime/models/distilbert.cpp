@@ -106,6 +106,7 @@ class DistilBertClassifier : public Module {
   bool takes_batch() const override { return true; }
   std::vector<std::string> no_split_modules() const override { return {"TransformerBlock"}; }
   std::vector<std::string> input_names() const override { return {"input_ids", "attention_mask", "labels"}; }
+  Module* input_embeddings() override { return words_.get(); }
   std::vector<IdRange> id_ranges() const override { return encoder_id_ranges(config_, /*token_types=*/false); }
   std::string hf_config_json() const override { return bert_config_json(config_, hf_dtype()).dump(2); }
 

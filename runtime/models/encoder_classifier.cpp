@@ -172,6 +172,7 @@ class EncoderClassifier : public Module {
   // models.from_pretrained load the folders the Trainer writes.
   std::string hf_config_json() const override { return bert_config_json(config_, hf_dtype()).dump(2); }
   std::vector<std::string> input_names() const override { return {"input_ids", "attention_mask", "token_type_ids", "labels"}; }
+  Module* input_embeddings() override { return words_.get(); }
   std::vector<IdRange> id_ranges() const override { return encoder_id_ranges(config_, /*token_types=*/true); }
 
   TensorMap forward_batch_impl(const TensorMap& batch) override {

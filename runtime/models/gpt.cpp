@@ -195,6 +195,7 @@ class GPT : public Module {
   bool shifts_labels() const override { return true; }
   std::vector<std::string> input_names() const override { return {"input_ids", "position_ids", "labels"}; }
   bool attends_across_packed_sequences() const override { return true; }
+  Module* input_embeddings() override { return wte_.get(); }
   std::vector<IdRange> id_ranges() const override {
     const std::string vocab = "vocab_size = " + std::to_string(config_.vocab_size);
     return {{"input_ids", config_.vocab_size, false, vocab},

@@ -320,6 +320,7 @@ class Llama : public Module {
   bool shifts_labels() const override { return true; }
   bool can_generate() const override { return true; }
   std::vector<std::string> input_names() const override { return {"input_ids", "attention_mask", "position_ids", "labels"}; }
+  Module* input_embeddings() override { return embed_.get(); }
   std::vector<IdRange> id_ranges() const override {
     const std::string vocab = "vocab_size = " + std::to_string(config_.vocab_size);
     return {{"input_ids", config_.vocab_size, false, vocab}, {"labels", config_.vocab_size, true, vocab}};

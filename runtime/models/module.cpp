@@ -34,7 +34,8 @@ TensorMap Module::forward_batch_impl(const TensorMap&) {
 at::Tensor Module::forward(const at::Tensor& x) {
   auto body = [this](const at::Tensor& in) {
     at::Tensor out = forward_impl(in);
-    return adapter_ ? adapter_(in, out) : out;
+    if (adapter_) out = adapter_(in, out);
+    return output_hook_ ? output_hook_(*this, out) : out;
   };
   return hooked([&] {
     if (!checkpointing_) return body(x);

@@ -118,6 +118,16 @@ class Module : public std::enable_shared_from_this<Module> {
     adapter_parts_ = std::move(parts);
   }
   bool has_adapter() const { return static_cast<bool>(adapter_); }
+  // PyTorch's forward hook that returns a new output: forward returns hook(*this, output),
+  // the output with the adapter's branch added (NEFTune's noise on the input embeddings,
+  // train/neftune.h). Null removes it.
+  using OutputHook = std::function<at::Tensor(const Module& self, const at::Tensor& out)>;
+  void set_output_hook(OutputHook hook) { output_hook_ = std::move(hook); }
+  bool has_output_hook() const { return static_cast<bool>(output_hook_); }
+  // HF get_input_embeddings(): the token embedding whose output the model's first block
+  // reads (GPT-2's wte, Llama's embed_tokens, an encoder's word_embeddings); null when the
+  // model has none runner knows of (a recipe's own or a TorchScript model).
+  virtual Module* input_embeddings() { return nullptr; }
   const std::shared_ptr<const LowRankBranch>& adapter_parts() const { return adapter_parts_; }
   // The LoRA configuration of a model that apply_lora adapted (set on its root, else null):
   // saving then writes only the adapters (saved_model.h).
@@ -229,6 +239,7 @@ class Module : public std::enable_shared_from_this<Module> {
   ActivationOffload offload_ = ActivationOffload::kOff;
   bool fused_linear_cross_entropy_ = true;
   Adapter adapter_;
+  OutputHook output_hook_;
   std::shared_ptr<const LowRankBranch> adapter_parts_;
   std::shared_ptr<const LoraConfig> lora_;
   std::string name_or_path_;

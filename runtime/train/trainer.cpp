@@ -17,6 +17,7 @@
 #include "runtime/log/log.h"
 #include "runtime/train/batch_size_finder.h"
 #include "runtime/train/gradient_checkpointing.h"
+#include "runtime/train/neftune.h"
 #include "runtime/train/optimization.h"
 #include "runtime/train/stream_training.h"
 #include "runtime/train/training_plan.h"
@@ -125,6 +126,7 @@ struct Trainer::Plan {
 };
 
 TrainOutput Trainer::train() {
+  const NeftuneNoise neftune(args_.neftune_noise_alpha, model_.get());  // HF: _activate_neftune for train() only
   const bool tracking = memory_.start("train");
   Plan run = begin_training();
   at::Tensor last_grad_norm;  // the last optimizer step's, for the epoch-end log

@@ -6,8 +6,8 @@ start tokens (its post-processor's prefix, never its suffix: a template "<s> $A 
 "<s>", not "<s></s>"). The plain layout equals TRL's SFTTrainer on prompt/completion data
 (completion_only_loss, the eos it appends) with a Llama 2 style tokenizer. The end-of-text token
 from tokenizer_config.json ends each response, packing fills rows of exactly max_length whose
-position_ids restart per example, and a Llama trains on both forms (the loss falls). Bad lines
-are one clear line naming file:line. Exit 77 (skipped) without tokenizers/transformers/trl."""
+position_ids restart per example, and a Llama trains on both forms (the loss falls), also with
+NEFTune's embedding noise. Bad lines are one clear line naming file:line. Exit 77 (skipped) without tokenizers/transformers/trl."""
 import json
 import os
 import re
@@ -222,6 +222,50 @@ class Sft(unittest.TestCase):
                 with open(os.path.join(d, f"out_{packing}", "trainer_state.json")) as f:
                     losses = [e["loss"] for e in json.load(f)["log_history"] if "loss" in e]
                 self.assertLess(losses[-1], 0.75 * losses[0], (packing, losses))
+
+    def test_neftune_noise_changes_training_only_and_needs_input_embeddings(self):
+        """neftune_noise_alpha (HF's, as TRL's SFT recipes set it): the same run with noise on the
+        Llama's embeddings logs other losses, still learns, and evaluates the trained model
+        without noise; a recipe's own Lua model has no input embeddings runner knows: one line."""
+        with TempDir() as d:
+            tokenizer_folder(d, "tok")
+            rows = [{"prompt": f"Say the number {i}.", "response": f"The number is {i}."} for i in range(40)]
+            write(os.path.join(d, "many.jsonl"), "\n".join(json.dumps(r) for r in rows) + "\n")
+            recipe = (TRAIN % ("false", "false", "true")).replace("datasets = { train = ds }", "datasets = { train = ds, eval = ds }")
+            write(os.path.join(d, "train.lua"), recipe)
+            history = {}
+            for name, extra in (("plain", []), ("noisy", ["--neftune_noise_alpha", "5"])):
+                code, _, err = run(os.path.join(d, "train.lua"), "--output_dir", "out_" + name, "--eval_strategy", "steps",
+                                   "--eval_steps", "25", *extra, cwd=d, timeout=600)
+                self.assertEqual(code, 0, err[-3000:])
+                with open(os.path.join(d, "out_" + name, "trainer_state.json")) as f:
+                    history[name] = json.load(f)["log_history"]
+            losses = {k: [e["loss"] for e in h if "loss" in e] for k, h in history.items()}
+            self.assertNotEqual(losses["plain"][0], losses["noisy"][0])
+            self.assertLess(losses["noisy"][-1], 0.85 * losses["noisy"][0], losses["noisy"])  # noise of 0.13 on embeddings of 0.02: slower
+            # Evaluation runs without noise: evaluating the noisy run's saved model again gives its logged eval_loss.
+            eval_loss = [e["eval_loss"] for e in history["noisy"] if "eval_loss" in e][-1]
+            again = recipe.replace("models.llama{ vocab_size = 400, hidden_size = 32, intermediate_size = 64, num_hidden_layers = 2,\n"
+                                   "                        num_attention_heads = 4, num_key_value_heads = 2, max_position_embeddings = 64 }",
+                                   'models.from_pretrained("out_noisy")')
+            self.assertIn("from_pretrained", again)
+            write(os.path.join(d, "again.lua"), again)
+            code, _, err = run(os.path.join(d, "again.lua"), "--output_dir", "out_again", "--do_train", "false", "--do_eval", "true",
+                               "--neftune_noise_alpha", "5", cwd=d, timeout=600)
+            self.assertEqual(code, 0, err[-3000:])
+            with open(os.path.join(d, "out_again", "eval_results.json")) as f:
+                self.assertAlmostEqual(json.load(f)["eval_loss"], eval_loss, places=5)
+
+            lua_model = """local data = require "runner.data"
+return { args = { output_dir = "lua_out", max_steps = 1, report_to = "none", neftune_noise_alpha = 5 },
+         datasets = { train = data.tensors{ x = torch.zeros(4, 2), labels = torch.zeros(4, 1) } },
+         model = nn.Sequential(nn.Linear(2, 1)) }
+"""
+            code, _, err = run(write(os.path.join(d, "lua.lua"), lua_model), cwd=d)
+            self.assertEqual(code, 2, err)
+            self.assertIn("neftune_noise_alpha", err)
+            self.assertIn("has no input embeddings", err)
+            self.assertEqual(len(err.strip().splitlines()), 1, err)
 
     def test_packed_rows_into_a_model_that_attends_across_them_are_refused(self):
         # models.gpt reads position_ids (HF's GPT-2 does) but its attention, like HF's, spans
