@@ -14,6 +14,8 @@
 #include <iostream>
 #include <thread>
 
+#include <sched.h>
+
 #include <nlohmann/json.hpp>
 
 #include "runtime/cli/commands.h"
@@ -33,11 +35,19 @@ using nlohmann::json;
 
 namespace {
 
+// The cores this process may run on (its affinity mask: a container's or taskset's limit),
+// as the `tokenizers` package's thread pool counts them.
+int usable_cores() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
 struct PrepareArgs {
   std::string tokenizer, output, text_field = "text", eos_token, dtype = "auto";
   std::vector<std::string> inputs;
   bool add_special_tokens = false, no_eos = false;
-  int num_proc = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  int num_proc = usable_cores();
 };
 
 PrepareArgs parse(const std::vector<std::string>& a) {
@@ -125,14 +135,26 @@ std::string read_file(const std::string& path) {
 // Each row's string `column` of a Parquet or Arrow file, a row group / record batch at a time.
 template <class Add>
 void add_column(const std::string& path, const std::string& format, const std::string& column, Add&& add) {
-  try {
-    auto records = data::open_records({format, column}, path, {});
-    for (std::string record; records->next(record);) add(std::move(record));
-  } catch (const DataError& e) {  // the reader is data.stream's; its messages say so
+  // The reader is data.stream's; its messages say so, which is not what the user ran.
+  auto reworded = [](const DataError& e) {
     std::string message = e.message();
     if (message.rfind("data.stream: ", 0) == 0) message = message.substr(13);
     if (message.find("no column") != std::string::npos) message += "; choose it with --text_field";
-    throw DataError(message, e.where());
+    return DataError(message, e.where());
+  };
+  std::unique_ptr<data::RecordReader> records;
+  try {
+    records = data::open_records({format, column}, path, {});
+  } catch (const DataError& e) {
+    throw reworded(e);
+  }
+  for (std::string record;;) {
+    try {
+      if (!records->next(record)) break;
+    } catch (const DataError& e) {
+      throw reworded(e);
+    }
+    add(std::move(record));
   }
 }
 

@@ -125,6 +125,8 @@ EncoderConfig bert_config_from_hf(const json& c, const std::string& where) {
     if (act != "gelu") throw CheckpointError("hidden_act \"" + act + "\" is not supported (BERT uses gelu)", where);
     if (e.model_type == "electra") e.embedding_size = f.integer("embedding_size", 128);  // projected to hidden_size when they differ
   }
+  if ((albert || e.model_type == "electra") && e.embedding_size <= 0)
+    throw CheckpointError("embedding_size must be > 0, got " + std::to_string(e.embedding_size), where);
   const std::string positions = f.string("position_embedding_type", "absolute");
   if (positions != "absolute") throw CheckpointError("position_embedding_type \"" + positions + "\" is not supported (absolute is)", where);
   if (f.boolean("is_decoder", false) || f.boolean("add_cross_attention", false))

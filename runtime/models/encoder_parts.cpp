@@ -36,6 +36,7 @@ void check_encoder_config(const EncoderConfig& c, const std::string& model) {
   for (double p : {c.dropout, c.attention_dropout(), c.head_dropout()})
     if (p < 0 || p >= 1) throw RecipeError(model + ": dropout must be in [0, 1)");
   if (c.pad_token_id < 0 || c.pad_token_id >= c.vocab_size) throw RecipeError(model + ": pad_token_id must be within vocab_size");
+  if (c.embedding_size < 0) throw RecipeError(model + ": embedding_size must be > 0");
 }
 
 std::vector<IdRange> encoder_id_ranges(const EncoderConfig& c, bool token_types) {

@@ -49,6 +49,11 @@ GenerationConfig generation_defaults(const Module& model);
 // names a causal-LM class (transformers' can_generate), and for a LoRA model (peft writes
 // only the adapters).
 nlohmann::json generation_config_to_save(const Module& model, const nlohmann::json& config);
+// Seq2SeqTrainingArguments.generation_config: a folder's generation_config.json, or a JSON
+// file, parsed and checked as generation reads it (a CheckpointError naming the file and key
+// for a setting runner does not implement), as transformers' load_generation_config validates it.
+// ArgumentError when the path is neither (a Hub model id cannot be fetched here).
+nlohmann::json load_generation_config(const std::string& path);
 // generation_config.json's object `config` (file `where`) over `g`.
 void apply_generation_config(const nlohmann::json& config, const std::string& where, GenerationConfig& g);
 // HF's RepetitionPenaltyLogitsProcessor: the scores (N, V) of every token in `ids` (N, L)

@@ -86,17 +86,40 @@ void apply_generation_config(const json& c, const std::string& where, Generation
   }
 }
 
+json load_generation_config(const std::string& path) {
+  fs::path file = path;
+  if (fs::is_directory(file)) file /= "generation_config.json";
+  if (!fs::is_regular_file(file))
+    throw ArgumentError("args.generation_config: " + (fs::exists(path) ? file.string() + " does not exist" : "no such file or folder \"" + path + "\"") +
+                        " (a folder holding generation_config.json, or a JSON file; Hub model ids are not fetched)");
+  std::ifstream in(file);
+  const json c = json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (c.is_discarded()) throw CheckpointError("generation_config.json is not valid JSON", file.string());
+  GenerationConfig check;
+  apply_generation_config(c, file.string(), check);  // refuses what generation would refuse, now
+  return c;
+}
+
 GenerationConfig generation_defaults(const Module& model) {
   GenerationConfig g;
+  const std::string& replaced = model.generation_config_json();
   if (const std::string text = model.hf_config_json(); !text.empty()) {
     const json config = json::parse(text);
-    g.eos_token_id = config_token_ids(config, "eos_token_id");
-    if (const auto pad = config_token_ids(config, "pad_token_id"); !pad.empty()) g.pad_token_id = pad[0];
+    // A replaced generation config is the whole of it, as HF's model.generation_config: the
+    // ids come from it, not from config.json.
+    if (replaced.empty()) {
+      g.eos_token_id = config_token_ids(config, "eos_token_id");
+      if (const auto pad = config_token_ids(config, "pad_token_id"); !pad.empty()) g.pad_token_id = pad[0];
+    }
     for (const char* key : {"max_position_embeddings", "n_positions"})  // GPT-2's name for it
       if (auto it = config.find(key); it != config.end() && it->is_number_integer()) {
         g.max_position_embeddings = it->get<int64_t>();
         break;
       }
+  }
+  if (!replaced.empty()) {
+    apply_generation_config(json::parse(replaced), "args.generation_config", g);
+    return g;
   }
   // The folder the model came from, else (LoRA adapters) its base model's.
   std::vector<std::string> folders{model.name_or_path()};
@@ -122,6 +145,7 @@ json generation_config_to_save(const Module& model, const json& config) {
     if (a.is_string() && (a.get<std::string>().find("CausalLM") != std::string::npos || a.get<std::string>().find("LMHeadModel") != std::string::npos))
       causal_lm = true;
   if (!causal_lm) return nullptr;
+  if (!model.generation_config_json().empty()) return json::parse(model.generation_config_json());  // HF saves model.generation_config
   if (!model.name_or_path().empty()) {
     const fs::path path = fs::path(model.name_or_path()) / "generation_config.json";
     if (fs::exists(path)) {

@@ -137,6 +137,11 @@ class Module : public std::enable_shared_from_this<Module> {
   // written as an adapter's base_model_name_or_path.
   const std::string& name_or_path() const { return name_or_path_; }
   void set_name_or_path(std::string path) { name_or_path_ = std::move(path); }
+  // HF's model.generation_config when something replaced it (Seq2SeqTrainingArguments'
+  // generation_config): a generation_config.json's text that generation starts from instead
+  // of the folder's, and that the saved model carries; "" when not replaced.
+  const std::string& generation_config_json() const { return generation_config_json_; }
+  void set_generation_config_json(std::string text) { generation_config_json_ = std::move(text); }
   // The owner of where this model's parameters live (parameter_store.h): set on the root by
   // from_pretrained, whose parameters wait in their files until the run loads them; null
   // otherwise.
@@ -243,6 +248,7 @@ class Module : public std::enable_shared_from_this<Module> {
   std::shared_ptr<const LowRankBranch> adapter_parts_;
   std::shared_ptr<const LoraConfig> lora_;
   std::string name_or_path_;
+  std::string generation_config_json_;
   std::shared_ptr<ParameterStore> store_;
   std::vector<std::pair<std::string, at::Tensor*>> mirrors_;  // members that hold a parameter for forward
 

@@ -8,8 +8,9 @@
 namespace runner::train {
 
 NeftuneNoise::NeftuneNoise(std::optional<double> alpha, models::Module* model) {
-  if (!alpha || !model) return;
-  if (!(*alpha > 0)) throw ArgumentError("args.neftune_noise_alpha: must be > 0 (HF's papers use 5 to 15), got " + std::to_string(*alpha));
+  if (!alpha) return;
+  if (!(*alpha >= 0)) throw ArgumentError("args.neftune_noise_alpha: must be >= 0 (the paper uses 5 to 15), got " + std::to_string(*alpha));
+  if (*alpha == 0 || !model) return;  // HF adds noise of width 0: nothing
   embeddings_ = model->input_embeddings();
   if (!embeddings_)
     throw ArgumentError("args.neftune_noise_alpha: this model (" + model->type_name() +

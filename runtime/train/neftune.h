@@ -13,8 +13,9 @@ namespace runner::train {
 
 class NeftuneNoise {
  public:
-  // Does nothing without alpha. ArgumentError for alpha <= 0 or a model without input
-  // embeddings runner knows (a recipe's own model: HF's get_input_embeddings).
+  // Does nothing without alpha or with alpha 0 (HF's noise is then 0). ArgumentError for a
+  // negative alpha or a model without input embeddings runner knows (a recipe's own model:
+  // HF's get_input_embeddings).
   NeftuneNoise(std::optional<double> alpha, models::Module* model);
   ~NeftuneNoise();
   NeftuneNoise(const NeftuneNoise&) = delete;

@@ -13,11 +13,11 @@
 #include "runtime/device/gpu_info.h"
 #include "runtime/device/out_of_memory.h"
 #include "runtime/io/dir_lock.h"
+#include "runtime/models/generation.h"
 #include "runtime/train/shared_folder_check.h"
 #include "runtime/log/log.h"
 #include "runtime/train/batch_size_finder.h"
 #include "runtime/train/gradient_checkpointing.h"
-#include "runtime/train/neftune.h"
 #include "runtime/train/optimization.h"
 #include "runtime/train/stream_training.h"
 #include "runtime/train/training_plan.h"
@@ -91,6 +91,10 @@ Trainer::Trainer(TrainingArguments args, models::ModulePtr model, Datasets datas
   check_activation_offload(args_);
   // HF: model.gradient_checkpointing_enable() in Trainer.train.
   if (model_ && args_.gradient_checkpointing) enable_gradient_checkpointing(args_, *model_, device_.is_cuda());
+  // HF Seq2SeqTrainer: args.generation_config replaces model.generation_config, checked now
+  // (also without a model yet: model_init's gets it in begin_training).
+  if (args_.generation_config) generation_config_json_ = models::load_generation_config(*args_.generation_config).dump();
+  if (model_ && args_.generation_config) model_->set_generation_config_json(generation_config_json_);
   if (model_ && args_.predict_with_generate && !model_->can_generate())
     throw ArgumentError("args.predict_with_generate: this model (" + model_->type_name() + ") cannot generate (models.gpt, models.llama, models.from_pretrained)");
   if (args_.fp16) opt_.scaler = std::make_unique<LossScaler>(config::resolve_loss_scaler(args_, dp_->world()));
@@ -126,7 +130,10 @@ struct Trainer::Plan {
 };
 
 TrainOutput Trainer::train() {
-  const NeftuneNoise neftune(args_.neftune_noise_alpha, model_.get());  // HF: _activate_neftune for train() only
+  struct NoiseOff {  // HF deactivates NEFTune at the end of train(); runner on an error too
+    std::unique_ptr<NeftuneNoise>& noise;
+    ~NoiseOff() { noise.reset(); }
+  } noise_off{neftune_};
   const bool tracking = memory_.start("train");
   Plan run = begin_training();
   at::Tensor last_grad_norm;  // the last optimizer step's, for the epoch-end log
@@ -213,6 +220,9 @@ Trainer::Plan Trainer::begin_training() {
   // model_init's model is new: it needs what the constructor did to a recipe's `model`.
   if (fresh && args_.gradient_checkpointing) enable_gradient_checkpointing(args_, *model_, device_.is_cuda());
   if (fresh) check_fp16_master_weights(args_, model_.get());
+  if (fresh && !generation_config_json_.empty()) model_->set_generation_config_json(generation_config_json_);
+  // HF activates NEFTune on the final model, after checkpointing and before the batch-size search.
+  neftune_ = std::make_unique<NeftuneNoise>(args_.neftune_noise_alpha, model_.get());
   if (!datasets_.has_train()) throw RecipeError("training needs a train dataset (datasets.train)");
   const data::StreamPtr& stream = datasets_.train_stream;
   if (stream) check_stream_arguments(args_);

@@ -22,6 +22,7 @@
 #include "runtime/train/evaluator.h"
 #include "runtime/train/generator_snapshot.h"
 #include "runtime/train/gradient_checkpointing.h"
+#include "runtime/train/neftune.h"
 #include "runtime/train/run_context.h"
 #include "runtime/train/step_profiler.h"
 #include "runtime/train/step_runner.h"
@@ -105,6 +106,8 @@ class Trainer {
   StepRunner steps_;
   Evaluator evaluator_;
   OffloadReport offload_report_;  // activation_offload's one log line
+  std::unique_ptr<NeftuneNoise> neftune_;  // neftune_noise_alpha: on the final model, for train()
+  std::string generation_config_json_;      // args.generation_config, read and checked when built
   StepProfiler profiler_;  // profile_steps
   double data_wait_seconds_ = 0;  // time the training loop waited for batches
   int64_t batch_search_start_ = 0;  // auto_find_batch_size: the size the search started from

@@ -59,6 +59,19 @@ class ElectraFolder(unittest.TestCase):
             np.testing.assert_allclose(logits, want_logits, rtol=1e-5, atol=1e-5)
             self.assertAlmostEqual(loss, want_loss, places=5)
 
+            # A config.json whose embedding_size is not positive is one line, exit 2.
+            with open(os.path.join(d, "cls", "config.json")) as f:
+                config = json.load(f)
+            config["embedding_size"] = 0
+            os.makedirs(os.path.join(d, "bad"))
+            write(os.path.join(d, "bad", "config.json"), json.dumps(config))
+            os.symlink(os.path.join(d, "cls", "model.safetensors"), os.path.join(d, "bad", "model.safetensors"))
+            script = (LOGITS.replace("FOLDER", "bad").replace("OPTIONS", "").replace("IDS", lua_list(IDS))
+                      .replace("MASK", lua_list(MASK)).replace("TYPES", lua_list(TYPES)))
+            code, _, err = run("check", write(os.path.join(d, "bad.lua"), script), cwd=d)
+            self.assertEqual(code, 2, err)
+            self.assertIn("embedding_size must be > 0, got 0", err)
+
             labels = [[-100, 1, 2, 0, 2, -100, -100, -100], [-100, 0, 0, 1, -100, 2, 1, -100]]
             hf = transformers.ElectraForTokenClassification(electra_config(num_labels=3)).eval()
             hf.save_pretrained(os.path.join(d, "tok"))

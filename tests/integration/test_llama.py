@@ -307,7 +307,8 @@ return { datasets = { train = (require "runner.data").tensors{ x = torch.zeros(2
     def test_predict_with_generate(self):
         """predict_with_generate: predictions are transformers' generate() ids (prompt + new
         tokens, padded with the pad id to generation_max_length), compute_metrics gets them,
-        and the loss still comes from the labels."""
+        and the loss still comes from the labels; generation_config replaces the model's
+        generation config as Seq2SeqTrainer does, and the saved model carries it."""
         recipe = TRAIN.replace("max_steps = 30", "max_steps = 8").replace(
             "eos_token_id = 63, bos_token_id = 1 }", "eos_token_id = 63, bos_token_id = 1, pad_token_id = 0 }").replace(
             "datasets = { train = data.tensors{ input_ids = t, labels = t } },",
@@ -334,6 +335,30 @@ return { datasets = { train = (require "runner.data").tensors{ x = torch.zeros(2
                 expected = model.generate(input_ids=prompts, attention_mask=mask, max_length=14, num_beams=2, do_sample=False)
             expected = torch.nn.functional.pad(expected, (0, 14 - expected.shape[1]), value=0)
             self.assertEqual(preds.tolist(), expected.tolist())
+
+            # generation_config (Seq2SeqTrainingArguments'): a GenerationConfig transformers saved
+            # replaces the model's; generation_num_beams still wins; the output carries it.
+            gen_dir = os.path.join(d, "gen")
+            transformers.GenerationConfig(max_new_tokens=4, num_beams=3, repetition_penalty=1.3, eos_token_id=63,
+                                          pad_token_id=0).save_pretrained(gen_dir)
+            with_config = recipe.replace("generation_max_length = 14, generation_num_beams = 2,",
+                                         'generation_config = "gen", generation_num_beams = 2,').replace('"out"', '"out_gen"')
+            self.assertIn('generation_config = "gen"', with_config)
+            write(os.path.join(d, "gen.lua"), with_config)
+            code, out, err = run(os.path.join(d, "gen.lua"), cwd=d, timeout=600)
+            self.assertEqual(code, 0, err[-3000:])
+            preds = read_safetensors(os.path.join(d, "out_gen", "predictions.safetensors"))["predictions"]
+            model = AutoModelForCausalLM.from_pretrained(os.path.join(d, "out_gen"), attn_implementation="eager").eval()
+            loaded = transformers.GenerationConfig.from_pretrained(gen_dir)
+            self.assertEqual((model.generation_config.max_new_tokens, model.generation_config.repetition_penalty), (4, 1.3))
+            with torch.no_grad():
+                expected = model.generate(input_ids=prompts, attention_mask=mask, generation_config=loaded, num_beams=2)
+            expected = torch.nn.functional.pad(expected, (0, 10 - expected.shape[1]), value=0)  # prompt + 4: max_new_tokens wins
+            self.assertEqual(preds.tolist(), expected.tolist())
+            write(os.path.join(d, "missing.lua"), with_config.replace('generation_config = "gen"', 'generation_config = "nowhere"'))
+            code, _, err = run(os.path.join(d, "missing.lua"), cwd=d, timeout=600)
+            self.assertEqual(code, 2, err[-3000:])
+            self.assertIn('args.generation_config: no such file or folder "nowhere"', err)
 
     def test_predict_with_generate_under_zero3_equals_one_process(self):
         """ZeRO-3 over two ranks: each rank generates for its slice of every evaluation batch

@@ -39,7 +39,8 @@ inline Trained train_model(TrainingArguments a, models::ModulePtr model, data::D
   train::Trainer trainer(a, model, d, hooks, {rec});
   Trained out;
   out.metrics = trainer.train().metrics;
-  for (const auto& [n, p] : model->named_parameters()) out.weights.push_back(p.detach().to(at::kCPU));
+  if (model)  // null: a model_init hook made it
+    for (const auto& [n, p] : model->named_parameters()) out.weights.push_back(p.detach().to(at::kCPU));
   for (const auto& l : rec->logs)
     if (l.contains("loss")) out.losses.push_back(l["loss"]);
   return out;

@@ -57,12 +57,41 @@ TEST(Neftune, TrainerAddsNoiseForTrainingOnly) {
   EXPECT_FALSE(noisy_model->input_embeddings()->has_output_hook());  // off again after train()
 }
 
-TEST(Neftune, RefusesModelsWithoutInputEmbeddingsAndAlphaNotPositive) {
+// model_init's model is the one trained: the noise goes on its embeddings (HF activates NEFTune
+// after model_init), not on a recipe model it replaced, nor nowhere when there was none.
+class GptInit : public train::Hooks {
+ public:
+  models::ModulePtr model_init() override {
+    at::manual_seed(0);
+    made = models::make_gpt(tiny_gpt());
+    return made;
+  }
+  models::ModulePtr made;
+};
+
+TEST(Neftune, GoesOnModelInitsModel) {
+  TrainingArguments a = gpt_args("neftune_init_plain");
+  a.use_cpu = true;
+  auto plain_hooks = std::make_shared<GptInit>(), noisy_hooks = std::make_shared<GptInit>();
+  const Trained plain = train_model(a, nullptr, token_data(32, 24, 3), plain_hooks);
+  a.output_dir = "neftune_init_noisy";
+  a.neftune_noise_alpha = 15.0;
+  const Trained noisy = train_model(a, nullptr, token_data(32, 24, 3), noisy_hooks);
+  ASSERT_FALSE(plain.losses.empty());
+  EXPECT_NE(plain.losses.front(), noisy.losses.front());
+  EXPECT_FALSE(noisy_hooks->made->input_embeddings()->has_output_hook());
+}
+
+TEST(Neftune, RefusesModelsWithoutInputEmbeddingsAndNegativeAlpha) {
   RegressionModel regression;
   EXPECT_THROW(train::NeftuneNoise(5.0, &regression), ArgumentError);
   auto model = models::make_gpt(tiny_gpt());
-  EXPECT_THROW(train::NeftuneNoise(0.0, model.get()), ArgumentError);
+  EXPECT_THROW(train::NeftuneNoise(-1.0, model.get()), ArgumentError);
   EXPECT_NO_THROW(train::NeftuneNoise(std::nullopt, &regression));  // off: nothing to check
+  {
+    const train::NeftuneNoise zero(0.0, model.get());  // HF's noise of width 0: no hook at all
+    EXPECT_FALSE(model->input_embeddings()->has_output_hook());
+  }
 }
 
 }  // namespace

@@ -5,7 +5,7 @@
 namespace runner::data {
 
 namespace {
-constexpr size_t kBatchBytes = size_t(1) << 20, kBatchDocuments = 4096;
+constexpr size_t kBatchBytes = size_t(1) << 20, kBatchDocuments = 4096, kRunningBytes = size_t(256) << 20;
 }
 
 ParallelEncoder::ParallelEncoder(const HfTokenizer& tokenizer, bool add_special_tokens, int64_t eos_id, int threads, Emit emit)
@@ -44,8 +44,17 @@ void ParallelEncoder::submit() {
   if (threads_ == 1) {  // no thread to start: the work is done here, in order
     emit_(encode(batch_), documents);
   } else {
-    if (running_.size() >= 2 * threads_) emit_oldest();
-    running_.push_back({std::async(std::launch::async, [this, batch = std::move(batch_)] { return encode(batch); }), documents});
+    while (!running_.empty() && (running_.size() >= 2 * threads_ || running_bytes_ + batch_bytes_ > kRunningBytes)) emit_oldest();
+    // The text is freed as soon as it is encoded: the future keeps its task (and what the
+    // task captured) until it is read.
+    running_.push_back({std::async(std::launch::async,
+                                   [this, batch = std::move(batch_)]() mutable {
+                                     std::vector<int64_t> ids = encode(batch);
+                                     std::vector<std::string>().swap(batch);
+                                     return ids;
+                                   }),
+                        documents, batch_bytes_});
+    running_bytes_ += batch_bytes_;
   }
   batch_.clear();
   batch_bytes_ = 0;
@@ -54,6 +63,7 @@ void ParallelEncoder::submit() {
 void ParallelEncoder::emit_oldest() {
   Running oldest = std::move(running_.front());
   running_.pop_front();
+  running_bytes_ -= oldest.bytes;
   emit_(oldest.ids.get(), oldest.documents);
 }
 

@@ -1,7 +1,8 @@
 // Documents tokenized on several threads and handed back in the order they came, so what
 // prepare-data writes is the same for any thread count. Documents are gathered into batches
-// of about a MiB of text; at most two batches per thread are in flight, which bounds memory
-// whatever the corpus's size.
+// of about a MiB of text; at most two batches per thread, and at most 256 MiB of text (one
+// batch, however large, when alone), are in flight: memory stays bounded whatever the
+// corpus's size, unless one document is larger than that.
 #pragma once
 #include <cstdint>
 #include <deque>
@@ -43,8 +44,10 @@ class ParallelEncoder {
   struct Running {
     std::future<std::vector<int64_t>> ids;
     int64_t documents;
+    size_t bytes;  // of text
   };
   std::deque<Running> running_;
+  size_t running_bytes_ = 0;
 };
 
 }  // namespace runner::data
