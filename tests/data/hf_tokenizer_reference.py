@@ -47,6 +47,8 @@ def build(style):
     trainer = trainers.BpeTrainer(vocab_size=600, special_tokens=specials, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
                                   show_progress=False)
     tok.train_from_iterator(corpus, trainer)
+    if style == "qwen2":  # single_word added tokens: matched only where no word character (regex \w) touches them
+        tok.add_tokens([AddedToken("word", single_word=True), AddedToken("_x", single_word=True, normalized=False)])
     if style == "llama3":
         bos = tok.token_to_id("<|begin_of_text|>")
         tok.post_processor = processors.TemplateProcessing(single="<|begin_of_text|> $A", pair="<|begin_of_text|> $A $B",
@@ -209,7 +211,10 @@ cases = UNICODE + [text[1000:3000], "", " ", "   leading and trailing   ", "numb
                    # SentencePiece charsmaps: a rule shorter than its grapheme cluster (the mark after it is
                    # lost), expansions and removals, <extra_id_n>; Unigram: runs of unknown characters
                    "\u2122\x1eg \ufb01\u0301 \uff76\uff9e A\u030a \u3371 \u2460\u0301", "\x1estarts removed", "x<extra_id_1>y", "crlf\r\nline\r\n\rend\n\r",
-                   "\u0b95\u0bcd\u0bb7 \ua000\ua001\ua002 \U00013000\U00013001 zzqqxx"]
+                   "\u0b95\u0bcd\u0bb7 \ua000\ua001\ua002 \U00013000\U00013001 zzqqxx",
+                   # single_word: letters, digits, marks, _ and joiners on either side keep the token out
+                   "word sword words word_ _word word. (word) wordé éword word1 1word wordword word\u0301 \u200dword",
+                   "_x a_x _xa (_x) _x_x x_x _x\u00e9 \u00e9_x _x-_x"]
 
 
 def byte_offsets(s, offsets):

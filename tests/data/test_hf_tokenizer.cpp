@@ -174,7 +174,6 @@ TEST(HfTokenizer, UnsupportedPartsAreNamed) {
   refused("{" + model + R"(, "decoder": {"type": "Strip", "content": "ab", "start": 1, "stop": 0}})", "decoder Strip: content must be one character");
   refused(R"({"model": {"type": "BPE", "vocab": {"a": 0, "b": 1}, "merges": [["a", "b"]]}})", "model.merges: \"ab\" is not in the vocabulary");
   refused(R"({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": [], "dropout": 0.1}})", "model.dropout");
-  refused("{" + model + R"(, "added_tokens": [{"id": 2, "content": "<x>", "single_word": true}]})", "single_word is not supported yet");
   refused(R"({"model": {"type": "WordPieceX", "vocab": {}}})", "model \"WordPieceX\" is not supported yet");
   refused(R"({"model": {"type": "WordLevel", "vocab": ["a"]}})", "WordLevel: \"vocab\" must be an object");
   refused(R"({"model": {"type": "Unigram", "vocab": [["a", 0.0]], "unk_id": 1}})", "Unigram: unk_id 1 is outside the vocabulary of 1");

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include <nlohmann/json.hpp>
+#include <unicode/uchar.h>
 
 #include "runtime/core/errors.h"
 #include "runtime/data/tokenizers/aligned_text.h"
@@ -24,6 +25,14 @@ using nlohmann::json;
 
 namespace {
 
+// A character of Rust's regex `\w` (Unicode: Alphabetic, marks, decimal digits, connector
+// punctuation, joiners), which tokenizers' single_word tokens must not touch.
+bool is_word_character(uint32_t c) {
+  return u_hasBinaryProperty(static_cast<UChar32>(c), UCHAR_ALPHABETIC) ||
+         (U_GET_GC_MASK(static_cast<UChar32>(c)) & (U_GC_M_MASK | U_GC_ND_MASK | U_GC_PC_MASK)) != 0 ||
+         u_hasBinaryProperty(static_cast<UChar32>(c), UCHAR_JOIN_CONTROL);
+}
+
 // Added tokens of one kind (matched in the raw text, or in the normalized text), found
 // leftmost-longest as tokenizers' Aho-Corasick automaton finds them.
 class AddedMatcher {
@@ -32,6 +41,7 @@ class AddedMatcher {
     std::string pattern;
     int64_t id;
     bool lstrip, rstrip;
+    bool single_word = false;  // only where no word character is right before or after it
   };
   void add(Entry e) {
     if (e.pattern.empty()) return;
@@ -61,6 +71,10 @@ class AddedMatcher {
         continue;
       }
       size_t b = i, e = i + hit->pattern.size();
+      if (hit->single_word && !stands_alone(text, b, e)) {  // tokenizers drops the match and goes on after it
+        i = e;
+        continue;
+      }
       if (hit->lstrip) b = std::max(start, spaces_before(text, b));
       if (hit->rstrip) e = spaces_after(text, e);
       if (b > start) gap(start, b);
@@ -87,6 +101,14 @@ class AddedMatcher {
       at += n;
     }
     return at;
+  }
+  static bool stands_alone(std::string_view s, size_t b, size_t e) {
+    if (b > 0) {
+      size_t p = b - 1;
+      while (p > 0 && (static_cast<unsigned char>(s[p]) & 0xC0) == 0x80) --p;
+      if (is_word_character(utf8_code_point(s, p, utf8_length(s, p)))) return false;
+    }
+    return e == s.size() || !is_word_character(utf8_code_point(s, e, utf8_length(s, e)));
   }
   std::array<std::vector<Entry>, 256> by_first_byte_;
   bool empty_ = true;
@@ -291,11 +313,10 @@ std::shared_ptr<HfTokenizer> HfTokenizer::load(const std::string& path) {
       const std::string content = t.at("content").get<std::string>();
       const int64_t id = t.at("id").get<int64_t>();
       const bool special = t.value("special", false);
-      if (t.value("single_word", false)) impl->fail("added token \"" + content + "\": single_word is not supported yet");
       // A normalized token is matched, and decoded, by its normalized form (Llama 2: "▁<x>").
       const bool normalized = t.value("normalized", !special);
       const std::string form = normalized && !impl->normalizer->empty() ? impl->normalizer->run(content) : content;
-      (normalized ? impl->normalized_added : impl->raw_added).add({form, id, t.value("lstrip", false), t.value("rstrip", false)});
+      (normalized ? impl->normalized_added : impl->raw_added).add({form, id, t.value("lstrip", false), t.value("rstrip", false), t.value("single_word", false)});
       impl->added_ids[content] = id;
       impl->id_to_token[id] = form;
       impl->special_ids[id] = special;
