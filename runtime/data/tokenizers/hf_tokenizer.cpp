@@ -1,14 +1,13 @@
 #include "runtime/data/tokenizers/hf_tokenizer.h"
 
 #include <algorithm>
-#include <array>
 #include <fstream>
 #include <unordered_map>
 
 #include <nlohmann/json.hpp>
-#include <unicode/uchar.h>
 
 #include "runtime/core/errors.h"
+#include "runtime/data/tokenizers/added_tokens.h"
 #include "runtime/data/tokenizers/aligned_text.h"
 #include "runtime/data/tokenizers/bpe_model.h"
 #include "runtime/data/tokenizers/byte_level.h"
@@ -22,99 +21,6 @@
 namespace runner::data {
 
 using nlohmann::json;
-
-namespace {
-
-// A character of Rust's regex `\w` (Unicode: Alphabetic, marks, decimal digits, connector
-// punctuation, joiners), which tokenizers' single_word tokens must not touch.
-bool is_word_character(uint32_t c) {
-  return u_hasBinaryProperty(static_cast<UChar32>(c), UCHAR_ALPHABETIC) ||
-         (U_GET_GC_MASK(static_cast<UChar32>(c)) & (U_GC_M_MASK | U_GC_ND_MASK | U_GC_PC_MASK)) != 0 ||
-         u_hasBinaryProperty(static_cast<UChar32>(c), UCHAR_JOIN_CONTROL);
-}
-
-// Added tokens of one kind (matched in the raw text, or in the normalized text), found
-// leftmost-longest as tokenizers' Aho-Corasick automaton finds them.
-class AddedMatcher {
- public:
-  struct Entry {
-    std::string pattern;
-    int64_t id;
-    bool lstrip, rstrip;
-    bool single_word = false;  // only where no word character is right before or after it
-  };
-  void add(Entry e) {
-    if (e.pattern.empty()) return;
-    auto& list = by_first_byte_[static_cast<unsigned char>(e.pattern[0])];
-    list.push_back(std::move(e));
-    std::stable_sort(list.begin(), list.end(), [](const Entry& a, const Entry& b) { return a.pattern.size() > b.pattern.size(); });
-    empty_ = false;
-  }
-  // Calls gap(begin, end) for the text between tokens and token(id, begin, end) for each token
-  // (the spaces lstrip and rstrip took included), in order.
-  template <class Gap, class Token>
-  void split(std::string_view text, Gap gap, Token token) const {
-    if (empty_) {
-      if (!text.empty()) gap(size_t{0}, text.size());
-      return;
-    }
-    size_t start = 0;
-    for (size_t i = 0; i < text.size();) {
-      const Entry* hit = nullptr;
-      for (const Entry& e : by_first_byte_[static_cast<unsigned char>(text[i])])
-        if (text.compare(i, e.pattern.size(), e.pattern) == 0) {
-          hit = &e;
-          break;
-        }
-      if (!hit) {
-        ++i;
-        continue;
-      }
-      size_t b = i, e = i + hit->pattern.size();
-      if (hit->single_word && !stands_alone(text, b, e)) {  // tokenizers drops the match and goes on after it
-        i = e;
-        continue;
-      }
-      if (hit->lstrip) b = std::max(start, spaces_before(text, b));
-      if (hit->rstrip) e = spaces_after(text, e);
-      if (b > start) gap(start, b);
-      token(hit->id, b, e);
-      start = i = e;
-    }
-    if (start < text.size()) gap(start, text.size());
-  }
-
- private:
-  static size_t spaces_before(std::string_view s, size_t at) {
-    while (at > 0) {
-      size_t b = at - 1;
-      while (b > 0 && (static_cast<unsigned char>(s[b]) & 0xC0) == 0x80) --b;
-      if (!is_white_space(utf8_code_point(s, b, utf8_length(s, b)))) break;
-      at = b;
-    }
-    return at;
-  }
-  static size_t spaces_after(std::string_view s, size_t at) {
-    while (at < s.size()) {
-      const size_t n = utf8_length(s, at);
-      if (!is_white_space(utf8_code_point(s, at, n))) break;
-      at += n;
-    }
-    return at;
-  }
-  static bool stands_alone(std::string_view s, size_t b, size_t e) {
-    if (b > 0) {
-      size_t p = b - 1;
-      while (p > 0 && (static_cast<unsigned char>(s[p]) & 0xC0) == 0x80) --p;
-      if (is_word_character(utf8_code_point(s, p, utf8_length(s, p)))) return false;
-    }
-    return e == s.size() || !is_word_character(utf8_code_point(s, e, utf8_length(s, e)));
-  }
-  std::array<std::vector<Entry>, 256> by_first_byte_;
-  bool empty_ = true;
-};
-
-}  // namespace
 
 struct HfTokenizer::Impl {
   std::string path;
