@@ -144,12 +144,14 @@ int m_encoder_classifier(lua_State* L) {
     c.inner_group_num = o.integer("inner_group_num", c.inner_group_num);
     c.hidden_act = o.string("hidden_act", c.hidden_act);
   } else {
-    if (c.model_type == "electra") c.embedding_size = o.integer("embedding_size", c.hidden_size);  // projected to hidden_size when narrower
-    if (c.model_type == "electra" && c.embedding_size <= 0) throw RecipeError("models.encoder_classifier: embedding_size must be > 0");
-    for (const char* key : {"embedding_size", "num_hidden_groups", "inner_group_num", "hidden_act"})
-      if (o.has(key) && !(c.model_type == "electra" && std::string(key) == "embedding_size"))
-        throw RecipeError(std::string("models.encoder_classifier: ") + key + " is ALBERT's (model_type = \"albert\")" +
-                          (std::string(key) == "embedding_size" ? " and ELECTRA's (\"electra\")" : ""));
+    if (c.model_type == "electra") {
+      c.embedding_size = o.integer("embedding_size", c.hidden_size);  // projected to hidden_size when narrower
+      if (c.embedding_size <= 0) throw RecipeError("models.encoder_classifier: embedding_size must be > 0");
+    } else if (o.has("embedding_size")) {
+      throw RecipeError("models.encoder_classifier: embedding_size is ALBERT's (model_type = \"albert\") and ELECTRA's (\"electra\")");
+    }
+    for (const char* key : {"num_hidden_groups", "inner_group_num", "hidden_act"})
+      if (o.has(key)) throw RecipeError(std::string("models.encoder_classifier: ") + key + " is ALBERT's (model_type = \"albert\")");
   }
   c.pad_token_id = o.integer("pad_token_id", c.pad_token_id);
   const std::string task = o.string("task", "sequence_classification");
