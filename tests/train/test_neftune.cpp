@@ -47,7 +47,7 @@ TEST(Neftune, TrainerAddsNoiseForTrainingOnly) {
   at::manual_seed(0);
   auto noisy_model = models::make_gpt(tiny_gpt());
   const Trained plain = train_model(a, plain_model, token_data(32, 24, 3));
-  a.output_dir = "neftune_noisy";
+  a.output_dir = temp_output("neftune_noisy");
   a.neftune_noise_alpha = 15.0;
   const Trained noisy = train_model(a, noisy_model, token_data(32, 24, 3));
   ASSERT_EQ(plain.losses.size(), noisy.losses.size());
@@ -74,7 +74,7 @@ TEST(Neftune, GoesOnModelInitsModel) {
   a.use_cpu = true;
   auto plain_hooks = std::make_shared<GptInit>(), noisy_hooks = std::make_shared<GptInit>();
   const Trained plain = train_model(a, nullptr, token_data(32, 24, 3), plain_hooks);
-  a.output_dir = "neftune_init_noisy";
+  a.output_dir = temp_output("neftune_init_noisy");
   a.neftune_noise_alpha = 15.0;
   const Trained noisy = train_model(a, nullptr, token_data(32, 24, 3), noisy_hooks);
   ASSERT_FALSE(plain.losses.empty());
