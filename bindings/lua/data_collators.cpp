@@ -1,10 +1,13 @@
-// data.pad_collator{...} and data.lm_collator{...}: collator userdata a recipe gives as
+// data.pad_collator{...}, data.lm_collator{...} and data.mlm_collator{...}: collator userdata a recipe gives as
 // `data_collator`. Calling one from Lua, collator(examples), returns the batch table, so a
 // Lua data_collator function can wrap it.
+#include <algorithm>
+
 #include "bindings/lua/data_binding.h"
 #include "bindings/lua/data_parts.h"
 #include "bindings/lua/lua_module.h"
 #include "runtime/core/errors.h"
+#include "runtime/data/mlm_collator.h"
 
 namespace runner::lua {
 
@@ -58,13 +61,14 @@ int collator_call(lua_State* L) {
   return 1;
 }
 
-// The options both collators take.
-data::PadOptions pad_options(lua_State* L, const char* fn) {
-  Options o(L, 1, fn);
+// The padding options every collator takes; the caller finishes `o`.
+data::PadOptions pad_options(lua_State* L, Options& o, const char* fn) {
   data::PadOptions p;
   p.pad_token_id = o.integer("pad_token_id", 0);
   p.label_pad_id = o.integer("label_pad_id", -100);
   p.attention_mask = o.boolean("attention_mask", true);
+  p.pad_to_multiple_of = o.integer("pad_to_multiple_of", 0);
+  if (p.pad_to_multiple_of < 0) throw RecipeError(std::string(fn) + ": pad_to_multiple_of must be >= 0 (0: no rounding)");
   const std::string side = o.string("padding_side", "right");
   if (side != "right" && side != "left") throw RecipeError(std::string(fn) + ": padding_side must be \"right\" or \"left\", got \"" + side + "\"");
   p.pad_left = side == "left";
@@ -82,6 +86,12 @@ data::PadOptions pad_options(lua_State* L, const char* fn) {
     if (!ok) throw RecipeError(std::string(fn) + ": fields must be a list of field names, like {\"input_ids\", \"labels\"}");
     p.fields = std::move(fields);
   }
+  return p;
+}
+
+data::PadOptions pad_options(lua_State* L, const char* fn) {
+  Options o(L, 1, fn);
+  data::PadOptions p = pad_options(L, o, fn);
   o.finish();
   return p;
 }
@@ -93,6 +103,69 @@ int d_pad_collator(lua_State* L) {
 
 int d_lm_collator(lua_State* L) {
   push_collator(L, {data::lm_collate(pad_options(L, "data.lm_collator")), true, "data.lm_collator"});
+  return 1;
+}
+
+// data.mlm_collator{tokenizer = tok, mlm_probability = 0.15, mask_replace_prob = 0.8,
+// random_replace_prob = 0.1, seed, ...}: transformers' DataCollatorForLanguageModeling(tok,
+// mlm=True). The tokenizer gives the mask token, the padding id, the vocabulary to draw
+// replacements from (len(tok)) and the special tokens never masked: those its folder names
+// (tokenizer_config.json) and the added tokens marked special. Without one, mask_token_id and
+// vocab_size are required (special_ids, pad_token_id optional).
+int d_mlm_collator(lua_State* L) {
+  const char* fn = "data.mlm_collator";
+  Options o(L, 1, fn);
+  std::shared_ptr<data::HfTokenizer> tok;
+  if (o.has("tokenizer")) {
+    lua_getfield(L, 1, "tokenizer");
+    tok = tokenizer_at(L, -1);
+    lua_pop(L, 1);
+    if (!tok) throw RecipeError(std::string(fn) + ": tokenizer must be a data.tokenizer(...)");
+  }
+  data::MlmOptions m;
+  m.pad = pad_options(L, o, fn);
+  if (tok) {
+    m.vocab_size = tok->vocab_size();
+    m.special_ids = tok->special_ids();  // ascending
+    const auto named = data::folder_special_tokens(tok->path());
+    std::vector<int64_t> named_ids;
+    for (const auto& [key, content] : named)
+      if (const int64_t id = tok->token_to_id(content); id >= 0) named_ids.push_back(id);
+    auto id_of = [&](const char* key) -> int64_t {
+      auto it = named.find(key);
+      return it == named.end() ? -1 : tok->token_to_id(it->second);
+    };
+    m.mask_token_id = id_of("mask_token");
+    // No folder file names one: BertTokenizer's and RobertaTokenizer's defaults, when the
+    // tokenizer has that token as a special added token.
+    for (const char* name : {"[MASK]", "<mask>"}) {
+      const int64_t id = tok->token_to_id(name);
+      if (m.mask_token_id < 0 && id >= 0 && std::binary_search(m.special_ids.begin(), m.special_ids.end(), id)) m.mask_token_id = id;
+    }
+    m.special_ids.insert(m.special_ids.end(), named_ids.begin(), named_ids.end());  // mlm_collate sorts them
+    if (m.mask_token_id < 0 && !o.has("mask_token_id"))
+      throw RecipeError(std::string(fn) + ": the tokenizer has no mask token (tokenizer_config.json's mask_token next to " + tok->path() +
+                        "), which masked language modelling needs; give mask_token_id");
+    if (!o.has("pad_token_id") && id_of("pad_token") >= 0) m.pad.pad_token_id = id_of("pad_token");
+  }
+  if (o.has("mask_token_id") || !tok) m.mask_token_id = o.integer("mask_token_id", -1);
+  if (o.has("vocab_size") || !tok) m.vocab_size = o.integer("vocab_size", 0);
+  if (o.has("special_ids")) m.special_ids = o.int_list("special_ids", {});
+  m.mlm_probability = o.number("mlm_probability", 0.15);
+  m.mask_replace_prob = o.number("mask_replace_prob", 0.8);
+  m.random_replace_prob = o.number("random_replace_prob", 0.1);
+  if (o.has("seed")) {
+    const int64_t seed = o.integer("seed", 0);
+    if (seed < 0) throw RecipeError(std::string(fn) + ": seed must be >= 0");
+    m.seed = static_cast<uint64_t>(seed);
+  }
+  o.finish();
+  if (!tok && m.mask_token_id < 0) throw RecipeError(std::string(fn) + ": give tokenizer = data.tokenizer(...), or mask_token_id and vocab_size");
+  try {
+    push_collator(L, {data::mlm_collate(std::move(m)), true, fn});
+  } catch (const ArgumentError& e) {
+    throw RecipeError(std::string(fn) + ": " + e.message());
+  }
   return 1;
 }
 
@@ -118,7 +191,7 @@ void register_collator_type(lua_State* L) {
 }
 
 void add_collator_functions(lua_State* L) {
-  set_functions(L, {{"pad_collator", guarded<d_pad_collator>}, {"lm_collator", guarded<d_lm_collator>}});
+  set_functions(L, {{"pad_collator", guarded<d_pad_collator>}, {"lm_collator", guarded<d_lm_collator>}, {"mlm_collator", guarded<d_mlm_collator>}});
 }
 
 }  // namespace runner::lua

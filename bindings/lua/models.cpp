@@ -155,9 +155,10 @@ int m_encoder_classifier(lua_State* L) {
   }
   c.pad_token_id = o.integer("pad_token_id", c.pad_token_id);
   const std::string task = o.string("task", "sequence_classification");
-  if (task != "sequence_classification" && task != "token_classification")
-    throw RecipeError("models.encoder_classifier: task must be \"sequence_classification\" or \"token_classification\", got \"" + task + "\"");
+  if (task != "sequence_classification" && task != "token_classification" && task != "masked_lm")
+    throw RecipeError("models.encoder_classifier: task must be \"sequence_classification\", \"token_classification\" or \"masked_lm\", got \"" + task + "\"");
   c.per_token = task == "token_classification";
+  c.masked_lm = task == "masked_lm";
   o.finish();
   return ret(L, models::make_encoder_classifier(c));
 }
@@ -214,7 +215,7 @@ int m_lora(lua_State* L) {
 // The weights stay in their files until the Trainer (or recipe code using the model) needs
 // them: under ZeRO-3 each rank then reads only its shards (parameter_store.h).
 // models.from_pretrained(dir[, {dtype = "auto" | "float32" | "bfloat16" | "float16", fused_linear_cross_entropy = true,
-// num_labels, labels = {name, ...}, task = "sequence_classification" | "token_classification"}])
+// num_labels, labels = {name, ...}, task = "sequence_classification" | "token_classification" | "masked_lm"}])
 int m_from_pretrained(lua_State* L) {
   const std::string dir = checked_path(luaL_checkstring(L, 1), "models.from_pretrained");
   Options o(L, 2, "models.from_pretrained");
@@ -223,7 +224,7 @@ int m_from_pretrained(lua_State* L) {
   int64_t num_labels = 0;  // 0: the config's
   if (o.has("num_labels") && (num_labels = o.integer("num_labels", 0)) <= 0) throw RecipeError("models.from_pretrained: num_labels must be > 0");
   const std::vector<std::string> labels = o.string_list("labels", {});  // id2label's names, in id order
-  const std::string task = o.string("task", "");  // "sequence_classification" | "token_classification"
+  const std::string task = o.string("task", "");  // "sequence_classification" | "token_classification" | "masked_lm"
   if (!labels.empty() && num_labels > 0 && num_labels != static_cast<int64_t>(labels.size()))
     throw RecipeError("models.from_pretrained: labels names " + std::to_string(labels.size()) + " labels but num_labels is " + std::to_string(num_labels));
   o.finish();

@@ -35,10 +35,10 @@ at::Tensor stack_same_shape(const std::vector<at::Tensor>& parts, const std::str
   return at::stack(parts, 0);
 }
 
-// Pads every part along dim 0 to the longest, after it (before it when `left`); the other
-// dims must agree.
+// Pads every part along dim 0 to the longest, rounded up to a multiple of `multiple` (> 0),
+// after it (before it when `left`); the other dims must agree.
 at::Tensor pad_stack(const std::vector<at::Tensor>& parts, const std::string& name, int64_t value, std::vector<int64_t>& lengths,
-                     bool left) {
+                     bool left, int64_t multiple) {
   int64_t longest = 0;
   for (const auto& t : parts) {
     if (t.dim() == 0) throw DataError("field '" + name + "' is a scalar in some example; only fields with a length can be padded");
@@ -49,6 +49,7 @@ at::Tensor pad_stack(const std::vector<at::Tensor>& parts, const std::string& na
       throw DataError("field '" + name + "': examples have different dtypes");
     longest = std::max(longest, t.size(0));
   }
+  longest = (longest + multiple - 1) / multiple * multiple;
   std::vector<int64_t> shape{static_cast<int64_t>(parts.size()), longest};
   for (int64_t d = 1; d < parts.front().dim(); ++d) shape.push_back(parts.front().size(d));
   at::Tensor out = at::full(shape, value, parts.front().options());
@@ -109,7 +110,7 @@ Padded pad_examples(const std::vector<Example>& examples, const PadOptions& o) {
                           : name == "attention_mask" || name == "token_type_ids" ? 0
                           : name == "special_tokens_mask"                       ? 1
                                                                                 : o.pad_token_id;
-    p.batch[out_name] = pad_stack(parts, name, value, lengths[out_name], o.pad_left);
+    p.batch[out_name] = pad_stack(parts, name, value, lengths[out_name], o.pad_left, std::max<int64_t>(1, o.pad_to_multiple_of));
   }
   // The mask follows input_ids; without it, the first field the recipe asked to pad. Fields
   // padded by default (every 1-D one, like a feature vector) do not earn a mask by themselves.
@@ -125,6 +126,13 @@ Padded pad_examples(const std::vector<Example>& examples, const PadOptions& o) {
 }
 
 }  // namespace
+
+BatchOrigin BatchOrigin::sequential(size_t n) {
+  BatchOrigin o;
+  o.indices.resize(n);
+  for (size_t i = 0; i < n; ++i) o.indices[i] = static_cast<int64_t>(i);
+  return o;
+}
 
 Batch default_collate(const std::vector<Example>& examples) {
   if (examples.empty()) throw DataError("cannot collate an empty list of examples");

@@ -3,15 +3,46 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "runtime/data/example.h"
 
 namespace runner::data {
 
-// Must be safe to call from several threads at once when a DataLoader is told so
+// Where a batch's examples come from: the epoch and each example's index in the dataset (for a
+// data.stream, a key of its position in the stream). Collators that draw random numbers
+// (mlm_collate) seed each example's draws from these, so a batch is the same whichever worker
+// builds it, at any batch size or world size, and after a resume.
+struct BatchOrigin {
+  uint64_t seed = 0;  // the run's seed (TrainingArguments::seed)
+  int64_t epoch = 0;
+  std::vector<int64_t> indices;  // one per example
+  static BatchOrigin sequential(size_t n);  // epoch 0, indices 0 .. n-1: a collator called by hand
+};
+
+// A function of the examples (and, for those that draw random numbers, their origin). Must be
+// safe to call from several threads at once when a DataLoader is told so
 // (LoaderOptions::collator_thread_safe); every collator below is.
-using Collator = std::function<Batch(const std::vector<Example>&)>;
+class Collator {
+ public:
+  using Fn = std::function<Batch(const std::vector<Example>&, const BatchOrigin&)>;
+  Collator() = default;
+  // Implicit, as std::function's: from a function of (examples, origin), or of the examples
+  // alone (most collators).
+  template <class F, std::enable_if_t<std::is_invocable_r_v<Batch, F, const std::vector<Example>&, const BatchOrigin&>, int> = 0>
+  Collator(F f) : fn_(std::move(f)) {}  // NOLINT
+  template <class F, std::enable_if_t<std::is_invocable_r_v<Batch, F, const std::vector<Example>&> &&
+                                          !std::is_invocable_v<F, const std::vector<Example>&, const BatchOrigin&>,
+                                      int> = 0>
+  Collator(F f) : fn_([f = std::move(f)](const std::vector<Example>& e, const BatchOrigin&) { return f(e); }) {}  // NOLINT
+  explicit operator bool() const { return static_cast<bool>(fn_); }
+  Batch operator()(const std::vector<Example>& examples, const BatchOrigin& origin) const { return fn_(examples, origin); }
+  Batch operator()(const std::vector<Example>& examples) const { return fn_(examples, BatchOrigin::sequential(examples.size())); }
+
+ private:
+  Fn fn_;
+};
 
 // HF default_data_collator: stack each field along a new dim 0; `label` and `label_ids`
 // are renamed to `labels`. Examples must agree on fields and shapes (a DataError names the
@@ -31,6 +62,9 @@ struct PadOptions {
   // HF tokenizers' padding_side = "left": pad before the tokens, as generation from a batch of
   // prompts needs (every padded field, labels included).
   bool pad_left = false;
+  // HF's pad_to_multiple_of: the padded length rounded up to a multiple of it (8 or 64 keeps
+  // fp16/bf16 matrix shapes friendly to tensor cores); 0 = the longest as it is.
+  int64_t pad_to_multiple_of = 0;
 };
 
 // HF DataCollatorWithPadding, right padding (left with pad_left): `labels` (and `label`, `label_ids`, renamed

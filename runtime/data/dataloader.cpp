@@ -12,17 +12,17 @@ namespace runner::data {
 namespace {
 
 // Batch `index` of an epoch's order: the same code runs in the caller and on workers.
-Batch collate_batch(const Dataset& ds, const LoaderOptions& o, const std::vector<int64_t>& order, int64_t index);
+Batch collate_batch(const Dataset& ds, const LoaderOptions& o, const std::vector<int64_t>& order, int64_t epoch, int64_t index);
 
-Batch build_batch(const Dataset& ds, const LoaderOptions& o, const std::vector<int64_t>& order, int64_t index) {
-  Batch b = collate_batch(ds, o, order, index);
+Batch build_batch(const Dataset& ds, const LoaderOptions& o, const std::vector<int64_t>& order, int64_t epoch, int64_t index) {
+  Batch b = collate_batch(ds, o, order, epoch, index);
   if (o.pin_memory)
     for (auto& [name, t] : b)
       if (t.defined() && !t.is_pinned()) t = t.pin_memory();
   return b;
 }
 
-Batch collate_batch(const Dataset& ds, const LoaderOptions& o, const std::vector<int64_t>& order, int64_t index) {
+Batch collate_batch(const Dataset& ds, const LoaderOptions& o, const std::vector<int64_t>& order, int64_t epoch, int64_t index) {
   const int64_t bs = o.batch_size;
   const auto begin = order.begin() + index * bs;
   const auto end = order.begin() + std::min<int64_t>((index + 1) * bs, static_cast<int64_t>(order.size()));
@@ -39,7 +39,7 @@ Batch collate_batch(const Dataset& ds, const LoaderOptions& o, const std::vector
   std::vector<Example> examples;
   examples.reserve(indices.size());
   for (int64_t i : indices) examples.push_back(ds.get(i));
-  return o.collator ? o.collator(examples) : default_collate(examples);
+  return o.collator ? o.collator(examples, BatchOrigin{o.seed, epoch, std::move(indices)}) : default_collate(examples);
 }
 
 }  // namespace
@@ -77,7 +77,7 @@ void DataLoader::set_epoch(int64_t epoch) {
   order_ = std::make_shared<const std::vector<int64_t>>(sampler_->order(epoch));
   if (prefetcher_) {
     // Workers get their own references, so a loader moved or destroyed mid-build is safe.
-    prefetcher_->reset([ds = dataset_, o = options_, order = order_](int64_t i) { return build_batch(*ds, o, *order, i); },
+    prefetcher_->reset([ds = dataset_, o = options_, order = order_, epoch](int64_t i) { return build_batch(*ds, o, *order, epoch, i); },
                        num_batches());
   }
 }
@@ -100,7 +100,7 @@ Batch DataLoader::batch(int64_t index) const {
     return b;
   }
   const auto t0 = std::chrono::steady_clock::now();
-  Batch b = build_batch(*dataset_, options_, *order_, index);
+  Batch b = build_batch(*dataset_, options_, *order_, epoch_, index);
   wait_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return b;
 }

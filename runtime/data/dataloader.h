@@ -31,6 +31,7 @@ struct LoaderOptions {
   // Copy each batch into page-locked host memory (on the worker when there are workers), so
   // its copy to the GPU runs without blocking (dataloader_pin_memory; needs a GPU).
   bool pin_memory = false;
+  uint64_t seed = 0;  // BatchOrigin::seed: the run's seed, for collators that draw random numbers
 };
 
 class DataLoader {

@@ -21,6 +21,7 @@
 #include "runtime/models/builtin.h"
 #include "runtime/models/encoder_parts.h"
 #include "runtime/models/layers.h"
+#include "runtime/models/masked_lm_head.h"
 
 namespace runner::models {
 
@@ -117,11 +118,15 @@ class AlbertClassifier : public Module {
     }
     encoder->register_module("albert_layer_groups", groups);
     body->register_module("encoder", encoder);
-    if (!c.per_token) {  // AlbertForTokenClassification's body has no pooler
+    if (!c.per_token && !c.masked_lm) {  // AlbertForTokenClassification's and AlbertForMaskedLM's bodies have no pooler
       pooler_ = init_dense(c.hidden_size, c.hidden_size, c.initializer_range);
       body->register_module("pooler", pooler_);
     }
     register_module("albert", body);
+    if (c.masked_lm) {
+      mlm_ = std::make_unique<MaskedLmHead>(*this, c, words_->weight);
+      return;
+    }
     classifier_ = init_dense(c.hidden_size, c.num_labels, c.initializer_range);
     register_module("classifier", classifier_);
   }
@@ -150,7 +155,8 @@ class AlbertClassifier : public Module {
       for (const auto& layer : groups_[static_cast<size_t>(static_cast<double>(i) / (static_cast<double>(layers) / static_cast<double>(n_groups)))])
         x = layer->forward_masked(x, hide);
     const double p = config_.head_dropout();
-    const at::Tensor logits = config_.per_token ? classifier_->forward(maybe_dropout(x, p, is_training()))  // (B, T, num_labels)
+    const at::Tensor logits = mlm_               ? mlm_->forward(x)                                        // (B, T, vocab_size)
+                              : config_.per_token ? classifier_->forward(maybe_dropout(x, p, is_training()))  // (B, T, num_labels)
                                                 : classifier_->forward(maybe_dropout(at::tanh(pooler_->forward(x.select(1, 0))), p, is_training()));
     TensorMap out{{"logits", logits}};
     if (at::Tensor labels = optional_field(batch, "labels"); labels.defined())
@@ -165,6 +171,7 @@ class AlbertClassifier : public Module {
   std::shared_ptr<LayerNorm> embed_norm_;
   std::shared_ptr<Linear> mapping_in_, pooler_, classifier_;
   std::vector<std::vector<std::shared_ptr<AlbertLayer>>> groups_;
+  std::unique_ptr<MaskedLmHead> mlm_;
 };
 
 }  // namespace

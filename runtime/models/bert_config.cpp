@@ -75,7 +75,7 @@ std::string EncoderConfig::family() const {
 }
 
 std::string EncoderConfig::architecture() const {
-  return family() + (per_token ? "ForTokenClassification" : "ForSequenceClassification");
+  return family() + (masked_lm ? "ForMaskedLM" : per_token ? "ForTokenClassification" : "ForSequenceClassification");
 }
 
 EncoderConfig bert_config_from_hf(const json& c, const std::string& where) {

@@ -133,6 +133,9 @@ struct EncoderConfig {
   // *ForTokenClassification: a label per token (logits (B, T, num_labels), cross-entropy over
   // the tokens whose label is not -100), the head on every position, no pooler.
   bool per_token = false;
+  // *ForMaskedLM (masked_lm_head.h): logits (B, T, vocab_size) from the pretraining head tied to
+  // the word embedding, cross-entropy over the tokens whose label is not -100; no pooler.
+  bool masked_lm = false;
   // "albert" (albert.cpp) and "electra": the embedding's own width (0: hidden_size), projected
   // to hidden_size. ALBERT: n_layer steps over hidden_groups groups of inner_group_num shared
   // layers; hidden_act "gelu_new" (tanh GELU) or "gelu". The other encoders use exact GELU.

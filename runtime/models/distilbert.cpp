@@ -15,6 +15,7 @@
 #include "runtime/models/builtin.h"
 #include "runtime/models/encoder_parts.h"
 #include "runtime/models/layers.h"
+#include "runtime/models/masked_lm_head.h"
 
 namespace runner::models {
 
@@ -95,6 +96,10 @@ class DistilBertClassifier : public Module {
     transformer->register_module("layer", layers);
     body->register_module("transformer", transformer);
     register_module("distilbert", body);
+    if (c.masked_lm) {
+      mlm_ = std::make_unique<MaskedLmHead>(*this, c, words_->weight);
+      return;
+    }
     if (!c.per_token) {  // DistilBertForTokenClassification has the classifier alone
       pre_classifier_ = init_dense(c.hidden_size, c.hidden_size, c.initializer_range);
       register_module("pre_classifier", pre_classifier_);
@@ -124,8 +129,8 @@ class DistilBertClassifier : public Module {
     }
     for (const auto& block : blocks_) x = block->forward_masked(x, hide);
     // Token classification: dropout (the model's, not seq_classif_dropout) → classifier per position.
-    const at::Tensor logits = config_.per_token
-                                  ? classifier_->forward(maybe_dropout(x, config_.dropout, is_training()))  // (B, T, num_labels)
+    const at::Tensor logits = mlm_                ? mlm_->forward(x)  // (B, T, vocab_size)
+                              : config_.per_token ? classifier_->forward(maybe_dropout(x, config_.dropout, is_training()))  // (B, T, num_labels)
                                   : classifier_->forward(maybe_dropout(at::relu(pre_classifier_->forward(x.select(1, 0))), config_.head_dropout(),
                                                                        is_training()));  // (B, num_labels)
     TensorMap out{{"logits", logits}};
@@ -140,6 +145,7 @@ class DistilBertClassifier : public Module {
   std::shared_ptr<LayerNorm> embed_norm_;
   std::vector<std::shared_ptr<TransformerBlock>> blocks_;
   std::shared_ptr<Linear> pre_classifier_, classifier_;
+  std::unique_ptr<MaskedLmHead> mlm_;
 };
 
 }  // namespace

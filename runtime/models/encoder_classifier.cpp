@@ -4,7 +4,7 @@
 // classifier.dense and classifier.out_proj; "electra": ElectraForSequenceClassification,
 // "electra." for "bert.", embeddings of their own width projected to H by
 // electra.embeddings_project when they differ, no pooler, the classifier.dense → GELU →
-// classifier.out_proj head):
+// classifier.out_proj head; masked_lm: *ForMaskedLM, no pooler, masked_lm_head.h's head):
 //
 //   bert.embeddings.{word_embeddings, position_embeddings, token_type_embeddings}.weight
 //   bert.embeddings.LayerNorm.weight|bias
@@ -28,6 +28,7 @@
 #include "runtime/models/builtin.h"
 #include "runtime/models/encoder_parts.h"
 #include "runtime/models/layers.h"
+#include "runtime/models/masked_lm_head.h"
 
 namespace runner::models {
 
@@ -140,7 +141,10 @@ class EncoderClassifier : public Module {
     }
     encoder->register_module("layer", layers);
     bert->register_module("encoder", encoder);
-    if (c.per_token) {
+    if (c.masked_lm) {
+      register_module(encoder_prefix(c.model_type), bert);  // *ForMaskedLM: no pooler
+      mlm_ = std::make_unique<MaskedLmHead>(*this, c, words_->weight);
+    } else if (c.per_token) {
       // *ForTokenClassification: dropout → classifier on every position; BERT without its pooler.
       register_module(encoder_prefix(c.model_type), bert);
       classifier_ = init_dense(c.hidden_size, c.num_labels, c.initializer_range);
@@ -203,7 +207,9 @@ class EncoderClassifier : public Module {
     auto drop = [&](const at::Tensor& h) { return p > 0 ? at::dropout(h, p, is_training()) : h; };
     // (B, H) from the first ([CLS], <s>) token: BERT's pooler, or RoBERTa's and ELECTRA's head with dropout around its dense.
     at::Tensor logits;
-    if (config_.per_token) {
+    if (mlm_) {
+      logits = mlm_->forward(x);  // (B, T, vocab_size)
+    } else if (config_.per_token) {
       logits = classifier_->forward(drop(x));  // (B, T, num_labels)
     } else {
       const at::Tensor pooled = electra()   ? at::gelu(pooler_->forward(drop(x.select(1, 0))))
@@ -230,6 +236,7 @@ class EncoderClassifier : public Module {
   std::shared_ptr<LayerNorm> embed_norm_;
   std::vector<std::shared_ptr<EncoderLayer>> layers_;
   std::shared_ptr<Linear> project_, pooler_, classifier_;
+  std::unique_ptr<MaskedLmHead> mlm_;
 };
 
 }  // namespace

@@ -42,7 +42,8 @@ void check_encoder_config(const EncoderConfig& c, const std::string& model) {
 std::vector<IdRange> encoder_id_ranges(const EncoderConfig& c, bool token_types) {
   std::vector<IdRange> r{{"input_ids", c.vocab_size, false, "vocab_size = " + std::to_string(c.vocab_size)}};
   if (token_types) r.push_back({"token_type_ids", c.type_vocab_size, false, "type_vocab_size = " + std::to_string(c.type_vocab_size)});
-  if (c.num_labels > 1) r.push_back({"labels", c.num_labels, true, "num_labels = " + std::to_string(c.num_labels)});
+  if (c.masked_lm) r.push_back({"labels", c.vocab_size, true, "vocab_size = " + std::to_string(c.vocab_size)});
+  else if (c.num_labels > 1) r.push_back({"labels", c.num_labels, true, "num_labels = " + std::to_string(c.num_labels)});
   return r;
 }
 
@@ -53,7 +54,7 @@ const at::Tensor& same_shape_as_ids(const at::Tensor& t, const at::Tensor& ids, 
 }
 
 at::Tensor sequence_classification_loss(const EncoderConfig& c, const at::Tensor& logits, const at::Tensor& labels, const std::string& model) {
-  if (c.per_token) return classification_loss(logits, labels, model);  // a class per token, -100 ignored
+  if (c.per_token || c.masked_lm) return classification_loss(logits, labels, model);  // a class (token) per token, -100 ignored
   const std::string& kind = c.problem_type;
   if (kind == "regression" || (kind.empty() && c.num_labels == 1)) return regression_loss(logits, labels, model);
   if (kind == "multi_label_classification" || (kind.empty() && labels.is_floating_point()))

@@ -216,20 +216,30 @@ FileTensors hf_llama_names(FileTensors tensors) {
 // (BertForPreTraining, BertModel) carry pretraining heads (cls.*), a position_ids buffer, old
 // LayerNorm names (gamma, beta) or no "bert." prefix, which transformers maps or drops too.
 // RoBERTa's the same with "roberta." (its masked-LM head lm_head.*, and the pooler
-// RobertaForSequenceClassification does not have, dropped as transformers drops them).
-FileTensors hf_bert_names(FileTensors tensors, const std::string& type, bool pooler) {
+// RobertaForSequenceClassification does not have, dropped as transformers drops them). For a
+// masked-LM model (`masked_lm`) the masked-LM heads are kept and the other heads dropped.
+bool masked_lm_head_key(const std::string& name) {
+  return name.rfind("cls.predictions.", 0) == 0 || name.rfind("lm_head.", 0) == 0 || name.rfind("vocab_", 0) == 0 ||
+         name.rfind("predictions.", 0) == 0 || name.rfind("generator_predictions.", 0) == 0 || name.rfind("generator_lm_head.", 0) == 0;
+}
+
+FileTensors hf_bert_names(FileTensors tensors, const std::string& type, bool pooler, bool masked_lm) {
   const std::string prefix = encoder_prefix(type) + ".";
   FileTensors out;
   for (auto& [name, t] : tensors) {
     // Pretraining heads: BERT's cls.*, RoBERTa's lm_head.*, DistilBERT's vocab_* (masked LM),
-    // ALBERT's predictions.* and sop_classifier.*, ELECTRA's discriminator and generator heads.
-    if (name.rfind("cls.", 0) == 0 || name.rfind("lm_head.", 0) == 0 || name.rfind("vocab_", 0) == 0 || name.rfind("predictions.", 0) == 0 ||
-        name.rfind("sop_classifier.", 0) == 0 || name.rfind("discriminator_predictions.", 0) == 0 ||
-        name.rfind("generator_predictions.", 0) == 0 || name.rfind("generator_lm_head.", 0) == 0 || ends_with(name, ".position_ids"))
-      continue;
+    // ALBERT's predictions.* and sop_classifier.*, ELECTRA's discriminator and generator heads;
+    // a masked-LM model keeps the masked-LM ones and drops a classifier instead.
     std::string n = name;
     if (ends_with(n, ".gamma")) n = n.substr(0, n.size() - 6) + ".weight";
     else if (ends_with(n, ".beta")) n = n.substr(0, n.size() - 5) + ".bias";
+    if (masked_lm_head_key(n)) {
+      if (masked_lm) out.emplace_back(n, std::move(t));
+      continue;
+    }
+    const bool other_head = n.rfind("cls.", 0) == 0 || n.rfind("sop_classifier.", 0) == 0 || n.rfind("discriminator_predictions.", 0) == 0 ||
+                            (masked_lm && (n.rfind("classifier.", 0) == 0 || n.rfind("pre_classifier.", 0) == 0));
+    if (other_head || ends_with(n, ".position_ids")) continue;
     if (n.rfind(prefix, 0) != 0 && n.rfind("classifier.", 0) != 0 && n.rfind("pre_classifier.", 0) != 0) n = prefix + n;
     if (!pooler && n.rfind(prefix + "pooler.", 0) == 0) continue;  // a head without one (RoBERTa's, token classifiers)
     out.emplace_back(n, std::move(t));
@@ -238,17 +248,19 @@ FileTensors hf_bert_names(FileTensors tensors, const std::string& type, bool poo
 }
 
 // A parameter the files do not have but the task head needs (a pretrained BERT's classifier
-// and, in some exports, pooler): newly initialised as transformers does (normal(0, std)
-// weights, zero biases), in place, so the model keeps its identity.
+// and, in some exports, pooler; a masked-LM head where the files have none: a BertModel's, an
+// ELECTRA discriminator's): newly initialised as transformers does (normal(0, std) weights,
+// zero biases, LayerNorm ones), in place, so the model keeps its identity.
 bool new_head_parameter(const std::string& name) {
   return name.rfind("classifier.", 0) == 0 || name.rfind("pre_classifier.", 0) == 0 || name.rfind("bert.pooler.", 0) == 0 ||
-         name.rfind("albert.pooler.", 0) == 0;
+         name.rfind("albert.pooler.", 0) == 0 || masked_lm_head_key(name);
 }
 
-void initialise_new(const at::Tensor& param, double std) {
+void initialise_new(const std::string& name, const at::Tensor& param, double std) {
   c10::NoGradGuard no_grad;
   at::Tensor value = at::empty(param.sizes(), at::TensorOptions().dtype(param.scalar_type()));
   if (param.dim() >= 2) value.normal_(0.0, std);
+  else if (ends_with(name, "LayerNorm.weight") || ends_with(name, "layer_norm.weight")) value.fill_(1.0);  // transformers' LayerNorm init
   else value.zero_();
   at::Tensor(param).set_data(value);
 }
@@ -300,7 +312,7 @@ void defer_named(Module& model, const FileTensors& tensors, const std::string& w
     throw CheckpointError("shape mismatch for " + std::to_string(mismatched.size()) + " key(s): " + key_list(mismatched), where);
   for (const auto& [name, t] : own) {
     if (loaded.count(t.unsafeGetTensorImpl())) continue;
-    if (may_be_new && may_be_new(name) && params.count(t.unsafeGetTensorImpl())) initialise_new(t, init_std);
+    if (may_be_new && may_be_new(name) && params.count(t.unsafeGetTensorImpl())) initialise_new(name, t, init_std);
     else missing.push_back(name);
   }
   refuse_key_differences(missing, unexpected, where);
@@ -338,8 +350,9 @@ at::ScalarType resolve_dtype(const std::string& asked, const json& config, const
 
 ModulePtr from_pretrained(const std::string& dir, bool deferred, const std::string& dtype, int64_t num_labels,
                           const std::vector<std::string>& labels, const std::string& task) {
-  if (!task.empty() && task != "token_classification" && task != "sequence_classification")
-    throw RecipeError("from_pretrained: task must be \"sequence_classification\" or \"token_classification\", got \"" + task + "\"");
+  if (!task.empty() && task != "token_classification" && task != "sequence_classification" && task != "masked_lm")
+    throw RecipeError("from_pretrained: task must be \"sequence_classification\", \"token_classification\" or \"masked_lm\", got \"" + task + "\"");
+  if (task == "masked_lm" && num_labels > 0) throw RecipeError("from_pretrained: num_labels and labels are for a classifier, not task = \"masked_lm\"");
   if (num_labels == 0) num_labels = static_cast<int64_t>(labels.size());
   const fs::path folder(dir);
   if (!fs::is_directory(folder)) throw CheckpointError("not a folder (from_pretrained needs a Hugging Face model folder)", dir);
@@ -364,13 +377,14 @@ ModulePtr from_pretrained(const std::string& dir, bool deferred, const std::stri
       encoder = bert_config_from_hf(config, where);
       if (num_labels > 0 && num_labels != encoder->num_labels) encoder->num_labels = num_labels, encoder->labels.clear();
       if (!labels.empty()) encoder->labels = labels;
-      if (!task.empty()) encoder->per_token = task == "token_classification";
+      if (!task.empty()) encoder->per_token = task == "token_classification", encoder->masked_lm = task == "masked_lm";
     }
     // Config errors first, then the files.
     model = bert ? make_encoder_classifier(*encoder) : llama ? make_llama(llama_config_from_hf(config, where)) : make_gpt(gpt_config(config, where));
     const FileTensors files = weight_files(folder);
-    if (bert) defer_named(*model, hf_bert_names(files, type, /*pooler=*/(type == "bert" || type == "albert") && !encoder->per_token), dir, new_head_parameter,
-                          encoder->initializer_range);
+    if (bert) defer_named(*model, hf_bert_names(files, type, /*pooler=*/(type == "bert" || type == "albert") && !encoder->per_token && !encoder->masked_lm,
+                                                encoder->masked_lm),
+                          dir, new_head_parameter, encoder->initializer_range);
     else defer_named(*model, llama ? hf_llama_names(files) : hf_gpt2_names(files, dir), dir);
     model->to(resolve_dtype(dtype, config, files, where));  // the values are converted as they are read (parameter_store.h)
   }

@@ -76,6 +76,7 @@ data::DataLoader RunContext::make_loader(const data::DatasetPtr& ds, bool train,
   o.num_workers = args.dataloader_num_workers;
   o.prefetch_factor = args.dataloader_prefetch_factor.value_or(2);
   o.pin_memory = device.pin_memory;
+  o.seed = static_cast<uint64_t>(args.seed);
   return data::DataLoader(ds, sampler, std::move(o));
 }
 

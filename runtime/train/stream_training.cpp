@@ -24,6 +24,7 @@ data::DataLoader make_stream_loader(const RunContext& ctx, const data::StreamPtr
   o.prefetch_factor = ctx.args.dataloader_prefetch_factor.value_or(2);
   o.collator = ctx.options.collator;
   o.collator_thread_safe = ctx.options.collator_thread_safe;
+  o.seed = static_cast<uint64_t>(ctx.args.seed);
   auto loader = std::make_shared<data::StreamLoader>(stream, ctx.dp.rank(), ctx.dp.world(), std::move(o));
   return data::DataLoader(std::move(loader), num_batches, ctx.device.pin_memory);
 }

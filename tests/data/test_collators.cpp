@@ -45,6 +45,25 @@ TEST(PadCollate, LeftPaddingForGenerationPutsPadsFirst) {
   EXPECT_TRUE(b.at("attention_mask").equal(rows({{1, 1, 1}, {0, 0, 1}})));
 }
 
+// transformers' pad_to_multiple_of: the batch's longest (3) rounded up to 4, on either side;
+// a batch already at a multiple is not padded further.
+TEST(PadCollate, PadToMultipleOfRoundsTheWidthUp) {
+  std::vector<Example> examples{{{"input_ids", L({5, 6, 7})}, {"labels", L({1, 2, 3})}}, {{"input_ids", L({8})}, {"labels", L({4})}}};
+  PadOptions o;
+  o.pad_to_multiple_of = 4;
+  Batch b = pad_collate(o)(examples);
+  EXPECT_TRUE(b.at("input_ids").equal(rows({{5, 6, 7, 0}, {8, 0, 0, 0}})));
+  EXPECT_TRUE(b.at("labels").equal(rows({{1, 2, 3, -100}, {4, -100, -100, -100}})));
+  EXPECT_TRUE(b.at("attention_mask").equal(rows({{1, 1, 1, 0}, {1, 0, 0, 0}})));
+  o.pad_left = true;
+  b = lm_collate(o)({{{"input_ids", L({5, 6, 7})}}, {{"input_ids", L({8})}}});
+  EXPECT_TRUE(b.at("input_ids").equal(rows({{0, 5, 6, 7}, {0, 0, 0, 8}})));
+  EXPECT_TRUE(b.at("labels").equal(rows({{-100, 5, 6, 7}, {-100, -100, -100, 8}})));
+  o.pad_left = false;
+  o.pad_to_multiple_of = 3;
+  EXPECT_EQ(pad_collate(o)(examples).at("input_ids").size(1), 3);
+}
+
 // transformers' tokenizer.pad (DataCollatorWithPadding): token types pad with 0 and the
 // special-tokens mask with 1, whatever pad_token_id is (with pad_token_id 3 a BERT's token
 // types went out of their range of 2).

@@ -8,13 +8,26 @@
 
 namespace runner::data {
 
+namespace {
+
+// An example's place in the stream, from the reader's state just after it was cut: records of
+// the epoch passed and the tokens left over, with the reader's id. A resumed reader restores
+// that state, so an example keeps its key (and an MLM collator its masks) across a resume.
+int64_t position_key(int64_t reader_id, const StreamReaderState& s) {
+  const uint64_t k = (static_cast<uint64_t>(reader_id) << 48) ^ (static_cast<uint64_t>(s.record_index) << 20) ^ static_cast<uint64_t>(s.carry.size());
+  return static_cast<int64_t>(k & 0x7fffffffffffffffULL);
+}
+
+}  // namespace
+
 StreamLoader::StreamLoader(StreamPtr stream, int64_t rank, int64_t world, StreamLoaderOptions options)
     : stream_(std::move(stream)), rank_(rank), world_(world), options_(std::move(options)) {
   if (options_.batch_size <= 0) throw ArgumentError("data.stream: the batch size must be > 0");
   const int64_t n = std::max<int64_t>(1, options_.num_workers);
   for (int64_t w = 0; w < n; ++w) {
     auto r = std::make_unique<Reader>();
-    r->reader = std::make_unique<StreamReader>(stream_, rank_ * n + w, world_ * n);
+    r->id = rank_ * n + w;
+    r->reader = std::make_unique<StreamReader>(stream_, r->id, world_ * n);
     r->consumed = std::make_shared<StreamReaderState>(r->reader->state());
     readers_.push_back(std::move(r));
   }
@@ -27,11 +40,14 @@ StreamLoader::Produced StreamLoader::produce(Reader& r) const {
   Produced p;
   try {
     std::vector<Example> examples;
+    BatchOrigin origin{options_.seed, 0, {}};
     for (int64_t i = 0; i < options_.batch_size; ++i) {
       const at::Tensor ids = at::tensor(r.reader->next_example(), at::kLong);
       examples.push_back({{"input_ids", ids}, {"labels", ids.clone()}});  // the model shifts the labels (HF causal LM)
+      origin.epoch = r.reader->state().epoch;
+      origin.indices.push_back(position_key(r.id, r.reader->state()));
     }
-    p.batch = options_.collator ? options_.collator(examples) : default_collate(examples);
+    p.batch = options_.collator ? options_.collator(examples, origin) : default_collate(examples);
   } catch (const std::exception&) {  // rethrown by batch() on the caller's thread
     p.error = std::current_exception();
   }

@@ -31,6 +31,7 @@ struct StreamLoaderOptions {
   int64_t prefetch_factor = 2;
   Collator collator;                  // empty = default_collate
   bool collator_thread_safe = false;  // may `collator` run on the workers
+  uint64_t seed = 0;                  // BatchOrigin::seed: the run's seed
 };
 
 class StreamLoader {
@@ -62,6 +63,7 @@ class StreamLoader {
     std::exception_ptr error;
   };
   struct Reader {
+    int64_t id = 0;  // rank × readers + worker: which share of the shards it reads
     std::unique_ptr<StreamReader> reader;
     std::deque<Produced> ready;
     std::shared_ptr<const StreamReaderState> consumed;  // after the last batch handed out

@@ -247,6 +247,14 @@ std::shared_ptr<HfTokenizer> HfTokenizer::load(const std::string& path) {
   return std::shared_ptr<HfTokenizer>(new HfTokenizer(std::move(impl)));
 }
 
+std::vector<int64_t> HfTokenizer::special_ids() const {
+  std::vector<int64_t> ids;
+  for (const auto& [id, special] : impl_->special_ids)
+    if (special) ids.push_back(id);
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
 std::vector<int64_t> HfTokenizer::encode(std::string_view text, bool add_special_tokens) const { return impl_->encode(text, add_special_tokens); }
 
 // The post-processor's layout of one or two token sequences (with each token's word, -1 for

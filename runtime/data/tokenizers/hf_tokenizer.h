@@ -65,6 +65,7 @@ class HfTokenizer {
   std::string decode(const std::vector<int64_t>& ids, bool skip_special_tokens = false) const;
   int64_t vocab_size() const;  // the model's vocabulary plus added tokens (HF get_vocab_size(with_added_tokens=True))
   int64_t token_to_id(const std::string& token) const;  // -1 when absent
+  std::vector<int64_t> special_ids() const;              // the added tokens marked special, ascending
   std::string id_to_token(int64_t id) const;            // "" when absent
   const std::string& path() const;  // the tokenizer.json it was loaded from (its folder holds the model's other files)
 

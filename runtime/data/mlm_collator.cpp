@@ -1,0 +1,102 @@
+#include "runtime/data/mlm_collator.h"
+
+#include <algorithm>
+#include <string>
+
+#include "runtime/core/errors.h"
+
+namespace runner::data {
+
+namespace {
+
+// SplitMix64's finaliser: a good 64-bit mix, so nearby (seed, epoch, index) keys give
+// unrelated streams.
+uint64_t mix(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+// One example's draws: SplitMix64 from a key of (seed, epoch, index).
+class Draws {
+ public:
+  Draws(uint64_t seed, int64_t epoch, int64_t index)
+      : state_(mix(mix(mix(seed + kGolden) ^ static_cast<uint64_t>(epoch)) + kGolden ^ static_cast<uint64_t>(index))) {}
+  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
+  int64_t below(int64_t n) {  // [0, n), without modulo bias worth naming for n < 2^32
+    return static_cast<int64_t>((static_cast<unsigned __int128>(next()) * static_cast<uint64_t>(n)) >> 64);
+  }
+
+ private:
+  static constexpr uint64_t kGolden = 0x9e3779b97f4a7c15ULL;
+  uint64_t next() { return mix(state_ += kGolden); }
+  uint64_t state_;
+};
+
+void check_probability(double p, const char* name) {
+  if (!(p >= 0 && p <= 1)) throw ArgumentError(std::string(name) + " must be in [0, 1], got " + std::to_string(p));
+}
+
+}  // namespace
+
+Collator mlm_collate(MlmOptions o) {
+  check_probability(o.mlm_probability, "mlm_probability");
+  check_probability(o.mask_replace_prob, "mask_replace_prob");
+  check_probability(o.random_replace_prob, "random_replace_prob");
+  if (o.mask_replace_prob + o.random_replace_prob > 1 + 1e-12)
+    throw ArgumentError("mask_replace_prob + random_replace_prob must be <= 1, got " + std::to_string(o.mask_replace_prob + o.random_replace_prob));
+  if (o.vocab_size <= 0) throw ArgumentError("vocab_size must be > 0 (random replacements are drawn from it)");
+  if (o.mask_token_id < 0 || o.mask_token_id >= o.vocab_size)
+    throw ArgumentError(o.mask_token_id < 0 ? "masked language modelling needs a mask token (the tokenizer has no mask_token)"
+                                            : "mask_token_id " + std::to_string(o.mask_token_id) + " is outside the vocabulary of " +
+                                                  std::to_string(o.vocab_size));
+  std::sort(o.special_ids.begin(), o.special_ids.end());
+  const bool user_mask = o.pad.attention_mask;
+  o.pad.attention_mask = true;  // padding is never picked: the mask says where it is
+  const Collator pad = pad_collate(o.pad);
+  return [o, pad, user_mask](const std::vector<Example>& examples, const BatchOrigin& origin) {
+    const bool own_mask = !examples.empty() && examples.front().count("attention_mask");
+    Batch b = pad(examples, origin);
+    auto ids_it = b.find("input_ids");
+    if (ids_it == b.end()) throw DataError("mlm_collate: the examples have no 'input_ids' field to mask");
+    at::Tensor inputs = ids_it->second.to(at::kLong).contiguous().clone();
+    if (inputs.dim() != 2) throw DataError("mlm_collate: input_ids must be 1-D per example");
+    at::Tensor labels = at::full_like(inputs, o.pad.label_pad_id);
+    at::Tensor special;  // the examples' own special_tokens_mask: used, then dropped (as transformers pops it)
+    if (auto s = b.find("special_tokens_mask"); s != b.end()) special = s->second.to(at::kLong).contiguous(), b.erase(s);
+    at::Tensor real;
+    if (auto m = b.find("attention_mask"); m != b.end()) real = m->second.to(at::kLong).contiguous();
+    if (real.defined() && !real.sizes().equals(inputs.sizes())) real = at::Tensor();
+    const int64_t rows = inputs.size(0), width = inputs.size(1);
+    if (static_cast<int64_t>(origin.indices.size()) != rows)
+      throw DataError("mlm_collate: " + std::to_string(origin.indices.size()) + " example indices for " + std::to_string(rows) + " examples");
+    int64_t* in = inputs.data_ptr<int64_t>();
+    int64_t* lab = labels.data_ptr<int64_t>();
+    const int64_t* sp = special.defined() ? special.data_ptr<int64_t>() : nullptr;
+    const int64_t* re = real.defined() ? real.data_ptr<int64_t>() : nullptr;
+    const uint64_t seed = o.seed.value_or(origin.seed);
+    const double to_mask = o.mask_replace_prob, to_random = o.mask_replace_prob + o.random_replace_prob;
+    for (int64_t r = 0; r < rows; ++r) {
+      Draws draw(seed, origin.epoch, origin.indices[static_cast<size_t>(r)]);
+      for (int64_t t = 0; t < width; ++t) {
+        const int64_t i = r * width + t;
+        // Three draws for every position, picked or not, so a position's fate depends on its
+        // own draws alone (not on padding or special tokens elsewhere in the row).
+        const double pick = draw.uniform(), how = draw.uniform();
+        const int64_t random_id = draw.below(o.vocab_size);
+        const bool eligible = (re == nullptr || re[i] != 0) &&
+                              (sp ? sp[i] == 0 : !std::binary_search(o.special_ids.begin(), o.special_ids.end(), in[i]));
+        if (!eligible || pick >= o.mlm_probability) continue;
+        lab[i] = in[i];
+        if (how < to_mask) in[i] = o.mask_token_id;
+        else if (how < to_random) in[i] = random_id;
+      }
+    }
+    b["input_ids"] = inputs;
+    b["labels"] = labels;
+    if (!user_mask && !own_mask) b.erase("attention_mask");
+    return b;
+  };
+}
+
+}  // namespace runner::data
