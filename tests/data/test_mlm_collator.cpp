@@ -137,12 +137,15 @@ TEST(MlmCollator, RefusesBadOptions) {
 }
 
 // Through the DataLoader: a shuffled epoch read with 3 workers and batch 5 gives each example
-// the masks it gets read alone with batch 8; the next epoch gives it new ones.
+// the masks it gets with batch 8, and in another order (a sequential sampler, as another
+// world size's shards would deal it): the key is the example's dataset index, not its place
+// in the batch or the epoch. The next epoch gives it new ones.
 TEST(MlmCollator, DataLoaderPassesEpochAndDatasetIndices) {
   at::manual_seed(2);
   auto ex = examples(40, 24);
   auto ds = std::make_shared<ExampleListDataset>(ex);
-  auto sampler = std::make_shared<RandomSampler>(40, 3);
+  const auto shuffled = std::make_shared<RandomSampler>(40, 3);
+  std::shared_ptr<const Sampler> sampler;
   auto per_example = [&](int64_t bs, int64_t workers, int64_t epoch) {
     LoaderOptions o;
     o.batch_size = bs;
@@ -164,11 +167,15 @@ TEST(MlmCollator, DataLoaderPassesEpochAndDatasetIndices) {
     }
     return rows;
   };
+  sampler = shuffled;
   const auto a = per_example(5, 3, 0), b = per_example(8, 0, 0), c = per_example(8, 0, 1);
+  sampler = std::make_shared<SequentialSampler>(40);
+  const auto in_order = per_example(8, 0, 0);
   ASSERT_EQ(a.size(), 40u);
   int64_t differ = 0;
   for (const auto& [i, labels] : a) {
     EXPECT_TRUE(labels.equal(b.at(i))) << "example " << i;
+    EXPECT_TRUE(labels.equal(in_order.at(i))) << "example " << i;
     differ += labels.equal(c.at(i)) ? 0 : 1;
   }
   EXPECT_GT(differ, 30);
