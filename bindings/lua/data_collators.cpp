@@ -106,6 +106,15 @@ int d_lm_collator(lua_State* L) {
   return 1;
 }
 
+// data.flattening_collator{separator_id = -100}: transformers' DataCollatorWithFlattening.
+int d_flattening_collator(lua_State* L) {
+  Options o(L, 1, "data.flattening_collator");
+  const int64_t separator = o.integer("separator_id", -100);
+  o.finish();
+  push_collator(L, {data::flattening_collate(separator), true, "data.flattening_collator"});
+  return 1;
+}
+
 // data.mlm_collator{tokenizer = tok, mlm_probability = 0.15, mask_replace_prob = 0.8,
 // random_replace_prob = 0.1, seed, ...}: transformers' DataCollatorForLanguageModeling(tok,
 // mlm=True). The tokenizer gives the mask token, the padding id, the vocabulary to draw
@@ -191,7 +200,8 @@ void register_collator_type(lua_State* L) {
 }
 
 void add_collator_functions(lua_State* L) {
-  set_functions(L, {{"pad_collator", guarded<d_pad_collator>}, {"lm_collator", guarded<d_lm_collator>}, {"mlm_collator", guarded<d_mlm_collator>}});
+  set_functions(L, {{"pad_collator", guarded<d_pad_collator>}, {"lm_collator", guarded<d_lm_collator>}, {"mlm_collator", guarded<d_mlm_collator>},
+                    {"flattening_collator", guarded<d_flattening_collator>}});
 }
 
 }  // namespace runner::lua

@@ -164,4 +164,27 @@ Collator lm_collate(PadOptions options) {
   };
 }
 
+Collator flattening_collate(int64_t separator_id) {
+  return [separator_id](const std::vector<Example>& examples) {
+    if (examples.empty()) throw DataError("cannot collate an empty list of examples");
+    std::vector<at::Tensor> ids, labels, positions;
+    for (size_t i = 0; i < examples.size(); ++i) {
+      auto it = examples[i].find("input_ids");
+      if (it == examples[i].end()) throw DataError("flattening_collate: example " + std::to_string(i) + " has no 'input_ids' field");
+      const at::Tensor x = it->second.to(at::kLong).reshape(-1);
+      if (x.numel() == 0) throw DataError("flattening_collate: example " + std::to_string(i) + " has no tokens");
+      auto l = examples[i].find("labels");
+      at::Tensor y = (l == examples[i].end() ? x : l->second.to(at::kLong).reshape(-1)).clone();
+      if (y.numel() != x.numel())
+        throw DataError("flattening_collate: example " + std::to_string(i) + " has " + std::to_string(y.numel()) + " labels for " +
+                        std::to_string(x.numel()) + " input_ids");
+      y[0] = separator_id;
+      ids.push_back(x);
+      labels.push_back(y);
+      positions.push_back(at::arange(x.numel(), at::kLong));
+    }
+    return Batch{{"input_ids", at::cat(ids).unsqueeze(0)}, {"labels", at::cat(labels).unsqueeze(0)}, {"position_ids", at::cat(positions).unsqueeze(0)}};
+  };
+}
+
 }  // namespace runner::data

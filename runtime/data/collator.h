@@ -79,4 +79,12 @@ Collator pad_collate(PadOptions options = {});
 // set to label_pad_id (by position, so a real token equal to pad_token_id still counts).
 Collator lm_collate(PadOptions options = {});
 
+// HF DataCollatorWithFlattening (padding-free training): the batch's examples concatenated into
+// one row, input_ids (1, total), position_ids restarting at 0 for each example, and labels =
+// each example's labels (else its input_ids) with its first token set to `separator_id`, so
+// no example is trained to predict its first token from the one before it. Other fields are
+// dropped. Models that keep packed sequences apart (Llama family) read the boundaries from
+// position_ids; the Trainer refuses such a batch for any other model.
+Collator flattening_collate(int64_t separator_id = -100);
+
 }  // namespace runner::data

@@ -148,3 +148,17 @@ TEST(LmCollate, LabelsAreInputIdsWithPaddingIgnored) {
   std::vector<Example> no_ids{{{"x", L({1})}}};
   EXPECT_THAT(data_error([&] { lm_collate()(no_ids); }), HasSubstr("no 'input_ids' field"));
 }
+
+// transformers' DataCollatorWithFlattening: one row, labels' first token per example the
+// separator, positions restarting; given labels are used, other fields dropped.
+TEST(FlatteningCollate, ConcatenatesExamplesIntoOneRow) {
+  const Batch b = flattening_collate()({{{"input_ids", L({5, 6, 7})}, {"attention_mask", L({1, 1, 1})}},
+                                        {{"input_ids", L({8, 9})}, {"labels", L({-100, 4})}}});
+  EXPECT_EQ(b.size(), 3u);
+  EXPECT_TRUE(b.at("input_ids").equal(rows({{5, 6, 7, 8, 9}})));
+  EXPECT_TRUE(b.at("labels").equal(rows({{-100, 6, 7, -100, 4}})));
+  EXPECT_TRUE(b.at("position_ids").equal(rows({{0, 1, 2, 0, 1}})));
+  EXPECT_TRUE(flattening_collate(-1)({{{"input_ids", L({5, 6})}}}).at("labels").equal(rows({{-1, 6}})));
+  EXPECT_THAT(data_error([] { flattening_collate()({{{"input_ids", L({5, 6})}, {"labels", L({1})}}}); }), HasSubstr("1 labels for 2 input_ids"));
+  EXPECT_THAT(data_error([] { flattening_collate()({{{"x", L({5})}}}); }), HasSubstr("example 0 has no 'input_ids'"));
+}
