@@ -27,4 +27,19 @@ struct CollatorSpec {
 void push_collator(lua_State* L, CollatorSpec spec);
 std::optional<CollatorSpec> test_collator(lua_State* L, int idx);  // nullopt if not a collator
 
+// While a recipe's data_collator function builds a batch: the batch's origin, which a built-in
+// collator it calls on that many examples then uses (so data.mlm_collator inside a Lua wrapper
+// draws as it would unwrapped). Called with another number of examples, or outside a batch, a
+// collator takes them as epoch 0, indices 0, 1, ...
+class BatchOriginScope {
+ public:
+  explicit BatchOriginScope(const data::BatchOrigin& origin);
+  ~BatchOriginScope();
+  BatchOriginScope(const BatchOriginScope&) = delete;
+  BatchOriginScope& operator=(const BatchOriginScope&) = delete;
+
+ private:
+  const data::BatchOrigin* previous_;
+};
+
 }  // namespace runner::lua

@@ -17,6 +17,10 @@ struct CollatorBox {
   CollatorSpec spec;
 };
 
+// The batch a recipe's data_collator function is building (BatchOriginScope); Lua runs on one
+// thread, the one that set it.
+thread_local const data::BatchOrigin* t_origin = nullptr;
+
 CollatorBox* collator_box(lua_State* L, int idx) {
   void* p = lua_touserdata(L, idx);
   if (!p || !lua_getmetatable(L, idx)) return nullptr;
@@ -56,7 +60,8 @@ int collator_call(lua_State* L) {
     } pop{L};
     examples.push_back(to_tensor_map(L, -1, box->spec.name + " example " + std::to_string(i)));
   }
-  const data::Batch batch = box->spec.collate(examples);
+  const data::Batch batch = t_origin && t_origin->indices.size() == examples.size() ? box->spec.collate(examples, *t_origin)
+                                                                                     : box->spec.collate(examples);
   push_tensor_map(L, batch);
   return 1;
 }
@@ -155,7 +160,14 @@ int d_mlm_collator(lua_State* L) {
     if (m.mask_token_id < 0 && !o.has("mask_token_id"))
       throw RecipeError(std::string(fn) + ": the tokenizer has no mask token (tokenizer_config.json's mask_token next to " + tok->path() +
                         "), which masked language modelling needs; give mask_token_id");
-    if (!o.has("pad_token_id") && id_of("pad_token") >= 0) m.pad.pad_token_id = id_of("pad_token");
+    if (!o.has("pad_token_id")) {
+      int64_t pad = id_of("pad_token");
+      for (const char* name : {"[PAD]", "<pad>"}) {  // the tokenizer classes' defaults, as for the mask token
+        const int64_t id = tok->token_to_id(name);
+        if (pad < 0 && id >= 0 && std::binary_search(tok->special_ids().begin(), tok->special_ids().end(), id)) pad = id;
+      }
+      if (pad >= 0) m.pad.pad_token_id = pad;
+    }
   }
   if (o.has("mask_token_id") || !tok) m.mask_token_id = o.integer("mask_token_id", -1);
   if (o.has("vocab_size") || !tok) m.vocab_size = o.integer("vocab_size", 0);
@@ -179,6 +191,9 @@ int d_mlm_collator(lua_State* L) {
 }
 
 }  // namespace
+
+BatchOriginScope::BatchOriginScope(const data::BatchOrigin& origin) : previous_(t_origin) { t_origin = &origin; }
+BatchOriginScope::~BatchOriginScope() { t_origin = previous_; }
 
 void push_collator(lua_State* L, CollatorSpec spec) {
   void* mem = lua_newuserdata(L, sizeof(CollatorBox));

@@ -354,9 +354,10 @@ models::ModulePtr LuaHooks::model_init() {
 data::Collator LuaHooks::data_collator() {
   if (!has("data_collator")) return {};
   auto self = shared_from_this();
-  return [self](const std::vector<data::Example>& examples) {
+  return [self](const std::vector<data::Example>& examples, const data::BatchOrigin& origin) {
     lua_State* L = self->L_;
     StackScope scope(L);
+    const BatchOriginScope batch(origin);  // a built-in collator called inside draws as this batch's
     self->push("data_collator");
     lua_createtable(L, static_cast<int>(examples.size()), 0);
     for (size_t i = 0; i < examples.size(); ++i) {

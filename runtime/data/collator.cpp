@@ -96,6 +96,20 @@ Padded pad_examples(const std::vector<Example>& examples, const PadOptions& o) {
   }
   Padded p;
   std::map<std::string, std::vector<int64_t>> lengths;
+  // pad_to_multiple_of rounds the token fields only: those as long as input_ids (or the first
+  // of `fields`) in every example, as transformers rounds the tokenizer's outputs and the labels
+  // aligned with them, not a multi-label vector.
+  const std::string tokens = std::find(to_pad.begin(), to_pad.end(), "input_ids") != to_pad.end() ? "input_ids"
+                             : o.fields && !o.fields->empty()                                   ? o.fields->front()
+                                                                                                  : "";
+  auto token_aligned = [&](const std::string& name) {
+    if (tokens.empty()) return false;
+    for (const auto& ex : examples) {
+      auto a = ex.find(name), b = ex.find(tokens);
+      if (a == ex.end() || b == ex.end() || a->second.dim() == 0 || b->second.dim() == 0 || a->second.size(0) != b->second.size(0)) return false;
+    }
+    return true;
+  };
   for (const auto& [name, t0] : first) {
     const auto parts = column(examples, name);
     const std::string out_name = renamed(name);
@@ -110,7 +124,8 @@ Padded pad_examples(const std::vector<Example>& examples, const PadOptions& o) {
                           : name == "attention_mask" || name == "token_type_ids" ? 0
                           : name == "special_tokens_mask"                       ? 1
                                                                                 : o.pad_token_id;
-    p.batch[out_name] = pad_stack(parts, name, value, lengths[out_name], o.pad_left, std::max<int64_t>(1, o.pad_to_multiple_of));
+    const int64_t multiple = o.pad_to_multiple_of > 1 && token_aligned(name) ? o.pad_to_multiple_of : 1;
+    p.batch[out_name] = pad_stack(parts, name, value, lengths[out_name], o.pad_left, multiple);
   }
   // The mask follows input_ids; without it, the first field the recipe asked to pad. Fields
   // padded by default (every 1-D one, like a feature vector) do not earn a mask by themselves.

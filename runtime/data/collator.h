@@ -62,7 +62,8 @@ struct PadOptions {
   // HF tokenizers' padding_side = "left": pad before the tokens, as generation from a batch of
   // prompts needs (every padded field, labels included).
   bool pad_left = false;
-  // HF's pad_to_multiple_of: the padded length rounded up to a multiple of it (8 or 64 keeps
+  // HF's pad_to_multiple_of: the padded length of the token fields (those as long as input_ids,
+  // or the first of `fields`, in every example) rounded up to a multiple of it (8 or 64 keeps
   // fp16/bf16 matrix shapes friendly to tensor cores); 0 = the longest as it is.
   int64_t pad_to_multiple_of = 0;
 };

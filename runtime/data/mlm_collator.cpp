@@ -78,7 +78,13 @@ Collator mlm_collate(MlmOptions o) {
     const double to_mask = o.mask_replace_prob, to_random = o.mask_replace_prob + o.random_replace_prob;
     for (int64_t r = 0; r < rows; ++r) {
       Draws draw(seed, origin.epoch, origin.indices[static_cast<size_t>(r)]);
-      for (int64_t t = 0; t < width; ++t) {
+      // Draws follow the example's own tokens: with left padding they start after the pads,
+      // so a token's fate does not depend on how long the batch's longest example is.
+      int64_t lead = 0;
+      if (o.pad.pad_left && re) {
+        for (int64_t t = 0; t < width; ++t) lead += re[r * width + t] == 0 ? 1 : 0;
+      }
+      for (int64_t t = lead; t < width; ++t) {
         const int64_t i = r * width + t;
         // Three draws for every position, picked or not, so a position's fate depends on its
         // own draws alone (not on padding or special tokens elsewhere in the row).

@@ -296,10 +296,20 @@ void defer_named(Module& model, const FileTensors& tensors, const std::string& w
       // value. transformers would keep the embedding's without a word; runner refuses.
       const auto& [other, where_other] = seen->second;
       if (!t.file->load(t.name).equal(where_other->file->load(where_other->name))) {
-        const bool head_first = ends_with(name, "lm_head.weight");  // name the head as the key to drop
+        // Name the output head as the key to drop: a decoder's tied weight (lm_head, an
+        // encoder's masked-LM decoder), not the embedding.
+        auto is_head = [](const std::string& n) {
+          return ends_with(n, "lm_head.weight") || ends_with(n, "decoder.weight") || ends_with(n, "vocab_projector.weight");
+        };
+        const bool head_first = is_head(name) || !is_head(other);
         const std::string& head = head_first ? name : other;
-        throw CheckpointError(head + " differs from " + (head_first ? other : name) + ", but config.json ties them (tie_word_embeddings = true): set "
-                              "tie_word_embeddings = false to keep both, or drop " + head + " from the files", where);
+        const bool encoder = !ends_with(head, "lm_head.weight") || head == "generator_lm_head.weight";
+        throw CheckpointError(head + " differs from " + (head_first ? other : name) +
+                                  (encoder ? ", but the masked-LM head's decoder is the word embedding (tied, as transformers ties it): drop " + head +
+                                                 " from the files"
+                                           : ", but config.json ties them (tie_word_embeddings = true): set tie_word_embeddings = false to keep both, or drop " +
+                                                 head + " from the files"),
+                              where);
       }
       continue;
     }

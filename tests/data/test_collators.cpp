@@ -62,6 +62,11 @@ TEST(PadCollate, PadToMultipleOfRoundsTheWidthUp) {
   o.pad_left = false;
   o.pad_to_multiple_of = 3;
   EXPECT_EQ(pad_collate(o)(examples).at("input_ids").size(1), 3);
+  // Only the token fields: a multi-label vector the length of neither keeps its width.
+  o.pad_to_multiple_of = 4;
+  b = pad_collate(o)({{{"input_ids", L({5, 6, 7})}, {"labels", at::ones({2})}}, {{"input_ids", L({8})}, {"labels", at::zeros({2})}}});
+  EXPECT_EQ(b.at("input_ids").size(1), 4);
+  EXPECT_TRUE(b.at("labels").equal(at::stack({at::ones({2}), at::zeros({2})})));
 }
 
 // transformers' tokenizer.pad (DataCollatorWithPadding): token types pad with 0 and the

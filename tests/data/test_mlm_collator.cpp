@@ -94,6 +94,19 @@ TEST(MlmCollator, MasksAreAFunctionOfSeedEpochAndIndex) {
   EXPECT_TRUE(mlm_collate(seeded)(ex, origin(100, 8, 0, 1)).at("labels").equal(mlm_collate(seeded)(ex, origin(100, 8, 0, 2)).at("labels")));
 }
 
+// With left padding a token's draws follow its place in its own example: batched beside a
+// longer example it is masked as alone.
+TEST(MlmCollator, LeftPaddingDoesNotMoveTheMasks) {
+  MlmOptions o = options();
+  o.pad.pad_left = true;
+  o.mlm_probability = 0.5;
+  const Example shorter{{"input_ids", at::arange(10, 30, at::kLong)}}, longer{{"input_ids", at::arange(10, 60, at::kLong)}};
+  const at::Tensor alone = mlm_collate(o)({shorter}, origin(7, 1)).at("labels")[0];
+  const at::Tensor beside = mlm_collate(o)({shorter, longer}, BatchOrigin{42, 0, {7, 8}}).at("labels")[0];
+  EXPECT_TRUE(beside.slice(0, 30).equal(alone));
+  EXPECT_GT(alone.ne(-100).sum().item<int64_t>(), 0);
+}
+
 TEST(MlmCollator, HonoursSpecialTokensMaskAndDropsIt) {
   const at::Tensor ids = at::arange(10, 210, at::kLong);
   at::Tensor special = at::zeros({200}, at::kLong);

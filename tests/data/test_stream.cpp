@@ -124,6 +124,29 @@ TEST(StreamLoader, WorkerThreadsGiveTheSameBatches) {
   expect_same(batches(a, 0, 25), batches(b, 0, 25));
 }
 
+// Each example's key (BatchOrigin::indices, what an MLM collator seeds its masks from) is unique
+// over several epochs, the buffer's draining included, and the same after a restore.
+TEST(StreamLoader, ExampleKeysAreUniqueAndSurviveARestore) {
+  const auto stream = make_stream(make_shards("keys", 3, 20), 16, 3);
+  auto keys = std::make_shared<std::vector<int64_t>>();
+  auto recording = [keys](const std::vector<Example>& e, const BatchOrigin& o) {
+    keys->insert(keys->end(), o.indices.begin(), o.indices.end());
+    return default_collate(e);
+  };
+  StreamLoaderOptions o{4, 0, 2, recording, false};
+  StreamLoader whole(stream, 0, 1, o);
+  batches(whole, 0, 10);
+  const nlohmann::json saved = whole.state();
+  batches(whole, 10, 60);  // past the first epochs' ends (about 19 examples per epoch)
+  const std::vector<int64_t> all = *keys;
+  EXPECT_EQ(std::set<int64_t>(all.begin(), all.end()).size(), all.size());
+  keys->clear();
+  StreamLoader resumed(stream, 0, 1, o);
+  resumed.restore(nlohmann::json::parse(saved.dump()), "test");
+  batches(resumed, 10, 60);
+  EXPECT_EQ(*keys, std::vector<int64_t>(all.begin() + 40, all.end()));
+}
+
 TEST(StreamLoader, RestoreContinuesWithoutReadingAgain) {
   const auto stream = make_stream(make_shards("loader", 4, 50), 12, 7);
   StreamLoaderOptions o{4, 2, 2, {}, false};

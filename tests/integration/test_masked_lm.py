@@ -161,6 +161,31 @@ return {
             np.testing.assert_allclose(got[0], want[0], rtol=1e-5, atol=1e-5)
             self.assertAlmostEqual(got[1], want[1], places=5)
 
+    def test_a_lua_collator_wrapping_it_keeps_each_batchs_draws(self):
+        """A recipe's data_collator function calling data.mlm_collator: the built-in collator
+        draws by the batch's epoch and dataset indices, as it does unwrapped, not as a fresh
+        call with epoch 0 and indices 0, 1, ... (every batch of identical examples would then
+        get identical masks)."""
+        with TempDir() as d:
+            recipe = """local data = require "runner.data"
+local mlm = data.mlm_collator{ mask_token_id = 4, vocab_size = 64, mlm_probability = 0.3 }
+local function list(t) local r = {} for _, row in ipairs(t:tolist()) do r[#r + 1] = "[" .. table.concat(row, ",") .. "]" end return "[" .. table.concat(r, ",") .. "]" end
+return {
+  args = { output_dir = "out", num_train_epochs = 2, per_device_train_batch_size = 4, learning_rate = 1e-3, report_to = "none", save_strategy = "no" },
+  datasets = { train = data.tensors{ input_ids = torch.arange(10, 42):reshape{ 1, 32 }:expand{ 16, 32 }:contiguous() } },
+  data_collator = function(examples) local b = mlm(examples) print("LABELS " .. list(b.labels)) return b end,
+  model = (require "runner.models").encoder_classifier{ task = "masked_lm", vocab_size = 64, max_position_embeddings = 32, n_layer = 1,
+                                                       n_head = 2, hidden_size = 16, intermediate_size = 32 },
+}
+"""
+            code, out, err = run(write(os.path.join(d, "wrapped.lua"), recipe), cwd=d)
+            self.assertEqual(code, 0, err[-3000:])
+            batches = re.findall(r"LABELS (.*)$", out + err, re.M)
+            self.assertEqual(len(batches), 8)
+            self.assertEqual(len(set(batches)), 8)  # every batch its own masks
+            rows = [row for b in batches for row in json.loads(b)]
+            self.assertEqual(len({json.dumps(r) for r in rows}), 32)  # and every example in every epoch
+
     def test_bad_settings_are_one_line(self):
         with TempDir() as d:
             torch.manual_seed(0)
@@ -175,6 +200,8 @@ return {
                 'data.mlm_collator{ tokenizer = data.tokenizer("tokenizer.json") }': "the tokenizer has no mask token",
                 'data.mlm_collator{ mask_token_id = 4, vocab_size = 64, mlm_probability = 1.5 }': "data.mlm_collator: mlm_probability must be in [0, 1]",
                 'data.mlm_collator{ vocab_size = 64 }': "give tokenizer = data.tokenizer(...), or mask_token_id and vocab_size",
+                'models.lora(models.from_pretrained("bert", { task = "masked_lm" }), { r = 4 })':
+                    "LoRA of a masked language model (BertForMaskedLM) is not supported",
             }
             for i, (code_line, message) in enumerate(cases.items()):
                 script = f'local data, models = require "runner.data", require "runner.models"\nlocal x = {code_line}\nreturn {{}}\n'

@@ -10,13 +10,10 @@ namespace runner::data {
 
 namespace {
 
-// An example's place in the stream, from the reader's state just after it was cut: records of
-// the epoch passed and the tokens left over, with the reader's id. A resumed reader restores
-// that state, so an example keeps its key (and an MLM collator its masks) across a resume.
-int64_t position_key(int64_t reader_id, const StreamReaderState& s) {
-  const uint64_t k = (static_cast<uint64_t>(reader_id) << 48) ^ (static_cast<uint64_t>(s.record_index) << 20) ^ static_cast<uint64_t>(s.carry.size());
-  return static_cast<int64_t>(k & 0x7fffffffffffffffULL);
-}
+// An example's key (BatchOrigin::indices): the reader's id and how many examples it had cut
+// before this one. A resumed reader restores that count, so an example keeps its key (and an
+// MLM collator its masks) across a resume.
+int64_t position_key(int64_t reader_id, const StreamReaderState& s) { return (reader_id << 40) | ((s.examples - 1) & ((int64_t{1} << 40) - 1)); }
 
 }  // namespace
 
@@ -40,11 +37,10 @@ StreamLoader::Produced StreamLoader::produce(Reader& r) const {
   Produced p;
   try {
     std::vector<Example> examples;
-    BatchOrigin origin{options_.seed, 0, {}};
+    BatchOrigin origin{options_.seed, 0, {}};  // epoch 0: the keys count examples over all epochs
     for (int64_t i = 0; i < options_.batch_size; ++i) {
       const at::Tensor ids = at::tensor(r.reader->next_example(), at::kLong);
       examples.push_back({{"input_ids", ids}, {"labels", ids.clone()}});  // the model shifts the labels (HF causal LM)
-      origin.epoch = r.reader->state().epoch;
       origin.indices.push_back(position_key(r.id, r.reader->state()));
     }
     p.batch = options_.collator ? options_.collator(examples, origin) : default_collate(examples);

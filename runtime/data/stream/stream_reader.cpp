@@ -11,7 +11,7 @@ nlohmann::json StreamReaderState::to_json() const {
   for (const auto& r : buffer) records.push_back(runner::base64_encode(*r));
   return {{"epoch", epoch}, {"shard_slot", slot}, {"offset", {pos.major, pos.minor}}, {"record_index", record_index},
           {"rng", std::to_string(rng)}, {"draining", draining}, {"epoch_had_records", epoch_had_records},
-          {"buffer", records}, {"carry", carry}};
+          {"buffer", records}, {"carry", carry}, {"examples", examples}};
 }
 
 StreamReaderState StreamReaderState::from_json(const nlohmann::json& j, const std::string& where) {
@@ -24,6 +24,7 @@ StreamReaderState StreamReaderState::from_json(const nlohmann::json& j, const st
     s.rng = std::stoull(j.at("rng").get<std::string>());
     s.draining = j.at("draining").get<bool>();
     s.epoch_had_records = j.at("epoch_had_records").get<bool>();
+    s.examples = j.value("examples", int64_t{0});  // absent from checkpoints written before it existed
     for (const auto& r : j.at("buffer")) {
       auto record = runner::base64_decode(r.get<std::string>());
       if (!record) throw CheckpointError("stream state: malformed shuffle buffer record", where);
@@ -142,6 +143,7 @@ std::vector<int64_t> StreamReader::next_example() {
   }
   std::vector<int64_t> out(s_.carry.begin(), s_.carry.begin() + static_cast<std::ptrdiff_t>(block));
   s_.carry.erase(s_.carry.begin(), s_.carry.begin() + static_cast<std::ptrdiff_t>(block));
+  ++s_.examples;
   return out;
 }
 

@@ -36,6 +36,7 @@ struct StreamReaderState {
   // snapshot then copies pointers, not the buffer's text.
   std::vector<std::shared_ptr<const std::string>> buffer;
   std::vector<int64_t> carry;  // tokens waiting for the next example
+  int64_t examples = 0;        // examples this reader has cut, over all epochs: each one's key (BatchOrigin)
   // Not saved: what this process read, for the resume counters.
   int64_t records_read = 0, records_skipped = 0;
 
