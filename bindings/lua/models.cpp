@@ -159,6 +159,8 @@ int m_encoder_classifier(lua_State* L) {
     throw RecipeError("models.encoder_classifier: task must be \"sequence_classification\", \"token_classification\" or \"masked_lm\", got \"" + task + "\"");
   c.per_token = task == "token_classification";
   c.masked_lm = task == "masked_lm";
+  if (c.masked_lm && (o.has("num_labels") || !c.labels.empty()))
+    throw RecipeError("models.encoder_classifier: num_labels and labels are for a classifier, not task = \"masked_lm\"");
   o.finish();
   return ret(L, models::make_encoder_classifier(c));
 }

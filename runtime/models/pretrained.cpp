@@ -362,7 +362,7 @@ ModulePtr from_pretrained(const std::string& dir, bool deferred, const std::stri
                           const std::vector<std::string>& labels, const std::string& task) {
   if (!task.empty() && task != "token_classification" && task != "sequence_classification" && task != "masked_lm")
     throw RecipeError("from_pretrained: task must be \"sequence_classification\", \"token_classification\" or \"masked_lm\", got \"" + task + "\"");
-  if (task == "masked_lm" && num_labels > 0) throw RecipeError("from_pretrained: num_labels and labels are for a classifier, not task = \"masked_lm\"");
+  if (task == "masked_lm" && (num_labels > 0 || !labels.empty())) throw RecipeError("from_pretrained: num_labels and labels are for a classifier, not task = \"masked_lm\"");
   if (num_labels == 0) num_labels = static_cast<int64_t>(labels.size());
   const fs::path folder(dir);
   if (!fs::is_directory(folder)) throw CheckpointError("not a folder (from_pretrained needs a Hugging Face model folder)", dir);
