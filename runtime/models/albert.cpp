@@ -135,6 +135,7 @@ class AlbertClassifier : public Module {
   std::string hf_config_json() const override { return bert_config_json(config_, hf_dtype()).dump(2); }
   std::vector<std::string> input_names() const override { return {"input_ids", "attention_mask", "token_type_ids", "labels"}; }
   Module* input_embeddings() override { return words_.get(); }
+  double floating_point_ops(const TensorMap& batch) const override { return encoder_flops(*this, batch, {words_.get(), positions_.get(), types_.get()}); }
   std::vector<IdRange> id_ranges() const override { return encoder_id_ranges(config_, /*token_types=*/true); }
 
   TensorMap forward_batch_impl(const TensorMap& batch) override {

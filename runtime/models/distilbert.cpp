@@ -112,6 +112,7 @@ class DistilBertClassifier : public Module {
   std::vector<std::string> no_split_modules() const override { return {"TransformerBlock"}; }
   std::vector<std::string> input_names() const override { return {"input_ids", "attention_mask", "labels"}; }
   Module* input_embeddings() override { return words_.get(); }
+  double floating_point_ops(const TensorMap& batch) const override { return encoder_flops(*this, batch, {words_.get(), positions_.get()}); }
   std::vector<IdRange> id_ranges() const override { return encoder_id_ranges(config_, /*token_types=*/false); }
   std::string hf_config_json() const override { return bert_config_json(config_, hf_dtype()).dump(2); }
 

@@ -53,6 +53,15 @@ const at::Tensor& same_shape_as_ids(const at::Tensor& t, const at::Tensor& ids, 
   return t;
 }
 
+double encoder_flops(const Module& model, const TensorMap& batch, std::initializer_list<const Embedding*> embeddings) {
+  auto it = batch.find("input_ids");
+  if (it == batch.end() || !it->second.defined()) return 0.0;
+  int64_t non_embedding = model.num_parameters();
+  for (const Embedding* e : embeddings)
+    if (e) non_embedding -= e->weight.numel();
+  return 6.0 * static_cast<double>(non_embedding) * static_cast<double>(it->second.numel());
+}
+
 at::Tensor sequence_classification_loss(const EncoderConfig& c, const at::Tensor& logits, const at::Tensor& labels, const std::string& model) {
   if (c.per_token || c.masked_lm) return classification_loss(logits, labels, model);  // a class (token) per token, -100 ignored
   const std::string& kind = c.problem_type;

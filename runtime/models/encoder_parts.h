@@ -26,6 +26,10 @@ std::vector<IdRange> encoder_id_ranges(const EncoderConfig& c, bool token_types)
 // `t` (token_type_ids, attention_mask) when it has input_ids' shape; RecipeError naming `field` otherwise.
 const at::Tensor& same_shape_as_ids(const at::Tensor& t, const at::Tensor& ids, const char* field, const std::string& model);
 
+// HF's floating_point_ops for a batch: 6 · (parameters outside the embedding layers) · the
+// input_ids tokens, forward and backward together (trainer_state.json's total_flos).
+double encoder_flops(const Module& model, const TensorMap& batch, std::initializer_list<const Embedding*> embeddings);
+
 // The config's problem_type, else regression (MSE) for one label, multi-label BCE for float
 // labels, cross-entropy otherwise.
 at::Tensor sequence_classification_loss(const EncoderConfig& c, const at::Tensor& logits, const at::Tensor& labels, const std::string& model);

@@ -185,6 +185,12 @@ return {
             self.assertEqual(len(set(batches)), 8)  # every batch its own masks
             rows = [row for b in batches for row in json.loads(b)]
             self.assertEqual(len({json.dumps(r) for r in rows}), 32)  # and every example in every epoch
+            # total_flos is the Trainer's floating_point_ops of each step's batch (8 steps of 4 × 32
+            # tokens): 6 · tokens · num_parameters(exclude_embeddings=True).
+            with open(os.path.join(d, "out", "trainer_state.json")) as f:
+                total_flos = json.load(f)["total_flos"]
+            hf = transformers.AutoModelForMaskedLM.from_pretrained(os.path.join(d, "out"))
+            self.assertEqual(total_flos, 8 * 6 * 4 * 32 * hf.num_parameters(exclude_embeddings=True))
 
     def test_bad_settings_are_one_line(self):
         with TempDir() as d:
