@@ -152,7 +152,8 @@ TEST(MlmCollator, RefusesBadOptions) {
 // Through the DataLoader: a shuffled epoch read with 3 workers and batch 5 gives each example
 // the masks it gets with batch 8, and in another order (a sequential sampler, as another
 // world size's shards would deal it): the key is the example's dataset index, not its place
-// in the batch or the epoch. The next epoch gives it new ones.
+// in the batch or the epoch; two ranks' shards give it the same masks too. The next epoch
+// gives it new ones.
 TEST(MlmCollator, DataLoaderPassesEpochAndDatasetIndices) {
   at::manual_seed(2);
   auto ex = examples(40, 24);
@@ -184,11 +185,20 @@ TEST(MlmCollator, DataLoaderPassesEpochAndDatasetIndices) {
   const auto a = per_example(5, 3, 0), b = per_example(8, 0, 0), c = per_example(8, 0, 1);
   sampler = std::make_shared<SequentialSampler>(40);
   const auto in_order = per_example(8, 0, 0);
+  // Two ranks, each reading its share of the shuffled order (as a 2-process run deals it).
+  std::map<int64_t, at::Tensor> ranks;
+  for (int64_t rank = 0; rank < 2; ++rank) {
+    sampler = std::make_shared<ShardedSampler>(shuffled, 4, rank, 2, false);
+    const auto part = per_example(4, 0, 0);
+    ranks.insert(part.begin(), part.end());
+  }
+  ASSERT_EQ(ranks.size(), 40u);
   ASSERT_EQ(a.size(), 40u);
   int64_t differ = 0;
   for (const auto& [i, labels] : a) {
     EXPECT_TRUE(labels.equal(b.at(i))) << "example " << i;
     EXPECT_TRUE(labels.equal(in_order.at(i))) << "example " << i;
+    EXPECT_TRUE(labels.equal(ranks.at(i))) << "example " << i;
     differ += labels.equal(c.at(i)) ? 0 : 1;
   }
   EXPECT_GT(differ, 30);
