@@ -140,34 +140,24 @@ int d_mlm_collator(lua_State* L) {
   m.pad = pad_options(L, o, fn);
   if (tok) {
     m.vocab_size = tok->vocab_size();
-    m.special_ids = tok->special_ids();  // ascending
+    const std::vector<int64_t> special = tok->special_ids();  // ascending
     const auto named = data::folder_special_tokens(tok->path());
-    std::vector<int64_t> named_ids;
-    for (const auto& [key, content] : named)
-      if (const int64_t id = tok->token_to_id(content); id >= 0) named_ids.push_back(id);
-    auto id_of = [&](const char* key) -> int64_t {
-      auto it = named.find(key);
-      return it == named.end() ? -1 : tok->token_to_id(it->second);
+    // The folder's token for `key`, else the first of the tokenizer classes' defaults that the
+    // tokenizer has as a special added token (BertTokenizer's [MASK], RobertaTokenizer's <mask>).
+    auto id_of = [&](const char* key, std::initializer_list<const char*> defaults) -> int64_t {
+      if (auto it = named.find(key); it != named.end() && tok->token_to_id(it->second) >= 0) return tok->token_to_id(it->second);
+      for (const char* name : defaults)
+        if (const int64_t id = tok->token_to_id(name); id >= 0 && std::binary_search(special.begin(), special.end(), id)) return id;
+      return -1;
     };
-    m.mask_token_id = id_of("mask_token");
-    // No folder file names one: BertTokenizer's and RobertaTokenizer's defaults, when the
-    // tokenizer has that token as a special added token.
-    for (const char* name : {"[MASK]", "<mask>"}) {
-      const int64_t id = tok->token_to_id(name);
-      if (m.mask_token_id < 0 && id >= 0 && std::binary_search(m.special_ids.begin(), m.special_ids.end(), id)) m.mask_token_id = id;
-    }
-    m.special_ids.insert(m.special_ids.end(), named_ids.begin(), named_ids.end());  // mlm_collate sorts them
+    m.special_ids = special;
+    for (const auto& [key, content] : named)
+      if (const int64_t id = tok->token_to_id(content); id >= 0) m.special_ids.push_back(id);  // mlm_collate sorts them
+    m.mask_token_id = id_of("mask_token", {"[MASK]", "<mask>"});
     if (m.mask_token_id < 0 && !o.has("mask_token_id"))
       throw RecipeError(std::string(fn) + ": the tokenizer has no mask token (tokenizer_config.json's mask_token next to " + tok->path() +
                         "), which masked language modelling needs; give mask_token_id");
-    if (!o.has("pad_token_id")) {
-      int64_t pad = id_of("pad_token");
-      for (const char* name : {"[PAD]", "<pad>"}) {  // the tokenizer classes' defaults, as for the mask token
-        const int64_t id = tok->token_to_id(name);
-        if (pad < 0 && id >= 0 && std::binary_search(tok->special_ids().begin(), tok->special_ids().end(), id)) pad = id;
-      }
-      if (pad >= 0) m.pad.pad_token_id = pad;
-    }
+    if (const int64_t pad = id_of("pad_token", {"[PAD]", "<pad>"}); pad >= 0 && !o.has("pad_token_id")) m.pad.pad_token_id = pad;
   }
   if (o.has("mask_token_id") || !tok) m.mask_token_id = o.integer("mask_token_id", -1);
   if (o.has("vocab_size") || !tok) m.vocab_size = o.integer("vocab_size", 0);

@@ -4,32 +4,24 @@
 #include <string>
 
 #include "runtime/core/errors.h"
+#include "runtime/core/splitmix.h"
 
 namespace runner::data {
 
 namespace {
 
-// SplitMix64's finaliser: a good 64-bit mix, so nearby (seed, epoch, index) keys give
-// unrelated streams.
-uint64_t mix(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-// One example's draws: SplitMix64 from a key of (seed, epoch, index).
+// One example's draws: SplitMix64 (runtime/core/splitmix.h, the same on every platform) from
+// a key mixed out of (seed, epoch, index), so nearby keys give unrelated streams.
 class Draws {
  public:
   Draws(uint64_t seed, int64_t epoch, int64_t index)
-      : state_(mix(mix(mix(seed + kGolden) ^ static_cast<uint64_t>(epoch)) + kGolden ^ static_cast<uint64_t>(index))) {}
-  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
+      : state_(splitmix64_mix(splitmix64_mix(splitmix64_mix(seed) ^ static_cast<uint64_t>(epoch)) ^ static_cast<uint64_t>(index))) {}
+  double uniform() { return static_cast<double>(splitmix64(state_) >> 11) * 0x1.0p-53; }  // [0, 1)
   int64_t below(int64_t n) {  // [0, n), without modulo bias worth naming for n < 2^32
-    return static_cast<int64_t>((static_cast<unsigned __int128>(next()) * static_cast<uint64_t>(n)) >> 64);
+    return static_cast<int64_t>((static_cast<unsigned __int128>(splitmix64(state_)) * static_cast<uint64_t>(n)) >> 64);
   }
 
  private:
-  static constexpr uint64_t kGolden = 0x9e3779b97f4a7c15ULL;
-  uint64_t next() { return mix(state_ += kGolden); }
   uint64_t state_;
 };
 
