@@ -25,6 +25,7 @@ void add_tokenizer_functions(lua_State* L);  // data.tokenizer (data_tokenizer.c
 // The tokenizer userdata at idx (data.tokenizer), or nullptr when it is something else.
 std::shared_ptr<data::HfTokenizer> tokenizer_at(lua_State* L, int idx);
 int d_sft(lua_State* L);  // data.sft (data_sft.cpp)
+void add_qa_functions(lua_State* L);  // data.qa_features, data.qa_predictions, data.qa_metrics (data_qa.cpp)
 void add_arrow_source_functions(lua_State* L);  // data.parquet, data.arrow, data.hf_dataset (data_arrow.cpp)
 // Example `e` (row `index` of `ds`) as a Lua table: its tensors, and ds's text fields (strings,
 // tables) for that row (data_arrow.cpp).

@@ -3,6 +3,7 @@
 #include "bindings/lua/lua_module.h"
 #include "runtime/core/did_you_mean.h"
 #include "runtime/core/errors.h"
+#include "runtime/core/text.h"
 #include "runtime/io/safetensors.h"
 #include "runtime/models/builtin.h"
 #include "runtime/models/llama_config.h"
@@ -155,12 +156,22 @@ int m_encoder_classifier(lua_State* L) {
   }
   c.pad_token_id = o.integer("pad_token_id", c.pad_token_id);
   const std::string task = o.string("task", "sequence_classification");
-  if (task != "sequence_classification" && task != "token_classification" && task != "masked_lm")
-    throw RecipeError("models.encoder_classifier: task must be \"sequence_classification\", \"token_classification\" or \"masked_lm\", got \"" + task + "\"");
+  if (task != "sequence_classification" && task != "token_classification" && task != "masked_lm" && task != "question_answering")
+    throw RecipeError(
+        "models.encoder_classifier: task must be \"sequence_classification\", \"token_classification\", \"masked_lm\" or \"question_answering\", got \"" +
+        task + "\"");
   c.per_token = task == "token_classification";
   c.masked_lm = task == "masked_lm";
-  if (c.masked_lm && (o.has("num_labels") || !c.labels.empty()))
-    throw RecipeError("models.encoder_classifier: num_labels and labels are for a classifier, not task = \"masked_lm\"");
+  c.question_answering = task == "question_answering";
+  if ((c.masked_lm || c.question_answering) && (o.has("num_labels") || !c.labels.empty()))
+    throw RecipeError("models.encoder_classifier: num_labels and labels are for a classifier, not task = \"" + task + "\"");
+  if (c.question_answering) c.num_labels = 2;  // start, end
+  if (o.has("qa_dropout")) {  // DistilBertForQuestionAnswering's dropout before qa_outputs
+    if (c.model_type != "distilbert" || !c.question_answering)
+      throw RecipeError("models.encoder_classifier: qa_dropout is DistilBERT's question-answering head's (model_type = \"distilbert\", task = \"question_answering\")");
+    c.qa_dropout = o.number("qa_dropout", c.qa_dropout);
+    if (c.qa_dropout < 0 || c.qa_dropout >= 1) throw RecipeError("models.encoder_classifier: qa_dropout must be in [0, 1)");
+  }
   o.finish();
   return ret(L, models::make_encoder_classifier(c));
 }
@@ -201,11 +212,12 @@ int m_lora(lua_State* L) {
     lua_pop(L, 1);
     models::set_lora_init(c, is_string ? o.string("init_lora_weights", "") : (o.boolean("init_lora_weights", true) ? "true" : "false"));
   }
-  // A sequence classifier's default is peft's SEQ_CLS (its head then trains and is saved).
+  // A sequence classifier's default is peft's SEQ_CLS (its head then trains and is saved), a
+  // token classifier's TOKEN_CLS, an extractive QA model's QUESTION_ANS.
   const std::string type = m->type_name();
-  const bool sequences = type.size() > 25 && type.compare(type.size() - 25, 25, "ForSequenceClassification") == 0;
-  const bool tokens = type.size() > 22 && type.compare(type.size() - 22, 22, "ForTokenClassification") == 0;
-  c.task_type = o.string("task_type", sequences ? "SEQ_CLS" : tokens ? "TOKEN_CLS" : c.task_type);
+  const bool sequences = ends_with(type, "ForSequenceClassification"), tokens = ends_with(type, "ForTokenClassification"),
+             spans = ends_with(type, "ForQuestionAnswering");
+  c.task_type = o.string("task_type", sequences ? "SEQ_CLS" : tokens ? "TOKEN_CLS" : spans ? "QUESTION_ANS" : c.task_type);
   c.modules_to_save = o.string_list("modules_to_save", {});
   c.base_model_name_or_path = o.string("base_model_name_or_path", "");
   o.finish();
@@ -217,7 +229,7 @@ int m_lora(lua_State* L) {
 // The weights stay in their files until the Trainer (or recipe code using the model) needs
 // them: under ZeRO-3 each rank then reads only its shards (parameter_store.h).
 // models.from_pretrained(dir[, {dtype = "auto" | "float32" | "bfloat16" | "float16", fused_linear_cross_entropy = true,
-// num_labels, labels = {name, ...}, task = "sequence_classification" | "token_classification" | "masked_lm"}])
+// num_labels, labels = {name, ...}, task = "sequence_classification" | "token_classification" | "masked_lm" | "question_answering"}])
 int m_from_pretrained(lua_State* L) {
   const std::string dir = checked_path(luaL_checkstring(L, 1), "models.from_pretrained");
   Options o(L, 2, "models.from_pretrained");
@@ -226,7 +238,7 @@ int m_from_pretrained(lua_State* L) {
   int64_t num_labels = 0;  // 0: the config's
   if (o.has("num_labels") && (num_labels = o.integer("num_labels", 0)) <= 0) throw RecipeError("models.from_pretrained: num_labels must be > 0");
   const std::vector<std::string> labels = o.string_list("labels", {});  // id2label's names, in id order
-  const std::string task = o.string("task", "");  // "sequence_classification" | "token_classification" | "masked_lm"
+  const std::string task = o.string("task", "");  // "sequence_classification" | "token_classification" | "masked_lm" | "question_answering"
   if (!labels.empty() && num_labels > 0 && num_labels != static_cast<int64_t>(labels.size()))
     throw RecipeError("models.from_pretrained: labels names " + std::to_string(labels.size()) + " labels but num_labels is " + std::to_string(num_labels));
   o.finish();

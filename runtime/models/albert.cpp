@@ -118,7 +118,7 @@ class AlbertClassifier : public Module {
     }
     encoder->register_module("albert_layer_groups", groups);
     body->register_module("encoder", encoder);
-    if (!c.per_token && !c.masked_lm) {  // AlbertForTokenClassification's and AlbertForMaskedLM's bodies have no pooler
+    if (!c.per_token && !c.masked_lm && !c.question_answering) {  // the token, masked-LM and QA models' bodies have no pooler
       pooler_ = init_dense(c.hidden_size, c.hidden_size, c.initializer_range);
       body->register_module("pooler", pooler_);
     }
@@ -127,13 +127,19 @@ class AlbertClassifier : public Module {
       mlm_ = std::make_unique<MaskedLmHead>(*this, c, words_->weight);
       return;
     }
-    classifier_ = init_dense(c.hidden_size, c.num_labels, c.initializer_range);
-    register_module("classifier", classifier_);
+    classifier_ = init_dense(c.hidden_size, c.question_answering ? 2 : c.num_labels, c.initializer_range);
+    register_module(c.question_answering ? "qa_outputs" : "classifier", classifier_);  // AlbertForQuestionAnswering: no dropout
   }
 
   bool takes_batch() const override { return true; }
   std::string hf_config_json() const override { return bert_config_json(config_, hf_dtype()).dump(2); }
-  std::vector<std::string> input_names() const override { return {"input_ids", "attention_mask", "token_type_ids", "labels"}; }
+  std::vector<std::string> input_names() const override {
+    if (config_.question_answering) return {"input_ids", "attention_mask", "token_type_ids", "start_positions", "end_positions"};
+    return {"input_ids", "attention_mask", "token_type_ids", "labels"};
+  }
+  std::vector<std::string> label_names() const override {
+    return config_.question_answering ? question_answering_labels() : Module::label_names();
+  }
   Module* input_embeddings() override { return words_.get(); }
   double floating_point_ops(const TensorMap& batch) const override { return encoder_flops(*this, batch, {words_.get(), positions_.get(), types_.get()}); }
   std::vector<IdRange> id_ranges() const override { return encoder_id_ranges(config_, /*token_types=*/true); }
@@ -155,6 +161,7 @@ class AlbertClassifier : public Module {
     for (int64_t i = 0; i < layers; ++i)  // transformers' int(i / (layers / groups)), in doubles
       for (const auto& layer : groups_[static_cast<size_t>(static_cast<double>(i) / (static_cast<double>(layers) / static_cast<double>(n_groups)))])
         x = layer->forward_masked(x, hide);
+    if (config_.question_answering) return question_answering_outputs(classifier_->forward(x), batch, kName);  // (B, T, 2)
     const double p = config_.head_dropout();
     const at::Tensor logits = mlm_               ? mlm_->forward(x)                                        // (B, T, vocab_size)
                               : config_.per_token ? classifier_->forward(maybe_dropout(x, p, is_training()))  // (B, T, num_labels)

@@ -75,7 +75,10 @@ std::string EncoderConfig::family() const {
 }
 
 std::string EncoderConfig::architecture() const {
-  return family() + (masked_lm ? "ForMaskedLM" : per_token ? "ForTokenClassification" : "ForSequenceClassification");
+  return family() + (masked_lm            ? "ForMaskedLM"
+                     : question_answering ? "ForQuestionAnswering"
+                     : per_token          ? "ForTokenClassification"
+                                          : "ForSequenceClassification");
 }
 
 EncoderConfig bert_config_from_hf(const json& c, const std::string& where) {
@@ -86,7 +89,10 @@ EncoderConfig bert_config_from_hf(const json& c, const std::string& where) {
     throw CheckpointError("model_type \"" + e.model_type + "\" is not an encoder runner has (bert, roberta, xlm-roberta, camembert, distilbert, albert, electra)", where);
   read_labels(c, f, e, where);
   for (const auto& a : f.array("architectures"))
-    if (a.is_string() && a.get<std::string>().find("ForTokenClassification") != std::string::npos) e.per_token = true;
+    if (a.is_string()) {
+      if (a.get<std::string>().find("ForTokenClassification") != std::string::npos) e.per_token = true;
+      if (a.get<std::string>().find("ForQuestionAnswering") != std::string::npos) e.question_answering = true;
+    }
   const bool roberta = is_roberta_type(e.model_type);
   const Keys& k = keys_of(e.model_type);
   e.vocab_size = f.integer("vocab_size", k.vocab_default);
@@ -101,6 +107,7 @@ EncoderConfig bert_config_from_hf(const json& c, const std::string& where) {
   e.initializer_range = f.number("initializer_range", 0.02);
   if (e.model_type == "distilbert") {  // no token types, LayerNorm eps fixed at 1e-12
     e.classifier_dropout = f.number("seq_classif_dropout", 0.2);
+    e.qa_dropout = f.number("qa_dropout", 0.1);
     const std::string act = f.string("activation", "gelu");
     if (act != "gelu") throw CheckpointError("activation \"" + act + "\" is not supported (DistilBERT uses gelu)", where);
     if (f.boolean("sinusoidal_pos_embds", false)) throw CheckpointError("sinusoidal_pos_embds = true is not supported", where);
@@ -162,6 +169,7 @@ json bert_config_json(const EncoderConfig& e, const std::string& dtype) {
   if (!e.problem_type.empty()) j["problem_type"] = e.problem_type;
   if (e.model_type == "distilbert") {
     j["seq_classif_dropout"] = e.head_dropout();
+    j["qa_dropout"] = e.qa_dropout;
     j["activation"] = "gelu";
     j["sinusoidal_pos_embds"] = false;
     return j;

@@ -136,6 +136,11 @@ struct EncoderConfig {
   // *ForMaskedLM (masked_lm_head.h): logits (B, T, vocab_size) from the pretraining head tied to
   // the word embedding, cross-entropy over the tokens whose label is not -100; no pooler.
   bool masked_lm = false;
+  // *ForQuestionAnswering (extractive QA, run_qa.py): qa_outputs (H → 2) on every position, no
+  // pooler; logits (B, T, 2) = start and end logits, the loss from start_positions and
+  // end_positions (encoder_parts.h). num_labels is 2. DistilBERT's head drops out qa_dropout first.
+  bool question_answering = false;
+  double qa_dropout = 0.1;
   // "albert" (albert.cpp) and "electra": the embedding's own width (0: hidden_size), projected
   // to hidden_size. ALBERT: n_layer steps over hidden_groups groups of inner_group_num shared
   // layers; hidden_act "gelu_new" (tanh GELU) or "gelu". The other encoders use exact GELU.

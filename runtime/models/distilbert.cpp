@@ -100,6 +100,11 @@ class DistilBertClassifier : public Module {
       mlm_ = std::make_unique<MaskedLmHead>(*this, c, words_->weight);
       return;
     }
+    if (c.question_answering) {  // DistilBertForQuestionAnswering: dropout(qa_dropout) → qa_outputs
+      classifier_ = init_dense(c.hidden_size, 2, c.initializer_range);
+      register_module("qa_outputs", classifier_);
+      return;
+    }
     if (!c.per_token) {  // DistilBertForTokenClassification has the classifier alone
       pre_classifier_ = init_dense(c.hidden_size, c.hidden_size, c.initializer_range);
       register_module("pre_classifier", pre_classifier_);
@@ -110,7 +115,13 @@ class DistilBertClassifier : public Module {
 
   bool takes_batch() const override { return true; }
   std::vector<std::string> no_split_modules() const override { return {"TransformerBlock"}; }
-  std::vector<std::string> input_names() const override { return {"input_ids", "attention_mask", "labels"}; }
+  std::vector<std::string> input_names() const override {
+    if (config_.question_answering) return {"input_ids", "attention_mask", "start_positions", "end_positions"};
+    return {"input_ids", "attention_mask", "labels"};
+  }
+  std::vector<std::string> label_names() const override {
+    return config_.question_answering ? question_answering_labels() : Module::label_names();
+  }
   Module* input_embeddings() override { return words_.get(); }
   double floating_point_ops(const TensorMap& batch) const override { return encoder_flops(*this, batch, {words_.get(), positions_.get()}); }
   std::vector<IdRange> id_ranges() const override { return encoder_id_ranges(config_, /*token_types=*/false); }
@@ -129,6 +140,8 @@ class DistilBertClassifier : public Module {
       hide = same_shape_as_ids(mask, ids, "attention_mask", kName).eq(0).view({b, 1, 1, t});
     }
     for (const auto& block : blocks_) x = block->forward_masked(x, hide);
+    if (config_.question_answering)
+      return question_answering_outputs(classifier_->forward(maybe_dropout(x, config_.qa_dropout, is_training())), batch, kName);
     // Token classification: dropout (the model's, not seq_classif_dropout) → classifier per position.
     const at::Tensor logits = mlm_                ? mlm_->forward(x)  // (B, T, vocab_size)
                               : config_.per_token ? classifier_->forward(maybe_dropout(x, config_.dropout, is_training()))  // (B, T, num_labels)

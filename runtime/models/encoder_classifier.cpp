@@ -4,7 +4,8 @@
 // classifier.dense and classifier.out_proj; "electra": ElectraForSequenceClassification,
 // "electra." for "bert.", embeddings of their own width projected to H by
 // electra.embeddings_project when they differ, no pooler, the classifier.dense → GELU →
-// classifier.out_proj head; masked_lm: *ForMaskedLM, no pooler, masked_lm_head.h's head):
+// classifier.out_proj head; masked_lm: *ForMaskedLM, no pooler, masked_lm_head.h's head;
+// question_answering: *ForQuestionAnswering, no pooler, qa_outputs (2, H) on every position):
 //
 //   bert.embeddings.{word_embeddings, position_embeddings, token_type_embeddings}.weight
 //   bert.embeddings.LayerNorm.weight|bias
@@ -144,6 +145,11 @@ class EncoderClassifier : public Module {
     if (c.masked_lm) {
       register_module(encoder_prefix(c.model_type), bert);  // *ForMaskedLM: no pooler
       mlm_ = std::make_unique<MaskedLmHead>(*this, c, words_->weight);
+    } else if (c.question_answering) {
+      // *ForQuestionAnswering: qa_outputs on every position, no dropout, no pooler.
+      register_module(encoder_prefix(c.model_type), bert);
+      classifier_ = init_dense(c.hidden_size, 2, c.initializer_range);
+      register_module("qa_outputs", classifier_);
     } else if (c.per_token) {
       // *ForTokenClassification: dropout → classifier on every position; BERT without its pooler.
       register_module(encoder_prefix(c.model_type), bert);
@@ -175,7 +181,13 @@ class EncoderClassifier : public Module {
   // BertConfig's config.json: transformers' AutoModelForSequenceClassification and
   // models.from_pretrained load the folders the Trainer writes.
   std::string hf_config_json() const override { return bert_config_json(config_, hf_dtype()).dump(2); }
-  std::vector<std::string> input_names() const override { return {"input_ids", "attention_mask", "token_type_ids", "labels"}; }
+  std::vector<std::string> input_names() const override {
+    if (config_.question_answering) return {"input_ids", "attention_mask", "token_type_ids", "start_positions", "end_positions"};
+    return {"input_ids", "attention_mask", "token_type_ids", "labels"};
+  }
+  std::vector<std::string> label_names() const override {
+    return config_.question_answering ? question_answering_labels() : Module::label_names();
+  }
   Module* input_embeddings() override { return words_.get(); }
   double floating_point_ops(const TensorMap& batch) const override { return encoder_flops(*this, batch, {words_.get(), positions_.get(), types_.get()}); }
   std::vector<IdRange> id_ranges() const override { return encoder_id_ranges(config_, /*token_types=*/true); }
@@ -207,6 +219,7 @@ class EncoderClassifier : public Module {
     const double p = config_.head_dropout();
     auto drop = [&](const at::Tensor& h) { return p > 0 ? at::dropout(h, p, is_training()) : h; };
     // (B, H) from the first ([CLS], <s>) token: BERT's pooler, or RoBERTa's and ELECTRA's head with dropout around its dense.
+    if (config_.question_answering) return question_answering_outputs(classifier_->forward(x), batch, kName);  // (B, T, 2)
     at::Tensor logits;
     if (mlm_) {
       logits = mlm_->forward(x);  // (B, T, vocab_size)

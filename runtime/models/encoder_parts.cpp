@@ -42,6 +42,7 @@ void check_encoder_config(const EncoderConfig& c, const std::string& model) {
 std::vector<IdRange> encoder_id_ranges(const EncoderConfig& c, bool token_types) {
   std::vector<IdRange> r{{"input_ids", c.vocab_size, false, "vocab_size = " + std::to_string(c.vocab_size)}};
   if (token_types) r.push_back({"token_type_ids", c.type_vocab_size, false, "type_vocab_size = " + std::to_string(c.type_vocab_size)});
+  if (c.question_answering) return r;  // positions past the window are ignored, not errors
   if (c.masked_lm) r.push_back({"labels", c.vocab_size, true, "vocab_size = " + std::to_string(c.vocab_size)});
   else if (c.num_labels > 1) r.push_back({"labels", c.num_labels, true, "num_labels = " + std::to_string(c.num_labels)});
   return r;
@@ -69,6 +70,25 @@ at::Tensor sequence_classification_loss(const EncoderConfig& c, const at::Tensor
   if (kind == "multi_label_classification" || (kind.empty() && labels.is_floating_point()))
     return multi_label_loss(logits, labels.to(logits.scalar_type()), model);
   return classification_loss(logits, labels, model);
+}
+
+TensorMap question_answering_outputs(const at::Tensor& logits, const TensorMap& batch, const std::string& model) {
+  TensorMap out{{"logits", logits}, {"start_logits", logits.select(-1, 0)}, {"end_logits", logits.select(-1, 1)}};
+  const at::Tensor start = optional_field(batch, "start_positions"), end = optional_field(batch, "end_positions");
+  if (start.defined() != end.defined()) throw RecipeError(model + ": give both start_positions and end_positions, or neither");
+  if (!start.defined()) return out;
+  const int64_t b = logits.size(0), t = logits.size(1);
+  auto positions = [&](const at::Tensor& p, const char* name) {
+    if (at::isFloatingType(p.scalar_type()) || p.numel() != b)
+      throw RecipeError(model + ": " + name + " must hold one integer position per row (" + std::to_string(b) + "), got " +
+                        shape_string(p.sizes()) + " " + std::string(c10::toString(p.scalar_type())));
+    return p.reshape({b}).to(logits.device(), at::kLong).clamp(0, t);  // t: out of the window, ignored
+  };
+  const at::Tensor s = positions(start, "start_positions"), e = positions(end, "end_positions");
+  const at::Tensor ls = at::cross_entropy_loss(out["start_logits"].to(at::kFloat), s, {}, at::Reduction::Mean, t);
+  const at::Tensor le = at::cross_entropy_loss(out["end_logits"].to(at::kFloat), e, {}, at::Reduction::Mean, t);
+  out["loss"] = (ls + le) / 2;
+  return out;
 }
 
 }  // namespace runner::models

@@ -34,4 +34,12 @@ double encoder_flops(const Module& model, const TensorMap& batch, std::initializ
 // labels, cross-entropy otherwise.
 at::Tensor sequence_classification_loss(const EncoderConfig& c, const at::Tensor& logits, const at::Tensor& labels, const std::string& model);
 
+// *ForQuestionAnswering's outputs from qa_outputs' (B, T, 2): logits, start_logits and
+// end_logits (B, T), and with start_positions and end_positions (B) the loss transformers
+// computes: the mean of the start and end cross-entropies, a position outside [0, T) clamped to
+// T and ignored (an answer the window cut off).
+TensorMap question_answering_outputs(const at::Tensor& logits, const TensorMap& batch, const std::string& model);
+// The batch fields a question-answering head reads besides the encoder's inputs.
+inline std::vector<std::string> question_answering_labels() { return {"start_positions", "end_positions"}; }
+
 }  // namespace runner::models

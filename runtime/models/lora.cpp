@@ -142,6 +142,14 @@ ModulePtr find_module(const Module& root, const std::string& name) {
 
 }  // namespace
 
+// The heads peft's task models train whole (their modules_to_save): SEQ_CLS's and TOKEN_CLS's
+// classifier or score, QUESTION_ANS's qa_outputs.
+static std::vector<const char*> peft_heads(const std::string& task_type) {
+  if (task_type == "SEQ_CLS" || task_type == "TOKEN_CLS") return {"classifier", "score"};
+  if (task_type == "QUESTION_ANS") return {"qa_outputs"};
+  return {};
+}
+
 void apply_lora(Module& model, LoraConfig c) {
   if (model.lora()) throw RecipeError("models.lora: the model already has LoRA adapters");
   // Its adapters would be reloaded onto a classifier (peft has no masked-LM task type to
@@ -160,9 +168,8 @@ void apply_lora(Module& model, LoraConfig c) {
       c.exclude_regex.empty() ? nullptr : std::make_unique<Regex>(c.exclude_regex, "models.lora: exclude_modules", ErrorKind::kRecipe);
   // peft's modules_to_save: trained whole (SEQ_CLS: the classification head, which a
   // pretrained body does not have).
-  if (c.task_type == "SEQ_CLS" || c.task_type == "TOKEN_CLS")
-    for (const char* head : {"classifier", "score"})
-      if (std::find(c.modules_to_save.begin(), c.modules_to_save.end(), head) == c.modules_to_save.end()) c.modules_to_save.push_back(head);
+  for (const char* head : peft_heads(c.task_type))
+    if (std::find(c.modules_to_save.begin(), c.modules_to_save.end(), head) == c.modules_to_save.end()) c.modules_to_save.push_back(head);
   // peft matches them by a plain suffix (DistilBERT's "pre_classifier" ends with "classifier"),
   // an enclosing module once.
   std::vector<ModulePtr> kept;
@@ -205,7 +212,8 @@ void apply_lora(Module& model, LoraConfig c) {
                       " not found in the base model");
   if (c.base_model_name_or_path.empty()) c.base_model_name_or_path = model.name_or_path();
   for (const auto& key : c.modules_to_save) {
-    const bool peft_default = (c.task_type == "SEQ_CLS" || c.task_type == "TOKEN_CLS") && (key == "classifier" || key == "score");
+    const std::vector<const char*> heads = peft_heads(c.task_type);
+    const bool peft_default = std::any_of(heads.begin(), heads.end(), [&](const char* h) { return key == h; });
     if (!peft_default && std::none_of(c.saved.begin(), c.saved.end(), [&](const std::string& n) { return ends_with(n, key); }))
       throw RecipeError("models.lora: modules_to_save '" + key + "' matches no module of the base model");
   }

@@ -33,7 +33,8 @@ struct LoraConfig {
   bool init_lora_weights = true;   // false: B random too (the branch is not a no-op at start)
   bool gaussian_init = false;      // peft's init_lora_weights = "gaussian": A ~ N(0, 1/r), B zero
   // peft's modules_to_save: whole modules trained and saved beside the adapters (a list of
-  // names or name suffixes); task_type "SEQ_CLS" adds "classifier" and "score", as peft does.
+  // names or name suffixes); task_type "SEQ_CLS" and "TOKEN_CLS" add "classifier" and "score",
+  // "QUESTION_ANS" adds "qa_outputs", as peft does.
   std::vector<std::string> modules_to_save;
   std::vector<std::string> saved;  // the matched modules' names, filled by apply_lora
   std::string task_type = "CAUSAL_LM";

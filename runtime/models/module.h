@@ -79,6 +79,9 @@ class Module : public std::enable_shared_from_this<Module> {
   virtual bool forward_runs_host_code() const { return false; }
   // The batch fields forward_batch reads (empty = unknown: keep every field).
   virtual std::vector<std::string> input_names() const { return {}; }
+  // The fields that hold its labels when the arguments name none (HF's find_labels of the
+  // model class: start_positions and end_positions for question answering).
+  virtual std::vector<std::string> label_names() const { return {"labels"}; }
   // Reads position_ids yet lets every token of a row attend to the ones before it, across
   // sequences packed into the row (GPT-2's, as HF's GPT2 does): packing is refused for it.
   virtual bool attends_across_packed_sequences() const { return false; }

@@ -223,7 +223,7 @@ bool masked_lm_head_key(const std::string& name) {
          name.rfind("predictions.", 0) == 0 || name.rfind("generator_predictions.", 0) == 0 || name.rfind("generator_lm_head.", 0) == 0;
 }
 
-FileTensors hf_bert_names(FileTensors tensors, const std::string& type, bool pooler, bool masked_lm) {
+FileTensors hf_bert_names(FileTensors tensors, const std::string& type, bool pooler, bool masked_lm, bool question_answering) {
   const std::string prefix = encoder_prefix(type) + ".";
   FileTensors out;
   for (auto& [name, t] : tensors) {
@@ -237,10 +237,13 @@ FileTensors hf_bert_names(FileTensors tensors, const std::string& type, bool poo
       if (masked_lm) out.emplace_back(n, std::move(t));
       continue;
     }
+    // The task's own head is kept; a classifier beside a masked-LM or QA head, and a QA head
+    // beside a classifier, are another task's (transformers drops them as unexpected).
+    const bool classifier = n.rfind("classifier.", 0) == 0 || n.rfind("pre_classifier.", 0) == 0, qa = n.rfind("qa_outputs.", 0) == 0;
     const bool other_head = n.rfind("cls.", 0) == 0 || n.rfind("sop_classifier.", 0) == 0 || n.rfind("discriminator_predictions.", 0) == 0 ||
-                            (masked_lm && (n.rfind("classifier.", 0) == 0 || n.rfind("pre_classifier.", 0) == 0));
+                            ((masked_lm || question_answering) && classifier) || (qa && !question_answering);
     if (other_head || ends_with(n, ".position_ids")) continue;
-    if (n.rfind(prefix, 0) != 0 && n.rfind("classifier.", 0) != 0 && n.rfind("pre_classifier.", 0) != 0) n = prefix + n;
+    if (n.rfind(prefix, 0) != 0 && !classifier && !qa) n = prefix + n;
     if (!pooler && n.rfind(prefix + "pooler.", 0) == 0) continue;  // a head without one (RoBERTa's, token classifiers)
     out.emplace_back(n, std::move(t));
   }
@@ -252,7 +255,7 @@ FileTensors hf_bert_names(FileTensors tensors, const std::string& type, bool poo
 // ELECTRA discriminator's): newly initialised as transformers does (normal(0, std) weights,
 // zero biases, LayerNorm ones), in place, so the model keeps its identity.
 bool new_head_parameter(const std::string& name) {
-  return name.rfind("classifier.", 0) == 0 || name.rfind("pre_classifier.", 0) == 0 || name.rfind("bert.pooler.", 0) == 0 ||
+  return name.rfind("classifier.", 0) == 0 || name.rfind("pre_classifier.", 0) == 0 || name.rfind("qa_outputs.", 0) == 0 || name.rfind("bert.pooler.", 0) == 0 ||
          name.rfind("albert.pooler.", 0) == 0 || masked_lm_head_key(name);
 }
 
@@ -360,9 +363,11 @@ at::ScalarType resolve_dtype(const std::string& asked, const json& config, const
 
 ModulePtr from_pretrained(const std::string& dir, bool deferred, const std::string& dtype, int64_t num_labels,
                           const std::vector<std::string>& labels, const std::string& task) {
-  if (!task.empty() && task != "token_classification" && task != "sequence_classification" && task != "masked_lm")
-    throw RecipeError("from_pretrained: task must be \"sequence_classification\", \"token_classification\" or \"masked_lm\", got \"" + task + "\"");
-  if (task == "masked_lm" && (num_labels > 0 || !labels.empty())) throw RecipeError("from_pretrained: num_labels and labels are for a classifier, not task = \"masked_lm\"");
+  if (!task.empty() && task != "token_classification" && task != "sequence_classification" && task != "masked_lm" && task != "question_answering")
+    throw RecipeError("from_pretrained: task must be \"sequence_classification\", \"token_classification\", \"masked_lm\" or \"question_answering\", got \"" +
+                      task + "\"");
+  if ((task == "masked_lm" || task == "question_answering") && (num_labels > 0 || !labels.empty()))
+    throw RecipeError("from_pretrained: num_labels and labels are for a classifier, not task = \"" + task + "\"");
   if (num_labels == 0) num_labels = static_cast<int64_t>(labels.size());
   const fs::path folder(dir);
   if (!fs::is_directory(folder)) throw CheckpointError("not a folder (from_pretrained needs a Hugging Face model folder)", dir);
@@ -387,13 +392,20 @@ ModulePtr from_pretrained(const std::string& dir, bool deferred, const std::stri
       encoder = bert_config_from_hf(config, where);
       if (num_labels > 0 && num_labels != encoder->num_labels) encoder->num_labels = num_labels, encoder->labels.clear();
       if (!labels.empty()) encoder->labels = labels;
-      if (!task.empty()) encoder->per_token = task == "token_classification", encoder->masked_lm = task == "masked_lm";
+      if (!task.empty())
+        encoder->per_token = task == "token_classification", encoder->masked_lm = task == "masked_lm",
+        encoder->question_answering = task == "question_answering";
+      if (encoder->question_answering && (num_labels > 0 || !labels.empty()))  // a QA folder by its architectures
+        throw RecipeError("from_pretrained: num_labels and labels are for a classifier; " + dir +
+                          " is a question-answering model (give task = \"sequence_classification\" for a classifier on its body)");
+      if (encoder->question_answering && encoder->num_labels != 2) encoder->num_labels = 2, encoder->labels.clear();  // start, end
     }
     // Config errors first, then the files.
     model = bert ? make_encoder_classifier(*encoder) : llama ? make_llama(llama_config_from_hf(config, where)) : make_gpt(gpt_config(config, where));
     const FileTensors files = weight_files(folder);
-    if (bert) defer_named(*model, hf_bert_names(files, type, /*pooler=*/(type == "bert" || type == "albert") && !encoder->per_token && !encoder->masked_lm,
-                                                encoder->masked_lm),
+    if (bert) defer_named(*model,
+                          hf_bert_names(files, type, /*pooler=*/(type == "bert" || type == "albert") && !encoder->per_token && !encoder->masked_lm && !encoder->question_answering,
+                                        encoder->masked_lm, encoder->question_answering),
                           dir, new_head_parameter, encoder->initializer_range);
     else defer_named(*model, llama ? hf_llama_names(files) : hf_gpt2_names(files, dir), dir);
     model->to(resolve_dtype(dtype, config, files, where));  // the values are converted as they are read (parameter_store.h)

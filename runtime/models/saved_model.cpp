@@ -103,7 +103,11 @@ ModulePtr load_adapter_folder(const std::string& dir, const std::string& base_di
       if (name == "base_model.model.classifier.weight" || name == "base_model.model.classifier.out_proj.weight")  // BERT's, RoBERTa's
         num_labels = file.shape(name).at(0);
   }
-  ModulePtr model = from_pretrained(base, deferred, dtype, num_labels, {}, tokens ? "token_classification" : "");
+  ModulePtr model = from_pretrained(base, deferred, dtype, num_labels, {},
+                                    tokens                             ? "token_classification"
+                                    : config.task_type == "SEQ_CLS"      ? "sequence_classification"
+                                    : config.task_type == "QUESTION_ANS" ? "question_answering"
+                                                                         : "");
   const bool regex = !config.target_regex.empty();
   config.base_model_name_or_path = base;
   config.fan_in_fan_out = false;  // recomputed from the layers

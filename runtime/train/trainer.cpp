@@ -103,7 +103,8 @@ Trainer::Trainer(TrainingArguments args, models::ModulePtr model, Datasets datas
   loop_.state.is_world_process_zero = dp_->rank() == 0;
   loop_.state.is_local_process_zero = options_.local_rank == 0;
   call_.input_name = options_.input_name;
-  call_.label_names = args_.label_field_names();
+  // HF: args.label_names, else the model class's (question answering: start and end positions).
+  call_.label_names = args_.label_names.is_null() && model_ ? model_->label_names() : args_.label_field_names();
   call_.remove_unused_columns = args_.remove_unused_columns;
   call_.label_smoothing = args_.label_smoothing_factor;
   if (args_.full_determinism) {  // deterministic kernels: resolve_device
@@ -220,6 +221,7 @@ Trainer::Plan Trainer::begin_training() {
   // model_init's model is new: it needs what the constructor did to a recipe's `model`.
   if (fresh && args_.gradient_checkpointing) enable_gradient_checkpointing(args_, *model_, device_.is_cuda());
   if (fresh) check_fp16_master_weights(args_, model_.get());
+  if (fresh && args_.label_names.is_null()) call_.label_names = model_->label_names();
   if (fresh && !generation_config_json_.empty()) model_->set_generation_config_json(generation_config_json_);
   // HF activates NEFTune on the final model, after checkpointing and before the batch-size search.
   neftune_ = std::make_unique<NeftuneNoise>(args_.neftune_noise_alpha, model_.get());
