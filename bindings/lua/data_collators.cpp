@@ -121,8 +121,8 @@ int d_flattening_collator(lua_State* L) {
 }
 
 // data.mlm_collator{tokenizer = tok, mlm_probability = 0.15, mask_replace_prob = 0.8,
-// random_replace_prob = 0.1, seed, ...}: transformers' DataCollatorForLanguageModeling(tok,
-// mlm=True). The tokenizer gives the mask token, the padding id, the vocabulary to draw
+// random_replace_prob = 0.1, whole_word_mask = false, seed, ...}: transformers'
+// DataCollatorForLanguageModeling(tok, mlm=True). The tokenizer gives the mask token, the padding id, the vocabulary to draw
 // replacements from (len(tok)) and the special tokens never masked: those its folder names
 // (tokenizer_config.json) and the added tokens marked special. Without one, mask_token_id and
 // vocab_size are required (special_ids, pad_token_id optional).
@@ -165,6 +165,7 @@ int d_mlm_collator(lua_State* L) {
   m.mlm_probability = o.number("mlm_probability", 0.15);
   m.mask_replace_prob = o.number("mask_replace_prob", 0.8);
   m.random_replace_prob = o.number("random_replace_prob", 0.1);
+  m.whole_word_mask = o.boolean("whole_word_mask", false);
   if (o.has("seed")) {
     const int64_t seed = o.integer("seed", 0);
     if (seed < 0) throw RecipeError(std::string(fn) + ": seed must be >= 0");

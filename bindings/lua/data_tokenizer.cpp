@@ -2,12 +2,15 @@
 // with tok:encode(text [, {add_special_tokens = true, max_length}]) → int64 tensor,
 // tok(text [, text_pair] [, {...}]) → {input_ids, token_type_ids, attention_mask},
 // tok(words [, pair_words], {is_split_into_words = true}) → the same and word_ids,
+// tok(text [, text_pair], {return_offsets_mapping = true, return_special_tokens_mask = true}) → the
+// same and offset_mapping (T, 2: each token's characters), special_tokens_mask,
 // tok:decode(ids [, {skip_special_tokens = false}]) → string (ids: a tensor or a list),
 // tok:vocab_size(), tok:token_to_id(token) (nil when absent), tok:id_to_token(id).
 #include "bindings/lua/data_binding.h"
 #include "bindings/lua/data_parts.h"
 #include "bindings/lua/lua_module.h"
 #include "runtime/core/errors.h"
+#include "runtime/core/utf8.h"
 #include "runtime/data/tokenizers/hf_tokenizer.h"
 
 namespace runner::lua {
@@ -40,6 +43,7 @@ struct EncodeOptions {
   bool add_special = true;
   int64_t max_length = 0;
   bool words = false;
+  bool offsets = false, special_mask = false;  // tok(...)'s return_offsets_mapping, return_special_tokens_mask
 };
 EncodeOptions encode_options(lua_State* L, int idx, const char* fn, bool words_allowed = false) {
   EncodeOptions e;
@@ -47,7 +51,11 @@ EncodeOptions encode_options(lua_State* L, int idx, const char* fn, bool words_a
   Options o(L, idx, fn);
   e.add_special = o.boolean("add_special_tokens", true);
   e.max_length = o.integer("max_length", 0);
-  if (words_allowed) e.words = o.boolean("is_split_into_words", false);
+  if (words_allowed) {
+    e.words = o.boolean("is_split_into_words", false);
+    e.offsets = o.boolean("return_offsets_mapping", false);
+    e.special_mask = o.boolean("return_special_tokens_mask", false);
+  }
   o.finish();
   if (e.max_length < 0) throw RecipeError(std::string(fn) + ": max_length must be > 0");
   return e;
@@ -78,12 +86,69 @@ std::vector<std::string> word_list(lua_State* L, int idx) {
   return words;
 }
 
+// Each byte position of `text` (and its end) as a character index: Python's string indices,
+// which transformers' offset_mapping counts in.
+std::vector<int64_t> char_indices(std::string_view text) {
+  std::vector<int64_t> at(text.size() + 1, 0);
+  int64_t chars = 0;
+  for (size_t i = 0; i < text.size();) {
+    const size_t n = utf8_length(text, i);
+    for (size_t k = 0; k < n && i + k < text.size(); ++k) at[i + k] = chars;
+    i += n, ++chars;
+  }
+  at[text.size()] = chars;
+  return at;
+}
+
+// tok(text [, text_pair], {return_offsets_mapping, return_special_tokens_mask, ...}): the
+// encoding with where each token came from.
+int push_spanned(lua_State* L, const data::HfTokenizer& t, std::string_view a, const std::string_view* b, const EncodeOptions& e) {
+  const data::HfTokenizer::SpannedEncoding enc = t.encode_spanned(a, b, e.add_special, e.max_length);
+  const int64_t n = static_cast<int64_t>(enc.ids.size());
+  lua_createtable(L, 0, 5);
+  push_tensor(L, ids_tensor(enc.ids));
+  lua_setfield(L, -2, "input_ids");
+  push_tensor(L, ids_tensor(enc.type_ids));
+  lua_setfield(L, -2, "token_type_ids");
+  push_tensor(L, at::ones({n}, at::kLong));
+  lua_setfield(L, -2, "attention_mask");
+  if (e.offsets) {
+    const std::vector<int64_t> chars[2] = {char_indices(a), b ? char_indices(*b) : std::vector<int64_t>{0}};
+    at::Tensor offsets = at::zeros({n, 2}, at::kLong);
+    auto o = offsets.accessor<int64_t, 2>();
+    for (int64_t i = 0; i < n; ++i) {
+      const int k = static_cast<int>(enc.sequence_ids[static_cast<size_t>(i)]);
+      if (k < 0) continue;  // a special token: (0, 0)
+      o[i][0] = chars[k][enc.offsets[static_cast<size_t>(i)].first];
+      o[i][1] = chars[k][enc.offsets[static_cast<size_t>(i)].second];
+    }
+    push_tensor(L, offsets);
+    lua_setfield(L, -2, "offset_mapping");
+  }
+  if (e.special_mask) {
+    std::vector<int64_t> special;
+    for (int64_t k : enc.sequence_ids) special.push_back(k < 0 ? 1 : 0);
+    push_tensor(L, ids_tensor(special));
+    lua_setfield(L, -2, "special_tokens_mask");
+  }
+  return 1;
+}
+
 int t_call(lua_State* L) {
   data::HfTokenizer& t = self(L);
   // tok(words[, pair_words], {is_split_into_words = true}): a table of words per sequence.
   const bool tables = lua_istable(L, 2) && !is_options_table(L, 2);
   const bool has_pair = tables ? lua_istable(L, 3) && !is_options_table(L, 3) : lua_type(L, 3) == LUA_TSTRING;
   const EncodeOptions e = encode_options(L, has_pair ? 4 : 3, "tokenizer(text, text_pair, options)", /*words_allowed=*/true);
+  if (tables && (e.offsets || e.special_mask))
+    throw RecipeError("tokenizer(words, ...): return_offsets_mapping and return_special_tokens_mask are for text, not is_split_into_words");
+  if (e.offsets || e.special_mask) {
+    size_t n = 0, m = 0;
+    const char* a = luaL_checklstring(L, 2, &n);
+    const char* b = has_pair ? lua_tolstring(L, 3, &m) : nullptr;
+    const std::string_view first(a, n), pair(b ? b : "", m);
+    return push_spanned(L, t, first, has_pair ? &pair : nullptr, e);
+  }
   data::HfTokenizer::TypedEncoding enc;
   if (tables) {
     if (!e.words) throw RecipeError("tokenizer(...): a table is a text's words with is_split_into_words = true (a batch of texts is one call per text)");

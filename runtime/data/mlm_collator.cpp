@@ -25,6 +25,25 @@ class Draws {
   uint64_t state_;
 };
 
+// The examples without their offset_mapping, which `offsets` receives (each (T, 2) int64, T
+// the example's input_ids length): whole-word masking reads it, the model does not.
+std::vector<Example> without_offsets(const std::vector<Example>& examples, std::vector<at::Tensor>& offsets) {
+  std::vector<Example> out;
+  for (const Example& e : examples) {
+    auto it = e.find("offset_mapping");
+    auto ids = e.find("input_ids");
+    if (it == e.end())
+      throw DataError("mlm_collate: whole_word_mask needs each example's offset_mapping (tok(text, {return_offsets_mapping = true}))");
+    if (ids == e.end() || it->second.dim() != 2 || it->second.size(1) != 2 || it->second.size(0) != ids->second.size(0))
+      throw DataError("mlm_collate: offset_mapping must be (tokens, 2), a (begin, end) pair per input_ids token");
+    offsets.push_back(it->second.to(at::kLong).contiguous());
+    Example copy = e;
+    copy.erase("offset_mapping");
+    out.push_back(std::move(copy));
+  }
+  return out;
+}
+
 void check_probability(double p, const char* name) {
   if (!(p >= 0 && p <= 1)) throw ArgumentError(std::string(name) + " must be in [0, 1], got " + std::to_string(p));
 }
@@ -48,7 +67,10 @@ Collator mlm_collate(MlmOptions o) {
   const Collator pad = pad_collate(o.pad);
   return [o, pad, user_mask](const std::vector<Example>& examples, const BatchOrigin& origin) {
     const bool own_mask = !examples.empty() && examples.front().count("attention_mask");
-    Batch b = pad(examples, origin);
+    std::vector<at::Tensor> offsets;  // whole_word_mask: each example's (T, 2), taken out before padding
+    // An offset_mapping is whole-word masking's, never the model's: taken out (required with whole_word_mask).
+    const bool has_offsets = !examples.empty() && examples.front().count("offset_mapping");
+    Batch b = o.whole_word_mask || has_offsets ? pad(without_offsets(examples, offsets), origin) : pad(examples, origin);
     auto ids_it = b.find("input_ids");
     if (ids_it == b.end()) throw DataError("mlm_collate: the examples have no 'input_ids' field to mask");
     at::Tensor inputs = ids_it->second.to(at::kLong).contiguous().clone();
@@ -76,6 +98,12 @@ Collator mlm_collate(MlmOptions o) {
       if (o.pad.pad_left && re) {
         for (int64_t t = 0; t < width; ++t) lead += re[r * width + t] == 0 ? 1 : 0;
       }
+      // whole_word_mask: the example's token offsets, at its place in the padded row.
+      const int64_t own = o.whole_word_mask ? offsets[static_cast<size_t>(r)].size(0) : 0;
+      const int64_t* off = o.whole_word_mask ? offsets[static_cast<size_t>(r)].data_ptr<int64_t>() : nullptr;
+      const int64_t first = o.pad.pad_left ? width - own : 0;
+      bool word_picked = false, previous_special = false;
+      int64_t previous_end = -1;
       for (int64_t t = lead; t < width; ++t) {
         const int64_t i = r * width + t;
         // Three draws for every position, picked or not, so a position's fate depends on its
@@ -84,7 +112,18 @@ Collator mlm_collate(MlmOptions o) {
         const int64_t random_id = draw.below(o.vocab_size);
         const bool eligible = (re == nullptr || re[i] != 0) &&
                               (sp ? sp[i] == 0 : !std::binary_search(o.special_ids.begin(), o.special_ids.end(), in[i]));
-        if (!eligible || pick >= o.mlm_probability) continue;
+        if (off) {
+          // transformers' _calc_word_ids_and_prob_mask: a token starts a word unless it begins
+          // where the previous one ended (and that one was not special); its draw decides the word.
+          const int64_t k = t - first;
+          const bool inside = k >= 0 && k < own;
+          const int64_t begin = inside ? off[2 * k] : -1, end = inside ? off[2 * k + 1] : -1;
+          if (eligible && (begin != previous_end || previous_special)) word_picked = pick < o.mlm_probability;
+          previous_special = !eligible, previous_end = end;
+          if (!eligible || !word_picked) continue;
+        } else if (!eligible || pick >= o.mlm_probability) {
+          continue;
+        }
         lab[i] = in[i];
         if (how < to_mask) in[i] = o.mask_token_id;
         else if (how < to_random) in[i] = random_id;

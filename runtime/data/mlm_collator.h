@@ -28,6 +28,11 @@ struct MlmOptions {
   double mlm_probability = 0.15;
   double mask_replace_prob = 0.8;
   double random_replace_prob = 0.1;
+  // transformers' whole_word_mask: a word (tokens whose offsets touch, from each example's
+  // `offset_mapping` (T, 2), which is then dropped) is picked or not as a whole, by the draw of
+  // its first token; each picked token is then replaced or kept by its own draws. Without it an
+  // example's offset_mapping is dropped all the same.
+  bool whole_word_mask = false;
   // The draws' seed; unset: the run's (BatchOrigin::seed, i.e. TrainingArguments::seed).
   std::optional<uint64_t> seed;
 };

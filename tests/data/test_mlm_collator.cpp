@@ -126,6 +126,32 @@ TEST(MlmCollator, HonoursSpecialTokensMaskAndDropsIt) {
   EXPECT_EQ(c.at("labels")[1].slice(0, 0, 5).ne(-100).sum().item<int64_t>(), 5);
 }
 
+TEST(MlmCollator, WholeWordMaskPicksWordsByTheirFirstTokenAndDropsTheOffsets) {
+  // [CLS] a ##b c ##d ##e [SEP] ... repeated: words are the runs of tokens whose offsets touch.
+  std::vector<Example> ex;
+  for (int64_t i = 0; i < 400; ++i) {
+    ex.push_back({{"input_ids", at::tensor(std::vector<int64_t>{2, 11, 12, 13, 14, 15, 3}, at::kLong)},
+                  {"offset_mapping", at::tensor(std::vector<int64_t>{0, 0, 0, 1, 1, 2, 3, 4, 4, 5, 5, 6, 0, 0}, at::kLong).view({7, 2})}});
+  }
+  MlmOptions o = options();
+  o.whole_word_mask = true;
+  o.mlm_probability = 0.4;
+  const Batch b = mlm_collate(o)(ex, origin(0, 400));
+  EXPECT_EQ(b.count("offset_mapping"), 0u);
+  const at::Tensor picked = b.at("labels").ne(-100);
+  int64_t words = 0;
+  for (int64_t r = 0; r < 400; ++r) {
+    const at::Tensor p = picked[r];
+    EXPECT_FALSE(p[0].item<bool>() || p[6].item<bool>());  // special tokens
+    EXPECT_TRUE(p[1].item<bool>() == p[2].item<bool>());    // "a ##b" whole
+    EXPECT_TRUE(p[3].item<bool>() == p[4].item<bool>() && p[4].item<bool>() == p[5].item<bool>());
+    words += p[1].item<int64_t>() + p[3].item<int64_t>();
+  }
+  EXPECT_NEAR(static_cast<double>(words) / 800.0, 0.4, 0.06);  // words, not tokens, are picked at mlm_probability
+  // Without offsets whole-word masking cannot tell words apart: one line.
+  EXPECT_THROW(mlm_collate(o)({{{"input_ids", at::arange(10, 20, at::kLong)}}}, origin(0, 1)), DataError);
+}
+
 TEST(MlmCollator, RefusesBadOptions) {
   auto error = [](MlmOptions o) {
     try {

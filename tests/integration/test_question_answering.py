@@ -19,11 +19,13 @@ sys.path.insert(0, os.path.dirname(__file__))
 from runner_test_util import TempDir, read_safetensors, run, write  # noqa: E402
 
 try:
+    import datasets
+    import peft
     import torch
     import transformers
     from test_bert_folder import IDS, MASK, TYPES, lua_list, pretrained_bert_folder
 except ImportError as e:
-    print(f"SKIP: transformers not installed ({e}); scripts/setup installs it")
+    print(f"SKIP: transformers, peft or datasets not installed ({e}); scripts/setup installs them")
     sys.exit(77)
 
 transformers.logging.set_verbosity_error()
@@ -203,7 +205,6 @@ class QuestionAnswering(unittest.TestCase):
             self.assertEqual(re.search(r"METRICS (\S+) (\S+)", text).groups(), ("100.000000", "100.000000"))
 
     def test_a_run_on_datasets_parquet_reports_squad_scores_and_saves_what_transformers_loads(self):
-        import datasets
         with TempDir() as d:
             pretrained_bert_folder(os.path.join(d, "pre"), tokenizer_texts(), lowercase=False, vocab_size=120)
             datasets.Dataset.from_list(squad_rows(48, seed=2)).to_parquet(os.path.join(d, "train.parquet"))
@@ -233,7 +234,6 @@ class QuestionAnswering(unittest.TestCase):
             np.testing.assert_allclose(got[1], want.end_logits.numpy(), rtol=1e-5, atol=1e-5)
 
     def test_lora_adapters_record_the_span_head_and_load_in_peft(self):
-        import peft
         with TempDir() as d:
             pretrained_bert_folder(os.path.join(d, "pre"), tokenizer_texts(), lowercase=False, vocab_size=120)
             write(os.path.join(d, "dev.jsonl"), "".join(json.dumps(r) + "\n" for r in squad_rows(8, seed=3)))

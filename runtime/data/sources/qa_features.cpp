@@ -169,7 +169,7 @@ std::shared_ptr<const QaFeatures> make_qa_features(std::vector<QaExample> exampl
   std::vector<QaFeatures::Feature> features;
   for (size_t k = 0; k < examples.size(); ++k) {
     const QaExample& e = examples[k];
-    std::vector<HfTokenizer::PairWindow> windows;
+    std::vector<HfTokenizer::SpannedEncoding> windows;
     try {
       // run_qa.py strips the questions' leading white space (some SQuAD questions have a lot of
       // it, which would only use up the window): Python's str.lstrip().

@@ -327,41 +327,6 @@ HfTokenizer::Encoding HfTokenizer::encode_with_offsets(std::string_view text, bo
   return impl_->encode_with_offsets(text, add_special_tokens);
 }
 
-std::vector<HfTokenizer::PairWindow> HfTokenizer::encode_pair_windows(std::string_view first, std::string_view second, int64_t max_length,
-                                                                      int64_t stride) const {
-  const Encoding enc[2] = {impl_->encode_with_offsets(first, false), impl_->encode_with_offsets(second, false)};
-  std::vector<int64_t> none[2];
-  const int64_t specials = static_cast<int64_t>(lay_out(none, none, true, true, 0).ids.size());
-  const int64_t n0 = static_cast<int64_t>(enc[0].ids.size()), n1 = static_cast<int64_t>(enc[1].ids.size());
-  const int64_t room = max_length - specials - n0;  // the second text's tokens per window
-  if (n1 > room && room <= 0)
-    throw DataError("max_length " + std::to_string(max_length) + " leaves no room for the second text beside the first's " + std::to_string(n0) +
-                        " tokens and " + std::to_string(specials) + " special tokens (truncation only_second)",
-                    impl_->path);
-  if (n1 > room && stride >= room)
-    throw DataError("stride " + std::to_string(stride) + " must be less than the " + std::to_string(room) +
-                        " tokens of the second text a window holds (max_length " + std::to_string(max_length) + ")",
-                    impl_->path);
-  std::vector<PairWindow> windows;
-  for (int64_t start = 0;; start += room - stride) {
-    const int64_t stop = std::min(start + std::max<int64_t>(room, 0), n1);
-    // Tag each token with where it came from (word ids n0 + j: the second text's token j).
-    std::vector<int64_t> seq[2] = {enc[0].ids, std::vector<int64_t>(enc[1].ids.begin() + start, enc[1].ids.begin() + stop)}, words[2];
-    for (int64_t i = 0; i < n0; ++i) words[0].push_back(i);
-    for (int64_t j = start; j < stop; ++j) words[1].push_back(n0 + j);
-    TypedEncoding laid = lay_out(seq, words, true, true, 0);
-    PairWindow w{std::move(laid.ids), std::move(laid.type_ids), {}, {}};
-    for (int64_t word : laid.word_ids) {
-      const int k = word < 0 ? -1 : word < n0 ? 0 : 1;
-      w.sequence_ids.push_back(k);
-      w.offsets.push_back(k < 0 ? std::pair<size_t, size_t>{0, 0} : enc[k].offsets[static_cast<size_t>(k == 0 ? word : word - n0)]);
-    }
-    windows.push_back(std::move(w));
-    if (stop >= n1) break;
-  }
-  return windows;
-}
-
 const std::vector<int64_t>& HfTokenizer::special_prefix() const { return impl_->prefix_ids; }
 const std::vector<int64_t>& HfTokenizer::special_suffix() const { return impl_->suffix_ids; }
 

@@ -59,19 +59,23 @@ class HfTokenizer {
   // (what token classification aligns its word labels with).
   TypedEncoding encode_words(const std::vector<std::string>& words, const std::vector<std::string>* pair = nullptr,
                              bool add_special_tokens = true, int64_t max_length = 0) const;
+  // Encodings that keep where each token came from (spanned_encoding.cpp): sequence_ids is -1
+  // for a special token, else 0 or 1 for the text it came from; offsets are bytes of that text
+  // ((0, 0) for a special token).
+  struct SpannedEncoding {
+    std::vector<int64_t> ids, type_ids, sequence_ids;
+    std::vector<std::pair<size_t, size_t>> offsets;
+  };
+  // encode_typed with offsets (transformers' return_offsets_mapping).
+  SpannedEncoding encode_spanned(std::string_view text, const std::string_view* pair, bool add_special_tokens, int64_t max_length) const;
   // transformers' tokenizer(first, second, truncation="only_second", max_length=M, stride=S,
   // return_overflowing_tokens=True, return_offsets_mapping=True), as extractive question
   // answering reads a long context: the pair laid out by the post-processor once per window of
   // the second text's tokens, each window as long as the room M leaves beside the first text
   // and the special tokens, the next starting S tokens before the previous one ends (tokenizers'
-  // Encoding::truncate), the last reaching the end. sequence_ids: -1 for a special token, 0 or 1
-  // for the text it came from; offsets: bytes of that text ((0, 0) for a special token).
-  // DataError when the first text leaves no room, or S is not below the room.
-  struct PairWindow {
-    std::vector<int64_t> ids, type_ids, sequence_ids;
-    std::vector<std::pair<size_t, size_t>> offsets;
-  };
-  std::vector<PairWindow> encode_pair_windows(std::string_view first, std::string_view second, int64_t max_length, int64_t stride) const;
+  // Encoding::truncate), the last reaching the end. DataError when the first text leaves no
+  // room, or S is not below the room.
+  std::vector<SpannedEncoding> encode_pair_windows(std::string_view first, std::string_view second, int64_t max_length, int64_t stride) const;
   // The post-processor's tokens before and after a single text (Llama 2: <s> and none).
   const std::vector<int64_t>& special_prefix() const;
   const std::vector<int64_t>& special_suffix() const;
@@ -87,6 +91,7 @@ class HfTokenizer {
  private:
   explicit HfTokenizer(std::unique_ptr<Impl> impl);
   TypedEncoding lay_out(std::vector<int64_t> seq[2], std::vector<int64_t> words[2], bool pair, bool add_special_tokens, int64_t max_length) const;
+  SpannedEncoding lay_out_spanned(const Encoding enc[2], bool pair, bool add_special_tokens, int64_t max_length, int64_t begin, int64_t end) const;
   std::unique_ptr<Impl> impl_;
 };
 
