@@ -4,6 +4,8 @@
 // tok(words [, pair_words], {is_split_into_words = true}) → the same and word_ids,
 // tok(text [, text_pair], {return_offsets_mapping = true, return_special_tokens_mask = true}) → the
 // same and offset_mapping (T, 2: each token's characters), special_tokens_mask,
+// tok(text [, text_pair], {max_length, stride, return_overflowing_tokens = true[, truncation = "only_second"]})
+// → a list of such tables, one per window,
 // tok:decode(ids [, {skip_special_tokens = false}]) → string (ids: a tensor or a list),
 // tok:vocab_size(), tok:token_to_id(token) (nil when absent), tok:id_to_token(id).
 #include "bindings/lua/data_binding.h"
@@ -44,6 +46,9 @@ struct EncodeOptions {
   int64_t max_length = 0;
   bool words = false;
   bool offsets = false, special_mask = false;  // tok(...)'s return_offsets_mapping, return_special_tokens_mask
+  bool overflow = false;                        // return_overflowing_tokens, with stride and truncation
+  int64_t stride = 0;
+  std::string truncation;
 };
 EncodeOptions encode_options(lua_State* L, int idx, const char* fn, bool words_allowed = false) {
   EncodeOptions e;
@@ -55,6 +60,16 @@ EncodeOptions encode_options(lua_State* L, int idx, const char* fn, bool words_a
     e.words = o.boolean("is_split_into_words", false);
     e.offsets = o.boolean("return_offsets_mapping", false);
     e.special_mask = o.boolean("return_special_tokens_mask", false);
+    e.overflow = o.boolean("return_overflowing_tokens", false);
+    e.stride = o.integer("stride", 0);
+    if (o.has("truncation")) {  // transformers' truncation: true / "longest_first" (runner's only way for a pair), "only_second"
+      lua_getfield(L, idx, "truncation");
+      const bool is_string = lua_type(L, -1) == LUA_TSTRING;
+      lua_pop(L, 1);
+      e.truncation = is_string ? o.string("truncation", "") : o.boolean("truncation", true) ? "longest_first" : "do_not_truncate";
+      if (e.truncation != "longest_first" && e.truncation != "only_second")
+        throw RecipeError(std::string(fn) + ": truncation must be true, \"longest_first\" or \"only_second\", got \"" + e.truncation + "\"");
+    }
   }
   o.finish();
   if (e.max_length < 0) throw RecipeError(std::string(fn) + ": max_length must be > 0");
@@ -102,8 +117,7 @@ std::vector<int64_t> char_indices(std::string_view text) {
 
 // tok(text [, text_pair], {return_offsets_mapping, return_special_tokens_mask, ...}): the
 // encoding with where each token came from.
-int push_spanned(lua_State* L, const data::HfTokenizer& t, std::string_view a, const std::string_view* b, const EncodeOptions& e) {
-  const data::HfTokenizer::SpannedEncoding enc = t.encode_spanned(a, b, e.add_special, e.max_length);
+void push_spanned(lua_State* L, const data::HfTokenizer::SpannedEncoding& enc, std::string_view a, const std::string_view* b, const EncodeOptions& e) {
   const int64_t n = static_cast<int64_t>(enc.ids.size());
   lua_createtable(L, 0, 5);
   push_tensor(L, ids_tensor(enc.ids));
@@ -131,6 +145,23 @@ int push_spanned(lua_State* L, const data::HfTokenizer& t, std::string_view a, c
     push_tensor(L, ids_tensor(special));
     lua_setfield(L, -2, "special_tokens_mask");
   }
+}
+
+// return_overflowing_tokens: a Lua list of the windows' encodings (transformers' one row per
+// window, overflow_to_sample_mapping being the call itself).
+int push_windows(lua_State* L, const data::HfTokenizer& t, std::string_view a, const std::string_view* b, const EncodeOptions& e) {
+  const char* fn = "tokenizer(text, text_pair, options)";
+  if (e.max_length <= 0) throw RecipeError(std::string(fn) + ": return_overflowing_tokens needs max_length");
+  if (b && e.truncation != "only_second")
+    throw RecipeError(std::string(fn) + ": return_overflowing_tokens of a pair needs truncation = \"only_second\" (the second text is cut into windows)");
+  if (e.stride < 0) throw RecipeError(std::string(fn) + ": stride must be >= 0");
+  if (!e.add_special) throw RecipeError(std::string(fn) + ": return_overflowing_tokens lays out each window with its special tokens (add_special_tokens = true)");
+  const std::vector<data::HfTokenizer::SpannedEncoding> windows = t.encode_windows(a, b, e.max_length, e.stride);
+  lua_createtable(L, static_cast<int>(windows.size()), 0);
+  for (size_t i = 0; i < windows.size(); ++i) {
+    push_spanned(L, windows[i], a, b, e);
+    lua_rawseti(L, -2, static_cast<int>(i + 1));
+  }
   return 1;
 }
 
@@ -140,14 +171,18 @@ int t_call(lua_State* L) {
   const bool tables = lua_istable(L, 2) && !is_options_table(L, 2);
   const bool has_pair = tables ? lua_istable(L, 3) && !is_options_table(L, 3) : lua_type(L, 3) == LUA_TSTRING;
   const EncodeOptions e = encode_options(L, has_pair ? 4 : 3, "tokenizer(text, text_pair, options)", /*words_allowed=*/true);
-  if (tables && (e.offsets || e.special_mask))
-    throw RecipeError("tokenizer(words, ...): return_offsets_mapping and return_special_tokens_mask are for text, not is_split_into_words");
-  if (e.offsets || e.special_mask) {
+  if (tables && (e.offsets || e.special_mask || e.overflow))
+    throw RecipeError("tokenizer(words, ...): return_offsets_mapping, return_special_tokens_mask and return_overflowing_tokens are for text, not is_split_into_words");
+  if (!e.overflow && (e.stride != 0 || e.truncation == "only_second"))
+    throw RecipeError("tokenizer(text, text_pair, options): stride and truncation = \"only_second\" go with return_overflowing_tokens = true");
+  if (e.offsets || e.special_mask || e.overflow) {
     size_t n = 0, m = 0;
     const char* a = luaL_checklstring(L, 2, &n);
     const char* b = has_pair ? lua_tolstring(L, 3, &m) : nullptr;
     const std::string_view first(a, n), pair(b ? b : "", m);
-    return push_spanned(L, t, first, has_pair ? &pair : nullptr, e);
+    if (e.overflow) return push_windows(L, t, first, has_pair ? &pair : nullptr, e);
+    push_spanned(L, t.encode_spanned(first, has_pair ? &pair : nullptr, e.add_special, e.max_length), first, has_pair ? &pair : nullptr, e);
+    return 1;
   }
   data::HfTokenizer::TypedEncoding enc;
   if (tables) {

@@ -1,6 +1,8 @@
-"""Token offsets and whole-word masking, checked with transformers: tok(text[, pair],
-{return_offsets_mapping = true, return_special_tokens_mask = true}) gives the ids, character
-offsets and special-token mask transformers' fast tokenizer gives (accents, pairs, truncation);
+"""Token offsets, overflowing windows and whole-word masking, checked with transformers:
+tok(text[, pair], {return_offsets_mapping = true, return_special_tokens_mask = true}) gives the
+ids, character offsets and special-token mask transformers' fast tokenizer gives (accents, pairs,
+truncation); with return_overflowing_tokens (a text, or a pair with truncation = "only_second")
+and a stride, the same windows;
 data.mlm_collator{whole_word_mask = true} masks whole words as transformers'
 DataCollatorForLanguageModeling(whole_word_mask=True) groups them (its own
 _calc_word_ids_and_prob_mask on transformers' offsets): every word all or nothing, special tokens
@@ -46,6 +48,19 @@ end
 return { datasets = { train = data.tensors{ x = torch.zeros(2, 1) } }, model = nn.Linear(1, 1) }
 """
 
+WINDOWS = """local data = require "runner.data"
+local tok = data.tokenizer("pre/tokenizer.json")
+local function show(t) return table.concat(t:reshape{ -1 }:tolist(), ",") end
+local text, q = TEXT, QUESTION
+for i, w in ipairs(tok(text, { max_length = 12, stride = 3, return_overflowing_tokens = true, return_offsets_mapping = true })) do
+  print("SINGLE " .. i .. " " .. show(w.input_ids) .. " | " .. show(w.offset_mapping))
+end
+for i, w in ipairs(tok(q, text, { max_length = 20, stride = 4, truncation = "only_second", return_overflowing_tokens = true })) do
+  print("PAIRED " .. i .. " " .. show(w.input_ids) .. " | " .. show(w.token_type_ids))
+end
+return { datasets = { train = data.tensors{ x = torch.zeros(2, 1) } }, model = nn.Linear(1, 1) }
+"""
+
 MASKING = """local data = require "runner.data"
 local tok = data.tokenizer("pre/tokenizer.json")
 local rows = data.jsonl("texts.jsonl"):map(function(e)
@@ -87,6 +102,24 @@ class WholeWordMask(unittest.TestCase):
                 self.assertEqual(offsets, [x for pair in want["offset_mapping"] for x in pair], (a, b))
                 self.assertEqual(special, want["special_tokens_mask"], (a, b))
                 self.assertEqual(types, want["token_type_ids"], (a, b))
+
+    def test_overflowing_windows_match_transformers(self):
+        with TempDir() as d:
+            hf = self.folder(d)
+            text, question = texts(1, seed=9)[0] + " " + texts(1, seed=10)[0], "café?"
+            script = WINDOWS.replace("TEXT", json.dumps(text, ensure_ascii=False)).replace("QUESTION", json.dumps(question, ensure_ascii=False))
+            code, out, err = run("check", write(os.path.join(d, "w.lua"), script), cwd=d)
+            self.assertEqual(code, 0, err[-3000:])
+            single = [m.groups() for m in re.finditer(r"SINGLE \d+ (\S+) \| (\S+)", out + err)]
+            paired = [m.groups() for m in re.finditer(r"PAIRED \d+ (\S+) \| (\S+)", out + err)]
+            want = hf(text, truncation=True, max_length=12, stride=3, return_overflowing_tokens=True, return_offsets_mapping=True)
+            self.assertGreater(len(want["input_ids"]), 3)
+            self.assertEqual([(list(map(int, a.split(","))), list(map(int, b.split(",")))) for a, b in single],
+                             [(ids, [x for p in offs for x in p]) for ids, offs in zip(want["input_ids"], want["offset_mapping"])])
+            want = hf(question, text, truncation="only_second", max_length=20, stride=4, return_overflowing_tokens=True)
+            self.assertGreater(len(want["input_ids"]), 3)
+            self.assertEqual([(list(map(int, a.split(","))), list(map(int, b.split(",")))) for a, b in paired],
+                             list(zip(want["input_ids"], want["token_type_ids"])))
 
     def masked_rows(self, d, whole):
         code, out, err = run("check", write(os.path.join(d, "m.lua"), MASKING.replace("WHOLE", whole)), cwd=d)
@@ -136,6 +169,27 @@ class WholeWordMask(unittest.TestCase):
             # Token-level masking cuts words: the check above can fail.
             _, cut, _, _ = words_cut(self.masked_rows(d, "false"))
             self.assertGreater(cut, 20)
+
+    def test_bad_tokenizer_options_are_one_line(self):
+        with TempDir() as d:
+            self.folder(d)
+            cases = {
+                'tok("a b", "c d", { max_length = 8, return_overflowing_tokens = true })': 'needs truncation = "only_second"',
+                'tok("a b", { return_overflowing_tokens = true })': "return_overflowing_tokens needs max_length",
+                'tok("a b", "c", { stride = 2, max_length = 8 })': "go with return_overflowing_tokens = true",
+                'tok("a b", { truncation = "only_first", max_length = 8 })': 'truncation must be true, "longest_first" or "only_second"',
+                'tok({ "a" }, { is_split_into_words = true, return_offsets_mapping = true })': "are for text, not is_split_into_words",
+                'tok("a b c d e f g h", { max_length = 6, stride = 4, return_overflowing_tokens = true })': "stride 4 must be less than",
+            }
+            for expr, message in cases.items():
+                with self.subTest(expr=expr):
+                    script = ('local data = require "runner.data"\nlocal tok = data.tokenizer("pre/tokenizer.json")\n'
+                              f"local x = {expr}\nreturn {{ datasets = {{ train = data.tensors{{ x = torch.zeros(2, 1) }} }}, model = nn.Linear(1, 1) }}\n")
+                    code, out, err = run("check", write(os.path.join(d, "bad.lua"), script), cwd=d)
+                    self.assertEqual(code, 2, err[-2000:])
+                    lines = [l for l in err.strip().splitlines() if "error" in l]
+                    self.assertEqual(len(lines), 1, err)
+                    self.assertIn(message, lines[0])
 
     def test_without_offsets_it_is_one_line(self):
         with TempDir() as d:

@@ -173,7 +173,9 @@ std::shared_ptr<const QaFeatures> make_qa_features(std::vector<QaExample> exampl
     try {
       // run_qa.py strips the questions' leading white space (some SQuAD questions have a lot of
       // it, which would only use up the window): Python's str.lstrip().
-      windows = o.tokenizer->encode_pair_windows(jinja::text::strip(e.question, nullptr, true, false), e.context, o.max_length, o.doc_stride);
+      const std::string question = jinja::text::strip(e.question, nullptr, true, false);
+      const std::string_view context(e.context);
+      windows = o.tokenizer->encode_windows(question, &context, o.max_length, o.doc_stride);
     } catch (const DataError& err) {
       throw DataError("question \"" + e.id + "\": " + err.message(), source);
     }

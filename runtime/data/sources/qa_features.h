@@ -1,6 +1,6 @@
 // data.qa_features: extractive question answering (SQuAD) examples cut into the model's
 // features as transformers' run_qa.py prepares them. Each question and its context are
-// tokenized as a pair with only the context truncated (HfTokenizer::encode_pair_windows): a
+// tokenized as a pair with only the context truncated (HfTokenizer::encode_windows): a
 // context longer than max_length gives several features whose windows overlap by doc_stride
 // tokens. A feature's start_positions / end_positions are the first and last tokens of the
 // example's first answer when the window holds all of it, else both the first special token's

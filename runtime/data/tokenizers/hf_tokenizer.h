@@ -73,9 +73,10 @@ class HfTokenizer {
   // answering reads a long context: the pair laid out by the post-processor once per window of
   // the second text's tokens, each window as long as the room M leaves beside the first text
   // and the special tokens, the next starting S tokens before the previous one ends (tokenizers'
-  // Encoding::truncate), the last reaching the end. DataError when the first text leaves no
-  // room, or S is not below the room.
-  std::vector<SpannedEncoding> encode_pair_windows(std::string_view first, std::string_view second, int64_t max_length, int64_t stride) const;
+  // Encoding::truncate), the last reaching the end. Without `second`, the windows of one text
+  // (tokenizer(text, truncation=True, max_length=M, stride=S, return_overflowing_tokens=True)).
+  // DataError when the first text leaves no room, or S is not below the room.
+  std::vector<SpannedEncoding> encode_windows(std::string_view first, const std::string_view* second, int64_t max_length, int64_t stride) const;
   // The post-processor's tokens before and after a single text (Llama 2: <s> and none).
   const std::vector<int64_t>& special_prefix() const;
   const std::vector<int64_t>& special_suffix() const;
@@ -91,7 +92,7 @@ class HfTokenizer {
  private:
   explicit HfTokenizer(std::unique_ptr<Impl> impl);
   TypedEncoding lay_out(std::vector<int64_t> seq[2], std::vector<int64_t> words[2], bool pair, bool add_special_tokens, int64_t max_length) const;
-  SpannedEncoding lay_out_spanned(const Encoding enc[2], bool pair, bool add_special_tokens, int64_t max_length, int64_t begin, int64_t end) const;
+  SpannedEncoding lay_out_spanned(const Encoding enc[2], bool add_special_tokens, int64_t max_length, int64_t begin, int64_t end, bool pair) const;
   std::unique_ptr<Impl> impl_;
 };
 
