@@ -1,6 +1,7 @@
 // Extractive question answering (transformers' run_qa.py):
 // data.qa_features{path = "train.jsonl" | dataset = data.parquet{...}, tokenizer = tok, max_length = 384, doc_stride = 128,
-//                  id_field = "id", question_field = "question", context_field = "context", answers_field = "answers"}
+//                  id_field = "id", question_field = "question", context_field = "context", answers_field = "answers",
+//                  max_samples}
 //   → a dataset of features (runtime/data/sources/qa_features.h);
 // data.qa_predictions(features, predictions[, {n_best_size = 20, max_answer_length = 30, version_2_with_negative = false,
 //                     null_score_diff_threshold = 0}]) → {{id =, prediction_text =[, no_answer_score_diff =]}, ...}, one per example;
@@ -35,6 +36,8 @@ int d_qa_features(lua_State* L) {
   q.tokenizer = tok ? tok : data::HfTokenizer::load(checked_path(o.string("tokenizer", ""), "data.qa_features"));
   q.max_length = o.integer("max_length", q.max_length);
   q.doc_stride = o.integer("doc_stride", q.doc_stride);
+  q.max_samples = o.integer("max_samples", q.max_samples);
+  if (o.has("max_samples") && q.max_samples < 0) throw RecipeError("data.qa_features: max_samples must be >= 0");
   if (q.max_length <= 0) throw RecipeError("data.qa_features: max_length must be > 0");
   if (q.doc_stride < 0) throw RecipeError("data.qa_features: doc_stride must be >= 0");
   q.id_field = o.string("id_field", q.id_field);

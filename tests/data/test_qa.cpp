@@ -23,7 +23,7 @@ namespace {
 
 // "alpha beta gamma delta": tokens [CLS] q [SEP] <context words...> [SEP]; two windows of one example.
 const std::string kContext = "alpha beta gamma delta";
-QaFeatures::Feature window(std::vector<std::pair<int64_t, int64_t>> words) {
+QaFeatures::Feature window(std::vector<std::pair<int32_t, int32_t>> words) {
   QaFeatures::Feature f;
   f.context_offsets = {{-1, -1}, {-1, -1}, {-1, -1}};  // [CLS] question [SEP]
   for (auto w : words) f.context_offsets.push_back(w);
@@ -223,6 +223,9 @@ TEST_F(QaFiles, SquadJsonRunQaJsonAndJsonl) {
   EXPECT_EQ(ex[0].context, "lima is a city");
   EXPECT_EQ(ex[0].answers, std::vector<std::string>{"lima"});
   EXPECT_TRUE(ex[1].answers.empty());
+  o.max_samples = 1;  // run_qa.py's max_train_samples: the first questions
+  EXPECT_EQ(load_qa_examples(o).size(), 1u);
+  o.max_samples = -1;
   // run_qa.py's --train_file: rows under "data"; and a JSONL of datasets' rows (ids may be numbers).
   o.path = write("rows.json", R"({"data": [{"id": 7, "question": "q", "context": "abc", "answers": {"text": ["b"], "answer_start": [1]}}]})");
   ex = load_qa_examples(o);

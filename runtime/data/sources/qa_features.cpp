@@ -1,5 +1,6 @@
 #include "runtime/data/sources/qa_features.h"
 
+#include <cstdint>
 #include <fstream>
 #include <sstream>
 
@@ -63,6 +64,7 @@ QaExample read_example(const json& row, const QaOptions& o, int64_t index, const
   e.id = id == row.end() || id->is_null() ? std::to_string(index) : id->is_string() ? id->get<std::string>() : id->dump();
   e.question = string_field(row, o.question_field, where);
   e.context = string_field(row, o.context_field, where);
+  if (e.context.size() > static_cast<size_t>(INT32_MAX)) throw DataError("a context of 2 GiB or more is not supported", where);
   // SQuAD 2.0 marks unanswerable questions with is_impossible, or gives them no answers; a row
   // without the field at all is a misnamed column, not a question without an answer.
   const auto impossible = row.find("is_impossible");
@@ -112,9 +114,13 @@ QaFeatures::QaFeatures(std::vector<QaExample> examples, std::vector<Feature> fea
 
 Example QaFeatures::get(int64_t index) const {
   const Feature& f = features_.at(static_cast<size_t>(index));
-  auto ids = [](const std::vector<int64_t>& v) { return at::tensor(at::ArrayRef<int64_t>(v), at::kLong); };
-  return {{"input_ids", ids(f.ids)},
-          {"token_type_ids", ids(f.type_ids)},
+  const auto n = static_cast<int64_t>(f.ids.size());
+  at::Tensor ids = at::empty({n}, at::kLong), types = at::empty({n}, at::kLong);
+  int64_t* pi = ids.data_ptr<int64_t>();
+  int64_t* pt = types.data_ptr<int64_t>();
+  for (int64_t i = 0; i < n; ++i) pi[i] = f.ids[static_cast<size_t>(i)], pt[i] = f.type_ids[static_cast<size_t>(i)];
+  return {{"input_ids", ids},
+          {"token_type_ids", types},
           {"attention_mask", at::ones({static_cast<int64_t>(f.ids.size())}, at::kLong)},
           {"start_positions", at::scalar_tensor(f.start_position, at::kLong)},
           {"end_positions", at::scalar_tensor(f.end_position, at::kLong)}};
@@ -122,7 +128,8 @@ Example QaFeatures::get(int64_t index) const {
 
 std::vector<std::string> QaFeatures::fields() const { return {"attention_mask", "end_positions", "input_ids", "start_positions", "token_type_ids"}; }
 
-std::vector<QaExample> load_qa_examples(const QaOptions& o) {
+// Every example of the file or dataset, in order.
+static std::vector<QaExample> read_all_examples(const QaOptions& o) {
   std::vector<QaExample> out;
   if (o.dataset) {
     for (int64_t i = 0; i < o.dataset->size(); ++i)
@@ -159,6 +166,12 @@ std::vector<QaExample> load_qa_examples(const QaOptions& o) {
     if (j.is_discarded()) throw DataError("not a JSON object", where);
     out.push_back(read_example(j, o, static_cast<int64_t>(out.size()), where));
   }
+  return out;
+}
+
+std::vector<QaExample> load_qa_examples(const QaOptions& o) {
+  std::vector<QaExample> out = read_all_examples(o);
+  if (o.max_samples >= 0 && static_cast<int64_t>(out.size()) > o.max_samples) out.resize(static_cast<size_t>(o.max_samples));
   return out;
 }
 
@@ -199,8 +212,9 @@ std::shared_ptr<const QaFeatures> make_qa_features(std::vector<QaExample> exampl
         if (w.sequence_ids[i] == 1) last = last < 0 ? static_cast<int64_t>(i) : last, first = static_cast<int64_t>(i);
       }
       for (size_t i = 0; i < w.ids.size(); ++i)
-        f.context_offsets.emplace_back(w.sequence_ids[i] == 1 ? std::pair<int64_t, int64_t>(w.offsets[i].first, w.offsets[i].second)
-                                                              : std::pair<int64_t, int64_t>(-1, -1));
+        f.context_offsets.emplace_back(w.sequence_ids[i] == 1 ? std::pair<int32_t, int32_t>(static_cast<int32_t>(w.offsets[i].first),
+                                                                                             static_cast<int32_t>(w.offsets[i].second))
+                                                              : std::pair<int32_t, int32_t>(-1, -1));
       f.start_position = f.end_position = cls;
       const auto& off = f.context_offsets;
       if (begin >= 0 && first >= 0 && off[first].first <= begin && off[last].second >= end) {
@@ -210,8 +224,8 @@ std::shared_ptr<const QaFeatures> make_qa_features(std::vector<QaExample> exampl
         while (t - 1 >= first && off[t - 1].second >= end) --t;
         f.start_position = s, f.end_position = t;
       }
-      f.ids = std::move(w.ids);
-      f.type_ids = std::move(w.type_ids);
+      f.ids.assign(w.ids.begin(), w.ids.end());
+      for (int64_t t : w.type_ids) f.type_ids.push_back(static_cast<uint8_t>(t));
       features.push_back(std::move(f));
     }
   }

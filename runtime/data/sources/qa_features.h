@@ -35,6 +35,7 @@ struct QaOptions {
   DatasetPtr dataset;  // instead of a path: a data.parquet / data.arrow / data.hf_dataset of those rows
   std::shared_ptr<const HfTokenizer> tokenizer;
   int64_t max_length = 384, doc_stride = 128;  // run_qa.py's max_seq_length and doc_stride
+  int64_t max_samples = -1;                    // the first that many questions only (run_qa.py's max_train_samples); -1: all
   std::string id_field = "id", question_field = "question", context_field = "context", answers_field = "answers";
 };
 
@@ -42,10 +43,12 @@ class QaFeatures : public Dataset {
  public:
   struct Feature {
     int64_t example = 0;  // index into examples()
-    std::vector<int64_t> ids, type_ids;
+    // Held compactly (SQuAD's training set is ~90k features): the tensors get() returns are int64.
+    std::vector<int32_t> ids;
+    std::vector<uint8_t> type_ids;
     int64_t start_position = 0, end_position = 0;
     // Each token's [begin, end) bytes of the example's context; (-1, -1) for a question or special token.
-    std::vector<std::pair<int64_t, int64_t>> context_offsets;
+    std::vector<std::pair<int32_t, int32_t>> context_offsets;
   };
   QaFeatures(std::vector<QaExample> examples, std::vector<Feature> features, std::string origin);
 
