@@ -142,14 +142,8 @@ int d_mlm_collator(lua_State* L) {
     m.vocab_size = tok->vocab_size();
     const std::vector<int64_t> special = tok->special_ids();  // ascending
     const auto named = data::folder_special_tokens(tok->path());
-    // The folder's token for `key`, else the first of the tokenizer classes' defaults that the
-    // tokenizer has as a special added token (BertTokenizer's [MASK], RobertaTokenizer's <mask>).
-    auto id_of = [&](const char* key, std::initializer_list<const char*> defaults) -> int64_t {
-      if (auto it = named.find(key); it != named.end() && tok->token_to_id(it->second) >= 0) return tok->token_to_id(it->second);
-      for (const char* name : defaults)
-        if (const int64_t id = tok->token_to_id(name); id >= 0 && std::binary_search(special.begin(), special.end(), id)) return id;
-      return -1;
-    };
+    // The folder's token for `key`, else the tokenizer classes' defaults (BertTokenizer's [MASK], RobertaTokenizer's <mask>).
+    auto id_of = [&](const char* key, std::initializer_list<const char*> defaults) { return special_token_id(*tok, key, defaults); };
     m.special_ids = special;
     for (const auto& [key, content] : named)
       if (const int64_t id = tok->token_to_id(content); id >= 0) m.special_ids.push_back(id);  // mlm_collate sorts them

@@ -24,6 +24,9 @@ void add_collator_functions(lua_State* L);  // into the module table on top of t
 void add_tokenizer_functions(lua_State* L);  // data.tokenizer (data_tokenizer.cpp)
 // The tokenizer userdata at idx (data.tokenizer), or nullptr when it is something else.
 std::shared_ptr<data::HfTokenizer> tokenizer_at(lua_State* L, int idx);
+// The id of the tokenizer folder's `key` token (tokenizer_config.json's pad_token, mask_token,
+// ...), else of the first of `defaults` the tokenizer has as a special added token; -1 when none.
+int64_t special_token_id(const data::HfTokenizer& t, const char* key, std::initializer_list<const char*> defaults);
 int d_sft(lua_State* L);  // data.sft (data_sft.cpp)
 void add_qa_functions(lua_State* L);  // data.qa_features, data.qa_predictions, data.qa_metrics (data_qa.cpp)
 void add_arrow_source_functions(lua_State* L);  // data.parquet, data.arrow, data.hf_dataset (data_arrow.cpp)

@@ -8,6 +8,8 @@
 // → a list of such tables, one per window,
 // tok:decode(ids [, {skip_special_tokens = false}]) → string (ids: a tensor or a list),
 // tok:vocab_size(), tok:token_to_id(token) (nil when absent), tok:id_to_token(id).
+#include <algorithm>
+
 #include "bindings/lua/data_binding.h"
 #include "bindings/lua/data_parts.h"
 #include "bindings/lua/lua_module.h"
@@ -49,6 +51,8 @@ struct EncodeOptions {
   bool overflow = false;                        // return_overflowing_tokens, with stride and truncation
   int64_t stride = 0;
   std::string truncation;
+  std::string padding = "longest", padding_side = "right";  // a batch of texts: "longest" or "max_length"
+  bool padding_given = false;
 };
 EncodeOptions encode_options(lua_State* L, int idx, const char* fn, bool words_allowed = false) {
   EncodeOptions e;
@@ -61,6 +65,18 @@ EncodeOptions encode_options(lua_State* L, int idx, const char* fn, bool words_a
     e.offsets = o.boolean("return_offsets_mapping", false);
     e.special_mask = o.boolean("return_special_tokens_mask", false);
     e.overflow = o.boolean("return_overflowing_tokens", false);
+    if (o.has("padding")) {  // a batch (a list of texts): true / "longest", "max_length"
+      lua_getfield(L, idx, "padding");
+      const bool is_string = lua_type(L, -1) == LUA_TSTRING;
+      lua_pop(L, 1);
+      e.padding = is_string ? o.string("padding", "") : o.boolean("padding", true) ? "longest" : "";
+      if (e.padding != "longest" && e.padding != "max_length")
+        throw RecipeError(std::string(fn) + ": padding must be true, \"longest\" or \"max_length\" (a batch is one tensor), got \"" + e.padding + "\"");
+    }
+    e.padding_given = o.has("padding") || o.has("padding_side");
+    e.padding_side = o.string("padding_side", e.padding_side);
+    if (e.padding_side != "right" && e.padding_side != "left")
+      throw RecipeError(std::string(fn) + ": padding_side must be \"right\" or \"left\", got \"" + e.padding_side + "\"");
     e.stride = o.integer("stride", 0);
     if (o.has("truncation")) {  // transformers' truncation: true / "longest_first" (runner's only way for a pair), "only_second"
       lua_getfield(L, idx, "truncation");
@@ -75,6 +91,19 @@ EncodeOptions encode_options(lua_State* L, int idx, const char* fn, bool words_a
   if (e.max_length < 0) throw RecipeError(std::string(fn) + ": max_length must be > 0");
   return e;
 }
+
+}  // namespace
+
+int64_t special_token_id(const data::HfTokenizer& t, const char* key, std::initializer_list<const char*> defaults) {
+  const auto named = data::folder_special_tokens(t.path());
+  if (auto it = named.find(key); it != named.end() && t.token_to_id(it->second) >= 0) return t.token_to_id(it->second);
+  const std::vector<int64_t> special = t.special_ids();  // ascending
+  for (const char* name : defaults)
+    if (const int64_t id = t.token_to_id(name); id >= 0 && std::binary_search(special.begin(), special.end(), id)) return id;
+  return -1;
+}
+
+namespace {
 
 at::Tensor ids_tensor(const std::vector<int64_t>& ids) { return at::tensor(at::ArrayRef<int64_t>(ids), at::kLong); }
 
@@ -165,14 +194,56 @@ int push_windows(lua_State* L, const data::HfTokenizer& t, std::string_view a, c
   return 1;
 }
 
+
+// tok({text, ...}[, {pair, ...}][, {max_length, padding, padding_side}]): transformers'
+// tokenizer(texts, pairs, padding=True, return_tensors="pt"): each text (with its pair) encoded
+// as a single call would, the rows padded with the tokenizer's pad token to the longest (or to
+// max_length), attention_mask 0 on the padding.
+int push_batch(lua_State* L, const data::HfTokenizer& t, const EncodeOptions& e, bool has_pair) {
+  const char* fn = "tokenizer({texts}, {pairs}, options)";
+  if (e.offsets || e.special_mask || e.overflow)
+    throw RecipeError(std::string(fn) + ": return_offsets_mapping, return_special_tokens_mask and return_overflowing_tokens are for one text at a time");
+  const std::vector<std::string> a = word_list(L, 2), b = has_pair ? word_list(L, 3) : std::vector<std::string>{};
+  if (has_pair && a.size() != b.size())
+    throw RecipeError(std::string(fn) + ": " + std::to_string(a.size()) + " texts but " + std::to_string(b.size()) + " pairs");
+  if (e.padding == "max_length" && e.max_length <= 0) throw RecipeError(std::string(fn) + ": padding = \"max_length\" needs max_length");
+  std::vector<data::HfTokenizer::TypedEncoding> rows;
+  int64_t width = e.padding == "max_length" ? e.max_length : 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const std::string_view pair = has_pair ? std::string_view(b[i]) : std::string_view();
+    rows.push_back(t.encode_typed(a[i], has_pair ? &pair : nullptr, e.add_special, e.max_length));
+    width = std::max<int64_t>(width, static_cast<int64_t>(rows.back().ids.size()));
+  }
+  const int64_t n = static_cast<int64_t>(rows.size());
+  const int64_t pad = special_token_id(t, "pad_token", {"[PAD]", "<pad>"});
+  at::Tensor ids = at::full({n, width}, pad < 0 ? 0 : pad, at::kLong), types = at::zeros({n, width}, at::kLong), mask = at::zeros({n, width}, at::kLong);
+  auto I = ids.accessor<int64_t, 2>(), T = types.accessor<int64_t, 2>(), M = mask.accessor<int64_t, 2>();
+  for (int64_t r = 0; r < n; ++r) {
+    const auto& row = rows[static_cast<size_t>(r)];
+    const int64_t len = static_cast<int64_t>(row.ids.size()), first = e.padding_side == "left" ? width - len : 0;
+    for (int64_t k = 0; k < len; ++k) I[r][first + k] = row.ids[static_cast<size_t>(k)], T[r][first + k] = row.type_ids[static_cast<size_t>(k)], M[r][first + k] = 1;
+  }
+  lua_createtable(L, 0, 3);
+  push_tensor(L, ids);
+  lua_setfield(L, -2, "input_ids");
+  push_tensor(L, types);
+  lua_setfield(L, -2, "token_type_ids");
+  push_tensor(L, mask);
+  lua_setfield(L, -2, "attention_mask");
+  return 1;
+}
+
 int t_call(lua_State* L) {
   data::HfTokenizer& t = self(L);
   // tok(words[, pair_words], {is_split_into_words = true}): a table of words per sequence.
   const bool tables = lua_istable(L, 2) && !is_options_table(L, 2);
   const bool has_pair = tables ? lua_istable(L, 3) && !is_options_table(L, 3) : lua_type(L, 3) == LUA_TSTRING;
   const EncodeOptions e = encode_options(L, has_pair ? 4 : 3, "tokenizer(text, text_pair, options)", /*words_allowed=*/true);
-  if (tables && (e.offsets || e.special_mask || e.overflow))
+  if (tables && e.words && (e.offsets || e.special_mask || e.overflow))
     throw RecipeError("tokenizer(words, ...): return_offsets_mapping, return_special_tokens_mask and return_overflowing_tokens are for text, not is_split_into_words");
+  if (tables && !e.words) return push_batch(L, t, e, has_pair);
+  if (e.padding_given)
+    throw RecipeError("tokenizer(text, ...): padding and padding_side are for a batch (a list of texts); a padding collator pads single examples");
   if (!e.overflow && (e.stride != 0 || e.truncation == "only_second"))
     throw RecipeError("tokenizer(text, text_pair, options): stride and truncation = \"only_second\" go with return_overflowing_tokens = true");
   if (e.offsets || e.special_mask || e.overflow) {
@@ -186,7 +257,6 @@ int t_call(lua_State* L) {
   }
   data::HfTokenizer::TypedEncoding enc;
   if (tables) {
-    if (!e.words) throw RecipeError("tokenizer(...): a table is a text's words with is_split_into_words = true (a batch of texts is one call per text)");
     const std::vector<std::string> a = word_list(L, 2), b = has_pair ? word_list(L, 3) : std::vector<std::string>{};
     enc = t.encode_words(a, has_pair ? &b : nullptr, e.add_special, e.max_length);
   } else {

@@ -2,7 +2,8 @@
 tok(text[, pair], {return_offsets_mapping = true, return_special_tokens_mask = true}) gives the
 ids, character offsets and special-token mask transformers' fast tokenizer gives (accents, pairs,
 truncation); with return_overflowing_tokens (a text, or a pair with truncation = "only_second")
-and a stride, the same windows;
+and a stride, the same windows; a batch (lists of texts and pairs) gives transformers'
+tokenizer(texts, pairs, padding=..., truncation=True) as padded tensors, on either side;
 data.mlm_collator{whole_word_mask = true} masks whole words as transformers'
 DataCollatorForLanguageModeling(whole_word_mask=True) groups them (its own
 _calc_word_ids_and_prob_mask on transformers' offsets): every word all or nothing, special tokens
@@ -57,6 +58,16 @@ for i, w in ipairs(tok(text, { max_length = 12, stride = 3, return_overflowing_t
 end
 for i, w in ipairs(tok(q, text, { max_length = 20, stride = 4, truncation = "only_second", return_overflowing_tokens = true })) do
   print("PAIRED " .. i .. " " .. show(w.input_ids) .. " | " .. show(w.token_type_ids))
+end
+return { datasets = { train = data.tensors{ x = torch.zeros(2, 1) } }, model = nn.Linear(1, 1) }
+"""
+
+BATCH = """local data = require "runner.data"
+local tok = data.tokenizer("pre/tokenizer.json")
+local function show(t) return table.concat(t:reshape{ -1 }:tolist(), ",") end
+for _, o in ipairs{ { max_length = 12 }, { max_length = 16, padding = "max_length", padding_side = "left" } } do
+  local b = tok(TEXTS, PAIRS, o)
+  print("BATCH " .. b.input_ids:size(1) .. " " .. show(b.input_ids) .. " | " .. show(b.token_type_ids) .. " | " .. show(b.attention_mask))
 end
 return { datasets = { train = data.tensors{ x = torch.zeros(2, 1) } }, model = nn.Linear(1, 1) }
 """
@@ -121,6 +132,25 @@ class WholeWordMask(unittest.TestCase):
             self.assertEqual([(list(map(int, a.split(","))), list(map(int, b.split(",")))) for a, b in paired],
                              list(zip(want["input_ids"], want["token_type_ids"])))
 
+    def test_a_batch_is_transformers_padded_batch(self):
+        with TempDir() as d:
+            hf = self.folder(d)
+            first, second = ["café", "the river", "a"], ["bridge " * 9, "tower", "naïve élan"]
+            lua = lambda xs: "{ " + ", ".join(json.dumps(x, ensure_ascii=False) for x in xs) + " }"
+            script = BATCH.replace("TEXTS", lua(first)).replace("PAIRS", lua(second))
+            code, out, err = run("check", write(os.path.join(d, "b.lua"), script), cwd=d)
+            self.assertEqual(code, 0, err[-3000:])
+            got = [m.groups() for m in re.finditer(r"BATCH (\d+) (\S+) \| (\S+) \| (\S+)", out + err)]
+            self.assertEqual(len(got), 2)
+            for (width, ids, types, mask), kw in zip(got, [dict(padding=True, max_length=12), dict(padding="max_length", max_length=16)]):
+                hf.padding_side = "left" if kw["padding"] == "max_length" else "right"
+                want = hf(first, second, truncation=True, **kw)
+                flat = lambda rows: [x for r in rows for x in r]
+                self.assertEqual(int(width), len(want["input_ids"][0]))
+                self.assertEqual(list(map(int, ids.split(","))), flat(want["input_ids"]), kw)
+                self.assertEqual(list(map(int, types.split(","))), flat(want["token_type_ids"]), kw)
+                self.assertEqual(list(map(int, mask.split(","))), flat(want["attention_mask"]), kw)
+
     def masked_rows(self, d, whole):
         code, out, err = run("check", write(os.path.join(d, "m.lua"), MASKING.replace("WHOLE", whole)), cwd=d)
         self.assertEqual(code, 0, err[-3000:])
@@ -180,6 +210,11 @@ class WholeWordMask(unittest.TestCase):
                 'tok("a b", { truncation = "only_first", max_length = 8 })': 'truncation must be true, "longest_first" or "only_second"',
                 'tok({ "a" }, { is_split_into_words = true, return_offsets_mapping = true })': "are for text, not is_split_into_words",
                 'tok("a b c d e f g h", { max_length = 6, stride = 4, return_overflowing_tokens = true })': "stride 4 must be less than",
+                'tok({ "a" }, { "b", "c" })': "1 texts but 2 pairs",
+                'tok({ "a" }, { padding = "max_length" })': 'padding = "max_length" needs max_length',
+                'tok({ "a" }, { padding = "do_not_pad" })': 'padding must be true, "longest" or "max_length"',
+                'tok({ "a" }, { return_offsets_mapping = true })': "are for one text at a time",
+                'tok("a", { padding = true })': "padding and padding_side are for a batch",
             }
             for expr, message in cases.items():
                 with self.subTest(expr=expr):
