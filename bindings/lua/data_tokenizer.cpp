@@ -82,9 +82,10 @@ EncodeOptions encode_options(lua_State* L, int idx, const char* fn, bool words_a
       lua_getfield(L, idx, "truncation");
       const bool is_string = lua_type(L, -1) == LUA_TSTRING;
       lua_pop(L, 1);
-      e.truncation = is_string ? o.string("truncation", "") : o.boolean("truncation", true) ? "longest_first" : "do_not_truncate";
+      e.truncation = is_string ? o.string("truncation", "") : o.boolean("truncation", true) ? "longest_first" : "false";
       if (e.truncation != "longest_first" && e.truncation != "only_second")
-        throw RecipeError(std::string(fn) + ": truncation must be true, \"longest_first\" or \"only_second\", got \"" + e.truncation + "\"");
+        throw RecipeError(std::string(fn) + ": truncation must be true, \"longest_first\" or \"only_second\" (max_length truncates; leave it out not to), got " +
+                          (is_string ? "\"" + e.truncation + "\"" : e.truncation));
     }
   }
   o.finish();
@@ -244,6 +245,7 @@ int t_call(lua_State* L) {
   if (tables && !e.words) return push_batch(L, t, e, has_pair);
   if (e.padding_given)
     throw RecipeError("tokenizer(text, ...): padding and padding_side are for a batch (a list of texts); a padding collator pads single examples");
+  if (e.truncation == "only_second" && !has_pair) throw RecipeError("tokenizer(text, options): truncation = \"only_second\" needs a text pair");
   if (!e.overflow && (e.stride != 0 || e.truncation == "only_second"))
     throw RecipeError("tokenizer(text, text_pair, options): stride and truncation = \"only_second\" go with return_overflowing_tokens = true");
   if (e.offsets || e.special_mask || e.overflow) {

@@ -33,10 +33,11 @@ std::vector<Example> without_offsets(const std::vector<Example>& examples, std::
     auto it = e.find("offset_mapping");
     auto ids = e.find("input_ids");
     if (it == e.end())
-      throw DataError("mlm_collate: whole_word_mask needs each example's offset_mapping (tok(text, {return_offsets_mapping = true}))");
+      throw DataError("mlm_collate: whole_word_mask needs each example's offset_mapping (tok(text, {return_offsets_mapping = true})); "
+                      "either every example has one or none");
     if (ids == e.end() || it->second.dim() != 2 || it->second.size(1) != 2 || it->second.size(0) != ids->second.size(0))
       throw DataError("mlm_collate: offset_mapping must be (tokens, 2), a (begin, end) pair per input_ids token");
-    offsets.push_back(it->second.to(at::kLong).contiguous());
+    offsets.push_back(it->second.to(at::kCPU, at::kLong).contiguous());
     Example copy = e;
     copy.erase("offset_mapping");
     out.push_back(std::move(copy));
@@ -78,6 +79,8 @@ Collator mlm_collate(MlmOptions o) {
     at::Tensor labels = at::full_like(inputs, o.pad.label_pad_id);
     at::Tensor special;  // the examples' own special_tokens_mask: used, then dropped (as transformers pops it)
     if (auto s = b.find("special_tokens_mask"); s != b.end()) special = s->second.to(at::kLong).contiguous(), b.erase(s);
+    if (special.defined() && !special.sizes().equals(inputs.sizes()))
+      throw DataError("mlm_collate: an example's special_tokens_mask must have its input_ids' length");
     at::Tensor real;
     if (auto m = b.find("attention_mask"); m != b.end()) real = m->second.to(at::kLong).contiguous();
     if (real.defined() && !real.sizes().equals(inputs.sizes())) real = at::Tensor();
@@ -94,10 +97,8 @@ Collator mlm_collate(MlmOptions o) {
       Draws draw(seed, origin.epoch, origin.indices[static_cast<size_t>(r)]);
       // Draws follow the example's own tokens: with left padding they start after the pads,
       // so a token's fate does not depend on how long the batch's longest example is.
-      int64_t lead = 0;
-      if (o.pad.pad_left && re) {
-        for (int64_t t = 0; t < width; ++t) lead += re[r * width + t] == 0 ? 1 : 0;
-      }
+      // (The padding: the row's width less the example's own length, whatever its attention_mask holds.)
+      const int64_t lead = o.pad.pad_left ? width - examples[static_cast<size_t>(r)].at("input_ids").size(0) : 0;
       // whole_word_mask: the example's token offsets, at its place in the padded row.
       const int64_t own = o.whole_word_mask ? offsets[static_cast<size_t>(r)].size(0) : 0;
       const int64_t* off = o.whole_word_mask ? offsets[static_cast<size_t>(r)].data_ptr<int64_t>() : nullptr;

@@ -152,6 +152,23 @@ TEST(MlmCollator, WholeWordMaskPicksWordsByTheirFirstTokenAndDropsTheOffsets) {
   EXPECT_THROW(mlm_collate(o)({{{"input_ids", at::arange(10, 20, at::kLong)}}}, origin(0, 1)), DataError);
 }
 
+TEST(MlmCollator, LeftPaddingStartsAtTheExampleEvenWithZerosInItsOwnMask) {
+  MlmOptions o = options();
+  o.pad.pad_left = true;
+  o.mlm_probability = 1.0;
+  at::Tensor own = at::ones({20}, at::kLong);
+  own.slice(0, 10, 15).zero_();  // the example's own attention_mask hides five tokens inside it
+  const Example e{{"input_ids", at::arange(10, 30, at::kLong)}, {"attention_mask", own}},
+      longer{{"input_ids", at::arange(10, 60, at::kLong)}, {"attention_mask", at::ones({50}, at::kLong)}};
+  const at::Tensor picked = mlm_collate(o)({e, longer}, BatchOrigin{42, 0, {7, 8}}).at("labels")[0].slice(0, 30).ne(-100);
+  EXPECT_TRUE(picked.equal(own.to(at::kBool)));  // every visible token, none of the hidden ones
+}
+
+TEST(MlmCollator, SpecialTokensMaskOfAnotherLengthIsAnError) {
+  const Example e{{"input_ids", at::arange(10, 30, at::kLong)}, {"special_tokens_mask", at::zeros({5}, at::kLong)}};
+  EXPECT_THROW(mlm_collate(options())({e}, origin(0, 1)), DataError);
+}
+
 TEST(MlmCollator, RefusesBadOptions) {
   auto error = [](MlmOptions o) {
     try {

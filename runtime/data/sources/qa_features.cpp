@@ -224,11 +224,20 @@ std::shared_ptr<const QaFeatures> make_qa_features(std::vector<QaExample> exampl
         while (t - 1 >= first && off[t - 1].second >= end) --t;
         f.start_position = s, f.end_position = t;
       }
-      f.ids.assign(w.ids.begin(), w.ids.end());
-      for (int64_t t : w.type_ids) f.type_ids.push_back(static_cast<uint8_t>(t));
+      for (int64_t id : w.ids) {
+        if (id < 0 || id > INT32_MAX) throw DataError("token id " + std::to_string(id) + " does not fit the features' int32 ids", source);
+        f.ids.push_back(static_cast<int32_t>(id));
+      }
+      for (int64_t t : w.type_ids) {
+        if (t < 0 || t > 255) throw DataError("token type id " + std::to_string(t) + " is outside 0..255", source);
+        f.type_ids.push_back(static_cast<uint8_t>(t));
+      }
       features.push_back(std::move(f));
     }
   }
+  // run_qa.py caps the features at max_train_samples / max_eval_samples too, after cutting the
+  // first that many questions (a question whose windows are cut off then answers "empty").
+  if (o.max_samples >= 0 && static_cast<int64_t>(features.size()) > o.max_samples) features.resize(static_cast<size_t>(o.max_samples));
   return std::make_shared<QaFeatures>(std::move(examples), std::move(features), "data.qa_features(" + source + ")");
 }
 

@@ -35,7 +35,7 @@ struct QaOptions {
   DatasetPtr dataset;  // instead of a path: a data.parquet / data.arrow / data.hf_dataset of those rows
   std::shared_ptr<const HfTokenizer> tokenizer;
   int64_t max_length = 384, doc_stride = 128;  // run_qa.py's max_seq_length and doc_stride
-  int64_t max_samples = -1;                    // the first that many questions only (run_qa.py's max_train_samples); -1: all
+  int64_t max_samples = -1;                    // the first that many questions and features (run_qa.py's max_train_samples); -1: all
   std::string id_field = "id", question_field = "question", context_field = "context", answers_field = "answers";
 };
 
