@@ -120,6 +120,23 @@ int d_flattening_collator(lua_State* L) {
   return 1;
 }
 
+// data.multiple_choice_collator{pad_token_id = 0, pad_to_multiple_of = 0, padding_side = "right"}:
+// transformers' DataCollatorForMultipleChoice (runtime/data/collator.h).
+int d_multiple_choice_collator(lua_State* L) {
+  Options o(L, 1, "data.multiple_choice_collator");
+  data::PadOptions p;
+  p.pad_token_id = o.integer("pad_token_id", 0);
+  p.pad_to_multiple_of = o.integer("pad_to_multiple_of", 0);
+  if (p.pad_to_multiple_of < 0) throw RecipeError("data.multiple_choice_collator: pad_to_multiple_of must be >= 0");
+  const std::string side = o.string("padding_side", "right");
+  if (side != "right" && side != "left")
+    throw RecipeError("data.multiple_choice_collator: padding_side must be \"right\" or \"left\", got \"" + side + "\"");
+  p.pad_left = side == "left";
+  o.finish();
+  push_collator(L, {data::multiple_choice_collate(p), true, "data.multiple_choice_collator"});
+  return 1;
+}
+
 // data.mlm_collator{tokenizer = tok, mlm_probability = 0.15, mask_replace_prob = 0.8,
 // random_replace_prob = 0.1, whole_word_mask = false, seed, ...}: transformers'
 // DataCollatorForLanguageModeling(tok, mlm=True). The tokenizer gives the mask token, the padding id, the vocabulary to draw
@@ -201,7 +218,7 @@ void register_collator_type(lua_State* L) {
 
 void add_collator_functions(lua_State* L) {
   set_functions(L, {{"pad_collator", guarded<d_pad_collator>}, {"lm_collator", guarded<d_lm_collator>}, {"mlm_collator", guarded<d_mlm_collator>},
-                    {"flattening_collator", guarded<d_flattening_collator>}});
+                    {"flattening_collator", guarded<d_flattening_collator>}, {"multiple_choice_collator", guarded<d_multiple_choice_collator>}});
 }
 
 }  // namespace runner::lua

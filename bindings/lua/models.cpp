@@ -156,14 +156,16 @@ int m_encoder_classifier(lua_State* L) {
   }
   c.pad_token_id = o.integer("pad_token_id", c.pad_token_id);
   const std::string task = o.string("task", "sequence_classification");
-  if (task != "sequence_classification" && task != "token_classification" && task != "masked_lm" && task != "question_answering")
+  if (task != "sequence_classification" && task != "token_classification" && task != "masked_lm" && task != "question_answering" && task != "multiple_choice")
     throw RecipeError(
-        "models.encoder_classifier: task must be \"sequence_classification\", \"token_classification\", \"masked_lm\" or \"question_answering\", got \"" +
+        "models.encoder_classifier: task must be \"sequence_classification\", \"token_classification\", \"masked_lm\", \"question_answering\" or \"multiple_choice\", got \"" +
         task + "\"");
   c.per_token = task == "token_classification";
   c.masked_lm = task == "masked_lm";
   c.question_answering = task == "question_answering";
-  if ((c.masked_lm || c.question_answering) && (o.has("num_labels") || !c.labels.empty()))
+  c.multiple_choice = task == "multiple_choice";
+  if (c.multiple_choice) c.num_labels = 1;  // a score per choice
+  if ((c.masked_lm || c.question_answering || c.multiple_choice) && (o.has("num_labels") || !c.labels.empty()))
     throw RecipeError("models.encoder_classifier: num_labels and labels are for a classifier, not task = \"" + task + "\"");
   if (c.question_answering) c.num_labels = 2;  // start, end
   if (o.has("qa_dropout")) {  // DistilBertForQuestionAnswering's dropout before qa_outputs
@@ -229,7 +231,8 @@ int m_lora(lua_State* L) {
 // The weights stay in their files until the Trainer (or recipe code using the model) needs
 // them: under ZeRO-3 each rank then reads only its shards (parameter_store.h).
 // models.from_pretrained(dir[, {dtype = "auto" | "float32" | "bfloat16" | "float16", fused_linear_cross_entropy = true,
-// num_labels, labels = {name, ...}, task = "sequence_classification" | "token_classification" | "masked_lm" | "question_answering"}])
+// num_labels, labels = {name, ...}, task = "sequence_classification" | "token_classification" | "masked_lm" | "question_answering" |
+// "multiple_choice"}])
 int m_from_pretrained(lua_State* L) {
   const std::string dir = checked_path(luaL_checkstring(L, 1), "models.from_pretrained");
   Options o(L, 2, "models.from_pretrained");

@@ -179,6 +179,45 @@ Collator lm_collate(PadOptions options) {
   };
 }
 
+Collator multiple_choice_collate(PadOptions o) {
+  return [o](const std::vector<Example>& examples) {
+    if (examples.empty()) return Batch{};
+    std::vector<std::string> padded;
+    for (const auto& [name, v] : examples.front()) {
+      const bool two_d = std::all_of(examples.begin(), examples.end(), [&, n = name](const Example& e) {
+        auto it = e.find(n);
+        return it != e.end() && it->second.dim() == 2;
+      });
+      if (two_d) padded.push_back(name);
+    }
+    if (std::find(padded.begin(), padded.end(), "input_ids") == padded.end())
+      throw DataError("multiple_choice_collate: each example's input_ids must be (choices, tokens), e.g. tok({context, ...}, {ending, ...})");
+    std::vector<Example> rest = examples;
+    for (auto& e : rest)
+      for (const auto& n : padded) e.erase(n);
+    Batch b = default_collate(rest);
+    const int64_t choices = examples.front().at("input_ids").size(0);
+    for (const auto& n : padded) {
+      int64_t width = 0;
+      for (const auto& e : examples) {
+        if (e.at(n).size(0) != choices)
+          throw DataError("multiple_choice_collate: every example needs " + std::to_string(choices) + " choices in '" + n + "', one has " +
+                          std::to_string(e.at(n).size(0)));
+        width = std::max(width, e.at(n).size(1));
+      }
+      if (o.pad_to_multiple_of > 0) width = (width + o.pad_to_multiple_of - 1) / o.pad_to_multiple_of * o.pad_to_multiple_of;
+      const at::Tensor& first = examples.front().at(n);
+      at::Tensor out = at::full({static_cast<int64_t>(examples.size()), choices, width}, n == "input_ids" ? o.pad_token_id : 0, first.options());
+      for (size_t i = 0; i < examples.size(); ++i) {
+        const at::Tensor& v = examples[i].at(n);
+        out[static_cast<int64_t>(i)].narrow(1, o.pad_left ? width - v.size(1) : 0, v.size(1)).copy_(v);
+      }
+      b[n] = out;
+    }
+    return b;
+  };
+}
+
 Collator flattening_collate(int64_t separator_id) {
   return [separator_id](const std::vector<Example>& examples) {
     if (examples.empty()) throw DataError("cannot collate an empty list of examples");

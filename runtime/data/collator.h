@@ -80,6 +80,13 @@ Collator pad_collate(PadOptions options = {});
 // set to label_pad_id (by position, so a real token equal to pad_token_id still counts).
 Collator lm_collate(PadOptions options = {});
 
+// HF DataCollatorForMultipleChoice: each example's choices (C, T_i) fields (input_ids,
+// attention_mask, token_type_ids: every field that is 2-D in every example, C alike) padded along
+// their tokens to the batch's longest (rounded up to pad_to_multiple_of), input_ids with
+// pad_token_id and the others with 0, into (B, C, T); everything else stacked as by
+// default_collate (`label` becomes `labels`).
+Collator multiple_choice_collate(PadOptions options = {});
+
 // HF DataCollatorWithFlattening (padding-free training): the batch's examples concatenated into
 // one row, input_ids (1, total), position_ids restarting at 0 for each example, and labels =
 // each example's labels (else its input_ids) with its first token set to `separator_id`, so

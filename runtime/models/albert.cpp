@@ -145,6 +145,12 @@ class AlbertClassifier : public Module {
   std::vector<IdRange> id_ranges() const override { return encoder_id_ranges(config_, /*token_types=*/true); }
 
   TensorMap forward_batch_impl(const TensorMap& batch) override {
+    // *ForMultipleChoice: the sequence classifier's head with one output, on each choice.
+    if (config_.multiple_choice) return multiple_choice_forward(batch, kName, [this](const TensorMap& rows) { return rows_forward(rows); });
+    return rows_forward(batch);
+  }
+
+  TensorMap rows_forward(const TensorMap& batch) {
     const at::Tensor ids = token_ids(require_field(batch, "input_ids", kName), "input_ids", kName);  // (B, T)
     const int64_t b = ids.size(0), t = ids.size(1);
     if (t > config_.max_position_embeddings)

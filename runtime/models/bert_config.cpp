@@ -77,6 +77,7 @@ std::string EncoderConfig::family() const {
 std::string EncoderConfig::architecture() const {
   return family() + (masked_lm            ? "ForMaskedLM"
                      : question_answering ? "ForQuestionAnswering"
+                     : multiple_choice    ? "ForMultipleChoice"
                      : per_token          ? "ForTokenClassification"
                                           : "ForSequenceClassification");
 }
@@ -92,6 +93,7 @@ EncoderConfig bert_config_from_hf(const json& c, const std::string& where) {
     if (a.is_string()) {
       if (a.get<std::string>().find("ForTokenClassification") != std::string::npos) e.per_token = true;
       if (a.get<std::string>().find("ForQuestionAnswering") != std::string::npos) e.question_answering = true;
+      if (a.get<std::string>().find("ForMultipleChoice") != std::string::npos) e.multiple_choice = true;
     }
   const bool roberta = is_roberta_type(e.model_type);
   const Keys& k = keys_of(e.model_type);
@@ -130,7 +132,10 @@ EncoderConfig bert_config_from_hf(const json& c, const std::string& where) {
     e.classifier_dropout = f.opt_number("classifier_dropout");
     const std::string act = f.string("hidden_act", "gelu");
     if (act != "gelu") throw CheckpointError("hidden_act \"" + act + "\" is not supported (BERT uses gelu)", where);
-    if (e.model_type == "electra") e.embedding_size = f.integer("embedding_size", 128);  // projected to hidden_size when they differ
+    if (e.model_type == "electra") {
+      e.embedding_size = f.integer("embedding_size", 128);  // projected to hidden_size when they differ
+      e.summary_last_dropout = f.number("summary_last_dropout", 0.1);
+    }
   }
   if ((albert || e.model_type == "electra") && e.embedding_size <= 0)
     throw CheckpointError("embedding_size must be > 0, got " + std::to_string(e.embedding_size), where);
@@ -177,6 +182,7 @@ json bert_config_json(const EncoderConfig& e, const std::string& dtype) {
   j["hidden_act"] = e.hidden_act;
   j[e.model_type == "albert" ? "classifier_dropout_prob" : "classifier_dropout"] = e.classifier_dropout ? json(*e.classifier_dropout) : json(nullptr);
   if (e.model_type == "albert" || e.model_type == "electra") j["embedding_size"] = e.embedding_size > 0 ? e.embedding_size : e.hidden_size;
+  if (e.model_type == "electra") j["summary_last_dropout"] = e.summary_last_dropout;
   if (e.model_type == "albert") {
     j["num_hidden_groups"] = e.hidden_groups;
     j["inner_group_num"] = e.inner_group_num;

@@ -141,6 +141,12 @@ struct EncoderConfig {
   // end_positions (encoder_parts.h). num_labels is 2. DistilBERT's head drops out qa_dropout first.
   bool question_answering = false;
   double qa_dropout = 0.1;
+  // *ForMultipleChoice (run_swag.py): input_ids (B, C, T), a choice per row of C; each choice
+  // scored by the sequence classifier's head with one output (RoBERTa: its pooler, then dropout
+  // and a linear `classifier`; ELECTRA: `sequence_summary`, dense → GELU → dropout of
+  // summary_last_dropout, then `classifier`); logits (B, C), cross-entropy with labels (B).
+  bool multiple_choice = false;
+  double summary_last_dropout = 0.1;
   // "albert" (albert.cpp) and "electra": the embedding's own width (0: hidden_size), projected
   // to hidden_size. ALBERT: n_layer steps over hidden_groups groups of inner_group_num shared
   // layers; hidden_act "gelu_new" (tanh GELU) or "gelu". The other encoders use exact GELU.

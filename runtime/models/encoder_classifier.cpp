@@ -155,6 +155,24 @@ class EncoderClassifier : public Module {
       register_module(encoder_prefix(c.model_type), bert);
       classifier_ = init_dense(c.hidden_size, c.num_labels, c.initializer_range);
       register_module("classifier", classifier_);
+    } else if (c.multiple_choice && roberta()) {
+      // RobertaForMultipleChoice: the pooler (dense → tanh on the first token), dropout, classifier (H → 1).
+      auto pooler = std::make_shared<Module>("RobertaPooler");
+      pooler_ = init_dense(c.hidden_size, c.hidden_size, c.initializer_range);
+      pooler->register_module("dense", pooler_);
+      bert->register_module("pooler", pooler);
+      register_module(encoder_prefix(c.model_type), bert);
+      classifier_ = init_dense(c.hidden_size, 1, c.initializer_range);
+      register_module("classifier", classifier_);
+    } else if (c.multiple_choice && electra()) {
+      // ElectraForMultipleChoice: sequence_summary (dense → GELU → dropout on the first token), classifier (H → 1).
+      register_module(encoder_prefix(c.model_type), bert);
+      auto summary = std::make_shared<Module>("ElectraSequenceSummary");
+      pooler_ = init_dense(c.hidden_size, c.hidden_size, c.initializer_range);
+      summary->register_module("summary", pooler_);
+      register_module("sequence_summary", summary);
+      classifier_ = init_dense(c.hidden_size, 1, c.initializer_range);
+      register_module("classifier", classifier_);
     } else if (roberta() || electra()) {
       // RobertaClassificationHead: dense → tanh → out_proj on the first token, no pooler;
       // ElectraClassificationHead the same with GELU.
@@ -193,6 +211,12 @@ class EncoderClassifier : public Module {
   std::vector<IdRange> id_ranges() const override { return encoder_id_ranges(config_, /*token_types=*/true); }
 
   TensorMap forward_batch_impl(const TensorMap& batch) override {
+    if (config_.multiple_choice) return multiple_choice_forward(batch, kName, [this](const TensorMap& rows) { return rows_forward(rows); });
+    return rows_forward(batch);
+  }
+
+ private:
+  TensorMap rows_forward(const TensorMap& batch) {
     at::Tensor ids = token_ids(require_field(batch, "input_ids", kName), "input_ids", kName);  // (B, T)
     const int64_t b = ids.size(0), t = ids.size(1);
     // RoBERTa's positions start after pad_token_id (2 for roberta-base: 512 tokens in 514).
@@ -225,6 +249,11 @@ class EncoderClassifier : public Module {
       logits = mlm_->forward(x);  // (B, T, vocab_size)
     } else if (config_.per_token) {
       logits = classifier_->forward(drop(x));  // (B, T, num_labels)
+    } else if (config_.multiple_choice && electra()) {
+      const at::Tensor summary = at::gelu(pooler_->forward(x.select(1, 0)));
+      logits = classifier_->forward(config_.summary_last_dropout > 0 ? at::dropout(summary, config_.summary_last_dropout, is_training()) : summary);
+    } else if (config_.multiple_choice) {  // BERT's and RoBERTa's: the pooler, dropout, classifier
+      logits = classifier_->forward(drop(at::tanh(pooler_->forward(x.select(1, 0)))));
     } else {
       const at::Tensor pooled = electra()   ? at::gelu(pooler_->forward(drop(x.select(1, 0))))
                                 : roberta() ? at::tanh(pooler_->forward(drop(x.select(1, 0))))
@@ -239,7 +268,6 @@ class EncoderClassifier : public Module {
     return out;
   }
 
- private:
   at::Tensor dropout(const at::Tensor& x) { return config_.dropout > 0 ? at::dropout(x, config_.dropout, is_training()) : x; }
   bool roberta() const { return is_roberta_type(config_.model_type); }
   bool electra() const { return config_.model_type == "electra"; }

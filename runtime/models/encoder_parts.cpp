@@ -91,4 +91,24 @@ TensorMap question_answering_outputs(const at::Tensor& logits, const TensorMap& 
   return out;
 }
 
+TensorMap multiple_choice_forward(const TensorMap& batch, const std::string& model, const std::function<TensorMap(const TensorMap&)>& rows) {
+  const at::Tensor& ids = require_field(batch, "input_ids", model);
+  if (ids.dim() != 3)
+    throw RecipeError(model + ": a multiple-choice model reads input_ids (batch, choices, tokens), got " + shape_string(ids.sizes()) +
+                      " (data.multiple_choice_collator pads the choices)");
+  const int64_t b = ids.size(0), c = ids.size(1), t = ids.size(2);
+  TensorMap flat;
+  for (const auto& [name, v] : batch) {
+    if (name == "labels") continue;
+    if (v.defined() && v.dim() == 3 && v.size(0) == b && v.size(1) == c) flat[name] = v.reshape({b * c, v.size(2)});
+    else if (v.defined() && v.dim() == 3) throw RecipeError(model + ": " + name + " must have input_ids' (batch, choices) " + shape_string(ids.sizes()));
+    else flat[name] = v;
+  }
+  (void)t;
+  const at::Tensor logits = rows(flat).at("logits").reshape({b, c});
+  TensorMap out{{"logits", logits}};
+  if (at::Tensor labels = optional_field(batch, "labels"); labels.defined()) out["loss"] = classification_loss(logits, labels, model);
+  return out;
+}
+
 }  // namespace runner::models

@@ -2,6 +2,7 @@
 // transformers' initialisation of their layers, the config checks, and the loss HF's
 // *ForSequenceClassification picks.
 #pragma once
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -39,6 +40,10 @@ at::Tensor sequence_classification_loss(const EncoderConfig& c, const at::Tensor
 // computes: the mean of the start and end cross-entropies, a position outside [0, T) clamped to
 // T and ignored (an answer the window cut off).
 TensorMap question_answering_outputs(const at::Tensor& logits, const TensorMap& batch, const std::string& model);
+// *ForMultipleChoice: the batch's (B, C, T) fields (input_ids, attention_mask, token_type_ids)
+// as (B·C, T) rows, which `rows` scores (its logits (B·C, 1)); the logits as (B, C) and, with
+// labels (B), transformers' cross-entropy over the choices.
+TensorMap multiple_choice_forward(const TensorMap& batch, const std::string& model, const std::function<TensorMap(const TensorMap&)>& rows);
 // The batch fields a question-answering head reads besides the encoder's inputs.
 inline std::vector<std::string> question_answering_labels() { return {"start_positions", "end_positions"}; }
 

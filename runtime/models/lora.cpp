@@ -156,6 +156,9 @@ void apply_lora(Module& model, LoraConfig c) {
   // record the head by), and its head is tied to the embedding, so modules_to_save cannot train it.
   if (const std::string& type = model.type_name(); type.size() > 11 && type.compare(type.size() - 11, 11, "ForMaskedLM") == 0)
     throw RecipeError("models.lora: LoRA of a masked language model (" + type + ") is not supported; train it in full");
+  // peft has no multiple-choice task type: its head would be neither trained nor saved.
+  if (ends_with(model.type_name(), "ForMultipleChoice"))
+    throw RecipeError("models.lora: LoRA of a multiple-choice model (" + model.type_name() + ") is not supported (peft has no task type for it); train it in full");
   if (c.r < 1) throw RecipeError("models.lora: r must be >= 1, got " + std::to_string(c.r));
   if (!(c.dropout >= 0.0 && c.dropout < 1.0)) throw RecipeError("models.lora: dropout must be in [0, 1)");
   if (!std::isfinite(c.alpha)) throw RecipeError("models.lora: alpha must be a finite number");

@@ -239,7 +239,8 @@ FileTensors hf_bert_names(FileTensors tensors, const std::string& type, bool poo
     }
     // The task's own head is kept; a classifier beside a masked-LM or QA head, and a QA head
     // beside a classifier, are another task's (transformers drops them as unexpected).
-    const bool classifier = n.rfind("classifier.", 0) == 0 || n.rfind("pre_classifier.", 0) == 0, qa = n.rfind("qa_outputs.", 0) == 0;
+    const bool classifier = n.rfind("classifier.", 0) == 0 || n.rfind("pre_classifier.", 0) == 0 || n.rfind("sequence_summary.", 0) == 0,
+               qa = n.rfind("qa_outputs.", 0) == 0;
     const bool other_head = n.rfind("cls.", 0) == 0 || n.rfind("sop_classifier.", 0) == 0 || n.rfind("discriminator_predictions.", 0) == 0 ||
                             ((masked_lm || question_answering) && classifier) || (qa && !question_answering);
     if (other_head || ends_with(n, ".position_ids")) continue;
@@ -256,6 +257,7 @@ FileTensors hf_bert_names(FileTensors tensors, const std::string& type, bool poo
 // zero biases, LayerNorm ones), in place, so the model keeps its identity.
 bool new_head_parameter(const std::string& name) {
   return name.rfind("classifier.", 0) == 0 || name.rfind("pre_classifier.", 0) == 0 || name.rfind("qa_outputs.", 0) == 0 || name.rfind("bert.pooler.", 0) == 0 ||
+         name.rfind("roberta.pooler.", 0) == 0 || name.rfind("sequence_summary.", 0) == 0 ||
          name.rfind("albert.pooler.", 0) == 0 || masked_lm_head_key(name);
 }
 
@@ -363,10 +365,12 @@ at::ScalarType resolve_dtype(const std::string& asked, const json& config, const
 
 ModulePtr from_pretrained(const std::string& dir, bool deferred, const std::string& dtype, int64_t num_labels,
                           const std::vector<std::string>& labels, const std::string& task) {
-  if (!task.empty() && task != "token_classification" && task != "sequence_classification" && task != "masked_lm" && task != "question_answering")
-    throw RecipeError("from_pretrained: task must be \"sequence_classification\", \"token_classification\", \"masked_lm\" or \"question_answering\", got \"" +
-                      task + "\"");
-  if ((task == "masked_lm" || task == "question_answering") && (num_labels > 0 || !labels.empty()))
+  if (!task.empty() && task != "token_classification" && task != "sequence_classification" && task != "masked_lm" && task != "question_answering" &&
+      task != "multiple_choice")
+    throw RecipeError(
+        "from_pretrained: task must be \"sequence_classification\", \"token_classification\", \"masked_lm\", \"question_answering\" or \"multiple_choice\", got \"" +
+        task + "\"");
+  if ((task == "masked_lm" || task == "question_answering" || task == "multiple_choice") && (num_labels > 0 || !labels.empty()))
     throw RecipeError("from_pretrained: num_labels and labels are for a classifier, not task = \"" + task + "\"");
   if (num_labels == 0) num_labels = static_cast<int64_t>(labels.size());
   const fs::path folder(dir);
@@ -394,7 +398,10 @@ ModulePtr from_pretrained(const std::string& dir, bool deferred, const std::stri
       if (!labels.empty()) encoder->labels = labels;
       if (!task.empty())
         encoder->per_token = task == "token_classification", encoder->masked_lm = task == "masked_lm",
-        encoder->question_answering = task == "question_answering";
+        encoder->question_answering = task == "question_answering", encoder->multiple_choice = task == "multiple_choice";
+      if (encoder->multiple_choice && (num_labels > 0 || !labels.empty()))
+        throw RecipeError("from_pretrained: num_labels and labels are for a classifier; " + dir + " is a multiple-choice model");
+      if (encoder->multiple_choice) encoder->num_labels = 1, encoder->labels.clear();  // a score per choice
       if (encoder->question_answering && (num_labels > 0 || !labels.empty()))  // a QA folder by its architectures
         throw RecipeError("from_pretrained: num_labels and labels are for a classifier; " + dir +
                           " is a question-answering model (give task = \"sequence_classification\" for a classifier on its body)");
@@ -404,7 +411,9 @@ ModulePtr from_pretrained(const std::string& dir, bool deferred, const std::stri
     model = bert ? make_encoder_classifier(*encoder) : llama ? make_llama(llama_config_from_hf(config, where)) : make_gpt(gpt_config(config, where));
     const FileTensors files = weight_files(folder);
     if (bert) defer_named(*model,
-                          hf_bert_names(files, type, /*pooler=*/(type == "bert" || type == "albert") && !encoder->per_token && !encoder->masked_lm && !encoder->question_answering,
+                          hf_bert_names(files, type,
+                                        /*pooler=*/((type == "bert" || type == "albert") && !encoder->per_token && !encoder->masked_lm && !encoder->question_answering) ||
+                                            (is_roberta_type(type) && encoder->multiple_choice),
                                         encoder->masked_lm, encoder->question_answering),
                           dir, new_head_parameter, encoder->initializer_range);
     else defer_named(*model, llama ? hf_llama_names(files) : hf_gpt2_names(files, dir), dir);

@@ -167,3 +167,19 @@ TEST(FlatteningCollate, ConcatenatesExamplesIntoOneRow) {
   EXPECT_THAT(data_error([] { flattening_collate()({{{"input_ids", L({5, 6})}, {"labels", L({1})}}}); }), HasSubstr("1 labels for 2 input_ids"));
   EXPECT_THAT(data_error([] { flattening_collate()({{{"x", L({5})}}}); }), HasSubstr("example 0 has no 'input_ids'"));
 }
+
+TEST(Collators, MultipleChoicePadsEachChoiceToTheBatchsLongest) {
+  const Example a{{"input_ids", at::ones({2, 3}, at::kLong)}, {"attention_mask", at::ones({2, 3}, at::kLong)}, {"labels", at::scalar_tensor(1, at::kLong)}},
+      b{{"input_ids", at::full({2, 5}, 7, at::kLong)}, {"attention_mask", at::ones({2, 5}, at::kLong)}, {"labels", at::scalar_tensor(0, at::kLong)}};
+  PadOptions o;
+  o.pad_token_id = 9;
+  const Batch batch = multiple_choice_collate(o)({a, b});
+  EXPECT_EQ(batch.at("input_ids").sizes(), (std::vector<int64_t>{2, 2, 5}));
+  EXPECT_TRUE(batch.at("input_ids")[0][1].equal(at::tensor(std::vector<int64_t>{1, 1, 1, 9, 9}, at::kLong)));
+  EXPECT_TRUE(batch.at("attention_mask")[0][0].equal(at::tensor(std::vector<int64_t>{1, 1, 1, 0, 0}, at::kLong)));
+  EXPECT_TRUE(batch.at("labels").equal(at::tensor(std::vector<int64_t>{1, 0}, at::kLong)));
+  o.pad_to_multiple_of = 4, o.pad_left = true;
+  const Batch left = multiple_choice_collate(o)({a, b});
+  EXPECT_TRUE(left.at("input_ids")[0][0].equal(at::tensor(std::vector<int64_t>{9, 9, 9, 9, 9, 1, 1, 1}, at::kLong)));
+  EXPECT_THROW(multiple_choice_collate(o)({a, Example{{"input_ids", at::ones({3, 2}, at::kLong)}, {"labels", at::scalar_tensor(0, at::kLong)}}}), DataError);
+}

@@ -203,7 +203,7 @@ return {
                 'models.from_pretrained("bert", { task = "masked_lm", num_labels = 3 })': "num_labels and labels are for a classifier",
                 'models.from_pretrained("gpt2", { task = "masked_lm" })': "are for a classification model",
                 'models.encoder_classifier{ vocab_size = 64, task = "masked_lm", labels = { "a", "b" } }': "num_labels and labels are for a classifier",
-                'models.encoder_classifier{ vocab_size = 64, task = "mlm" }': 'task must be "sequence_classification", "token_classification", "masked_lm" or "question_answering"',
+                'models.encoder_classifier{ vocab_size = 64, task = "mlm" }': 'task must be "sequence_classification", "token_classification", "masked_lm", "question_answering" or "multiple_choice"',
                 'data.mlm_collator{ tokenizer = data.tokenizer("tokenizer.json") }': "the tokenizer has no mask token",
                 'data.mlm_collator{ mask_token_id = 4, vocab_size = 64, mlm_probability = 1.5 }': "data.mlm_collator: mlm_probability must be in [0, 1]",
                 'data.mlm_collator{ vocab_size = 64 }': "give tokenizer = data.tokenizer(...), or mask_token_id and vocab_size",
