@@ -73,6 +73,21 @@ def write(path, text):
     return path
 
 
+def check_one_line_errors(test, folder, cases, preamble=""):
+    """Each `expr` of `cases` (expr -> message), evaluated by `runner check` in a recipe after
+    the data and models requires and `preamble`, must fail with exit 2 and one error line
+    holding `message`."""
+    for expr, message in cases.items():
+        with test.subTest(expr=expr):
+            script = ('local data, models = require "runner.data", require "runner.models"\n' + preamble +
+                      f"local x = {expr}\nreturn {{ datasets = {{ train = data.tensors{{ x = torch.zeros(2, 1) }} }}, model = nn.Linear(1, 1) }}\n")
+            code, out, err = run("check", write(os.path.join(folder, "bad.lua"), script), cwd=folder)
+            test.assertEqual(code, 2, err[-2000:])
+            lines = [l for l in err.strip().splitlines() if "error" in l]
+            test.assertEqual(len(lines), 1, err)
+            test.assertIn(message, lines[0])
+
+
 def rank_pid(out, rank, tries=50):
     """The pid of rank `rank` of a job writing to `out`: hydra gives rank R PMI_RANK=R, and
     its command line names the folder (so does a `runner launch`, which has no PMI_RANK).

@@ -14,7 +14,7 @@ import unittest
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from runner_test_util import TempDir, read_safetensors, run, write  # noqa: E402
+from runner_test_util import check_one_line_errors, TempDir, read_safetensors, run, write  # noqa: E402
 
 try:
     import torch
@@ -167,15 +167,7 @@ class MultipleChoice(unittest.TestCase):
                 'data.multiple_choice_collator{}({ { input_ids = torch.zeros(2, 3):long() }, { input_ids = torch.zeros(3, 3):long() } })':
                     "every example needs 2 choices",
             }
-            for expr, message in cases.items():
-                with self.subTest(expr=expr):
-                    script = ('local data, models = require "runner.data", require "runner.models"\n'
-                              f"local x = {expr}\nreturn {{ datasets = {{ train = data.tensors{{ x = torch.zeros(2, 1) }} }}, model = nn.Linear(1, 1) }}\n")
-                    code, out, err = run("check", write(os.path.join(d, "bad.lua"), script), cwd=d)
-                    self.assertEqual(code, 2, err[-2000:])
-                    lines = [l for l in err.strip().splitlines() if "error" in l]
-                    self.assertEqual(len(lines), 1, err)
-                    self.assertIn(message, lines[0])
+            check_one_line_errors(self, d, cases)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ import unittest
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from runner_test_util import TempDir, read_safetensors, run, write  # noqa: E402
+from runner_test_util import check_one_line_errors, TempDir, read_safetensors, run, write  # noqa: E402
 
 try:
     import datasets
@@ -275,15 +275,7 @@ class QuestionAnswering(unittest.TestCase):
                 'data.qa_metrics(data.qa_features{ path = "good.jsonl", tokenizer = tok }, torch.zeros(3, 4, 2))': "one row per feature",
                 'models.from_pretrained("pre", { task = "question_answering", num_labels = 3 })': "num_labels and labels are for a classifier",
             }
-            for expr, message in cases.items():
-                with self.subTest(expr=expr):
-                    script = ('local data, models = require "runner.data", require "runner.models"\nlocal tok = data.tokenizer("pre/tokenizer.json")\n'
-                              f"local x = {expr}\nreturn {{ datasets = {{ train = data.tensors{{ x = torch.zeros(2, 1) }} }}, model = nn.Linear(1, 1) }}\n")
-                    code, out, err = run("check", write(os.path.join(d, "bad.lua"), script), cwd=d)
-                    self.assertEqual(code, 2, err[-2000:])
-                    lines = [l for l in err.strip().splitlines() if "error" in l]
-                    self.assertEqual(len(lines), 1, err)
-                    self.assertIn(message, lines[0])
+            check_one_line_errors(self, d, cases, preamble='local tok = data.tokenizer("pre/tokenizer.json")\n')
 
 
 TRAIN = """local data, models = require "runner.data", require "runner.models"

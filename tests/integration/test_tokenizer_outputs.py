@@ -17,7 +17,7 @@ import unittest
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from runner_test_util import TempDir, run, write  # noqa: E402
+from runner_test_util import check_one_line_errors, TempDir, run, write  # noqa: E402
 
 try:
     import transformers
@@ -216,15 +216,7 @@ class WholeWordMask(unittest.TestCase):
                 'tok({ "a" }, { return_offsets_mapping = true })': "are for one text at a time",
                 'tok("a", { padding = true })': "padding and padding_side are for a batch",
             }
-            for expr, message in cases.items():
-                with self.subTest(expr=expr):
-                    script = ('local data = require "runner.data"\nlocal tok = data.tokenizer("pre/tokenizer.json")\n'
-                              f"local x = {expr}\nreturn {{ datasets = {{ train = data.tensors{{ x = torch.zeros(2, 1) }} }}, model = nn.Linear(1, 1) }}\n")
-                    code, out, err = run("check", write(os.path.join(d, "bad.lua"), script), cwd=d)
-                    self.assertEqual(code, 2, err[-2000:])
-                    lines = [l for l in err.strip().splitlines() if "error" in l]
-                    self.assertEqual(len(lines), 1, err)
-                    self.assertIn(message, lines[0])
+            check_one_line_errors(self, d, cases, preamble='local tok = data.tokenizer("pre/tokenizer.json")\n')
 
     def test_without_offsets_it_is_one_line(self):
         with TempDir() as d:
