@@ -66,17 +66,24 @@ int collator_call(lua_State* L) {
   return 1;
 }
 
-// The padding options every collator takes; the caller finishes `o`.
-data::PadOptions pad_options(lua_State* L, Options& o, const char* fn) {
+// What every padding collator takes (multiple_choice_collator only these): pad_token_id,
+// pad_to_multiple_of, padding_side.
+data::PadOptions pad_layout(Options& o, const char* fn) {
   data::PadOptions p;
   p.pad_token_id = o.integer("pad_token_id", 0);
-  p.label_pad_id = o.integer("label_pad_id", -100);
-  p.attention_mask = o.boolean("attention_mask", true);
   p.pad_to_multiple_of = o.integer("pad_to_multiple_of", 0);
   if (p.pad_to_multiple_of < 0) throw RecipeError(std::string(fn) + ": pad_to_multiple_of must be >= 0 (0: no rounding)");
   const std::string side = o.string("padding_side", "right");
   if (side != "right" && side != "left") throw RecipeError(std::string(fn) + ": padding_side must be \"right\" or \"left\", got \"" + side + "\"");
   p.pad_left = side == "left";
+  return p;
+}
+
+// The padding options every collator takes; the caller finishes `o`.
+data::PadOptions pad_options(lua_State* L, Options& o, const char* fn) {
+  data::PadOptions p = pad_layout(o, fn);
+  p.label_pad_id = o.integer("label_pad_id", -100);
+  p.attention_mask = o.boolean("attention_mask", true);
   if (o.has("fields")) {
     lua_getfield(L, 1, "fields");
     std::vector<std::string> fields;
@@ -124,14 +131,7 @@ int d_flattening_collator(lua_State* L) {
 // transformers' DataCollatorForMultipleChoice (runtime/data/collator.h).
 int d_multiple_choice_collator(lua_State* L) {
   Options o(L, 1, "data.multiple_choice_collator");
-  data::PadOptions p;
-  p.pad_token_id = o.integer("pad_token_id", 0);
-  p.pad_to_multiple_of = o.integer("pad_to_multiple_of", 0);
-  if (p.pad_to_multiple_of < 0) throw RecipeError("data.multiple_choice_collator: pad_to_multiple_of must be >= 0");
-  const std::string side = o.string("padding_side", "right");
-  if (side != "right" && side != "left")
-    throw RecipeError("data.multiple_choice_collator: padding_side must be \"right\" or \"left\", got \"" + side + "\"");
-  p.pad_left = side == "left";
+  const data::PadOptions p = pad_layout(o, "data.multiple_choice_collator");
   o.finish();
   push_collator(L, {data::multiple_choice_collate(p), true, "data.multiple_choice_collator"});
   return 1;
@@ -157,18 +157,15 @@ int d_mlm_collator(lua_State* L) {
   m.pad = pad_options(L, o, fn);
   if (tok) {
     m.vocab_size = tok->vocab_size();
-    const std::vector<int64_t> special = tok->special_ids();  // ascending
-    const auto named = data::folder_special_tokens(tok->path());
-    // The folder's token for `key`, else the tokenizer classes' defaults (BertTokenizer's [MASK], RobertaTokenizer's <mask>).
-    auto id_of = [&](const char* key, std::initializer_list<const char*> defaults) { return special_token_id(*tok, key, defaults); };
-    m.special_ids = special;
-    for (const auto& [key, content] : named)
+    m.special_ids = tok->special_ids();
+    for (const auto& [key, content] : data::folder_special_tokens(tok->path()))
       if (const int64_t id = tok->token_to_id(content); id >= 0) m.special_ids.push_back(id);  // mlm_collate sorts them
-    m.mask_token_id = id_of("mask_token", {"[MASK]", "<mask>"});
+    // The folder's token, else the tokenizer classes' defaults (BertTokenizer's [MASK], RobertaTokenizer's <mask>).
+    m.mask_token_id = special_token_id(*tok, "mask_token", {"[MASK]", "<mask>"});
     if (m.mask_token_id < 0 && !o.has("mask_token_id"))
       throw RecipeError(std::string(fn) + ": the tokenizer has no mask token (tokenizer_config.json's mask_token next to " + tok->path() +
                         "), which masked language modelling needs; give mask_token_id");
-    if (const int64_t pad = id_of("pad_token", {"[PAD]", "<pad>"}); pad >= 0 && !o.has("pad_token_id")) m.pad.pad_token_id = pad;
+    if (const int64_t pad = special_token_id(*tok, "pad_token", {"[PAD]", "<pad>"}); pad >= 0 && !o.has("pad_token_id")) m.pad.pad_token_id = pad;
   }
   if (o.has("mask_token_id") || !tok) m.mask_token_id = o.integer("mask_token_id", -1);
   if (o.has("vocab_size") || !tok) m.vocab_size = o.integer("vocab_size", 0);

@@ -9,6 +9,7 @@
 // tok:decode(ids [, {skip_special_tokens = false}]) → string (ids: a tensor or a list),
 // tok:vocab_size(), tok:token_to_id(token) (nil when absent), tok:id_to_token(id).
 #include <algorithm>
+#include <optional>
 
 #include "bindings/lua/data_binding.h"
 #include "bindings/lua/data_parts.h"
@@ -25,13 +26,17 @@ const char* const kTokenizerMeta = "runner.Tokenizer";
 
 struct TokenizerBox {
   std::shared_ptr<data::HfTokenizer> tok;
+  // A batch's padding id (special_token_id of pad_token): found once, as it reads the folder's
+  // files and a recipe's map calls tok(...) per example.
+  std::optional<int64_t> pad_id;
 };
 
-data::HfTokenizer& self(lua_State* L) {
+TokenizerBox& self_box(lua_State* L) {
   auto* box = static_cast<TokenizerBox*>(luaL_testudata(L, 1, kTokenizerMeta));
   if (!box) throw RecipeError("expected a tokenizer (call its methods with a colon: tok:encode(text))");
-  return *box->tok;
+  return *box;
 }
+data::HfTokenizer& self(lua_State* L) { return *self_box(L).tok; }
 
 bool flag(lua_State* L, int idx, const char* name, bool fallback) {
   if (!lua_istable(L, idx)) return fallback;
@@ -39,6 +44,16 @@ bool flag(lua_State* L, int idx, const char* name, bool fallback) {
   const bool v = lua_isnil(L, -1) ? fallback : lua_toboolean(L, -1) != 0;
   lua_pop(L, 1);
   return v;
+}
+
+// An option given as a string or a boolean (transformers' padding and truncation): the string,
+// `if_true` for true, `if_false` for false, `fallback` when absent.
+std::string string_or_flag(lua_State* L, Options& o, int idx, const char* key, const char* if_true, const char* if_false, const std::string& fallback) {
+  if (!o.has(key)) return fallback;
+  lua_getfield(L, idx, key);
+  const bool is_string = lua_type(L, -1) == LUA_TSTRING;
+  lua_pop(L, 1);
+  return is_string ? o.string(key, "") : o.boolean(key, true) ? if_true : if_false;
 }
 
 // The options encode and tok(...) share: add_special_tokens, max_length (truncation to it);
@@ -65,28 +80,20 @@ EncodeOptions encode_options(lua_State* L, int idx, const char* fn, bool words_a
     e.offsets = o.boolean("return_offsets_mapping", false);
     e.special_mask = o.boolean("return_special_tokens_mask", false);
     e.overflow = o.boolean("return_overflowing_tokens", false);
-    if (o.has("padding")) {  // a batch (a list of texts): true / "longest", "max_length"
-      lua_getfield(L, idx, "padding");
-      const bool is_string = lua_type(L, -1) == LUA_TSTRING;
-      lua_pop(L, 1);
-      e.padding = is_string ? o.string("padding", "") : o.boolean("padding", true) ? "longest" : "";
-      if (e.padding != "longest" && e.padding != "max_length")
-        throw RecipeError(std::string(fn) + ": padding must be true, \"longest\" or \"max_length\" (a batch is one tensor), got \"" + e.padding + "\"");
-    }
+    // A batch (a list of texts): true / "longest", "max_length".
+    e.padding = string_or_flag(L, o, idx, "padding", "longest", "", e.padding);
+    if (e.padding != "longest" && e.padding != "max_length")
+      throw RecipeError(std::string(fn) + ": padding must be true, \"longest\" or \"max_length\" (a batch is one tensor), got \"" + e.padding + "\"");
     e.padding_given = o.has("padding") || o.has("padding_side");
     e.padding_side = o.string("padding_side", e.padding_side);
     if (e.padding_side != "right" && e.padding_side != "left")
       throw RecipeError(std::string(fn) + ": padding_side must be \"right\" or \"left\", got \"" + e.padding_side + "\"");
     e.stride = o.integer("stride", 0);
-    if (o.has("truncation")) {  // transformers' truncation: true / "longest_first" (runner's only way for a pair), "only_second"
-      lua_getfield(L, idx, "truncation");
-      const bool is_string = lua_type(L, -1) == LUA_TSTRING;
-      lua_pop(L, 1);
-      e.truncation = is_string ? o.string("truncation", "") : o.boolean("truncation", true) ? "longest_first" : "false";
-      if (e.truncation != "longest_first" && e.truncation != "only_second")
-        throw RecipeError(std::string(fn) + ": truncation must be true, \"longest_first\" or \"only_second\" (max_length truncates; leave it out not to), got " +
-                          (is_string ? "\"" + e.truncation + "\"" : e.truncation));
-    }
+    // transformers' truncation: true / "longest_first" (runner's only way for a pair), "only_second".
+    e.truncation = string_or_flag(L, o, idx, "truncation", "longest_first", "false", "");
+    if (!e.truncation.empty() && e.truncation != "longest_first" && e.truncation != "only_second")
+      throw RecipeError(std::string(fn) + ": truncation must be true, \"longest_first\" or \"only_second\" (max_length truncates; leave it out not to), got " +
+                        (e.truncation == "false" ? e.truncation : "\"" + e.truncation + "\""));
   }
   o.finish();
   if (e.max_length < 0) throw RecipeError(std::string(fn) + ": max_length must be > 0");
@@ -145,19 +152,23 @@ std::vector<int64_t> char_indices(std::string_view text) {
   return at;
 }
 
+// The fields every tok(...) result has, into the table on top of the stack.
+void set_encoding_fields(lua_State* L, at::Tensor ids, at::Tensor type_ids, at::Tensor attention_mask) {
+  push_tensor(L, std::move(ids));
+  lua_setfield(L, -2, "input_ids");
+  push_tensor(L, std::move(type_ids));
+  lua_setfield(L, -2, "token_type_ids");
+  push_tensor(L, std::move(attention_mask));
+  lua_setfield(L, -2, "attention_mask");
+}
+
 // tok(text [, text_pair], {return_offsets_mapping, return_special_tokens_mask, ...}): the
-// encoding with where each token came from.
-void push_spanned(lua_State* L, const data::HfTokenizer::SpannedEncoding& enc, std::string_view a, const std::string_view* b, const EncodeOptions& e) {
+// encoding with where each token came from; `chars` are char_indices of the text and its pair.
+void push_spanned(lua_State* L, const data::HfTokenizer::SpannedEncoding& enc, const std::vector<int64_t> chars[2], const EncodeOptions& e) {
   const int64_t n = static_cast<int64_t>(enc.ids.size());
   lua_createtable(L, 0, 5);
-  push_tensor(L, ids_tensor(enc.ids));
-  lua_setfield(L, -2, "input_ids");
-  push_tensor(L, ids_tensor(enc.type_ids));
-  lua_setfield(L, -2, "token_type_ids");
-  push_tensor(L, at::ones({n}, at::kLong));
-  lua_setfield(L, -2, "attention_mask");
+  set_encoding_fields(L, ids_tensor(enc.ids), ids_tensor(enc.type_ids), at::ones({n}, at::kLong));
   if (e.offsets) {
-    const std::vector<int64_t> chars[2] = {char_indices(a), b ? char_indices(*b) : std::vector<int64_t>{0}};
     at::Tensor offsets = at::zeros({n, 2}, at::kLong);
     auto o = offsets.accessor<int64_t, 2>();
     for (int64_t i = 0; i < n; ++i) {
@@ -179,7 +190,8 @@ void push_spanned(lua_State* L, const data::HfTokenizer::SpannedEncoding& enc, s
 
 // return_overflowing_tokens: a Lua list of the windows' encodings (transformers' one row per
 // window, overflow_to_sample_mapping being the call itself).
-int push_windows(lua_State* L, const data::HfTokenizer& t, std::string_view a, const std::string_view* b, const EncodeOptions& e) {
+int push_windows(lua_State* L, const data::HfTokenizer& t, std::string_view a, const std::string_view* b, const std::vector<int64_t> chars[2],
+                 const EncodeOptions& e) {
   const char* fn = "tokenizer(text, text_pair, options)";
   if (e.max_length <= 0) throw RecipeError(std::string(fn) + ": return_overflowing_tokens needs max_length");
   if (b && e.truncation != "only_second")
@@ -189,18 +201,18 @@ int push_windows(lua_State* L, const data::HfTokenizer& t, std::string_view a, c
   const std::vector<data::HfTokenizer::SpannedEncoding> windows = t.encode_windows(a, b, e.max_length, e.stride);
   lua_createtable(L, static_cast<int>(windows.size()), 0);
   for (size_t i = 0; i < windows.size(); ++i) {
-    push_spanned(L, windows[i], a, b, e);
+    push_spanned(L, windows[i], chars, e);
     lua_rawseti(L, -2, static_cast<int>(i + 1));
   }
   return 1;
 }
 
-
 // tok({text, ...}[, {pair, ...}][, {max_length, padding, padding_side}]): transformers'
 // tokenizer(texts, pairs, padding=True, return_tensors="pt"): each text (with its pair) encoded
 // as a single call would, the rows padded with the tokenizer's pad token to the longest (or to
 // max_length), attention_mask 0 on the padding.
-int push_batch(lua_State* L, const data::HfTokenizer& t, const EncodeOptions& e, bool has_pair) {
+int push_batch(lua_State* L, TokenizerBox& box, const EncodeOptions& e, bool has_pair) {
+  const data::HfTokenizer& t = *box.tok;
   const char* fn = "tokenizer({texts}, {pairs}, options)";
   if (e.offsets || e.special_mask || e.overflow)
     throw RecipeError(std::string(fn) + ": return_offsets_mapping, return_special_tokens_mask and return_overflowing_tokens are for one text at a time");
@@ -216,7 +228,8 @@ int push_batch(lua_State* L, const data::HfTokenizer& t, const EncodeOptions& e,
     width = std::max<int64_t>(width, static_cast<int64_t>(rows.back().ids.size()));
   }
   const int64_t n = static_cast<int64_t>(rows.size());
-  const int64_t pad = special_token_id(t, "pad_token", {"[PAD]", "<pad>"});
+  if (!box.pad_id) box.pad_id = special_token_id(t, "pad_token", {"[PAD]", "<pad>"});
+  const int64_t pad = *box.pad_id;
   at::Tensor ids = at::full({n, width}, pad < 0 ? 0 : pad, at::kLong), types = at::zeros({n, width}, at::kLong), mask = at::zeros({n, width}, at::kLong);
   auto I = ids.accessor<int64_t, 2>(), T = types.accessor<int64_t, 2>(), M = mask.accessor<int64_t, 2>();
   for (int64_t r = 0; r < n; ++r) {
@@ -225,38 +238,25 @@ int push_batch(lua_State* L, const data::HfTokenizer& t, const EncodeOptions& e,
     for (int64_t k = 0; k < len; ++k) I[r][first + k] = row.ids[static_cast<size_t>(k)], T[r][first + k] = row.type_ids[static_cast<size_t>(k)], M[r][first + k] = 1;
   }
   lua_createtable(L, 0, 3);
-  push_tensor(L, ids);
-  lua_setfield(L, -2, "input_ids");
-  push_tensor(L, types);
-  lua_setfield(L, -2, "token_type_ids");
-  push_tensor(L, mask);
-  lua_setfield(L, -2, "attention_mask");
+  set_encoding_fields(L, ids, types, mask);
   return 1;
 }
 
 int t_call(lua_State* L) {
-  data::HfTokenizer& t = self(L);
+  TokenizerBox& box = self_box(L);
+  const data::HfTokenizer& t = *box.tok;
   // tok(words[, pair_words], {is_split_into_words = true}): a table of words per sequence.
   const bool tables = lua_istable(L, 2) && !is_options_table(L, 2);
   const bool has_pair = tables ? lua_istable(L, 3) && !is_options_table(L, 3) : lua_type(L, 3) == LUA_TSTRING;
   const EncodeOptions e = encode_options(L, has_pair ? 4 : 3, "tokenizer(text, text_pair, options)", /*words_allowed=*/true);
   if (tables && e.words && (e.offsets || e.special_mask || e.overflow))
     throw RecipeError("tokenizer(words, ...): return_offsets_mapping, return_special_tokens_mask and return_overflowing_tokens are for text, not is_split_into_words");
-  if (tables && !e.words) return push_batch(L, t, e, has_pair);
+  if (tables && !e.words) return push_batch(L, box, e, has_pair);
   if (e.padding_given)
     throw RecipeError("tokenizer(text, ...): padding and padding_side are for a batch (a list of texts); a padding collator pads single examples");
   if (e.truncation == "only_second" && !has_pair) throw RecipeError("tokenizer(text, options): truncation = \"only_second\" needs a text pair");
   if (!e.overflow && (e.stride != 0 || e.truncation == "only_second"))
     throw RecipeError("tokenizer(text, text_pair, options): stride and truncation = \"only_second\" go with return_overflowing_tokens = true");
-  if (e.offsets || e.special_mask || e.overflow) {
-    size_t n = 0, m = 0;
-    const char* a = luaL_checklstring(L, 2, &n);
-    const char* b = has_pair ? lua_tolstring(L, 3, &m) : nullptr;
-    const std::string_view first(a, n), pair(b ? b : "", m);
-    if (e.overflow) return push_windows(L, t, first, has_pair ? &pair : nullptr, e);
-    push_spanned(L, t.encode_spanned(first, has_pair ? &pair : nullptr, e.add_special, e.max_length), first, has_pair ? &pair : nullptr, e);
-    return 1;
-  }
   data::HfTokenizer::TypedEncoding enc;
   if (tables) {
     const std::vector<std::string> a = word_list(L, 2), b = has_pair ? word_list(L, 3) : std::vector<std::string>{};
@@ -266,20 +266,23 @@ int t_call(lua_State* L) {
     size_t n = 0, m = 0;
     const char* a = luaL_checklstring(L, 2, &n);
     const char* b = has_pair ? lua_tolstring(L, 3, &m) : nullptr;
-    const std::string_view pair(b ? b : "", m);
-    enc = t.encode_typed(std::string_view(a, n), has_pair ? &pair : nullptr, e.add_special, e.max_length);
+    const std::string_view text(a, n), pair(b ? b : "", m);
+    if (e.offsets || e.special_mask || e.overflow) {
+      // Offsets count characters of the text they come from (computed once for all windows).
+      const std::vector<int64_t> chars[2] = {e.offsets ? char_indices(text) : std::vector<int64_t>{},
+                                             e.offsets && has_pair ? char_indices(pair) : std::vector<int64_t>{}};
+      if (e.overflow) return push_windows(L, t, text, has_pair ? &pair : nullptr, chars, e);
+      push_spanned(L, t.encode_spanned(text, has_pair ? &pair : nullptr, e.add_special, e.max_length), chars, e);
+      return 1;
+    }
+    enc = t.encode_typed(text, has_pair ? &pair : nullptr, e.add_special, e.max_length);
   }
   lua_createtable(L, 0, 4);
   if (tables) {
     push_tensor(L, ids_tensor(enc.word_ids));
     lua_setfield(L, -2, "word_ids");
   }
-  push_tensor(L, ids_tensor(enc.ids));
-  lua_setfield(L, -2, "input_ids");
-  push_tensor(L, ids_tensor(enc.type_ids));
-  lua_setfield(L, -2, "token_type_ids");
-  push_tensor(L, at::ones({static_cast<int64_t>(enc.ids.size())}, at::kLong));
-  lua_setfield(L, -2, "attention_mask");
+  set_encoding_fields(L, ids_tensor(enc.ids), ids_tensor(enc.type_ids), at::ones({static_cast<int64_t>(enc.ids.size())}, at::kLong));
   return 1;
 }
 
@@ -332,7 +335,7 @@ int d_tokenizer(lua_State* L) {
   const std::string path = checked_path(luaL_checkstring(L, 1), "data.tokenizer");
   auto tok = data::HfTokenizer::load(path);
   void* mem = lua_newuserdata(L, sizeof(TokenizerBox));
-  new (mem) TokenizerBox{std::move(tok)};
+  new (mem) TokenizerBox{std::move(tok), std::nullopt};
   if (luaL_newmetatable(L, kTokenizerMeta)) {
     lua_pushcfunction(L, t_gc);
     lua_setfield(L, -2, "__gc");

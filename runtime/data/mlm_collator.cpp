@@ -99,10 +99,9 @@ Collator mlm_collate(MlmOptions o) {
       // so a token's fate does not depend on how long the batch's longest example is.
       // (The padding: the row's width less the example's own length, whatever its attention_mask holds.)
       const int64_t lead = o.pad.pad_left ? width - examples[static_cast<size_t>(r)].at("input_ids").size(0) : 0;
-      // whole_word_mask: the example's token offsets, at its place in the padded row.
+      // whole_word_mask: the example's token offsets (as many as its input_ids), from `lead` on.
       const int64_t own = o.whole_word_mask ? offsets[static_cast<size_t>(r)].size(0) : 0;
       const int64_t* off = o.whole_word_mask ? offsets[static_cast<size_t>(r)].data_ptr<int64_t>() : nullptr;
-      const int64_t first = o.pad.pad_left ? width - own : 0;
       bool word_picked = false, previous_special = false;
       int64_t previous_end = -1;
       for (int64_t t = lead; t < width; ++t) {
@@ -116,7 +115,7 @@ Collator mlm_collate(MlmOptions o) {
         if (off) {
           // transformers' _calc_word_ids_and_prob_mask: a token starts a word unless it begins
           // where the previous one ended (and that one was not special); its draw decides the word.
-          const int64_t k = t - first;
+          const int64_t k = t - lead;
           const bool inside = k >= 0 && k < own;
           const int64_t begin = inside ? off[2 * k] : -1, end = inside ? off[2 * k + 1] : -1;
           if (eligible && (begin != previous_end || previous_special)) word_picked = pick < o.mlm_probability;

@@ -30,12 +30,9 @@ HfTokenizer::SpannedEncoding HfTokenizer::lay_out_spanned(const Encoding enc[2],
 
 HfTokenizer::SpannedEncoding HfTokenizer::encode_spanned(std::string_view text, const std::string_view* pair, bool add_special_tokens,
                                                         int64_t max_length) const {
-  if (!pair) {  // the text as the windowed sequence of lay_out_spanned, whole
-    const Encoding enc[2] = {Encoding{}, encode_with_offsets(text, false)};
-    return lay_out_spanned(enc, add_special_tokens, max_length, 0, static_cast<int64_t>(enc[1].ids.size()), false);
-  }
-  const Encoding enc[2] = {encode_with_offsets(text, false), encode_with_offsets(*pair, false)};
-  return lay_out_spanned(enc, add_special_tokens, max_length, 0, static_cast<int64_t>(enc[1].ids.size()), true);
+  // Without a pair the text is lay_out_spanned's second sequence, laid out alone.
+  const Encoding enc[2] = {pair ? encode_with_offsets(text, false) : Encoding{}, encode_with_offsets(pair ? *pair : text, false)};
+  return lay_out_spanned(enc, add_special_tokens, max_length, 0, static_cast<int64_t>(enc[1].ids.size()), pair != nullptr);
 }
 
 std::vector<HfTokenizer::SpannedEncoding> HfTokenizer::encode_windows(std::string_view first, const std::string_view* second, int64_t max_length,
