@@ -187,6 +187,7 @@ void push_data_module(lua_State* L) {
   add_collator_functions(L);
   add_tokenizer_functions(L);
   add_qa_functions(L);
+  add_preference_functions(L);
   add_stream_functions(L);
 }
 

@@ -29,6 +29,7 @@ std::shared_ptr<data::HfTokenizer> tokenizer_at(lua_State* L, int idx);
 int64_t special_token_id(const data::HfTokenizer& t, const char* key, std::initializer_list<const char*> defaults);
 int d_sft(lua_State* L);  // data.sft (data_sft.cpp)
 void add_qa_functions(lua_State* L);  // data.qa_features, data.qa_predictions, data.qa_metrics (data_qa.cpp)
+void add_preference_functions(lua_State* L);  // data.preference, data.preference_collator (data_preference.cpp)
 void add_arrow_source_functions(lua_State* L);  // data.parquet, data.arrow, data.hf_dataset (data_arrow.cpp)
 // Example `e` (row `index` of `ds`) as a Lua table: its tensors, and ds's text fields (strings,
 // tables) for that row (data_arrow.cpp).

@@ -4,6 +4,7 @@
 
 #include "bindings/lua/data_binding.h"
 #include "bindings/lua/lua_module.h"
+#include "bindings/lua/preference_loss.h"
 #include "runtime/core/did_you_mean.h"
 #include "runtime/core/errors.h"
 #include "runtime/core/regex.h"
@@ -91,6 +92,11 @@ LuaHooks::LuaHooks(lua_State* L, int table_idx, std::string origin) : L_(L), ori
       lua_pop(L, 1);
       continue;
     }
+    if (name == "compute_loss" && (builtin_loss_ = test_preference_loss(L, -1))) {  // models.dpo_loss{...}: called directly
+      where_[name] = origin_;
+      lua_pop(L, 1);
+      continue;
+    }
     if (!lua_isfunction(L, -1)) throw RecipeError(name + " must be a function, got " + luaL_typename(L, -1));
     where_[name] = defined_at(L, -1);
     fns_[name] = std::make_unique<LuaRef>(L, -1);
@@ -129,8 +135,31 @@ void LuaHooks::fail(const std::string& name, const std::string& message) const {
   throw HookError(name + ": " + message, it == where_.end() ? origin_ : it->second);
 }
 
-// compute_loss(model, inputs, ctx) → loss[, outputs]
+void LuaHooks::attach_model(models::Module& model) {
+  if (builtin_loss_) builtin_loss_->attach(model);
+}
+
+// compute_loss's third result: {name = number or one-value tensor}, logged beside the loss.
+std::vector<train::LossResult::Metric> LuaHooks::metrics_of(int idx) const {
+  std::vector<train::LossResult::Metric> out;
+  if (lua_isnil(L_, idx)) return out;
+  if (!lua_istable(L_, idx)) fail("compute_loss", "its third result must be a table of metrics {name = number or one-value tensor}");
+  const int t = lua_gettop(L_) + idx + 1;
+  lua_pushnil(L_);
+  while (lua_next(L_, t) != 0) {
+    const std::string name = lua_type(L_, -2) == LUA_TSTRING ? lua_tostring(L_, -2) : "";
+    at::Tensor* v = test_tensor(L_, -1);
+    if (name.empty() || !(lua_type(L_, -1) == LUA_TNUMBER || (v && v->numel() == 1)))
+      fail("compute_loss", "its third result must map metric names to numbers or one-value tensors" + (name.empty() ? std::string() : " (\"" + name + "\" is not)"));
+    out.push_back({name, v ? v->detach() : at::scalar_tensor(lua_tonumber(L_, -1), at::kDouble), {}});
+    lua_pop(L_, 1);
+  }
+  return out;
+}
+
+// compute_loss(model, inputs, ctx) → loss[, outputs[, metrics]]
 std::optional<train::LossResult> LuaHooks::compute_loss(models::Module& model, const train::Batch& inputs, train::LossContext& ctx) {
+  if (builtin_loss_) return (*builtin_loss_)(model, inputs, ctx);
   StackScope scope(L_);
   if (!push("compute_loss")) return std::nullopt;
   push_module(L_, model.shared_from_this());
@@ -138,15 +167,16 @@ std::optional<train::LossResult> LuaHooks::compute_loss(models::Module& model, c
   push_loss_context(L_, ctx, /*box_idx=*/0);
   lua_pushvalue(L_, -1);
   lua_insert(L_, -5);  // a copy of ctx below the call, to read loss_is_normalized back
-  call("compute_loss", 3, 2);
+  call("compute_loss", 3, 3);
   train::LossResult r;
-  at::Tensor* loss = test_tensor(L_, -2);
-  if (!loss) fail("compute_loss", std::string("must return a loss tensor, got ") + luaL_typename(L_, -2));
+  at::Tensor* loss = test_tensor(L_, -3);
+  if (!loss) fail("compute_loss", std::string("must return a loss tensor, got ") + luaL_typename(L_, -3));
   r.loss = *loss;
-  if (at::Tensor* out = test_tensor(L_, -1)) r.outputs["logits"] = *out;
-  else if (lua_istable(L_, -1)) r.outputs = to_tensor_map(L_, -1, "compute_loss's outputs");
-  else if (!lua_isnil(L_, -1)) fail("compute_loss", "its second result must be a table of tensors or a tensor");
-  lua_getfield(L_, -3, "loss_is_normalized");
+  if (at::Tensor* out = test_tensor(L_, -2)) r.outputs["logits"] = *out;
+  else if (lua_istable(L_, -2)) r.outputs = to_tensor_map(L_, -2, "compute_loss's outputs");
+  else if (!lua_isnil(L_, -2)) fail("compute_loss", "its second result must be a table of tensors or a tensor");
+  r.metrics = metrics_of(-1);
+  lua_getfield(L_, -4, "loss_is_normalized");
   ctx.loss_is_normalized = lua_toboolean(L_, -1) != 0;
   return r;
 }

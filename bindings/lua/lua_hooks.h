@@ -10,6 +10,7 @@
 #include "bindings/lua/lua_call.h"
 #include "runtime/data/collator.h"
 #include "runtime/train/hooks.h"
+#include "runtime/train/preference_loss.h"
 
 namespace runner::lua {
 
@@ -27,6 +28,10 @@ class LuaHooks : public train::Hooks, public std::enable_shared_from_this<LuaHoo
   std::optional<train::SchedulerSpec> create_scheduler(int64_t num_training_steps, const TrainingArguments& args) override;
   models::ModulePtr model_init() override;
   std::vector<std::string> step_hooks() const override;
+  bool loss_without_labels() const override { return builtin_loss_ != nullptr; }
+  // compute_loss = models.dpo_loss{...}: its reference is settled for the recipe's model now,
+  // before a resumed run loads trained weights into it.
+  void attach_model(models::Module& model);
   std::string origin() const override { return origin_; }
   void collect_garbage() override;
 
@@ -35,7 +40,7 @@ class LuaHooks : public train::Hooks, public std::enable_shared_from_this<LuaHoo
 
   // The recipe's data_collator(examples) → batch, or an empty function.
   data::Collator data_collator();
-  bool has(const std::string& hook) const { return fns_.count(hook) != 0; }
+  bool has(const std::string& hook) const { return fns_.count(hook) != 0 || (hook == "compute_loss" && builtin_loss_); }
 
  private:
   // Pushes the hook; returns false if the recipe does not define it.
@@ -43,11 +48,13 @@ class LuaHooks : public train::Hooks, public std::enable_shared_from_this<LuaHoo
   // pcall with the hook's name in errors; the results stay on the stack.
   void call(const std::string& name, int nargs, int nresults) const;
   [[noreturn]] void fail(const std::string& name, const std::string& message) const;
+  std::vector<train::LossResult::Metric> metrics_of(int idx) const;  // compute_loss's third result
   lua_State* L_;
   std::map<std::string, std::unique_ptr<LuaRef>> fns_;
   std::map<std::string, std::string> where_;  // file:line where each hook is defined
   std::string origin_;
   nlohmann::json model_init_argument_;
+  std::shared_ptr<train::PreferenceLoss> builtin_loss_;  // compute_loss = models.dpo_loss{...}
 };
 
 // The hook names a recipe may define (HF method names).

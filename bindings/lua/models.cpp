@@ -1,6 +1,7 @@
 // require "runner.models": the built-in models (batch in, {loss, logits} out), HF GPT-2
 // checkpoints, TorchScript modules exported from Python, and weight files.
 #include "bindings/lua/lua_module.h"
+#include "bindings/lua/preference_loss.h"
 #include "runtime/core/did_you_mean.h"
 #include "runtime/core/errors.h"
 #include "runtime/core/text.h"
@@ -285,6 +286,7 @@ void push_models_module(lua_State* L) {
                     {"encoder_classifier", guarded<m_encoder_classifier>},
                     {"from_pretrained", guarded<m_from_pretrained>},
                     {"lora", guarded<m_lora>},
+                    {"dpo_loss", guarded<m_dpo_loss>},
                     {"torchscript", guarded<m_torchscript>},
                     {"load_weights", guarded<m_load_weights>},
                     {"save_weights", guarded<m_save_weights>}});

@@ -186,6 +186,7 @@ Recipe load_recipe(LuaState& lua, const std::string& path) {
   lua_pop(L, 1);
 
   auto hooks = std::make_shared<LuaHooks>(L, t, path);
+  if (r.model) hooks->attach_model(*r.model);
   r.collator = hooks->data_collator();
   lua_getfield(L, t, "data_collator");
   if (auto spec = test_collator(L, -1)) {

@@ -62,6 +62,7 @@ struct CheckpointState : torch::CustomClassHolder {
   std::optional<at::Generator> generator;  // the device generator dropout draws from
   at::Tensor generator_state;
   std::vector<AutocastSetting> autocast;  // the CPU's and the inputs' device type's
+  bool dropout_off = false;  // forward ran in a DropoutDisabled scope: so does the recomputation
   ActivationOffload offload = ActivationOffload::kOff;
   c10::Device device{c10::kCPU};  // the inputs' device, where offloaded inputs come back to
   std::vector<bool> on_host;  // per input: saved as its host copy (activation_offload.h)
@@ -111,6 +112,8 @@ class Checkpoint : public torch::autograd::Function<Checkpoint> {
       }
       at::AutoGradMode grad(true);
       const AutocastAs autocast(state->autocast);
+      std::optional<DropoutDisabled> no_dropout;
+      if (state->dropout_off) no_dropout.emplace();
       out = state->body(state->stand_in ? std::vector<at::Tensor>(inputs.begin(), inputs.end() - 1) : inputs);
       if (state->generator) {
         std::lock_guard<std::mutex> lock(state->generator->mutex());
@@ -137,6 +140,7 @@ at::Tensor checkpointed(const CheckpointBody& body, const std::vector<at::Tensor
   state->generator = at::globalContext().defaultGenerator(device);
   state->autocast.push_back(autocast_now(c10::kCPU));
   if (device.type() != c10::kCPU) state->autocast.push_back(autocast_now(device.type()));
+  state->dropout_off = dropout_disabled();
   {
     std::lock_guard<std::mutex> lock(state->generator->mutex());
     state->generator_state = state->generator->get_state();

@@ -64,8 +64,8 @@ class AlbertLayer : public Module {
  private:
   at::Tensor body(const at::Tensor& x, const at::Tensor& hide) {
     const at::Tensor ctx = attend(split_heads(q_->forward(x), n_head_), split_heads(k_->forward(x), n_head_), split_heads(v_->forward(x), n_head_),
-                                  hide, /*causal=*/false, attn_dropout_, is_training());
-    const at::Tensor h = attn_norm_->forward(x + maybe_dropout(dense_->forward(merge_heads(ctx)), dropout_, is_training()));
+                                  hide, /*causal=*/false, attn_dropout_, dropout_active());
+    const at::Tensor h = attn_norm_->forward(x + maybe_dropout(dense_->forward(merge_heads(ctx)), dropout_, dropout_active()));
     const at::Tensor inner = ffn_->forward(h);
     return out_norm_->forward(ffn_output_->forward(tanh_gelu_ ? at::gelu(inner, "tanh") : at::gelu(inner)) + h);
   }
@@ -159,7 +159,7 @@ class AlbertClassifier : public Module {
     at::Tensor types = optional_field(batch, "token_type_ids");
     types = types.defined() ? same_shape_as_ids(types, ids, "token_type_ids", kName).to(at::kLong) : at::zeros_like(ids);
     at::Tensor x = words_->forward(ids) + types_->forward(types) + positions_->forward(at::arange(t, ids.options()));  // (B, T, E)
-    x = mapping_in_->forward(maybe_dropout(embed_norm_->forward(x), config_.dropout, is_training()));             // (B, T, H)
+    x = mapping_in_->forward(maybe_dropout(embed_norm_->forward(x), config_.dropout, dropout_active()));             // (B, T, H)
     at::Tensor hide;
     if (at::Tensor mask = optional_field(batch, "attention_mask"); mask.defined())
       hide = same_shape_as_ids(mask, ids, "attention_mask", kName).eq(0).view({b, 1, 1, t});
@@ -170,8 +170,8 @@ class AlbertClassifier : public Module {
     if (config_.question_answering) return question_answering_outputs(classifier_->forward(x), batch, kName);  // (B, T, 2)
     const double p = config_.head_dropout();
     const at::Tensor logits = mlm_               ? mlm_->forward(x)                                        // (B, T, vocab_size)
-                              : config_.per_token ? classifier_->forward(maybe_dropout(x, p, is_training()))  // (B, T, num_labels)
-                                                : classifier_->forward(maybe_dropout(at::tanh(pooler_->forward(x.select(1, 0))), p, is_training()));
+                              : config_.per_token ? classifier_->forward(maybe_dropout(x, p, dropout_active()))  // (B, T, num_labels)
+                                                : classifier_->forward(maybe_dropout(at::tanh(pooler_->forward(x.select(1, 0))), p, dropout_active()));
     TensorMap out{{"logits", logits}};
     if (at::Tensor labels = optional_field(batch, "labels"); labels.defined())
       out["loss"] = sequence_classification_loss(config_, logits, labels, kName);

@@ -58,7 +58,7 @@ class CNN : public Module {
   }
 
  private:
-  at::Tensor dropout(const at::Tensor& x) { return options_.dropout > 0 ? at::dropout(x, options_.dropout, is_training()) : x; }
+  at::Tensor dropout(const at::Tensor& x) { return options_.dropout > 0 ? at::dropout(x, options_.dropout, dropout_active()) : x; }
 
   // Accepts (B, C, S, S), (B, S, S) for one channel, or (B, C·S·S) rows of pixels.
   at::Tensor images(const at::Tensor& x) const {

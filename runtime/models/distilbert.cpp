@@ -60,9 +60,9 @@ class TransformerBlock : public Module {
  private:
   at::Tensor body(const at::Tensor& x, const at::Tensor& hide) {
     const at::Tensor ctx = attend(split_heads(q_->forward(x), n_head_), split_heads(k_->forward(x), n_head_), split_heads(v_->forward(x), n_head_),
-                                  hide, /*causal=*/false, attn_dropout_, is_training());
+                                  hide, /*causal=*/false, attn_dropout_, dropout_active());
     const at::Tensor h = sa_norm_->forward(out_->forward(merge_heads(ctx)) + x);
-    return out_norm_->forward(maybe_dropout(lin2_->forward(at::gelu(lin1_->forward(h))), dropout_, is_training()) + h);
+    return out_norm_->forward(maybe_dropout(lin2_->forward(at::gelu(lin1_->forward(h))), dropout_, dropout_active()) + h);
   }
 
   int64_t n_head_;
@@ -140,19 +140,19 @@ class DistilBertClassifier : public Module {
       throw RecipeError(std::string(kName) + ": sequence length " + std::to_string(t) + " exceeds max_position_embeddings " +
                         std::to_string(config_.max_position_embeddings));
     at::Tensor x = embed_norm_->forward(words_->forward(ids) + positions_->forward(at::arange(t, ids.options())));  // (B, T, D)
-    x = maybe_dropout(x, config_.dropout, is_training());
+    x = maybe_dropout(x, config_.dropout, dropout_active());
     at::Tensor hide;
     if (at::Tensor mask = optional_field(batch, "attention_mask"); mask.defined()) {
       hide = same_shape_as_ids(mask, ids, "attention_mask", kName).eq(0).view({b, 1, 1, t});
     }
     for (const auto& block : blocks_) x = block->forward_masked(x, hide);
     if (config_.question_answering)
-      return question_answering_outputs(classifier_->forward(maybe_dropout(x, config_.qa_dropout, is_training())), batch, kName);
+      return question_answering_outputs(classifier_->forward(maybe_dropout(x, config_.qa_dropout, dropout_active())), batch, kName);
     // Token classification: dropout (the model's, not seq_classif_dropout) → classifier per position.
     const at::Tensor logits = mlm_                ? mlm_->forward(x)  // (B, T, vocab_size)
-                              : config_.per_token ? classifier_->forward(maybe_dropout(x, config_.dropout, is_training()))  // (B, T, num_labels)
+                              : config_.per_token ? classifier_->forward(maybe_dropout(x, config_.dropout, dropout_active()))  // (B, T, num_labels)
                                   : classifier_->forward(maybe_dropout(at::relu(pre_classifier_->forward(x.select(1, 0))), config_.head_dropout(),
-                                                                       is_training()));  // (B, num_labels)
+                                                                       dropout_active()));  // (B, num_labels)
     TensorMap out{{"logits", logits}};
     if (at::Tensor labels = optional_field(batch, "labels"); labels.defined())
       out["loss"] = sequence_classification_loss(config_, logits, labels, kName);

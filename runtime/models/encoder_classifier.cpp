@@ -50,7 +50,7 @@ class ResidualOutput : public Module {
   at::Tensor forward2(const at::Tensor& h, const at::Tensor& residual) {  // (B, T, in), (B, T, H)
     return hooked([&] {
       at::Tensor y = dense_->forward(h);
-      if (dropout_ > 0) y = at::dropout(y, dropout_, is_training());
+      if (dropout_ > 0) y = at::dropout(y, dropout_, dropout_active());
       return norm_->forward(y + residual);
     });
   }
@@ -92,7 +92,7 @@ class EncoderLayer : public Module {
  private:
   at::Tensor body(const at::Tensor& x, const at::Tensor& hide) {
     at::Tensor ctx = attend(split_heads(query_->forward(x), n_head_), split_heads(key_->forward(x), n_head_),
-                            split_heads(value_->forward(x), n_head_), hide, /*causal=*/false, dropout_, is_training());  // (B, nH, T, D)
+                            split_heads(value_->forward(x), n_head_), hide, /*causal=*/false, dropout_, dropout_active());  // (B, nH, T, D)
     at::Tensor h = attention_output_->forward2(merge_heads(ctx), x);                                       // (B, T, H)
     return output_->forward2(at::gelu(intermediate_->forward(h)), h);
   }
@@ -241,7 +241,7 @@ class EncoderClassifier : public Module {
     if (mask.defined()) hide = same_shape_as_ids(mask, ids, "attention_mask", kName).eq(0).view({b, 1, 1, t});
     for (const auto& layer : layers_) x = layer->forward_masked(x, hide);
     const double p = config_.head_dropout();
-    auto drop = [&](const at::Tensor& h) { return p > 0 ? at::dropout(h, p, is_training()) : h; };
+    auto drop = [&](const at::Tensor& h) { return p > 0 ? at::dropout(h, p, dropout_active()) : h; };
     // (B, H) from the first ([CLS], <s>) token: BERT's pooler, or RoBERTa's and ELECTRA's head with dropout around its dense.
     if (config_.question_answering) return question_answering_outputs(classifier_->forward(x), batch, kName);  // (B, T, 2)
     at::Tensor logits;
@@ -251,7 +251,7 @@ class EncoderClassifier : public Module {
       logits = classifier_->forward(drop(x));  // (B, T, num_labels)
     } else if (config_.multiple_choice && electra()) {
       const at::Tensor summary = at::gelu(pooler_->forward(x.select(1, 0)));
-      logits = classifier_->forward(config_.summary_last_dropout > 0 ? at::dropout(summary, config_.summary_last_dropout, is_training()) : summary);
+      logits = classifier_->forward(config_.summary_last_dropout > 0 ? at::dropout(summary, config_.summary_last_dropout, dropout_active()) : summary);
     } else if (config_.multiple_choice) {  // BERT's and RoBERTa's: the pooler, dropout, classifier
       logits = classifier_->forward(drop(at::tanh(pooler_->forward(x.select(1, 0)))));
     } else {
@@ -268,7 +268,7 @@ class EncoderClassifier : public Module {
     return out;
   }
 
-  at::Tensor dropout(const at::Tensor& x) { return config_.dropout > 0 ? at::dropout(x, config_.dropout, is_training()) : x; }
+  at::Tensor dropout(const at::Tensor& x) { return config_.dropout > 0 ? at::dropout(x, config_.dropout, dropout_active()) : x; }
   bool roberta() const { return is_roberta_type(config_.model_type); }
   bool electra() const { return config_.model_type == "electra"; }
 

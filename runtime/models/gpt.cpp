@@ -62,8 +62,8 @@ class CausalSelfAttention : public Module {
   at::Tensor forward_impl(const at::Tensor& x) override {
     std::vector<at::Tensor> qkv = c_attn_->forward(x).chunk(3, -1);  // 3 × (B, T, C)
     at::Tensor y = attend(split_heads(qkv[0], n_head_), split_heads(qkv[1], n_head_), split_heads(qkv[2], n_head_), at::Tensor(),
-                          /*causal=*/true, attn_dropout_, is_training());  // (B, H, T, D)
-    return maybe_dropout(c_proj_->forward(merge_heads(y)), dropout_, is_training());  // (B, T, C)
+                          /*causal=*/true, attn_dropout_, dropout_active());  // (B, H, T, D)
+    return maybe_dropout(c_proj_->forward(merge_heads(y)), dropout_, dropout_active());  // (B, T, C)
   }
   // Incremental decoding (eval): x (B, T, C) after the cache's positions; `hide` (bool,
   // broadcastable to (B, H, T, T_past + T)) or `causal` when there is no past; this layer's
@@ -96,7 +96,7 @@ class GPTMLP : public Module {
   bool input_adapted() const { return c_fc_->has_adapter(); }  // a LoRA branch reads the input too
   at::Tensor forward_impl(const at::Tensor& x) override {  // (B, T, C) -> (B, T, C)
     at::Tensor h = kernels::gelu_tanh(c_fc_->forward(x));  // (B, T, 4C); HF "gelu_new"
-    return maybe_dropout(c_proj_->forward(h), dropout_, is_training());
+    return maybe_dropout(c_proj_->forward(h), dropout_, dropout_active());
   }
 
  private:
@@ -236,7 +236,7 @@ class GPT : public Module {
       positions = at::arange(t, ids.options());
     }
     at::Tensor x = wte_->forward(ids) + wpe_->forward(positions);  // (B, T, C)
-    x = maybe_dropout(x, config_.embedding_dropout(), is_training());
+    x = maybe_dropout(x, config_.embedding_dropout(), dropout_active());
     for (const auto& block : blocks_) x = block->forward(x);
     x = ln_f_->forward(x);
     at::Tensor labels = optional_field(batch, "labels");

@@ -120,7 +120,7 @@ Dropout::Dropout(double p_) : Module("Dropout"), p(p_) {
   if (p < 0 || p > 1) throw RecipeError("nn.Dropout: p must be in [0, 1], got " + std::to_string(p));
 }
 
-at::Tensor Dropout::forward_impl(const at::Tensor& x) { return at::dropout(x, p, is_training()); }
+at::Tensor Dropout::forward_impl(const at::Tensor& x) { return at::dropout(x, p, dropout_active()); }
 
 Activation::Activation(std::string k, std::string approx) : Module(k), kind(std::move(k)), approximate(std::move(approx)) {
   if (approximate != "none" && approximate != "tanh")

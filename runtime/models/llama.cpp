@@ -179,8 +179,8 @@ class LlamaAttention : public Module {
     // (memory-efficient, the CPU's) do not take them, and math would hold T² scores.
     const bool grouped = heads_ != kv_heads_ && !m.hide.defined() && sdpa_takes_grouped_heads() &&
                          kernels::flash_attention_available(q.device(), attention_compute_dtype(q), head_dim_);
-    const at::Tensor y = grouped ? attend(q, k, v, m.hide, m.causal, dropout_, is_training(), /*grouped=*/true)
-                                 : attend(q, repeat_kv(k), repeat_kv(v), m.hide, m.causal, dropout_, is_training());  // (B, H, T, D)
+    const at::Tensor y = grouped ? attend(q, k, v, m.hide, m.causal, dropout_, dropout_active(), /*grouped=*/true)
+                                 : attend(q, repeat_kv(k), repeat_kv(v), m.hide, m.causal, dropout_, dropout_active());  // (B, H, T, D)
     return o_->forward(y.transpose(1, 2).reshape({b, t, heads_ * head_dim_}));
   }
 
@@ -419,7 +419,7 @@ class Llama : public Module {
   // Whether packed rows take the varlen kernel: a GPU that has it, no attention dropout in
   // play, a sliding window only where the kernel takes one.
   bool varlen_attention(const at::Device& device) const {
-    if (config_.attention_dropout > 0 && is_training()) return false;
+    if (config_.attention_dropout > 0 && dropout_active()) return false;
     if (config_.sliding_window > 0 && !kernels::packed_attention_takes_window()) return false;
     return kernels::flash_attention_available(device, attention_dtype(device), config_.head_dim);
   }

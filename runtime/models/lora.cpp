@@ -18,6 +18,8 @@ namespace runner::models {
 
 namespace {
 
+thread_local int adapters_off = 0;  // AdaptersDisabled scopes alive on this thread
+
 const std::string kPrefix = "base_model.model.";
 
 // out + scaling · down · Bᵀ as one GEMM whose epilogue scales and adds (the adapter's form
@@ -43,12 +45,6 @@ std::vector<std::pair<std::string, ModulePtr>> named_modules(const Module& root)
 
 bool is_linear(const Module& m) { return dynamic_cast<const Linear*>(&m) || dynamic_cast<const Conv1D*>(&m); }
 
-// An adapter tensor's name: a linear layer's lora_A / lora_B modules, an embedding's
-// lora_embedding_A / lora_embedding_B parameters (peft's names for both).
-bool is_adapter_name(const std::string& name) {
-  return name.find(".lora_A.") != std::string::npos || name.find(".lora_B.") != std::string::npos || ends_with(name, ".lora_embedding_A") ||
-         ends_with(name, ".lora_embedding_B");
-}
 
 // peft's LoRA Embedding: out + scaling · embedding(ids, Aᵀ)·Bᵀ with A (r, num) zeros and B (dim, r)
 // normal(0, 1), so training starts from the base model (init_lora_weights = false: both
@@ -67,6 +63,7 @@ void adapt_embedding(Embedding& e, const LoraConfig& c, bool on_device) {
   const int64_t padding = e.padding_idx.value_or(-1);
   const Module* owner = &e;  // owns the branch, so outlives it; looked up per call, wherever the store has put them
   e.set_adapter([owner, scaling, padding](const at::Tensor& ids, const at::Tensor& out) {
+    if (adapters_disabled()) return out;
     const at::Tensor A = owner->parameter("lora_embedding_A"), B = owner->parameter("lora_embedding_B");
     const at::Tensor extra = at::matmul(at::embedding(A.t(), ids, padding), B.t()) * scaling;  // (*, dim)
     if (extra.scalar_type() == out.scalar_type()) return out + extra;
@@ -264,7 +261,8 @@ void apply_lora(Module& model, LoraConfig c) {
     const Module* owner = m.get();  // owns the branch, so outlives it
     const double p = c.dropout;
     m->set_adapter([a, b, owner, p, scaling](const at::Tensor& x, const at::Tensor& out) {
-      const at::Tensor h = p > 0.0 && owner->is_training() ? at::dropout(x, p, true) : x;
+      if (adapters_disabled()) return out;
+      const at::Tensor h = p > 0.0 && owner->dropout_active() ? at::dropout(x, p, true) : x;
       const at::DeviceType device = h.device().type();
       if (at::autocast::is_autocast_enabled(device) && out.scalar_type() == at::autocast::get_autocast_dtype(device) &&
           !b->has_forward_hooks()) {
@@ -293,9 +291,9 @@ std::optional<kernels::LinearWeights> fusable_linear(const Linear& layer) {
   if (layer.has_forward_hooks() || layer.checkpointing()) return std::nullopt;
   kernels::LinearWeights w;
   w.weight = layer.weight, w.bias = layer.bias;
-  if (!layer.has_adapter()) return w;
+  if (!layer.has_adapter() || adapters_disabled()) return w;
   const auto& branch = layer.adapter_parts();
-  if (!branch || (branch->dropout > 0.0 && layer.is_training())) return std::nullopt;
+  if (!branch || (branch->dropout > 0.0 && layer.dropout_active())) return std::nullopt;
   const auto a = std::dynamic_pointer_cast<Linear>(branch->a), b = std::dynamic_pointer_cast<Linear>(branch->b);
   if (!a || !b || a->has_forward_hooks() || b->has_forward_hooks() || a->checkpointing() || b->checkpointing() || a->bias.defined() ||
       b->bias.defined())
@@ -404,5 +402,14 @@ NamedTensorList merged_state_dict(const Module& model) {
   }
   return out;
 }
+
+bool is_adapter_name(const std::string& name) {
+  return name.find(".lora_A.") != std::string::npos || name.find(".lora_B.") != std::string::npos || ends_with(name, ".lora_embedding_A") ||
+         ends_with(name, ".lora_embedding_B");
+}
+
+AdaptersDisabled::AdaptersDisabled() { ++adapters_off; }
+AdaptersDisabled::~AdaptersDisabled() { --adapters_off; }
+bool adapters_disabled() { return adapters_off > 0; }
 
 }  // namespace runner::models

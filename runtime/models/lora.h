@@ -41,6 +41,9 @@ struct LoraConfig {
   std::string base_model_name_or_path;
   bool fan_in_fan_out = false;     // written as peft computes it: true for GPT-2's Conv1D layers
   std::vector<std::string> adapted;  // the adapted layers' names, filled by apply_lora
+  // Loaded from an adapter folder (a pretrained adapter, not a new one): DPO's reference is then
+  // the model as loaded, as TRL copies such an adapter into a "ref" adapter.
+  bool pretrained_adapters = false;
 
   double scaling() const;
 };
@@ -61,6 +64,22 @@ void apply_lora(Module& model, LoraConfig config);
 NamedTensorList adapter_state_dict(const Module& model);
 Module::LoadReport load_adapter_state_dict(Module& model, const NamedTensorList& tensors);
 Module::LoadPlan plan_adapter_load(Module& model, const NamedTensorList& tensors);  // nothing copied yet
+
+// An adapter tensor's name: a linear layer's lora_A / lora_B modules, an embedding's
+// lora_embedding_A / lora_embedding_B parameters (peft's names for both).
+bool is_adapter_name(const std::string& name);
+
+// peft's disable_adapter(): while one is alive on this thread, every LoRA branch is left out
+// (the layers compute the base model; DPO's reference forward). modules_to_save are trained in
+// place, so they stay as trained.
+class AdaptersDisabled {
+ public:
+  AdaptersDisabled();
+  ~AdaptersDisabled();
+  AdaptersDisabled(const AdaptersDisabled&) = delete;
+  AdaptersDisabled& operator=(const AdaptersDisabled&) = delete;
+};
+bool adapters_disabled();
 
 // The base model's state dict with each adapter merged into its layer's weight
 // (W + (α/r)·B·A) and the adapter keys left out: what peft's merge_and_unload saves.

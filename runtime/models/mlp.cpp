@@ -65,7 +65,7 @@ class MLP : public Module {
       h = linears_[i]->forward(h);
       if (i + 1 == linears_.size()) break;
       h = activate(options_.activation, h);
-      if (options_.dropout > 0) h = at::dropout(h, options_.dropout, is_training());
+      if (options_.dropout > 0) h = at::dropout(h, options_.dropout, dropout_active());
     }
     TensorMap out{{"logits", h}};  // (B, out)
     at::Tensor labels = optional_field(batch, "labels");

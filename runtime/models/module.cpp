@@ -12,6 +12,14 @@
 namespace runner::models {
 
 namespace {
+thread_local int dropout_off = 0;  // DropoutDisabled scopes alive on this thread
+}  // namespace
+
+DropoutDisabled::DropoutDisabled() { ++dropout_off; }
+DropoutDisabled::~DropoutDisabled() { --dropout_off; }
+bool dropout_disabled() { return dropout_off > 0; }
+
+namespace {
 std::string shape_str(at::IntArrayRef s) {
   std::string out = "[";
   for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);

@@ -31,6 +31,17 @@ struct IdRange {
   std::string limit_name;  // "vocab_size = 65"
 };
 
+// While one is alive on this thread, Module::dropout_active() is false for every module (TRL's
+// disable_dropout, for DPO's policy forward).
+class DropoutDisabled {
+ public:
+  DropoutDisabled();
+  ~DropoutDisabled();
+  DropoutDisabled(const DropoutDisabled&) = delete;
+  DropoutDisabled& operator=(const DropoutDisabled&) = delete;
+};
+bool dropout_disabled();
+
 class Module : public std::enable_shared_from_this<Module> {
  public:
   explicit Module(std::string type_name) : type_name_(std::move(type_name)) {}
@@ -199,6 +210,10 @@ class Module : public std::enable_shared_from_this<Module> {
   virtual void train(bool mode = true);
   void eval() { train(false); }
   bool is_training() const { return training_; }
+  // What dropout (and a LoRA branch's dropout) reads: train mode, outside a DropoutDisabled
+  // scope. TRL's disable_dropout turns dropout off without leaving train mode, so gradient
+  // checkpointing, which reads the mode, stays on.
+  bool dropout_active() const { return training_ && !dropout_disabled(); }
 
   // Registering a name again replaces the parameter (a recipe's `head.weight = emb.weight`
   // ties them, as in PyTorch); a layer's member that mirrors it (mirror_parameter) follows.

@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 
+#include <ATen/CPUGeneratorImpl.h>
 #include <c10/core/GradMode.h>
 #include <nlohmann/json.hpp>
 
@@ -423,6 +424,39 @@ ModulePtr from_pretrained(const std::string& dir, bool deferred, const std::stri
   model->eval();  // as HF's from_pretrained; the Trainer switches to train mode itself
   model->set_name_or_path(dir);
   return model;
+}
+
+ModulePtr copy_model(Module& model, bool with_adapters) {
+  const std::string text = model.hf_config_json();
+  const json config = text.empty() ? json::object() : json::parse(text);
+  const std::string type = config.value("model_type", std::string());
+  if (!is_llama_family(type) && type != "gpt2")
+    throw RecipeError("cannot copy a " + model.type_name() + " model: only GPT-2 and Llama-family models are copied (give the copy yourself)");
+  materialize(model);  // the weights of a from_pretrained model may still be in their files
+  std::optional<at::ScalarType> dtype;
+  for (const auto& [name, p] : model.named_parameters())
+    if (p.is_floating_point()) {
+      dtype = p.scalar_type();
+      break;
+    }
+  // Building initialises weights at random: the run's generator must not notice.
+  at::Generator cpu = at::detail::getDefaultCPUGenerator();
+  const at::Tensor rng = cpu.get_state();
+  ModulePtr copy = is_llama_family(type) ? make_llama(llama_config_from_hf(config, "the model's config")) : make_gpt(gpt_config(config, "the model's config"));
+  cpu.set_state(rng);
+  if (dtype) copy->to(*dtype);
+  if (auto device = model.device()) copy->to(*device);
+  NamedTensorList weights;
+  if (!model.lora() || with_adapters) {
+    weights = model.lora() ? merged_state_dict(model) : model.state_dict();
+  } else {
+    for (auto& [name, t] : model.state_dict())  // the base: every tensor but the adapters'
+      if (!is_adapter_name(name)) weights.emplace_back(name, t);
+  }
+  copy->load_state_dict(weights);
+  copy->eval();
+  copy->set_name_or_path(model.name_or_path());
+  return copy;
 }
 
 Module::LoadReport load_weights(Module& model, const std::string& file, bool strict) {

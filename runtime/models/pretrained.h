@@ -29,6 +29,13 @@ namespace runner::models {
 ModulePtr from_pretrained(const std::string& dir, bool deferred = false, const std::string& dtype = "auto", int64_t num_labels = 0,
                           const std::vector<std::string>& labels = {}, const std::string& task = "");
 
+// A new model equal to `model` (GPT-2 or Llama family: built from its config, then its weights
+// copied, in their dtype and on their device), in eval mode: DPO's frozen reference, as TRL's
+// create_reference_model deep-copies the policy. `model`'s weights still in their files are
+// loaded first. A LoRA model's copy is a plain model: its adapters merged into the weights
+// (`with_adapters`), or its base alone. RecipeError for any other model.
+ModulePtr copy_model(Module& model, bool with_adapters = true);
+
 // Loads a safetensors file into `model` (values copied in place, converted to the model's
 // dtypes). A key missing from the file whose tensor is tied to a key that is present (GPT-2's
 // lm_head.weight) counts as loaded. Shape mismatches are always a CheckpointError listing

@@ -112,6 +112,7 @@ ModulePtr load_adapter_folder(const std::string& dir, const std::string& base_di
   config.base_model_name_or_path = base;
   config.fan_in_fan_out = false;  // recomputed from the layers
   try {
+    config.pretrained_adapters = true;
     apply_lora(*model, config);
   } catch (const RecipeError& e) {
     throw CheckpointError(e.message() + (regex ? "" : " (adapter_config.json's target_modules)"), config_file);

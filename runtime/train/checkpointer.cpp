@@ -164,7 +164,8 @@ void Checkpointer::save() {
     }
     if (ctx_.opt.scaler) c.scaler = ctx_.opt.scaler->state_dict();
     if (ctx_.loop.stream) c.stream = gather_stream_state(*ctx_.loop.stream, ctx_.dp);  // collective: every rank
-    c.loop = {{"tr_loss", ctx_.loop.losses.pending(ctx_.dp)}, {"total_loss", ctx_.loop.losses.total()}, {"last_logged_step", ctx_.loop.last_logged_step}};
+    c.loop = {{"tr_loss", ctx_.loop.losses.pending(ctx_.dp)}, {"total_loss", ctx_.loop.losses.total()}, {"last_logged_step", ctx_.loop.last_logged_step},
+              {"metrics", ctx_.loop.metrics.state(ctx_.dp)}};
   }
   ctx_.loop.state.stateful_callbacks = stateful_callbacks();
   c.trainer_state = ctx_.loop.state.to_json();
@@ -400,6 +401,7 @@ void Checkpointer::load(const std::string& dir) {
     const JsonFields loop(io::read_json_file(dir + "/loop_state.json"), dir + "/loop_state.json");
     ctx_.loop.losses.load(loop.number("tr_loss", 0.0), loop.number("total_loss", 0.0), ctx_.dp.rank());
     ctx_.loop.last_logged_step = loop.integer("last_logged_step", ctx_.loop.state.global_step);
+    if (loop.has("metrics")) ctx_.loop.metrics.load(loop.raw("metrics"), ctx_.dp.rank());
   } else {
     ctx_.loop.last_logged_step = ctx_.loop.state.global_step;
   }

@@ -22,7 +22,7 @@ namespace {
 double round_to(double v, double scale) { return std::round(v * scale) / scale; }
 }  // namespace
 
-PredictionResult Evaluator::prediction_step(const Batch& batch, bool prediction_loss_only) {
+PredictionResult Evaluator::prediction_step(const Batch& batch, bool prediction_loss_only, bool stand_in) {
   const AutocastGuard autocast = ctx_.autocast();
   if (auto r = ctx_.hooks.prediction_step(*ctx_.model, batch, prediction_loss_only)) return *r;
   PredictionResult r;
@@ -30,12 +30,17 @@ PredictionResult Evaluator::prediction_step(const Batch& batch, bool prediction_
   for (const auto& name : ctx_.call.label_names) has_labels = has_labels && batch.count(name);
   if (has_labels) r.labels = batch.at(ctx_.call.label_names.front());  // captured before the forward
   models::TensorMap outputs;
-  if (has_labels) {
+  // A loss that needs no labels is computed all the same: DPO's (TRL's prediction_step), or a
+  // recipe's compute_loss with label_names = {} (HF's loss_without_labels).
+  const std::vector<std::string> step_hooks = ctx_.hooks.step_hooks();
+  const bool recipe_loss = std::find(step_hooks.begin(), step_hooks.end(), "compute_loss") != step_hooks.end();
+  if (has_labels || ctx_.hooks.loss_without_labels() || (ctx_.call.label_names.empty() && recipe_loss)) {
     LossContext ctx;
     ctx.training = false;
     ctx.micro_items = ctx.num_items_in_batch = count_items(batch, ctx_.call.label_names, ctx_.model->shifts_labels());
     LossResult lr = ctx_.compute_loss(batch, ctx);
     if (lr.loss.defined()) r.loss = lr.loss.detach().mean();
+    metrics_.add(lr.metrics, /*counts=*/!stand_in);  // a stand-in's names, not its values
     outputs = std::move(lr.outputs);
   } else {
     outputs = call_model(*ctx_.model, batch, ctx_.call);
@@ -102,12 +107,13 @@ PredictionOutput Evaluator::evaluation_loop(const data::DatasetPtr& ds, const st
   };
   PredictionOutput out;
   json batch_metrics;
+  metrics_.reset(/*rank_parts=*/shard);
   {
     c10::NoGradGuard no_grad;
     for (int64_t b = 0; b < n_batches; ++b) {
       if (b >= loader.num_batches()) {  // this rank's slice of the last global batch is empty
         for (auto* v : {&loss_rows, &pred_rows, &label_rows, &input_rows}) v->push_back(0);
-        if (ctx_.dp.lockstep()) prediction_step(prepare(loader.batch(0)), prediction_loss_only);  // ZeRO-3 gathers inside forward: join them
+        if (ctx_.dp.lockstep()) prediction_step(prepare(loader.batch(0)), prediction_loss_only, /*stand_in=*/true);  // ZeRO-3 gathers inside forward: join them
         continue;
       }
       const Batch host = loader.batch(b);
@@ -175,6 +181,7 @@ PredictionOutput Evaluator::evaluation_loop(const data::DatasetPtr& ds, const st
     }
     metrics[prefix + "_loss"] = kept.mean().item<double>();
   }
+  metrics.update(metrics_.flush(ctx_.dp));  // compute_loss's named values, as TRL logs them (eval_rewards/chosen)
   json prefixed = json::object();
   for (auto it = metrics.begin(); it != metrics.end(); ++it) {
     const std::string& k = it.key();

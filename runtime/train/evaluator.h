@@ -35,12 +35,14 @@ class Evaluator {
 
  private:
   PredictionOutput evaluation_loop(const data::DatasetPtr& ds, const std::string& prefix, bool prediction_loss_only);
-  PredictionResult prediction_step(const Batch& batch, bool prediction_loss_only);
+  // `stand_in`: a batch that only joins ZeRO-3's gathers (this rank's slice is empty).
+  PredictionResult prediction_step(const Batch& batch, bool prediction_loss_only, bool stand_in = false);
   at::Tensor generate_predictions(const Batch& batch);  // predict_with_generate (generate_eval.cpp)
 
   RunContext& ctx_;
   const Datasets& datasets_;
   bool warned_generation_length_ = false;  // predict_with_generate: prompts at generation_max_length
+  MetricMeans metrics_;  // compute_loss's named values over one evaluation loop
 };
 
 }  // namespace runner::train

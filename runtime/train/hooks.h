@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -35,6 +36,14 @@ struct LossContext {
 struct LossResult {
   at::Tensor loss;           // scalar: the mean over the micro-batch's items (unless normalized)
   models::TensorMap outputs;  // "logits" is what evaluation collects as predictions
+  // Named values to log beside the loss (TRL's _metrics: "rewards/chosen", ...), averaged over
+  // the calls and ranks since the last log, and over an evaluation (as "eval_<name>").
+  struct Metric {
+    std::string name;
+    at::Tensor value;   // one value; with `weight`, the sum of that many items' values
+    at::Tensor weight;  // undefined: the call counts once (a token mean weighs its tokens)
+  };
+  std::vector<Metric> metrics;
 };
 
 // One evaluation batch: any of the three may be undefined.
@@ -83,6 +92,9 @@ class Hooks {
     return std::nullopt;
   }
   virtual bool has_compute_metrics() const { return false; }
+  // Whether compute_loss needs no labels in the batch (DPO's loss reads its completion_mask):
+  // evaluation then computes the loss of every batch, as TRL's prediction_step does.
+  virtual bool loss_without_labels() const { return false; }
   // compute_result is false except on the last batch with batch_eval_metrics.
   virtual nlohmann::json compute_metrics(const EvalPrediction& p, bool compute_result) { return nlohmann::json::object(); }
   virtual std::optional<at::Tensor> preprocess_logits_for_metrics(const at::Tensor& logits, const at::Tensor& labels) {

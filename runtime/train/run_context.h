@@ -31,6 +31,7 @@
 #include "runtime/train/hooks.h"
 #include "runtime/train/loss_scaler.h"
 #include "runtime/train/loss_tracker.h"
+#include "runtime/train/metric_means.h"
 #include "runtime/train/memory_tracker.h"
 #include "runtime/train/model_call.h"
 
@@ -78,6 +79,7 @@ struct LoopState {
   TrainerState state;
   TrainerControl control;
   LossTracker losses;
+  MetricMeans metrics;  // compute_loss's named values since the last log
   int64_t last_logged_step = 0;
   nlohmann::json pending_rng;  // applied once the resumed epoch's skipped batches are passed
   data::StreamLoader* stream = nullptr;  // training from a data.stream: its position goes into checkpoints

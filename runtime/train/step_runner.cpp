@@ -149,7 +149,11 @@ at::Tensor StepRunner::training_step(const Batch& batch, LossContext& loss_ctx) 
     const AutocastGuard autocast = ctx_.autocast();
     loss_ctx.backward = backward_outside_autocast;
     from_hook = ctx_.hooks.training_step(model, batch, loss_ctx);
-    if (!from_hook) loss = ctx_.compute_loss(batch, loss_ctx).loss;
+    if (!from_hook) {
+      LossResult r = ctx_.compute_loss(batch, loss_ctx);
+      loss = r.loss;
+      ctx_.loop.metrics.add(r.metrics, /*counts=*/!lockstep);  // a stand-in batch's names, not its values
+    }
   }
   if (from_hook) {
     ctx_.warn_if_label_smoothing_unused("training_step");

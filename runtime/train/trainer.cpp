@@ -265,6 +265,7 @@ Trainer::Plan Trainer::plan_run() {
   state.stateful_callbacks = checkpoints_.stateful_callbacks();
   state.save_steps = TrainerState::resolve_steps(args_.save_steps, plan.max_steps);
   loop_.losses.reset(device_.device, /*rank_parts=*/!(args_.full_determinism && dp_->world() > 1));
+  loop_.metrics.reset(/*rank_parts=*/true);
   loop_.last_logged_step = 0;
   create_scheduler(ctx_, plan.max_steps);
   if (!resume.empty()) {
@@ -382,6 +383,7 @@ TrainOutput Trainer::finish_training(const Plan& run, bool tracking_memory) {
     }
   }
   if (tracking_memory) memory_.stop("train", metrics);
+  metrics.update(loop_.metrics.flush(*dp_));  // compute_loss's values since the last log, as TRL's final log has them
   out.metrics = metrics;
   ctx_.log(metrics);
   checkpoints_.delete_all_but_best();
@@ -411,6 +413,7 @@ void Trainer::maybe_log_save_evaluate(const at::Tensor& grad_norm, double lr) {
     // HF v5 logs the pre-clip norm whether or not clipping is on, NaN included.
     if (grad_norm.defined()) logs["grad_norm"] = grad_norm.item<double>();
     logs["learning_rate"] = lr;
+    logs.update(loop_.metrics.flush(*dp_));  // compute_loss's named values (DPO's rewards/...)
     loop_.last_logged_step = state.global_step;
     ctx_.log(logs, /*with_speed=*/true);
   }

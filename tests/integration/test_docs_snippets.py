@@ -11,7 +11,7 @@ syntax errors or passed an option the recipe does not have).
   `runner launch` with its options stripped: the ranks would all parse the same line); every
   scripts/... command must exist and be executable.
 Untagged blocks are sample output, not code. The files snippets read (input.txt, data.txt,
-corpus.txt, train.jsonl, sft.jsonl, train-*.parquet, sft.parquet, tokenizer.json, base.lua) are provided in the folder they run in.
+corpus.txt, train.jsonl, sft.jsonl, pairs.jsonl, train-*.parquet, sft.parquet, tokenizer.json, base.lua) are provided in the folder they run in.
 """
 import json
 import os
@@ -76,6 +76,7 @@ def make_fixtures(folder):
     write(os.path.join(folder, "tokenizer.json"), json.dumps(byte_level_tokenizer()))
     write(os.path.join(folder, "sft.jsonl"), json.dumps({"prompt": "Name a colour.", "response": "Blue."}) + "\n" +
           json.dumps({"messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello."}]}) + "\n")
+    write(os.path.join(folder, "pairs.jsonl"), json.dumps({"prompt": "Name a colour.", "chosen": " Blue.", "rejected": " Seven."}) + "\n")
     # Parquet files (pyarrow is a build dependency: its wheel ships the libarrow runner links)
     import pyarrow as pa
     import pyarrow.parquet as pq

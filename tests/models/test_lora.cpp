@@ -3,6 +3,7 @@
 // tests/integration/test_lora.py checks the files against the peft package itself.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <optional>
@@ -515,6 +516,60 @@ TEST(Lora, AdapterConfigsWithUnimplementedSettingsAreRefusedByKey) {
   j["modules_to_save"] = nullptr;
   j["peft_type"] = "IA3";
   EXPECT_THROW(lora_config_from_json(j, "a/adapter_config.json"), CheckpointError);
+}
+
+// DPO's reference and TRL's disable_dropout: AdaptersDisabled gives the base model's output
+// (also through the fused SwiGLU path), DropoutDisabled the eval-mode output while the model
+// stays in train mode, and a checkpointed block recomputes in backward as its forward ran.
+TEST(LoRA, DisabledAdaptersGiveTheBaseAndDisabledDropoutTheEvalOutput) {
+  LoraConfig c;
+  c.init_lora_weights = false;  // a branch that changes the output
+  c.target_modules = {"q_proj", "v_proj", "gate_proj", "up_proj", "down_proj"};
+  ModulePtr base = tiny_llama(), adapted = tiny_llama();
+  apply_lora(*adapted, c);
+  const TensorMap batch{{"input_ids", at::randint(0, 50, {2, 7}, at::kLong)}};
+  base->eval(), adapted->eval();
+  const at::Tensor want = base->forward_batch(batch).at("logits");
+  EXPECT_FALSE(at::allclose(adapted->forward_batch(batch).at("logits"), want, 1e-5, 1e-6));
+  {
+    const AdaptersDisabled off;
+    EXPECT_TRUE(at::allclose(adapted->forward_batch(batch).at("logits"), want, 1e-5, 1e-6));
+  }
+  EXPECT_FALSE(at::allclose(adapted->forward_batch(batch).at("logits"), want, 1e-5, 1e-6));
+
+  GPTConfig g;
+  g.vocab_size = 40, g.block_size = 16, g.n_layer = 2, g.n_head = 2, g.n_embd = 16, g.dropout = 0.5;
+  at::manual_seed(1);
+  ModulePtr gpt = make_gpt(g);
+  const TensorMap ids{{"input_ids", at::randint(0, 40, {2, 9}, at::kLong)}};
+  gpt->eval();
+  const at::Tensor eval_out = gpt->forward_batch(ids).at("logits");
+  gpt->train();
+  EXPECT_FALSE(at::allclose(gpt->forward_batch(ids).at("logits"), eval_out));  // dropout 0.5 is on
+  const std::vector<std::string> blocks = gpt->no_split_modules();  // the checkpointed units
+  std::function<void(Module&, bool)> set = [&](Module& m, bool on) {
+    if (std::find(blocks.begin(), blocks.end(), m.type_name()) != blocks.end()) m.set_checkpointing(on);
+    for (const auto& [name, child] : m.children()) set(*child, on);
+  };
+  auto grads = [&](bool checkpointed) {
+    set(*gpt, checkpointed);
+    for (auto& p : gpt->parameters()) p.mutable_grad() = at::Tensor();
+    at::Tensor out;
+    {
+      const DropoutDisabled off;
+      EXPECT_TRUE(gpt->is_training());
+      out = gpt->forward_batch(ids).at("logits");
+    }
+    out.pow(2).sum().backward();  // outside the scope: a checkpointed block must still recompute without dropout
+    std::vector<at::Tensor> g;
+    for (auto& p : gpt->parameters()) g.push_back(p.grad().clone());
+    return std::make_pair(out.detach(), g);
+  };
+  const auto [plain_out, plain_grads] = grads(false);
+  EXPECT_TRUE(at::allclose(plain_out, eval_out, 1e-5, 1e-6));
+  const auto [ckpt_out, ckpt_grads] = grads(true);
+  EXPECT_TRUE(at::allclose(ckpt_out, eval_out, 1e-5, 1e-6));
+  for (size_t i = 0; i < plain_grads.size(); ++i) EXPECT_TRUE(at::allclose(ckpt_grads[i], plain_grads[i], 1e-5, 1e-6)) << i;
 }
 
 }  // namespace

@@ -1,12 +1,12 @@
 #include "runtime/data/sources/sft.h"
 
 #include <algorithm>
-#include <fstream>
 #include <map>
 
 #include <nlohmann/json.hpp>
 
 #include "runtime/core/errors.h"
+#include "runtime/data/sources/json_rows.h"
 #include "runtime/data/sources/sft_template.h"
 
 namespace runner::data {
@@ -118,47 +118,6 @@ json messages_of(const json& j, const SftOptions& o, const std::string& where) {
   return out;
 }
 
-// The Jinja layout chat_template asks for, or null for a built-in one.
-std::unique_ptr<SftTemplateLayout> template_layout(const SftOptions& o) {
-  const std::string& t = o.chat_template;
-  const std::string folder = o.tokenizer_path.find('/') == std::string::npos ? "." : o.tokenizer_path.substr(0, o.tokenizer_path.rfind('/'));
-  const bool jinja_text = t.find("{%") != std::string::npos || t.find("{{") != std::string::npos;
-  // The model folder's templates by name (transformers' dict of chat templates).
-  const std::map<std::string, ChatTemplateSource> named =
-      jinja_text || o.tokenizer_path.empty() ? std::map<std::string, ChatTemplateSource>{} : find_chat_templates(o.tokenizer_path);
-  std::optional<ChatTemplate> chosen, tool_use;
-  auto compile = [](const ChatTemplateSource& s) { return ChatTemplate(s.text, s.origin); };
-  if (jinja_text) {
-    chosen = ChatTemplate(t, "data.sft chat_template");
-  } else if (t == "auto" || t == "tokenizer") {
-    if (named.empty()) {
-      if (t == "tokenizer")
-        throw RecipeError("data.sft: chat_template = \"tokenizer\", but " + folder +
-                          " has no chat_template.jinja and no \"chat_template\" in tokenizer_config.json");
-      return nullptr;  // auto without a template: "simple"
-    }
-    // As apply_chat_template without a name: "tool_use" for lines with tools, else "default".
-    if (auto it = named.find("default"); it != named.end()) chosen = compile(it->second);
-    if (auto it = named.find("tool_use"); it != named.end()) tool_use = compile(it->second);
-    if (!chosen && !tool_use)
-      throw RecipeError("data.sft: the chat templates of " + folder + " are named " + template_names(named) +
-                        ", none \"default\" or \"tool_use\"; choose one with chat_template = \"NAME\"");
-  } else if (auto it = named.find(t); it != named.end()) {
-    chosen = compile(it->second);  // a name the folder's templates have wins over a built-in layout, as in transformers
-  } else if (t == "simple" || t == "chatml" || t == "plain") {
-    return nullptr;
-  } else {
-    throw RecipeError("data.sft: chat_template must be \"auto\", \"tokenizer\", \"simple\", \"chatml\", \"plain\", a Jinja "
-                      "template (text with {% or {{)" + (named.empty() ? std::string() : " or a template of " + folder + ": " + template_names(named)) +
-                      ", got \"" + t + "\"");
-  }
-  json variables = json::object();  // what transformers passes besides the messages: the special tokens
-  if (!o.tokenizer_path.empty())
-    for (const auto& [k, v] : tokenizer_config_special_tokens(o.tokenizer_path)) variables[k] = v;
-  if (!o.eos_token.empty()) variables["eos_token"] = o.eos_token;
-  return std::make_unique<SftTemplateLayout>(std::move(chosen), std::move(tool_use), std::move(variables), folder);
-}
-
 // The example's text, tokenized once as a whole (as transformers' apply_chat_template and TRL do:
 // a cut between segments would change the tokens, e.g. a "▁" prepended to each piece), and its
 // labels as return_assistant_tokens_mask gives them: a token is trained when a character of a
@@ -197,7 +156,7 @@ Example make_example(const std::vector<int64_t>& ids, const std::vector<int64_t>
 DatasetPtr load_sft(const SftOptions& o) {
   if (!o.tokenizer) throw RecipeError("data.sft: needs a tokenizer (a tokenizer.json path or data.tokenizer(...))");
   if (o.max_length < 2) throw RecipeError("data.sft: max_length must be >= 2");
-  const std::unique_ptr<SftTemplateLayout> jinja = template_layout(o);
+  const std::unique_ptr<SftTemplateLayout> jinja = template_layout(o.chat_template, o.tokenizer_path, o.eos_token, "data.sft");
   const std::string builtin = o.chat_template == "auto" ? "simple" : o.chat_template;
   // The tokenizer's start tokens: its post-processor's prefix alone (a template that also appends
   // </s> must not give every example "<s></s>").
@@ -245,32 +204,7 @@ DatasetPtr load_sft(const SftOptions& o) {
       row_pos.push_back(static_cast<int64_t>(k));
     }
   };
-  if (o.dataset) {
-    // Rows of a Parquet/Arrow dataset: its text fields (messages as a list of structs, prompt and
-    // response strings) are the JSON a line would hold; a null (a struct field another row has) is absent.
-    if (o.dataset->text_fields().empty())
-      throw DataError("has no text fields (strings, a messages column); data.sft needs \"" + o.messages_field + "\" or \"" +
-                          o.prompt_field + "\" and \"" + o.response_field + "\"",
-                      o.dataset->describe());
-    for (int64_t i = 0; i < o.dataset->size(); ++i) {
-      const json row = o.dataset->text(i);
-      json j = json::object();
-      for (const auto& [k, v] : row.items())
-        if (!v.is_null()) j[k] = v;
-      add(j, o.dataset->describe() + " row " + std::to_string(i));
-    }
-  } else {
-    std::ifstream in(o.path);
-    if (!in) throw DataError("cannot read (missing?)", o.path);
-    std::string line;
-    for (int64_t n = 1; std::getline(in, line); ++n) {
-      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-      const std::string where = o.path + ":" + std::to_string(n);
-      const json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
-      if (j.is_discarded() || !j.is_object()) throw DataError("not a JSON object", where);
-      add(j, where);
-    }
-  }
+  for_each_json_row(o.path, o.dataset, "\"" + o.messages_field + "\" or \"" + o.prompt_field + "\" and \"" + o.response_field + "\"", add);
   flush_row(/*pad=*/true);
   const std::string source = o.dataset ? o.dataset->describe() : o.path;
   if (untrained > 0 && o.warn)

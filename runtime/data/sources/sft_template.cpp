@@ -1,6 +1,7 @@
 #include "runtime/data/sources/sft_template.h"
 
 #include <algorithm>
+#include <map>
 
 #include "runtime/core/errors.h"
 
@@ -82,6 +83,52 @@ std::vector<SftSegment> SftTemplateLayout::segments(const ordered_json& messages
   }
   add(out, full.text, pos, full.text.size(), false);
   return out;
+}
+
+std::string SftTemplateLayout::render_text(const ordered_json& messages, const ordered_json& tools, const ordered_json& kwargs,
+                                           bool add_generation_prompt, const std::string& where) const {
+  return render(choose(tools, where), messages, messages.size(), tools, kwargs, add_generation_prompt, where).text;
+}
+
+// The Jinja layout chat_template asks for, or null for a built-in one.
+std::unique_ptr<SftTemplateLayout> template_layout(const std::string& t, const std::string& tokenizer_path, const std::string& eos_token,
+                                                   const std::string& caller) {
+  const std::string folder = tokenizer_path.find('/') == std::string::npos ? "." : tokenizer_path.substr(0, tokenizer_path.rfind('/'));
+  const bool jinja_text = t.find("{%") != std::string::npos || t.find("{{") != std::string::npos;
+  // The model folder's templates by name (transformers' dict of chat templates).
+  const std::map<std::string, ChatTemplateSource> named =
+      jinja_text || tokenizer_path.empty() ? std::map<std::string, ChatTemplateSource>{} : find_chat_templates(tokenizer_path);
+  std::optional<ChatTemplate> chosen, tool_use;
+  auto compile = [](const ChatTemplateSource& s) { return ChatTemplate(s.text, s.origin); };
+  if (jinja_text) {
+    chosen = ChatTemplate(t, caller + " chat_template");
+  } else if (t == "auto" || t == "tokenizer") {
+    if (named.empty()) {
+      if (t == "tokenizer")
+        throw RecipeError(caller + ": chat_template = \"tokenizer\", but " + folder +
+                          " has no chat_template.jinja and no \"chat_template\" in tokenizer_config.json");
+      return nullptr;  // auto without a template: "simple"
+    }
+    // As apply_chat_template without a name: "tool_use" for lines with tools, else "default".
+    if (auto it = named.find("default"); it != named.end()) chosen = compile(it->second);
+    if (auto it = named.find("tool_use"); it != named.end()) tool_use = compile(it->second);
+    if (!chosen && !tool_use)
+      throw RecipeError(caller + ": the chat templates of " + folder + " are named " + template_names(named) +
+                        ", none \"default\" or \"tool_use\"; choose one with chat_template = \"NAME\"");
+  } else if (auto it = named.find(t); it != named.end()) {
+    chosen = compile(it->second);  // a name the folder's templates have wins over a built-in layout, as in transformers
+  } else if (t == "simple" || t == "chatml" || t == "plain") {
+    return nullptr;
+  } else {
+    throw RecipeError(caller + ": chat_template must be \"auto\", \"tokenizer\", \"simple\", \"chatml\", \"plain\", a Jinja "
+                      "template (text with {% or {{)" + (named.empty() ? std::string() : " or a template of " + folder + ": " + template_names(named)) +
+                      ", got \"" + t + "\"");
+  }
+  ordered_json variables = ordered_json::object();  // what transformers passes besides the messages: the special tokens
+  if (!tokenizer_path.empty())
+    for (const auto& [k, v] : tokenizer_config_special_tokens(tokenizer_path)) variables[k] = v;
+  if (!eos_token.empty()) variables["eos_token"] = eos_token;
+  return std::make_unique<SftTemplateLayout>(std::move(chosen), std::move(tool_use), std::move(variables), folder);
 }
 
 }  // namespace runner::data

@@ -11,6 +11,7 @@
 // after the last turn) is a DataError naming the line, as guessing the boundary would train on
 // the wrong text.
 #pragma once
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,6 +43,9 @@ class SftTemplateLayout {
   // null. DataError located at `where`.
   std::vector<SftSegment> segments(const nlohmann::ordered_json& messages, const nlohmann::ordered_json& tools,
                                    const nlohmann::ordered_json& kwargs, const std::string& where) const;
+  // The whole conversation's text, as apply_chat_template(tokenize=False) gives it.
+  std::string render_text(const nlohmann::ordered_json& messages, const nlohmann::ordered_json& tools, const nlohmann::ordered_json& kwargs,
+                          bool add_generation_prompt, const std::string& where) const;
 
  private:
   const ChatTemplate& choose(const nlohmann::ordered_json& tools, const std::string& where) const;
@@ -52,5 +56,13 @@ class SftTemplateLayout {
   nlohmann::ordered_json variables_;
   std::string folder_;
 };
+
+// The Jinja layout `chat_template` asks for: "auto" (the folder's templates, null when it has
+// none), "tokenizer" (those, required), a template name of the folder holding `tokenizer_path`,
+// or a Jinja template itself; null for a built-in layout name ("simple", "chatml", "plain").
+// `eos_token` (when not empty) overrides tokenizer_config.json's for the template. RecipeError
+// starting with `caller` ("data.sft") for anything else.
+std::unique_ptr<SftTemplateLayout> template_layout(const std::string& chat_template, const std::string& tokenizer_path,
+                                                   const std::string& eos_token, const std::string& caller);
 
 }  // namespace runner::data

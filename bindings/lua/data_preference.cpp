@@ -1,0 +1,80 @@
+// data.preference{path = "pairs.jsonl" | dataset = data.parquet{...}, tokenizer = "tokenizer.json" | data.tokenizer(...),
+//                 max_length = 1024, truncation_mode = "keep_start", chat_template = "auto", eos_token,
+//                 prompt_field = "prompt", chosen_field = "chosen", rejected_field = "rejected"}:
+// preference pairs for DPO (runtime/data/sources/preference.h), and
+// data.preference_collator{pad_token_id = 0, max_length = 1024 (0: no cut), truncation_mode = "keep_start", pad_to_multiple_of = 0}:
+// TRL's DataCollatorForPreference (runtime/data/preference_collator.h).
+#include "bindings/lua/data_binding.h"
+#include "bindings/lua/data_parts.h"
+#include "runtime/core/errors.h"
+#include "runtime/data/preference_collator.h"
+#include "runtime/data/sources/preference.h"
+#include "runtime/log/log.h"
+
+namespace runner::lua {
+
+namespace {
+
+bool keep_end(Options& o, const char* fn) {
+  const std::string mode = o.string("truncation_mode", "keep_start");
+  if (mode != "keep_start" && mode != "keep_end")
+    throw RecipeError(std::string(fn) + ": truncation_mode must be \"keep_start\" or \"keep_end\", got \"" + mode + "\"");
+  return mode == "keep_end";
+}
+
+int d_preference(lua_State* L) {
+  Options o(L, 1, "data.preference");
+  data::PreferenceOptions p;
+  if (o.has("dataset")) {
+    if (o.has("path")) throw RecipeError("data.preference: give path = \"pairs.jsonl\" or dataset = <a data.parquet/arrow/hf_dataset>, not both");
+    lua_getfield(L, 1, "dataset");
+    p.dataset = check_dataset(L, -1);
+    lua_pop(L, 1);
+  } else {
+    if (!o.has("path")) throw RecipeError("data.preference: needs path = \"pairs.jsonl\" (or dataset = data.parquet{...})");
+    p.path = checked_path(o.string("path", ""), "data.preference");
+  }
+  if (!o.has("tokenizer")) throw RecipeError("data.preference: needs tokenizer = \"tokenizer.json\" (or a data.tokenizer)");
+  lua_getfield(L, 1, "tokenizer");
+  std::shared_ptr<data::HfTokenizer> tok = tokenizer_at(L, -1);
+  lua_pop(L, 1);
+  if (!tok) tok = data::HfTokenizer::load(checked_path(o.string("tokenizer", ""), "data.preference"));
+  p.tokenizer = tok;
+  p.tokenizer_path = tok->path();
+  p.max_length = o.integer("max_length", p.max_length);
+  p.keep_end = keep_end(o, "data.preference");
+  p.chat_template = o.string("chat_template", p.chat_template);
+  // TRL appends the tokenizer's end-of-text token to every text completion.
+  p.eos_token = o.string("eos_token", data::tokenizer_config_eos(p.tokenizer_path));
+  if (!p.eos_token.empty() && tok->token_to_id(p.eos_token) < 0)
+    throw RecipeError("data.preference: eos_token \"" + p.eos_token + "\" is not a token of the tokenizer");
+  p.prompt_field = o.string("prompt_field", p.prompt_field);
+  p.chosen_field = o.string("chosen_field", p.chosen_field);
+  p.rejected_field = o.string("rejected_field", p.rejected_field);
+  o.finish();
+  p.warn = [](const std::string& m) { log::warn(m); };
+  push_dataset(L, data::load_preference(p));
+  return 1;
+}
+
+int d_preference_collator(lua_State* L) {
+  Options o(L, 1, "data.preference_collator");
+  data::PreferenceCollateOptions p;
+  p.pad_token_id = o.integer("pad_token_id", 0);
+  p.max_length = o.integer("max_length", 1024);  // TRL's DPOConfig.max_length, as data.preference's
+  p.keep_end = keep_end(o, "data.preference_collator");
+  p.pad_to_multiple_of = o.integer("pad_to_multiple_of", 0);
+  o.finish();
+  if (p.max_length < 0) throw RecipeError("data.preference_collator: max_length must be >= 0 (0: no cut)");
+  if (p.pad_to_multiple_of < 0) throw RecipeError("data.preference_collator: pad_to_multiple_of must be >= 0 (0: no rounding)");
+  push_collator(L, {data::preference_collate(p), true, "data.preference_collator"});
+  return 1;
+}
+
+}  // namespace
+
+void add_preference_functions(lua_State* L) {
+  set_functions(L, {{"preference", guarded<d_preference>}, {"preference_collator", guarded<d_preference_collator>}});
+}
+
+}  // namespace runner::lua

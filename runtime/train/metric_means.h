@@ -1,0 +1,50 @@
+// The named values a compute_loss hook reports beside its loss (LossResult::metrics: DPO's
+// rewards/chosen, logps/rejected, ...), averaged between log events as TRL's trainers average
+// their _metrics: a plain value is the mean over the calls since the last log and every rank; a
+// weighted one (a sum over tokens and their count) is the sum over them all divided by the
+// count, so ranks with fewer tokens weigh less and 2 ranks log what 1 process would. The sums
+// stay on the training device, so reporting a value never makes a micro-step wait for the GPU;
+// they are read when logged or checkpointed.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <ATen/ATen.h>
+#include <nlohmann/json.hpp>
+
+#include "runtime/dist/data_parallel.h"
+#include "runtime/train/hooks.h"
+
+namespace runner::train {
+
+class MetricMeans {
+ public:
+  // `rank_parts`: each rank adds its own calls (the logged mean is over every rank's calls);
+  // false when every rank saw the same calls (an evaluation run whole on each rank).
+  void reset(bool rank_parts);
+  // `counts` false: a stand-in batch's call (one that only joins ZeRO-3's gathers): its names
+  // are kept, so every rank sums the same ones, but not its values.
+  void add(const std::vector<LossResult::Metric>& metrics, bool counts = true);
+  bool empty() const { return sums_.empty(); }
+  // The means since the last flush, keyed `prefix + name`, and a fresh start. Collective when
+  // ranks hold parts; a HookError when the ranks report different names (a name reported on
+  // some calls only is fine: its mean is over the calls that reported it).
+  nlohmann::json flush(const dist::DataParallel& dp, const std::string& prefix = "");
+  // For a checkpoint: {name: [sum, count]} over every rank (collective when ranks hold parts);
+  // load() gives them back to rank 0, as LossTracker does with its loss. (The count is the weight.)
+  nlohmann::json state(const dist::DataParallel& dp) const;
+  void load(const nlohmann::json& state, int rank);
+
+ private:
+  std::vector<double> totals(const dist::DataParallel& dp) const;  // sums then weights, summed over ranks
+  struct Sum {
+    at::Tensor value, weight;  // () fp64, on the device of the first value reported
+  };
+  std::map<std::string, Sum> sums_;
+  bool rank_parts_ = true;
+};
+
+}  // namespace runner::train
