@@ -27,6 +27,16 @@ std::shared_ptr<data::HfTokenizer> tokenizer_at(lua_State* L, int idx);
 // The id of the tokenizer folder's `key` token (tokenizer_config.json's pad_token, mask_token,
 // ...), else of the first of `defaults` the tokenizer has as a special added token; -1 when none.
 int64_t special_token_id(const data::HfTokenizer& t, const char* key, std::initializer_list<const char*> defaults);
+// What data.sft, data.qa_features and data.preference read their rows from: path = "file" or
+// dataset = <a data.parquet/arrow/hf_dataset> (one of them), and tokenizer = data.tokenizer(...)
+// or its tokenizer.json path (required). `o` is the call's options table (argument 1);
+// RecipeError starting with o's function name.
+struct RowSource {
+  std::string path;
+  data::DatasetPtr dataset;
+  std::shared_ptr<data::HfTokenizer> tokenizer;
+};
+RowSource row_source(lua_State* L, Options& o, const std::string& fn, const char* example_file);  // data_sft.cpp
 int d_sft(lua_State* L);  // data.sft (data_sft.cpp)
 void add_qa_functions(lua_State* L);  // data.qa_features, data.qa_predictions, data.qa_metrics (data_qa.cpp)
 void add_preference_functions(lua_State* L);  // data.preference, data.preference_collator (data_preference.cpp)

@@ -25,21 +25,9 @@ bool keep_end(Options& o, const char* fn) {
 int d_preference(lua_State* L) {
   Options o(L, 1, "data.preference");
   data::PreferenceOptions p;
-  if (o.has("dataset")) {
-    if (o.has("path")) throw RecipeError("data.preference: give path = \"pairs.jsonl\" or dataset = <a data.parquet/arrow/hf_dataset>, not both");
-    lua_getfield(L, 1, "dataset");
-    p.dataset = check_dataset(L, -1);
-    lua_pop(L, 1);
-  } else {
-    if (!o.has("path")) throw RecipeError("data.preference: needs path = \"pairs.jsonl\" (or dataset = data.parquet{...})");
-    p.path = checked_path(o.string("path", ""), "data.preference");
-  }
-  if (!o.has("tokenizer")) throw RecipeError("data.preference: needs tokenizer = \"tokenizer.json\" (or a data.tokenizer)");
-  lua_getfield(L, 1, "tokenizer");
-  std::shared_ptr<data::HfTokenizer> tok = tokenizer_at(L, -1);
-  lua_pop(L, 1);
-  if (!tok) tok = data::HfTokenizer::load(checked_path(o.string("tokenizer", ""), "data.preference"));
-  p.tokenizer = tok;
+  RowSource rows = row_source(L, o, "data.preference", "pairs.jsonl");
+  p.path = rows.path, p.dataset = rows.dataset, p.tokenizer = rows.tokenizer;
+  const std::shared_ptr<data::HfTokenizer>& tok = rows.tokenizer;
   p.tokenizer_path = tok->path();
   p.max_length = o.integer("max_length", p.max_length);
   p.keep_end = keep_end(o, "data.preference");

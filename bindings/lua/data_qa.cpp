@@ -20,20 +20,8 @@ namespace {
 int d_qa_features(lua_State* L) {
   Options o(L, 1, "data.qa_features");
   data::QaOptions q;
-  if (o.has("dataset")) {
-    if (o.has("path")) throw RecipeError("data.qa_features: give path = \"train.jsonl\" or dataset = <a data.parquet/arrow/hf_dataset>, not both");
-    lua_getfield(L, 1, "dataset");
-    q.dataset = check_dataset(L, -1);
-    lua_pop(L, 1);
-  } else {
-    if (!o.has("path")) throw RecipeError("data.qa_features: needs path = \"train.jsonl\" (or dataset = data.parquet{...})");
-    q.path = checked_path(o.string("path", ""), "data.qa_features");
-  }
-  if (!o.has("tokenizer")) throw RecipeError("data.qa_features: needs tokenizer = data.tokenizer(\"model/tokenizer.json\") (or its path)");
-  lua_getfield(L, 1, "tokenizer");
-  std::shared_ptr<data::HfTokenizer> tok = tokenizer_at(L, -1);
-  lua_pop(L, 1);
-  q.tokenizer = tok ? tok : data::HfTokenizer::load(checked_path(o.string("tokenizer", ""), "data.qa_features"));
+  RowSource rows = row_source(L, o, "data.qa_features", "train.jsonl");
+  q.path = rows.path, q.dataset = rows.dataset, q.tokenizer = rows.tokenizer;
   q.max_length = o.integer("max_length", q.max_length);
   q.doc_stride = o.integer("doc_stride", q.doc_stride);
   q.max_samples = o.integer("max_samples", q.max_samples);

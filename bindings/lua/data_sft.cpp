@@ -11,24 +11,32 @@
 
 namespace runner::lua {
 
+RowSource row_source(lua_State* L, Options& o, const std::string& fn, const char* example_file) {
+  RowSource r;
+  const std::string file = std::string("path = \"") + example_file + "\"";
+  if (o.has("dataset")) {
+    if (o.has("path")) throw RecipeError(fn + ": give " + file + " or dataset = <a data.parquet/arrow/hf_dataset>, not both");
+    lua_getfield(L, 1, "dataset");
+    r.dataset = check_dataset(L, -1);
+    lua_pop(L, 1);
+  } else {
+    if (!o.has("path")) throw RecipeError(fn + ": needs " + file + " (or dataset = data.parquet{...})");
+    r.path = checked_path(o.string("path", ""), fn);
+  }
+  if (!o.has("tokenizer")) throw RecipeError(fn + ": needs tokenizer = \"tokenizer.json\" (or a data.tokenizer)");
+  lua_getfield(L, 1, "tokenizer");
+  r.tokenizer = tokenizer_at(L, -1);
+  lua_pop(L, 1);
+  if (!r.tokenizer) r.tokenizer = data::HfTokenizer::load(checked_path(o.string("tokenizer", ""), fn));
+  return r;
+}
+
 int d_sft(lua_State* L) {
   Options o(L, 1, "data.sft");
   data::SftOptions s;
-  if (o.has("dataset")) {
-    if (o.has("path")) throw RecipeError("data.sft: give path = \"train.jsonl\" or dataset = <a data.parquet/arrow/hf_dataset>, not both");
-    lua_getfield(L, 1, "dataset");
-    s.dataset = check_dataset(L, -1);
-    lua_pop(L, 1);
-  } else {
-    if (!o.has("path")) throw RecipeError("data.sft: needs path = \"train.jsonl\" (or dataset = data.parquet{...})");
-    s.path = checked_path(o.string("path", ""), "data.sft");
-  }
-  if (!o.has("tokenizer")) throw RecipeError("data.sft: needs tokenizer = \"tokenizer.json\" (or a data.tokenizer)");
-  lua_getfield(L, 1, "tokenizer");
-  std::shared_ptr<data::HfTokenizer> tok = tokenizer_at(L, -1);
-  lua_pop(L, 1);
-  if (!tok) tok = data::HfTokenizer::load(checked_path(o.string("tokenizer", ""), "data.sft"));
-  s.tokenizer = tok;
+  RowSource rows = row_source(L, o, "data.sft", "train.jsonl");
+  s.path = rows.path, s.dataset = rows.dataset, s.tokenizer = rows.tokenizer;
+  const std::shared_ptr<data::HfTokenizer>& tok = rows.tokenizer;
   s.tokenizer_path = tok->path();  // the model folder: its chat template and tokenizer_config.json
   s.max_length = o.integer("max_length", s.max_length);
   s.chat_template = o.string("chat_template", s.chat_template);
