@@ -279,24 +279,28 @@ class DpoTest(RecipeTest):
             self.assertAlmostEqual(resumed[-1][k], history[1][k], places=6, msg=k)
 
     def test_two_ranks_equal_one_process(self):
-        # DDP over MPI, 2 ranks x 2 pairs against 1 process x 4 pairs: the same loss, metrics and weights.
+        # 2 ranks x 2 pairs against 1 process x 4 pairs: the same loss, metrics and evaluation, under
+        # DDP with a given reference and under FSDP full sharding (ZeRO-3) with the implicit copy.
         mpiexec = shutil.which("mpiexec")
         if not mpiexec:
             self.skipTest("no mpiexec")
-        script = write(os.path.join(self.tmp, "ddp.lua"), TRAIN % ("out_ddp", 3, "1e-2", 2, 1, "steps", 'ref_model = models.from_pretrained("ref")'))
-        p = subprocess.run([mpiexec, "-n", "2", BINARY, script, "--eval_steps", "3"], cwd=self.tmp, capture_output=True, text=True, timeout=300)
-        self.assertEqual(p.returncode, 0, p.stderr[-3000:])
-        code, out, err = run(script, "--output_dir", "out_one", "--per_device_train_batch_size", "4", "--eval_steps", "3", cwd=self.tmp)
-        self.assertEqual(code, 0, err[-3000:])
-        histories = []
-        for out_dir in ("out_ddp", "out_one"):
-            with open(os.path.join(self.tmp, out_dir, "trainer_state.json")) as f:
-                histories.append(json.load(f)["log_history"][:-1])
-        self.assertEqual(len(histories[0]), len(histories[1]))
-        for a, b in zip(*histories):
-            for k, v in b.items():
-                if isinstance(v, float) and "runtime" not in k and "per_second" not in k:
-                    self.assertTrue(math.isclose(a[k], v, rel_tol=1e-4, abs_tol=1e-5), f"step {b.get('step')} {k}: 2 ranks {a[k]}, 1 process {v}")
+        for name, ref, extra in (("ddp", 'ref_model = models.from_pretrained("ref")', []), ("fsdp", "", ["--fsdp", "full_shard"])):
+            with self.subTest(mode=name):
+                script = write(os.path.join(self.tmp, name + ".lua"), TRAIN % ("out_" + name, 3, "1e-2", 2, 1, "steps", ref))
+                p = subprocess.run([mpiexec, "-n", "2", BINARY, script, "--eval_steps", "3", *extra], cwd=self.tmp, capture_output=True, text=True,
+                                   timeout=300)
+                self.assertEqual(p.returncode, 0, p.stderr[-3000:])
+                code, out, err = run(script, "--output_dir", "out_one_" + name, "--per_device_train_batch_size", "4", "--eval_steps", "3", cwd=self.tmp)
+                self.assertEqual(code, 0, err[-3000:])
+                histories = []
+                for out_dir in ("out_" + name, "out_one_" + name):
+                    with open(os.path.join(self.tmp, out_dir, "trainer_state.json")) as f:
+                        histories.append(json.load(f)["log_history"][:-1])
+                self.assertEqual(len(histories[0]), len(histories[1]))
+                for a, b in zip(*histories):
+                    for k, v in b.items():
+                        if isinstance(v, float) and "runtime" not in k and "per_second" not in k:
+                            self.assertTrue(math.isclose(a[k], v, rel_tol=1e-4, abs_tol=1e-5), f"{name} step {b.get('step')} {k}: 2 ranks {a[k]}, 1 process {v}")
 
     def test_bad_input_is_one_clear_line(self):
         d = self.tmp
