@@ -33,4 +33,18 @@ void for_each_json_row(const std::string& path, const DatasetPtr& dataset, const
   }
 }
 
+json tools_of(const json& j, const std::string& where) {
+  if (!j.contains("tools") || j["tools"].is_null()) return nullptr;
+  if (!j["tools"].is_string()) return j["tools"];
+  const json parsed = json::parse(j["tools"].get<std::string>(), nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_discarded()) throw DataError("\"tools\" is a string but not JSON (a list of tool definitions)", where);
+  return parsed;
+}
+
+json kwargs_of(const json& j, const std::string& where) {
+  if (!j.contains("chat_template_kwargs") || j["chat_template_kwargs"].is_null()) return nullptr;
+  if (!j["chat_template_kwargs"].is_object()) throw DataError("\"chat_template_kwargs\" must be an object of template variables", where);
+  return j["chat_template_kwargs"];
+}
+
 }  // namespace runner::data

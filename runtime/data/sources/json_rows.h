@@ -17,4 +17,10 @@ namespace runner::data {
 void for_each_json_row(const std::string& path, const DatasetPtr& dataset, const std::string& needs,
                        const std::function<void(const nlohmann::ordered_json&, const std::string&)>& row);
 
+// A row's "tools": a list, or that list as a JSON string (HF datasets often store it so; TRL
+// parses it); null when absent. DataError at `where` for a string that is not JSON.
+nlohmann::ordered_json tools_of(const nlohmann::ordered_json& row, const std::string& where);
+// A row's "chat_template_kwargs" (TRL passes them to apply_chat_template), null when absent.
+nlohmann::ordered_json kwargs_of(const nlohmann::ordered_json& row, const std::string& where);
+
 }  // namespace runner::data

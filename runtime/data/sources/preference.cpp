@@ -82,8 +82,7 @@ DatasetPtr load_preference(const PreferenceOptions& o) {
         throw DataError("conversational rows need a chat template: the tokenizer's folder has none and chat_template = \"" + o.chat_template +
                             "\" is a built-in layout; give chat_template = \"<Jinja template>\"",
                         where);
-      const json tools = row.contains("tools") ? row["tools"] : json(nullptr);
-      const json kwargs = row.contains("chat_template_kwargs") ? row["chat_template_kwargs"] : json(nullptr);
+      const json tools = tools_of(row, where), kwargs = kwargs_of(row, where);
       auto render = [&](const json& messages, bool generation_prompt) {
         return o.tokenizer->encode(jinja->render_text(messages, tools, kwargs, generation_prompt, where), /*add_special_tokens=*/false);
       };

@@ -74,23 +74,6 @@ std::vector<std::pair<std::string, std::string>> turns_of(const json& j, const S
   return turns;
 }
 
-// A line's "tools": a list, or that list as a JSON string, as HF datasets often store it (TRL
-// parses it); null when absent.
-json tools_of(const json& j, const std::string& where) {
-  if (!j.contains("tools") || j["tools"].is_null()) return nullptr;
-  if (!j["tools"].is_string()) return j["tools"];
-  const json parsed = json::parse(j["tools"].get<std::string>(), nullptr, /*allow_exceptions=*/false);
-  if (parsed.is_discarded()) throw DataError("\"tools\" is a string but not JSON (a list of tool definitions)", where);
-  return parsed;
-}
-
-// A line's "chat_template_kwargs" (TRL passes them to apply_chat_template), null when absent.
-json kwargs_of(const json& j, const std::string& where) {
-  if (!j.contains("chat_template_kwargs") || j["chat_template_kwargs"].is_null()) return nullptr;
-  if (!j["chat_template_kwargs"].is_object()) throw DataError("\"chat_template_kwargs\" must be an object of template variables", where);
-  return j["chat_template_kwargs"];
-}
-
 // A line as chat messages for a Jinja template: its messages as written (any role; keys with
 // null values dropped, as apply_chat_template drops them), or prompt/response as [user, assistant].
 json messages_of(const json& j, const SftOptions& o, const std::string& where) {
