@@ -280,13 +280,19 @@ class DpoTest(RecipeTest):
 
     def test_two_ranks_equal_one_process(self):
         # 2 ranks x 2 pairs against 1 process x 4 pairs: the same loss, metrics and evaluation, under
-        # DDP with a given reference and under FSDP full sharding (ZeRO-3) with the implicit copy.
+        # DDP with a given reference, and under FSDP full sharding (ZeRO-3) with the implicit copy
+        # and with new LoRA adapters.
         mpiexec = shutil.which("mpiexec")
         if not mpiexec:
             self.skipTest("no mpiexec")
-        for name, ref, extra in (("ddp", 'ref_model = models.from_pretrained("ref")', []), ("fsdp", "", ["--fsdp", "full_shard"])):
+        lora = 'models.lora(models.from_pretrained("policy"), { r = 4, target_modules = "all-linear" })'
+        for name, ref, extra in (("ddp", 'ref_model = models.from_pretrained("ref")', []), ("fsdp", "", ["--fsdp", "full_shard"]),
+                                 ("fsdp_lora", "", ["--fsdp", "full_shard"])):
             with self.subTest(mode=name):
-                script = write(os.path.join(self.tmp, name + ".lua"), TRAIN % ("out_" + name, 3, "1e-2", 2, 1, "steps", ref))
+                text = TRAIN % ("out_" + name, 3, "1e-2", 2, 1, "steps", ref)
+                if name == "fsdp_lora":  # the reference is the sharded base, its adapters disabled
+                    text = text.replace('model = models.from_pretrained("policy"),', f"model = {lora},")
+                script = write(os.path.join(self.tmp, name + ".lua"), text)
                 p = subprocess.run([mpiexec, "-n", "2", BINARY, script, "--eval_steps", "3", *extra], cwd=self.tmp, capture_output=True, text=True,
                                    timeout=300)
                 self.assertEqual(p.returncode, 0, p.stderr[-3000:])
