@@ -474,6 +474,7 @@ std::vector<std::string> TrainingArguments::finalize() {
     }
     if (logging_dir && !tensorboard) warnings.push_back("logging_dir has no effect without report_to = \"tensorboard\"");
   }
+  if (label_names.is_object() && label_names.empty()) label_names = json::array();  // Lua's {} is the empty list
   if (!label_names.is_null()) {
     if (!label_names.is_array()) fail("args.label_names: expected a list of field names");
     for (const auto& n : label_names)

@@ -260,6 +260,33 @@ class DpoTest(RecipeTest):
             self.assertTrue(math.isclose(train[k], v, rel_tol=2e-4, abs_tol=2e-5), f"{k}: runner {train[k]}, TRL {v}")
             self.assertTrue(math.isclose(evaluation["eval_" + k], v, rel_tol=2e-4, abs_tol=2e-5), f"eval_{k}: runner {evaluation['eval_' + k]}, TRL {v}")
 
+    def test_a_recipe_compute_loss_returns_metrics(self):
+        # The loss called from the recipe's own compute_loss, its metrics returned as a third value
+        # (plus one of its own), label_names = {}: logged in training and evaluation as the
+        # built-in loss logs them (one batch a step: the same values).
+        wrapped = TRAIN.replace('compute_loss = models.dpo_loss{ %s },', """compute_loss = (function()
+    local dpo = models.dpo_loss{ %s }
+    return function(model, inputs, ctx)
+      local loss, outputs, metrics = dpo(model, inputs)
+      metrics.pairs = inputs.input_ids:size(0) / 2
+      return loss, outputs, metrics
+    end
+  end)(),""").replace("seed = 7 },", "seed = 7, label_names = {} },")
+        ref = 'ref_model = models.from_pretrained("ref")'
+        for name, text in (("builtin", TRAIN), ("wrapped", wrapped)):
+            code, out, err = run(write(os.path.join(self.tmp, name + ".lua"), text % ("out_" + name, 1, "0.0", 4, 1, "steps", ref)),
+                                 "--eval_steps", "1", cwd=self.tmp)
+            self.assertEqual(code, 0, err[-3000:])
+        logs = []
+        for name in ("builtin", "wrapped"):
+            with open(os.path.join(self.tmp, "out_" + name, "trainer_state.json")) as f:
+                logs.append(json.load(f)["log_history"])
+        self.assertEqual(logs[1][0]["pairs"], 4)
+        self.assertEqual(logs[1][1]["eval_pairs"], 4)
+        for k in ("loss", "rewards/chosen", "rewards/margins", "logps/rejected", "entropy"):
+            self.assertAlmostEqual(logs[1][0][k], logs[0][0][k], places=5, msg=k)
+            self.assertAlmostEqual(logs[1][1]["eval_" + k], logs[0][1]["eval_" + k], places=5, msg="eval_" + k)
+
     def test_implicit_reference_is_the_loaded_model_and_survives_resume(self):
         script = write(os.path.join(self.tmp, "copy.lua"), TRAIN % ("out_copy", 4, "1e-2", 2, 2, "no", ""))
         code, out, err = run(script, cwd=self.tmp)
