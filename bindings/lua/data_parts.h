@@ -37,6 +37,9 @@ struct RowSource {
   std::shared_ptr<data::HfTokenizer> tokenizer;
 };
 RowSource row_source(lua_State* L, Options& o, const std::string& fn, const char* example_file);  // data_sft.cpp
+// The eos_token option: given, else the folder's tokenizer_config.json's (TRL appends it to every
+// text completion); RecipeError when the tokenizer has no such token (data_sft.cpp).
+std::string eos_token_option(Options& o, const data::HfTokenizer& tok, const std::string& fn);
 int d_sft(lua_State* L);  // data.sft (data_sft.cpp)
 void add_qa_functions(lua_State* L);  // data.qa_features, data.qa_predictions, data.qa_metrics (data_qa.cpp)
 void add_preference_functions(lua_State* L);  // data.preference, data.preference_collator (data_preference.cpp)

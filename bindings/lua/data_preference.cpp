@@ -32,10 +32,7 @@ int d_preference(lua_State* L) {
   p.max_length = o.integer("max_length", p.max_length);
   p.keep_end = keep_end(o, "data.preference");
   p.chat_template = o.string("chat_template", p.chat_template);
-  // TRL appends the tokenizer's end-of-text token to every text completion.
-  p.eos_token = o.string("eos_token", data::tokenizer_config_eos(p.tokenizer_path));
-  if (!p.eos_token.empty() && tok->token_to_id(p.eos_token) < 0)
-    throw RecipeError("data.preference: eos_token \"" + p.eos_token + "\" is not a token of the tokenizer");
+  p.eos_token = eos_token_option(o, *tok, "data.preference");
   p.prompt_field = o.string("prompt_field", p.prompt_field);
   p.chosen_field = o.string("chosen_field", p.chosen_field);
   p.rejected_field = o.string("rejected_field", p.rejected_field);

@@ -31,6 +31,12 @@ RowSource row_source(lua_State* L, Options& o, const std::string& fn, const char
   return r;
 }
 
+std::string eos_token_option(Options& o, const data::HfTokenizer& tok, const std::string& fn) {
+  const std::string eos = o.string("eos_token", data::tokenizer_config_eos(tok.path()));
+  if (!eos.empty() && tok.token_to_id(eos) < 0) throw RecipeError(fn + ": eos_token \"" + eos + "\" is not a token of the tokenizer");
+  return eos;
+}
+
 int d_sft(lua_State* L) {
   Options o(L, 1, "data.sft");
   data::SftOptions s;
@@ -41,10 +47,7 @@ int d_sft(lua_State* L) {
   s.max_length = o.integer("max_length", s.max_length);
   s.chat_template = o.string("chat_template", s.chat_template);
   s.packing = o.boolean("packing", s.packing);
-  // TRL appends the end-of-text token to every completion: the model folder's, when it says.
-  s.eos_token = o.string("eos_token", data::tokenizer_config_eos(s.tokenizer_path));
-  if (!s.eos_token.empty() && tok->token_to_id(s.eos_token) < 0)
-    throw RecipeError("data.sft: eos_token \"" + s.eos_token + "\" is not a token of the tokenizer");
+  s.eos_token = eos_token_option(o, *tok, "data.sft");
   if (o.has("add_bos")) s.add_bos = o.boolean("add_bos", true);
   s.prompt_field = o.string("prompt_field", s.prompt_field);
   s.response_field = o.string("response_field", s.response_field);

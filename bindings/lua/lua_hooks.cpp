@@ -159,7 +159,7 @@ std::vector<train::LossResult::Metric> LuaHooks::metrics_of(int idx) const {
 
 // compute_loss(model, inputs, ctx) → loss[, outputs[, metrics]]
 std::optional<train::LossResult> LuaHooks::compute_loss(models::Module& model, const train::Batch& inputs, train::LossContext& ctx) {
-  if (builtin_loss_) return (*builtin_loss_)(model, inputs, ctx);
+  if (builtin_loss_) return (*builtin_loss_)(model, inputs);
   StackScope scope(L_);
   if (!push("compute_loss")) return std::nullopt;
   push_module(L_, model.shared_from_this());

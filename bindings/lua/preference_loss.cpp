@@ -32,8 +32,7 @@ int loss_call(lua_State* L) {
   auto loss = test_preference_loss(L, 1);
   auto model = check_module(L, 2);
   const models::TensorMap inputs = to_tensor_map(L, 3, "the DPO loss's inputs");
-  train::LossContext ctx;
-  train::LossResult r = (*loss)(*model, inputs, ctx);
+  train::LossResult r = (*loss)(*model, inputs);
   push_tensor(L, r.loss);
   lua_newtable(L);
   lua_createtable(L, 0, static_cast<int>(r.metrics.size()));

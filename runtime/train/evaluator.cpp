@@ -30,11 +30,7 @@ PredictionResult Evaluator::prediction_step(const Batch& batch, bool prediction_
   for (const auto& name : ctx_.call.label_names) has_labels = has_labels && batch.count(name);
   if (has_labels) r.labels = batch.at(ctx_.call.label_names.front());  // captured before the forward
   models::TensorMap outputs;
-  // A loss that needs no labels is computed all the same: DPO's (TRL's prediction_step), or a
-  // recipe's compute_loss with label_names = {} (HF's loss_without_labels).
-  const std::vector<std::string> step_hooks = ctx_.hooks.step_hooks();
-  const bool recipe_loss = std::find(step_hooks.begin(), step_hooks.end(), "compute_loss") != step_hooks.end();
-  if (has_labels || ctx_.hooks.loss_without_labels() || (ctx_.call.label_names.empty() && recipe_loss)) {
+  if (has_labels || loss_without_labels_) {
     LossContext ctx;
     ctx.training = false;
     ctx.micro_items = ctx.num_items_in_batch = count_items(batch, ctx_.call.label_names, ctx_.model->shifts_labels());
@@ -108,6 +104,11 @@ PredictionOutput Evaluator::evaluation_loop(const data::DatasetPtr& ds, const st
   PredictionOutput out;
   json batch_metrics;
   metrics_.reset(/*rank_parts=*/shard);
+  // A loss that needs no labels is computed all the same: DPO's (TRL's prediction_step), or a
+  // recipe's compute_loss with label_names = {} (HF's loss_without_labels).
+  const std::vector<std::string> step_hooks = ctx_.hooks.step_hooks();
+  const bool recipe_loss = std::find(step_hooks.begin(), step_hooks.end(), "compute_loss") != step_hooks.end();
+  loss_without_labels_ = ctx_.hooks.loss_without_labels() || (ctx_.call.label_names.empty() && recipe_loss);
   {
     c10::NoGradGuard no_grad;
     for (int64_t b = 0; b < n_batches; ++b) {

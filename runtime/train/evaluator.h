@@ -43,6 +43,7 @@ class Evaluator {
   const Datasets& datasets_;
   bool warned_generation_length_ = false;  // predict_with_generate: prompts at generation_max_length
   MetricMeans metrics_;  // compute_loss's named values over one evaluation loop
+  bool loss_without_labels_ = false;  // this loop computes the loss of batches without labels
 };
 
 }  // namespace runner::train

@@ -177,7 +177,7 @@ at::Tensor PreferenceLoss::pair_losses(const std::string& type, const at::Tensor
   return (-chosen_tokens.masked_select(chosen_mask).mean()).expand({B});
 }
 
-LossResult PreferenceLoss::operator()(models::Module& model, const Batch& batch, const LossContext& ctx) {
+LossResult PreferenceLoss::operator()(models::Module& model, const Batch& batch) {
   if (!attached_) attach(model, /*may_copy=*/false);  // model_init's model: no copy was taken at load
   const at::Tensor &ids = field(batch, "input_ids"), &attention = field(batch, "attention_mask"), &completion = field(batch, "completion_mask");
   if (ids.dim() != 2 || ids.size(0) % 2 != 0 || ids.size(1) < 2 || !completion.sizes().equals(ids.sizes()))
@@ -240,7 +240,6 @@ LossResult PreferenceLoss::operator()(models::Module& model, const Batch& batch,
                over_tokens("logits/rejected", mean_logits.narrow(0, B, B), rejected_mask),
                over_tokens("entropy", entropy, mask),
                over_tokens("mean_token_accuracy", top1, chosen_mask)};
-  (void)ctx;
   return r;
 }
 

@@ -43,7 +43,7 @@ class PreferenceLoss {
   void attach(models::Module& model, bool may_copy = true);
   bool attached() const { return attached_; }
   // The loss of one batch, its named metrics; HookError when the batch is not a preference batch.
-  LossResult operator()(models::Module& model, const Batch& batch, const LossContext& ctx);
+  LossResult operator()(models::Module& model, const Batch& batch);
 
  private:
   struct SequenceScores {

@@ -22,10 +22,10 @@ import os
 import random
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
+
+from bench_util import per_step_ms, timed
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -88,14 +88,6 @@ def trl_worker(base, pairs, steps, out):
                processing_class=PreTrainedTokenizerFast.from_pretrained(base)).train()
 
 
-def timed(cmd, cwd):
-    t = time.monotonic()
-    p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
-    if p.returncode != 0:
-        raise SystemExit(f"{cmd} failed:\n{p.stderr[-3000:]}")
-    return time.monotonic() - t
-
-
 def run_peer(peer, tmp, base, pairs, steps):
     out = os.path.join(tmp, f"out_{peer}_{steps}")
     if peer == "runner":
@@ -117,17 +109,11 @@ def main():
     if a.trl_worker:
         return trl_worker(a.trl_worker[0], a.trl_worker[1], int(a.trl_worker[2]), a.trl_worker[3])
     peers = ["runner", "trl"]
-    ms = {p: [] for p in peers}
     with tempfile.TemporaryDirectory() as tmp:
         base, pairs = os.path.join(tmp, "base"), os.path.join(tmp, "pairs.jsonl")
         make_base(base, a.size)
         write_pairs(pairs)
-        for rep in range(a.reps):
-            for p in peers:
-                short = run_peer(p, tmp, base, pairs, a.short)
-                long = run_peer(p, tmp, base, pairs, a.short + a.steps)
-                ms[p].append(1000 * (long - short) / a.steps)
-                print(f"rep {rep + 1}: {p} {ms[p][-1]:.1f} ms/step (short run {short:.1f} s)", file=sys.stderr)
+        ms = per_step_ms(peers, a.reps, a.short, a.steps, lambda p, n: run_peer(p, tmp, base, pairs, n))
     print(f"size {a.size}: {SIZES[a.size]}, {BATCH} pairs a step\n")
     print("| peer | ms/step | min-max | pairs/s |\n|---|---|---|---|")
     for p in peers:

@@ -23,7 +23,8 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
+
+from bench_util import per_step_ms, timed
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -87,14 +88,6 @@ def hf_worker(base, steps, out):
     Trainer(model=model, args=args, train_dataset=data).train()
 
 
-def timed(cmd, cwd):
-    t = time.monotonic()
-    p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
-    if p.returncode != 0:
-        raise SystemExit(f"{cmd} failed:\n{p.stderr[-3000:]}")
-    return time.monotonic() - t
-
-
 def run_peer(peer, tmp, base, steps):
     out = os.path.join(tmp, f"out_{peer}_{steps}")
     if peer == "runner":
@@ -121,16 +114,10 @@ def main():
     if a.hf_worker:
         return hf_worker(a.hf_worker[0], int(a.hf_worker[1]), a.hf_worker[2])
     peers = ["runner", "hf"]
-    ms = {p: [] for p in peers}
     with tempfile.TemporaryDirectory() as tmp:
         base = os.path.join(tmp, "base")
         make_base(base)
-        for rep in range(a.reps):
-            for p in peers:
-                short = run_peer(p, tmp, base, a.short)
-                long = run_peer(p, tmp, base, a.short + a.steps)
-                ms[p].append(1000 * (long - short) / a.steps)
-                print(f"rep {rep + 1}: {p} {ms[p][-1]:.1f} ms/step (short run {short:.1f} s)", file=sys.stderr)
+        ms = per_step_ms(peers, a.reps, a.short, a.steps, lambda p, n: run_peer(p, tmp, base, n))
     tokens = BATCH * SEQ
     print(f"size {SIZE}: {MODEL}, batch {BATCH} x {SEQ}\n")
     print(f"| peer | ms/step | min-max | tokens/s |\n|---|---|---|---|")
