@@ -1,7 +1,7 @@
 // require "runner.models": the built-in models (batch in, {loss, logits} out), HF GPT-2
 // checkpoints, TorchScript modules exported from Python, and weight files.
 #include "bindings/lua/lua_module.h"
-#include "bindings/lua/preference_loss.h"
+#include "bindings/lua/builtin_losses.h"
 #include "runtime/core/did_you_mean.h"
 #include "runtime/core/errors.h"
 #include "runtime/core/text.h"
@@ -86,7 +86,7 @@ int m_llama(lua_State* L) {
       "num_key_value_heads", "head_dim", "max_position_embeddings", "rms_norm_eps", "attention_dropout", "initializer_range",
       "rope_theta", "rope_scaling", "rope_parameters", "attention_bias", "mlp_bias", "tie_word_embeddings", "sliding_window",
       "use_sliding_window", "max_window_layers", "layer_types", "hidden_act", "bos_token_id", "eos_token_id", "pad_token_id",
-      "fused_linear_cross_entropy"};
+      "fused_linear_cross_entropy", "num_labels", "labels", "id2label", "problem_type"};
   nlohmann::json config = lua_isnoneornil(L, 1) ? nlohmann::json::object() : to_json(L, 1, "models.llama");
   if (!config.is_object()) throw RecipeError("models.llama: expected a table of options");
   for (const auto& [key, value] : config.items())
@@ -110,6 +110,26 @@ int m_llama(lua_State* L) {
     if (!it->is_boolean()) throw RecipeError("models.llama: fused_linear_cross_entropy must be true or false, got " + it->dump());
     fused = it->get<bool>();
     config.erase(it);
+  }
+  // num_labels (labels: their names) makes LlamaForSequenceClassification, as the config of
+  // AutoModelForSequenceClassification.from_config would.
+  if (auto it = config.find("labels"); it != config.end()) {
+    if (!it->is_array() || it->empty() || !std::all_of(it->begin(), it->end(), [](const nlohmann::json& v) { return v.is_string(); }))
+      throw RecipeError("models.llama: labels must be a list of class names");
+    if (config.contains("id2label")) throw RecipeError("models.llama: give labels or id2label, not both");
+    nlohmann::json names = nlohmann::json::object();
+    for (size_t i = 0; i < it->size(); ++i) names[std::to_string(i)] = (*it)[i];
+    if (config.contains("num_labels") && config["num_labels"] != nlohmann::json(it->size()))
+      throw RecipeError("models.llama: labels names " + std::to_string(it->size()) + " labels but num_labels is " + config["num_labels"].dump());
+    config["id2label"] = names;
+    config.erase(it);
+  }
+  if (config.contains("num_labels") || config.contains("id2label") || config.contains("problem_type")) {
+    if (config.contains("num_labels") && !(config["num_labels"].is_number_integer() && config["num_labels"].get<int64_t>() > 0))
+      throw RecipeError("models.llama: num_labels must be an integer > 0 (a sequence classifier), got " + config["num_labels"].dump());
+    if (config.contains("id2label") && config.contains("num_labels") && config["id2label"].size() != config["num_labels"].get<size_t>())
+      throw RecipeError("models.llama: id2label names " + std::to_string(config["id2label"].size()) + " labels but num_labels is " + config["num_labels"].dump());
+    config["architectures"] = {"LlamaForSequenceClassification"};
   }
   try {
     models::ModulePtr m = models::make_llama(models::llama_config_from_hf(config, "models.llama"));
@@ -233,7 +253,7 @@ int m_lora(lua_State* L) {
 // them: under ZeRO-3 each rank then reads only its shards (parameter_store.h).
 // models.from_pretrained(dir[, {dtype = "auto" | "float32" | "bfloat16" | "float16", fused_linear_cross_entropy = true,
 // num_labels, labels = {name, ...}, task = "sequence_classification" | "token_classification" | "masked_lm" | "question_answering" |
-// "multiple_choice"}])
+// "multiple_choice", pad_token_id}])
 int m_from_pretrained(lua_State* L) {
   const std::string dir = checked_path(luaL_checkstring(L, 1), "models.from_pretrained");
   Options o(L, 2, "models.from_pretrained");
@@ -245,8 +265,10 @@ int m_from_pretrained(lua_State* L) {
   const std::string task = o.string("task", "");  // "sequence_classification" | "token_classification" | "masked_lm" | "question_answering"
   if (!labels.empty() && num_labels > 0 && num_labels != static_cast<int64_t>(labels.size()))
     throw RecipeError("models.from_pretrained: labels names " + std::to_string(labels.size()) + " labels but num_labels is " + std::to_string(num_labels));
+  std::optional<int64_t> pad_token_id;
+  if (o.has("pad_token_id") && (pad_token_id = o.integer("pad_token_id", 0)) < 0) throw RecipeError("models.from_pretrained: pad_token_id must be >= 0");
   o.finish();
-  models::ModulePtr m = models::from_pretrained(dir, /*deferred=*/true, dtype, num_labels, labels, task);  // GPT-2, Llama family or BERT
+  models::ModulePtr m = models::from_pretrained(dir, /*deferred=*/true, dtype, num_labels, labels, task, pad_token_id);  // GPT-2, Llama family or BERT
   m->set_fused_linear_cross_entropy(fused);
   return ret(L, m);
 }
@@ -287,6 +309,7 @@ void push_models_module(lua_State* L) {
                     {"from_pretrained", guarded<m_from_pretrained>},
                     {"lora", guarded<m_lora>},
                     {"dpo_loss", guarded<m_dpo_loss>},
+                    {"reward_loss", guarded<m_reward_loss>},
                     {"torchscript", guarded<m_torchscript>},
                     {"load_weights", guarded<m_load_weights>},
                     {"save_weights", guarded<m_save_weights>}});

@@ -2,6 +2,7 @@
 
 #include "runtime/core/errors.h"
 #include "runtime/core/json_fields.h"
+#include "runtime/models/classifier_labels.h"
 
 namespace runner::models {
 
@@ -25,35 +26,6 @@ const Keys& keys_of(const std::string& model_type) {
                             "attention_probs_dropout_prob", 30522, 256, 12, 4, 1024, 0.1};
   static const Keys distilbert{"dim", "n_layers", "n_heads", "hidden_dim", "dropout", "attention_dropout", 30522, 768, 6, 12, 3072, 0.1};
   return model_type == "distilbert" ? distilbert : model_type == "albert" ? albert : model_type == "electra" ? electra : bert;
-}
-
-// PretrainedConfig: num_labels is the size of id2label (2 by default); the names come along;
-// problem_type picks the loss.
-void read_labels(const json& c, const JsonFields& f, EncoderConfig& e, const std::string& where) {
-  e.num_labels = 2;
-  e.labels.clear();
-  if (auto it = c.find("id2label"); it != c.end() && it->is_object() && !it->empty()) {
-    e.labels.assign(it->size(), "");
-    for (const auto& [k, v] : it->items()) {
-      size_t i = 0;
-      try {
-        i = std::stoul(k);
-      } catch (const std::exception&) {
-        throw CheckpointError("id2label keys must be 0 .. num_labels - 1, got \"" + k + "\"", where);
-      }
-      if (i >= e.labels.size() || !v.is_string()) throw CheckpointError("id2label keys must be 0 .. num_labels - 1, got \"" + k + "\"", where);
-      e.labels[i] = v.get<std::string>();
-    }
-    e.num_labels = static_cast<int64_t>(e.labels.size());
-  } else if (c.contains("num_labels")) {
-    e.num_labels = f.integer("num_labels", 2);
-  }
-  if (c.contains("problem_type") && c["problem_type"].is_string()) e.problem_type = c["problem_type"].get<std::string>();
-  if (!e.problem_type.empty() && e.problem_type != "regression" && e.problem_type != "single_label_classification" &&
-      e.problem_type != "multi_label_classification")
-    throw CheckpointError("problem_type \"" + e.problem_type + "\" is not one of regression, single_label_classification, multi_label_classification", where);
-  if (e.problem_type == "regression" && e.num_labels != 1)
-    throw CheckpointError("problem_type regression with " + std::to_string(e.num_labels) + " labels is not supported (num_labels = 1 is)", where);
 }
 
 }  // namespace
@@ -88,7 +60,8 @@ EncoderConfig bert_config_from_hf(const json& c, const std::string& where) {
   e.model_type = f.string("model_type", "bert");
   if (!is_encoder_type(e.model_type))
     throw CheckpointError("model_type \"" + e.model_type + "\" is not an encoder runner has (bert, roberta, xlm-roberta, camembert, distilbert, albert, electra)", where);
-  read_labels(c, f, e, where);
+  ClassifierLabels labels = classifier_labels_from_hf(c, where);
+  e.num_labels = labels.num_labels, e.labels = std::move(labels.names), e.problem_type = std::move(labels.problem_type);
   for (const auto& a : f.array("architectures"))
     if (a.is_string()) {
       if (a.get<std::string>().find("ForTokenClassification") != std::string::npos) e.per_token = true;
@@ -147,14 +120,6 @@ EncoderConfig bert_config_from_hf(const json& c, const std::string& where) {
 }
 
 json bert_config_json(const EncoderConfig& e, const std::string& dtype) {
-  json id2label = json::object(), label2id = json::object();
-  for (int64_t i = 0; i < e.num_labels; ++i) {
-    const std::string name = static_cast<size_t>(i) < e.labels.size() && !e.labels[static_cast<size_t>(i)].empty()
-                                 ? e.labels[static_cast<size_t>(i)]
-                                 : "LABEL_" + std::to_string(i);
-    id2label[std::to_string(i)] = name;
-    label2id[name] = i;
-  }
   const Keys& k = keys_of(e.model_type);
   json j = {{"architectures", {e.architecture()}},
             {"model_type", e.model_type},
@@ -168,10 +133,8 @@ json bert_config_json(const EncoderConfig& e, const std::string& dtype) {
             {"max_position_embeddings", e.max_position_embeddings},
             {"initializer_range", e.initializer_range},
             {"pad_token_id", e.pad_token_id},
-            {"id2label", id2label},
-            {"label2id", label2id},
             {"dtype", dtype}};
-  if (!e.problem_type.empty()) j["problem_type"] = e.problem_type;
+  add_classifier_labels(j, {e.num_labels, e.labels, e.problem_type});
   if (e.model_type == "distilbert") {
     j["seq_classif_dropout"] = e.head_dropout();
     j["qa_dropout"] = e.qa_dropout;

@@ -100,6 +100,13 @@ struct LlamaConfig {
   int64_t sliding_window = 0;
   std::vector<bool> sliding_layers;
   std::vector<int64_t> bos_token_id, eos_token_id, pad_token_id;  // for config.json and generation defaults
+  // > 0: HF's LlamaForSequenceClassification (Qwen2..., Mistral...): no lm_head, a `score`
+  // Linear (num_labels, C) without bias on the last token that is not pad_token_id (the last
+  // token with no pad id, batches of one row only); logits (B, num_labels), the loss as the
+  // encoders' (problem_type, else by num_labels and the labels' dtype). A reward model is num_labels = 1.
+  int64_t num_labels = 0;
+  std::vector<std::string> labels;  // id2label's names
+  std::string problem_type;
 };
 ModulePtr make_llama(const LlamaConfig& config);
 

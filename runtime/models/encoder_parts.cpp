@@ -4,6 +4,7 @@
 
 #include "runtime/core/errors.h"
 #include "runtime/models/batch_inputs.h"
+#include "runtime/models/classifier_labels.h"
 #include "runtime/models/losses.h"
 #include "runtime/models/parameter_store.h"
 
@@ -65,11 +66,7 @@ double encoder_flops(const Module& model, const TensorMap& batch, std::initializ
 
 at::Tensor sequence_classification_loss(const EncoderConfig& c, const at::Tensor& logits, const at::Tensor& labels, const std::string& model) {
   if (c.per_token || c.masked_lm) return classification_loss(logits, labels, model);  // a class (token) per token, -100 ignored
-  const std::string& kind = c.problem_type;
-  if (kind == "regression" || (kind.empty() && c.num_labels == 1)) return regression_loss(logits, labels, model);
-  if (kind == "multi_label_classification" || (kind.empty() && labels.is_floating_point()))
-    return multi_label_loss(logits, labels.to(logits.scalar_type()), model);
-  return classification_loss(logits, labels, model);
+  return pooled_classification_loss({c.num_labels, c.labels, c.problem_type}, logits, labels, model);
 }
 
 TensorMap question_answering_outputs(const at::Tensor& logits, const TensorMap& batch, const std::string& model) {

@@ -12,6 +12,7 @@
 //   model.layers.{i}.mlp.gate_proj.weight (I, C), up_proj (I, C), down_proj (C, I)  [.bias with mlp_bias]
 //   model.norm.weight (C)
 //   lm_head.weight (V, C): its own tensor, or embed_tokens' with tie_word_embeddings
+//   score.weight (num_labels, C): instead of lm_head in *ForSequenceClassification (num_labels > 0)
 //
 // Blocks are pre-norm: x += attn(rms(x)); x += down(silu(gate(rms(x))) · up(rms(x))).
 // Attention: rotary embeddings on q and k, each group of H/Hkv query heads shares one key/value
@@ -21,18 +22,16 @@
 
 #include "runtime/core/errors.h"
 #include "runtime/kernels/packed_attention.h"
-#include "runtime/kernels/rms_norm_linear.h"
-#include "runtime/kernels/swiglu.h"
-#include "runtime/kernels/swiglu_linear.h"
 #include "runtime/models/attention.h"
 #include "runtime/models/batch_inputs.h"
 #include "runtime/models/builtin.h"
+#include "runtime/models/classifier_labels.h"
 #include "runtime/models/parameter_store.h"
 #include "runtime/models/host_facts.h"
 #include "runtime/models/kv_cache.h"
 #include "runtime/models/layers.h"
 #include "runtime/models/llama_config.h"
-#include "runtime/models/fusable_linear.h"
+#include "runtime/models/llama_layers.h"
 #include "runtime/models/loss_only.h"
 #include "runtime/models/losses.h"
 #include "runtime/models/rope.h"
@@ -41,248 +40,13 @@ namespace runner::models {
 
 namespace {
 
-// The keys each query may not see, shared by every layer of one forward: `full` for
-// full-attention layers, `window` for sliding-window layers. Undefined with `causal` set
-// means plain causal attention (ATen's fused kernels handle it without a mask). Packed rows
-// on a GPU take `packed` instead of a mask: causal within each sequence, through the varlen
-// kernel (packed_attention.h), in `dtype`; sliding-window layers with the kernel's window of
-// `sliding_window` keys.
-struct AttentionMasks {
-  at::Tensor full, window;
-  bool causal = false;
-  PackedSequences packed;
-  at::ScalarType dtype = at::kBFloat16;
-  int64_t sliding_window = 0;
-};
-
-// What one layer's attention takes from AttentionMasks.
-struct LayerMask {
-  at::Tensor hide;  // or undefined
-  bool causal = false;
-  PackedSequences packed;  // cu_seqlens defined: the varlen kernel, no mask
-  at::ScalarType dtype = at::kBFloat16;
-  int64_t window = 0;  // with packed: each query sees this many keys at most (itself included); 0: all before it
-};
-
-std::shared_ptr<Linear> projection(int64_t in, int64_t out, bool bias, double std) {
-  auto l = std::make_shared<Linear>(in, out, bias);
-  if (meta_init_active()) return l;  // placeholders: the files give the values
-  c10::NoGradGuard no_grad;
-  l->weight.normal_(0.0, std);  // HF _init_weights: normal(0, initializer_range), zero bias
-  if (bias) l->bias.zero_();
-  return l;
-}
-
-// An RMSNorm's output with what recomputes it: its input, weight and eps (undefined x where
-// the norm ran with hooks or checkpointing of its own).
-struct Normed {
-  explicit Normed(at::Tensor o) : out(std::move(o)) {}
-  at::Tensor out, x, weight;
-  double eps = 0.0;
-};
-
-Normed normed(RMSNorm& norm, const at::Tensor& x) {
-  Normed n(norm.forward(x));
-  if (!norm.has_forward_hooks() && !norm.checkpointing() && !norm.has_adapter()) n.x = x, n.weight = norm.weight, n.eps = norm.eps;
-  return n;
-}
-
-// The projections of one norm's output (q, k, v of input_layernorm's; gate, up of
-// post_attention_layernorm's). The LoRA branches' A of those that have one are one node on the
-// concatenated A (kernels/rms_norm_linear.h): it keeps the norm's input, not its output (the
-// frozen bases keep nothing of it), and reads and recomputes the output once for all of them.
-std::vector<at::Tensor> project(const std::vector<Linear*>& layers, const Normed& in) {
-  std::vector<at::Tensor> out(layers.size());
-  std::vector<size_t> branched;
-  std::vector<kernels::LinearWeights> weights;
-  if (in.x.defined())
-    for (size_t i = 0; i < layers.size(); ++i)
-      if (auto w = fusable_linear(*layers[i]); w && w->lora_a.defined()) branched.push_back(i), weights.push_back(*w);
-  // One A decides for all (one model: one dtype and device), before the concatenation is made.
-  if (!weights.empty() && kernels::rms_norm_linear_is_one_node(in.out, in.x, in.weight, weights[0].lora_a)) {
-    std::vector<at::Tensor> as;
-    for (const auto& w : weights) as.push_back(w.lora_a);
-    const at::Tensor down = kernels::rms_norm_linear(in.out, in.x, in.weight, in.eps, as.size() > 1 ? at::cat(as) : as[0]);  // (..., Σ r)
-    for (size_t k = 0, offset = 0; k < branched.size(); ++k) {
-      const int64_t r = weights[k].lora_a.size(0);
-      const at::Tensor base = at::linear(in.out, weights[k].weight, weights[k].bias);  // as Linear's forward
-      auto sum = add_lora_branch(base, down.narrow(-1, static_cast<int64_t>(offset), r), weights[k]);
-      if (!sum) {  // the adapter would cast: every layer's own forward
-        out.assign(layers.size(), at::Tensor());
-        break;
-      }
-      out[branched[k]] = *sum;
-      offset += static_cast<size_t>(r);
-    }
-  }
-  for (size_t i = 0; i < layers.size(); ++i)
-    if (!out[i].defined()) out[i] = layers[i]->forward(in.out);
-  return out;
-}
-
-class LlamaAttention : public Module {
- public:
-  LlamaAttention(const LlamaConfig& c, const std::string& prefix)
-      : Module(prefix + "Attention"), heads_(c.num_attention_heads), kv_heads_(c.num_key_value_heads), head_dim_(c.head_dim),
-        dropout_(c.attention_dropout) {
-    const double std = c.initializer_range;
-    q_ = projection(c.hidden_size, heads_ * head_dim_, c.qkv_bias, std);
-    k_ = projection(c.hidden_size, kv_heads_ * head_dim_, c.qkv_bias, std);
-    v_ = projection(c.hidden_size, kv_heads_ * head_dim_, c.qkv_bias, std);
-    o_ = projection(heads_ * head_dim_, c.hidden_size, c.o_bias, std);
-    register_module("q_proj", q_);
-    register_module("k_proj", k_);
-    register_module("v_proj", v_);
-    register_module("o_proj", o_);
-  }
-
-  // x (B, T, C), cos/sin (B, T, D); `m.hide` (broadcastable to (B, H, T, T_past + T)) or
-  // undefined with `m.causal`, or packed sequences. With a cache, this layer's keys/values
-  // are appended to (*past_k, *past_v). Inside this module's forward hooks: a sharding
-  // engine's size policy can make self_attn a unit of its own (its projections' parameters
-  // gathered around it).
-  at::Tensor attend_to(const Normed& x, const at::Tensor& cos, const at::Tensor& sin, const LayerMask& m, at::Tensor* past_k,
-                       at::Tensor* past_v) {
-    return hooked([&] { return attend_body(x, cos, sin, m, past_k, past_v); });
-  }
-
- private:
-  at::Tensor attend_body(const Normed& x, const at::Tensor& cos, const at::Tensor& sin, const LayerMask& m, at::Tensor* past_k,
-                         at::Tensor* past_v) {
-    const int64_t b = x.out.size(0), t = x.out.size(1);
-    const std::vector<at::Tensor> qkv = project({q_.get(), k_.get(), v_.get()}, x);
-    at::Tensor q = qkv[0].view({b, t, heads_, head_dim_}).transpose(1, 2);  // (B, H, T, D)
-    at::Tensor k = qkv[1].view({b, t, kv_heads_, head_dim_}).transpose(1, 2);
-    at::Tensor v = qkv[2].view({b, t, kv_heads_, head_dim_}).transpose(1, 2);
-    q = apply_rope(q, cos, sin);
-    k = apply_rope(k, cos, sin);
-    if (m.packed.cu_seqlens.defined()) {
-      // The B·T tokens as one batch of sequences (B·T, heads, D): rope's output keeps the
-      // projection's (B, T, H, D) memory, so these are views; the shared key/value heads go
-      // in as they are.
-      auto tokens = [b, t, this](const at::Tensor& x4, int64_t heads) { return x4.transpose(1, 2).reshape({b * t, heads, head_dim_}); };
-      const at::Tensor y = kernels::packed_attention(tokens(q, heads_), tokens(k, kv_heads_), tokens(v, kv_heads_), m.packed.cu_seqlens,
-                                                        m.packed.max_len, m.dtype, m.window);
-      return o_->forward(y.reshape({b, t, heads_ * head_dim_}));
-    }
-    if (past_k) {
-      if (past_k->defined()) {
-        k = at::cat({*past_k, k}, 2);
-        v = at::cat({*past_v, v}, 2);
-      }
-      *past_k = k;
-      *past_v = v;
-    }
-    // Without a mask on a GPU whose flash kernel takes the attention, SDPA (flash, or cuDNN
-    // where ATen prefers it) takes the shared key/value heads as they are, as transformers
-    // does there; elsewhere they are repeated: the kernels SDPA would fall back to
-    // (memory-efficient, the CPU's) do not take them, and math would hold T² scores.
-    const bool grouped = heads_ != kv_heads_ && !m.hide.defined() && sdpa_takes_grouped_heads() &&
-                         kernels::flash_attention_available(q.device(), attention_compute_dtype(q), head_dim_);
-    const at::Tensor y = grouped ? attend(q, k, v, m.hide, m.causal, dropout_, dropout_active(), /*grouped=*/true)
-                                 : attend(q, repeat_kv(k), repeat_kv(v), m.hide, m.causal, dropout_, dropout_active());  // (B, H, T, D)
-    return o_->forward(y.transpose(1, 2).reshape({b, t, heads_ * head_dim_}));
-  }
-
-  // (B, Hkv, T, D) -> (B, H, T, D): key/value head j serves query heads j·n .. j·n + n - 1.
-  at::Tensor repeat_kv(const at::Tensor& x) const {
-    const int64_t n = heads_ / kv_heads_;
-    if (n == 1) return x;
-    const int64_t b = x.size(0), t = x.size(2);
-    return x.unsqueeze(2).expand({b, kv_heads_, n, t, head_dim_}).reshape({b, heads_, t, head_dim_});
-  }
-
-  int64_t heads_, kv_heads_, head_dim_;
-  double dropout_;
-  std::shared_ptr<Linear> q_, k_, v_, o_;
-};
-
-class LlamaMLP : public Module {
- public:
-  LlamaMLP(const LlamaConfig& c, const std::string& prefix) : Module(prefix + "MLP") {
-    gate_ = projection(c.hidden_size, c.intermediate_size, c.mlp_bias, c.initializer_range);
-    up_ = projection(c.hidden_size, c.intermediate_size, c.mlp_bias, c.initializer_range);
-    down_ = projection(c.intermediate_size, c.hidden_size, c.mlp_bias, c.initializer_range);
-    register_module("gate_proj", gate_);
-    register_module("up_proj", up_);
-    register_module("down_proj", down_);
-  }
-  at::Tensor forward_impl(const at::Tensor& x) override { return body(Normed(x)); }
-  // From the block: the post-attention norm's output with what recomputes it (project()).
-  at::Tensor forward_normed(const Normed& x) {
-    if (has_forward_hooks() || checkpointing() || has_adapter()) return forward(x.out);
-    return body(x);
-  }
-
- private:
-  // down_proj with the SwiGLU before it as one node where it can (kernels/swiglu_linear.h): the
-  // product is then not kept for backward.
-  at::Tensor body(const Normed& x) {
-    const std::vector<at::Tensor> gate_up = project({gate_.get(), up_.get()}, x);
-    const at::Tensor &gate = gate_up[0], &up = gate_up[1];
-    if (const auto w = fusable_linear(*down_); w && kernels::swiglu_linear_is_one_node(gate, up, *w)) return kernels::swiglu_linear(gate, up, *w);
-    return down_->forward(kernels::swiglu(gate, up));
-  }
-
-  std::shared_ptr<Linear> gate_, up_, down_;
-};
-
-class DecoderLayer : public Module {
- public:
-  DecoderLayer(const LlamaConfig& c, const std::string& prefix, bool sliding) : Module(prefix + "DecoderLayer"), sliding_(sliding) {
-    input_norm_ = std::make_shared<RMSNorm>(c.hidden_size, c.rms_norm_eps);
-    attn_ = std::make_shared<LlamaAttention>(c, prefix);
-    post_norm_ = std::make_shared<RMSNorm>(c.hidden_size, c.rms_norm_eps);
-    mlp_ = std::make_shared<LlamaMLP>(c, prefix);
-    register_module("self_attn", attn_);
-    register_module("mlp", mlp_);
-    register_module("input_layernorm", input_norm_);
-    register_module("post_attention_layernorm", post_norm_);
-  }
-
-  // Inside hooked(): a sharding engine gathers this layer's parameters around it, and with
-  // gradient checkpointing backward recomputes body from its inputs.
-  at::Tensor forward_layer(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin, const AttentionMasks& masks,
-                           at::Tensor* past_k, at::Tensor* past_v) {
-    const at::Tensor& hide = sliding_ ? masks.window : masks.full;
-    const bool varlen = masks.packed.cu_seqlens.defined();
-    // The checkpoint function takes defined tensors only: the mask (or the packed sequences'
-    // offsets) joins the inputs when there is one.
-    std::vector<at::Tensor> inputs{x, cos, sin};
-    if (varlen) inputs.push_back(masks.packed.cu_seqlens);
-    else if (hide.defined()) inputs.push_back(hide);
-    LayerMask m{at::Tensor(), masks.causal, {at::Tensor(), masks.packed.max_len}, masks.dtype, sliding_ ? masks.sliding_window : 0};
-    return hooked([&] {
-      // By value: backward's recompute runs after this function has returned.
-      return maybe_checkpointed(inputs, [this, m, varlen, past_k, past_v](const std::vector<at::Tensor>& in) {
-        LayerMask layer = m;
-        if (in.size() > 3) (varlen ? layer.packed.cu_seqlens : layer.hide) = in[3];
-        at::Tensor h = in[0] + attn_->attend_to(normed(*input_norm_, in[0]), in[1], in[2], layer, past_k, past_v);
-        return h + mlp_->forward_normed(normed(*post_norm_, h));
-      });
-    });
-  }
-
- private:
-  bool sliding_;
-  std::shared_ptr<RMSNorm> input_norm_, post_norm_;
-  std::shared_ptr<LlamaAttention> attn_;
-  std::shared_ptr<LlamaMLP> mlp_;
-};
-
-// HF's class-name prefix per model_type (LlamaDecoderLayer, Qwen2DecoderLayer, ...): the
-// type names no_split_modules and fsdp_transformer_layer_cls_to_wrap refer to.
-std::string class_prefix(const std::string& model_type) {
-  if (model_type == "qwen2") return "Qwen2";
-  if (model_type == "mistral") return "Mistral";
-  return "Llama";
-}
-
 class Llama : public Module {
  public:
-  explicit Llama(LlamaConfig c) : Module(class_prefix(c.model_type) + "ForCausalLM"), config_(validated(std::move(c))) {
+  explicit Llama(LlamaConfig c)
+      : Module(llama_class_prefix(c.model_type) + (c.num_labels > 0 ? "ForSequenceClassification" : "ForCausalLM")),
+        config_(validated(std::move(c))) {
     const LlamaConfig& k = config_;
-    const std::string prefix = class_prefix(k.model_type);
+    const std::string prefix = llama_class_prefix(k.model_type);
     auto body = std::make_shared<Module>(prefix + "Model");
     embed_ = std::make_shared<Embedding>(k.vocab_size, k.hidden_size);
     if (!meta_init_active()) {
@@ -293,7 +57,7 @@ class Llama : public Module {
     auto layers = std::make_shared<ModuleList>();
     for (int64_t i = 0; i < k.num_hidden_layers; ++i) {
       const bool sliding = k.sliding_window > 0 && (k.sliding_layers.empty() || k.sliding_layers[static_cast<size_t>(i)]);
-      layers_.push_back(std::make_shared<DecoderLayer>(k, prefix, sliding));
+      layers_.push_back(std::make_shared<LlamaDecoderLayer>(k, prefix, sliding));
       layers->append(layers_.back());
     }
     body->register_module("layers", layers);
@@ -305,6 +69,15 @@ class Llama : public Module {
     inv_freq_ = rotary->register_buffer("inv_freq", rope_inv_freq(k.rope, k.head_dim), /*persistent=*/false);
     body->register_module("rotary_emb", rotary);
     register_module("model", body);
+    if (k.num_labels > 0) {  // *ForSequenceClassification: score, no lm_head
+      score_ = std::make_shared<Linear>(k.hidden_size, k.num_labels, /*bias=*/false);
+      if (!meta_init_active()) {
+        c10::NoGradGuard no_grad;
+        score_->weight.normal_(0.0, k.initializer_range);
+      }
+      register_module("score", score_);
+      return;
+    }
     auto head = std::make_shared<Module>("Linear");
     if (k.tie_word_embeddings) {
       lm_head_ = embed_->weight;
@@ -317,15 +90,18 @@ class Llama : public Module {
   }
 
   bool takes_batch() const override { return true; }
-  bool shifts_labels() const override { return true; }
-  bool can_generate() const override { return true; }
+  bool shifts_labels() const override { return !classifier(); }
+  bool can_generate() const override { return !classifier(); }
   std::vector<std::string> input_names() const override { return {"input_ids", "attention_mask", "position_ids", "labels"}; }
   Module* input_embeddings() override { return embed_.get(); }
   std::vector<IdRange> id_ranges() const override {
     const std::string vocab = "vocab_size = " + std::to_string(config_.vocab_size);
-    return {{"input_ids", config_.vocab_size, false, vocab}, {"labels", config_.vocab_size, true, vocab}};
+    if (!classifier()) return {{"input_ids", config_.vocab_size, false, vocab}, {"labels", config_.vocab_size, true, vocab}};
+    std::vector<IdRange> r{{"input_ids", config_.vocab_size, false, vocab}};
+    if (config_.num_labels > 1) r.push_back({"labels", config_.num_labels, true, "num_labels = " + std::to_string(config_.num_labels)});
+    return r;
   }
-  std::vector<std::string> no_split_modules() const override { return {class_prefix(config_.model_type) + "DecoderLayer"}; }
+  std::vector<std::string> no_split_modules() const override { return {llama_class_prefix(config_.model_type) + "DecoderLayer"}; }
   std::string hf_config_json() const override {
     nlohmann::json j = nlohmann::json::parse(llama_config_json(config_));
     j["dtype"] = hf_dtype();
@@ -367,6 +143,7 @@ class Llama : public Module {
                                        : masks(ids.size(1), 0, mask, packed, ids.device());
     const at::Tensor x = hidden_states(ids, positions, visible, nullptr);  // (B, T, C)
     at::Tensor labels = optional_field(batch, "labels");
+    if (classifier()) return classify(x, ids, labels);
     if (labels.defined() && fused_linear_cross_entropy() && loss_only())
       return {{"loss", fused_shifted_lm_loss(x, lm_head_, labels, kName)}};  // no (B, T, V) logits
     at::Tensor logits = at::linear(x, lm_head_);  // (B, T, V)
@@ -376,6 +153,7 @@ class Llama : public Module {
   }
 
   at::Tensor forward_cached(const at::Tensor& ids, const at::Tensor& attention_mask, KVCache& cache, int64_t logits_to_keep) override {
+    if (classifier()) throw RecipeError("generation: " + type_name() + " is a classifier; it does not generate");
     const int64_t past = cache.length(), t = ids.size(1);
     at::Tensor mask = attention_mask;
     if (mask.defined() && mask.size(1) != past + t)
@@ -402,6 +180,32 @@ class Llama : public Module {
   }
 
  private:
+  bool classifier() const { return config_.num_labels > 0; }
+
+  // HF's GenericForSequenceClassification: the score of each row's last token that is not
+  // pad_token_id, found on input_ids (not attention_mask, as transformers does: with the pad id
+  // also the end-of-text id, the row's closing end-of-text is skipped); a row of padding only
+  // takes its first token. Without a pad id a batch must be one row (as transformers refuses).
+  TensorMap classify(const at::Tensor& x, const at::Tensor& ids, const at::Tensor& labels) {
+    const int64_t b = ids.size(0), t = ids.size(1);
+    at::Tensor last;
+    if (config_.pad_token_id.empty()) {
+      if (b != 1)
+        throw RecipeError("models.llama: a sequence classifier without pad_token_id takes batches of one row, got " + std::to_string(b) +
+                          " (give the model a pad_token_id: each row is scored at its last token that is not it)");
+      last = at::full({1}, t - 1, ids.options().dtype(at::kLong));
+    } else {
+      const at::Tensor kept = ids.ne(config_.pad_token_id[0]).to(at::kInt);
+      last = (at::arange(t, ids.options().dtype(at::kInt)) * kept).argmax(-1);  // (B)
+    }
+    const at::Tensor rows = at::arange(b, ids.options().dtype(at::kLong)) * t + last;
+    const at::Tensor pooled = x.reshape({b * t, x.size(2)}).index_select(0, rows);  // (B, C)
+    TensorMap out{{"logits", score_->forward(pooled)}};  // (B, num_labels)
+    if (labels.defined())
+      out["loss"] = pooled_classification_loss({config_.num_labels, config_.labels, config_.problem_type}, out["logits"], labels, "models.llama");
+    return out;
+  }
+
   static bool hides_nothing(const at::Tensor& mask) {
     const std::optional<bool> known = known_mask_hides_nothing(mask);
     return known ? *known : mask_hides_nothing(mask);
@@ -461,9 +265,10 @@ class Llama : public Module {
 
   LlamaConfig config_;
   std::shared_ptr<Embedding> embed_;
-  std::vector<std::shared_ptr<DecoderLayer>> layers_;
+  std::vector<std::shared_ptr<LlamaDecoderLayer>> layers_;
   std::shared_ptr<RMSNorm> norm_;
   at::Tensor lm_head_, inv_freq_;
+  std::shared_ptr<Linear> score_;
 };
 
 }  // namespace

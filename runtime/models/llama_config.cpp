@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "runtime/core/errors.h"
+#include "runtime/models/classifier_labels.h"
 
 namespace runner::models {
 
@@ -11,10 +12,20 @@ using nlohmann::json;
 
 namespace {
 
-const char* architecture(const std::string& model_type) {
-  if (model_type == "qwen2") return "Qwen2ForCausalLM";
-  if (model_type == "mistral") return "MistralForCausalLM";
-  return "LlamaForCausalLM";
+// LlamaForCausalLM, Qwen2ForSequenceClassification, ...
+std::string architecture(const LlamaConfig& c) {
+  const std::string prefix = c.model_type == "qwen2" ? "Qwen2" : c.model_type == "mistral" ? "Mistral" : "Llama";
+  return prefix + (c.num_labels > 0 ? "ForSequenceClassification" : "ForCausalLM");
+}
+
+// Whether a config.json is a *ForSequenceClassification's (its architectures say so).
+bool classifier_config(const json& j) {
+  auto it = j.find("architectures");
+  if (it == j.end() || !it->is_array()) return false;
+  return std::any_of(it->begin(), it->end(), [](const json& a) {
+    const std::string kSuffix = "ForSequenceClassification";
+    return a.is_string() && a.get<std::string>().size() > kSuffix.size() && a.get<std::string>().rfind(kSuffix) == a.get<std::string>().size() - kSuffix.size();
+  });
 }
 
 int64_t get_int(const json& c, const std::string& key, int64_t fallback, const std::string& where) {
@@ -123,6 +134,12 @@ void complete_llama_config(LlamaConfig& c, const std::string& where) {
   if (!(c.rms_norm_eps > 0) || !std::isfinite(c.rms_norm_eps)) throw RecipeError(where + ": rms_norm_eps must be > 0");
   if (!(c.attention_dropout >= 0 && c.attention_dropout < 1)) throw RecipeError(where + ": attention_dropout must be in [0, 1)");
   if (c.sliding_window < 0) throw RecipeError(where + ": sliding_window must be >= 0 (0: none)");
+  if (c.num_labels < 0) throw RecipeError(where + ": num_labels must be >= 0 (0: a causal language model)");
+  if (!c.labels.empty() && static_cast<int64_t>(c.labels.size()) != c.num_labels)
+    throw RecipeError(where + ": id2label names " + std::to_string(c.labels.size()) + " labels but num_labels is " + std::to_string(c.num_labels));
+  if (c.num_labels > 0 && c.pad_token_id.size() > 1)
+    throw RecipeError(where + ": a sequence classifier takes one pad_token_id (it finds each row's last token by it), got " +
+                      std::to_string(c.pad_token_id.size()));
   if (!c.sliding_layers.empty() && static_cast<int64_t>(c.sliding_layers.size()) != c.num_hidden_layers)
     throw RecipeError(where + ": layer_types must list num_hidden_layers entries");
   const double C = static_cast<double>(c.hidden_size), I = static_cast<double>(c.intermediate_size);
@@ -177,6 +194,10 @@ LlamaConfig llama_config_from_hf(const json& j, const std::string& where) {
   c.bos_token_id = get_ids(j, "bos_token_id", where);
   c.eos_token_id = get_ids(j, "eos_token_id", where);
   c.pad_token_id = get_ids(j, "pad_token_id", where);
+  if (classifier_config(j)) {
+    ClassifierLabels labels = classifier_labels_from_hf(j, where);
+    c.num_labels = labels.num_labels, c.labels = std::move(labels.names), c.problem_type = std::move(labels.problem_type);
+  }
   try {
     complete_llama_config(c, "config.json");
   } catch (const RecipeError& e) {
@@ -193,7 +214,7 @@ std::string llama_config_json(const LlamaConfig& c) {
     rope["high_freq_factor"] = c.rope.high_freq_factor;
     rope["original_max_position_embeddings"] = c.rope.original_max_position_embeddings;
   }
-  json j = {{"architectures", {architecture(c.model_type)}},
+  json j = {{"architectures", {architecture(c)}},
             {"model_type", c.model_type},
             {"vocab_size", c.vocab_size},
             {"hidden_size", c.hidden_size},
@@ -229,6 +250,7 @@ std::string llama_config_json(const LlamaConfig& c) {
     j["use_sliding_window"] = true;
     j["sliding_window"] = c.sliding_window;
   }
+  if (c.num_labels > 0) add_classifier_labels(j, {c.num_labels, c.labels, c.problem_type});
   if (!c.sliding_layers.empty()) {
     json types = json::array();
     for (bool s : c.sliding_layers) types.push_back(s ? "sliding_attention" : "full_attention");

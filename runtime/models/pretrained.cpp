@@ -205,11 +205,12 @@ FileTensors hf_gpt2_names(FileTensors tensors, const std::string& where) {
 
 // Llama-family hub files hold LlamaForCausalLM's names already; tied models often omit
 // lm_head.weight (it then loads as embed_tokens'), and older exports carry rotary
-// inv_freq buffers, which runner derives from the config.
-FileTensors hf_llama_names(FileTensors tensors) {
+// inv_freq buffers, which runner derives from the config. A classifier made from a causal LM
+// has no lm_head (transformers drops it as unexpected); its score is new.
+FileTensors hf_llama_names(FileTensors tensors, bool classifier) {
   FileTensors out;
   for (auto& [name, t] : tensors)
-    if (!ends_with(name, ".rotary_emb.inv_freq")) out.emplace_back(name, std::move(t));
+    if (!ends_with(name, ".rotary_emb.inv_freq") && !(classifier && name == "lm_head.weight")) out.emplace_back(name, std::move(t));
   return out;
 }
 
@@ -365,7 +366,7 @@ at::ScalarType resolve_dtype(const std::string& asked, const json& config, const
 }  // namespace
 
 ModulePtr from_pretrained(const std::string& dir, bool deferred, const std::string& dtype, int64_t num_labels,
-                          const std::vector<std::string>& labels, const std::string& task) {
+                          const std::vector<std::string>& labels, const std::string& task, std::optional<int64_t> pad_token_id) {
   if (!task.empty() && task != "token_classification" && task != "sequence_classification" && task != "masked_lm" && task != "question_answering" &&
       task != "multiple_choice")
     throw RecipeError(
@@ -385,9 +386,14 @@ ModulePtr from_pretrained(const std::string& dir, bool deferred, const std::stri
   const json config = read_config(folder);
   const std::string where = (folder / "config.json").string();
   const std::string type = config.value("model_type", std::string());
-  if ((num_labels > 0 || !task.empty()) && !is_encoder_type(type))
-    throw RecipeError("from_pretrained: num_labels, labels and task are for a classification model (model_type bert, roberta, xlm-roberta, camembert, distilbert, albert, electra), not " +
-                      (type.empty() ? "this folder" : type));
+  // The Llama family has a sequence classifier (LlamaForSequenceClassification: a reward model).
+  const bool llama_classifier = is_llama_family(type) && (num_labels > 0 || task == "sequence_classification");
+  if ((num_labels > 0 || !task.empty()) && !is_encoder_type(type) && !llama_classifier)
+    throw RecipeError("from_pretrained: num_labels, labels and task are for a classification model (model_type bert, roberta, xlm-roberta, camembert, distilbert, albert, electra; "
+                      "llama, qwen2, mistral as sequence classifiers), not " +
+                      (type.empty() ? "this folder" : is_llama_family(type) ? type + " with task = \"" + task + "\"" : type));
+  if (pad_token_id && is_encoder_type(type))
+    throw RecipeError("from_pretrained: pad_token_id is an encoder's embedding padding row, read from " + where + "; it cannot be changed");
   ModulePtr model;
   {
     MetaInit meta;  // no memory and no random values for weights the files replace
@@ -408,8 +414,23 @@ ModulePtr from_pretrained(const std::string& dir, bool deferred, const std::stri
                           " is a question-answering model (give task = \"sequence_classification\" for a classifier on its body)");
       if (encoder->question_answering && encoder->num_labels != 2) encoder->num_labels = 2, encoder->labels.clear();  // start, end
     }
+    std::optional<LlamaConfig> decoder;
+    if (llama) {
+      decoder = llama_config_from_hf(config, where);
+      // A causal LM's folder as a classifier: the score head is new (transformers'
+      // AutoModelForSequenceClassification, num_labels 2 unless given), its lm_head dropped.
+      if (llama_classifier && decoder->num_labels == 0) decoder->num_labels = num_labels > 0 ? num_labels : 2;
+      else if (num_labels > 0 && num_labels != decoder->num_labels) decoder->num_labels = num_labels, decoder->labels.clear();
+      if (!labels.empty()) decoder->labels = labels;
+      if (pad_token_id) decoder->pad_token_id = {*pad_token_id};
+    }
+    GPTConfig gpt;
+    if (!bert && !llama) {
+      gpt = gpt_config(config, where);
+      if (pad_token_id) gpt.pad_token_id = {*pad_token_id};
+    }
     // Config errors first, then the files.
-    model = bert ? make_encoder_classifier(*encoder) : llama ? make_llama(llama_config_from_hf(config, where)) : make_gpt(gpt_config(config, where));
+    model = bert ? make_encoder_classifier(*encoder) : llama ? make_llama(*decoder) : make_gpt(gpt);
     const FileTensors files = weight_files(folder);
     if (bert) defer_named(*model,
                           hf_bert_names(files, type,
@@ -417,7 +438,9 @@ ModulePtr from_pretrained(const std::string& dir, bool deferred, const std::stri
                                             (is_roberta_type(type) && encoder->multiple_choice),
                                         encoder->masked_lm, encoder->question_answering),
                           dir, new_head_parameter, encoder->initializer_range);
-    else defer_named(*model, llama ? hf_llama_names(files) : hf_gpt2_names(files, dir), dir);
+    else if (llama) defer_named(*model, hf_llama_names(files, decoder->num_labels > 0), dir, [](const std::string& n) { return n == "score.weight"; },
+                                decoder->initializer_range);
+    else defer_named(*model, hf_gpt2_names(files, dir), dir);
     model->to(resolve_dtype(dtype, config, files, where));  // the values are converted as they are read (parameter_store.h)
   }
   if (!deferred) materialize(*model);

@@ -100,7 +100,8 @@ ModulePtr load_adapter_folder(const std::string& dir, const std::string& base_di
   if (config.task_type == "SEQ_CLS" || tokens) {
     const io::SafetensorsFile file(weights);
     for (const auto& name : file.names())
-      if (name == "base_model.model.classifier.weight" || name == "base_model.model.classifier.out_proj.weight")  // BERT's, RoBERTa's
+      if (name == "base_model.model.classifier.weight" || name == "base_model.model.classifier.out_proj.weight" ||
+          name == "base_model.model.score.weight")  // BERT's, RoBERTa's, the Llama family's
         num_labels = file.shape(name).at(0);
   }
   ModulePtr model = from_pretrained(base, deferred, dtype, num_labels, {},

@@ -284,3 +284,35 @@ TEST(Pretrained, Gpt2DropoutsReadApart) {
   EXPECT_TRUE(at::allclose(m->forward_batch({{"input_ids", ids}}).at("logits"), eval));
   fs::remove_all(dir);
 }
+
+// *ForSequenceClassification configs: their architectures make a classifier (id2label's names,
+// problem_type kept), written back under the type's own class name; a causal LM's is not one.
+TEST(LlamaConfigFromHf, SequenceClassifierConfigRoundTrips) {
+  for (const std::string type : {"llama", "qwen2", "mistral"}) {
+    nlohmann::json j{{"model_type", type}, {"vocab_size", 64}, {"hidden_size", 32}, {"intermediate_size", 64}, {"num_hidden_layers", 2},
+                     {"num_attention_heads", 4}, {"pad_token_id", 0}};
+    EXPECT_EQ(llama_config_from_hf(j, "config.json").num_labels, 0) << type;
+    j["id2label"] = {{"1", "good"}, {"0", "bad"}};
+    EXPECT_EQ(llama_config_from_hf(j, "config.json").num_labels, 0) << type;  // labels alone do not make a classifier
+    j["architectures"] = {(type == "llama" ? "Llama" : type == "qwen2" ? "Qwen2" : "Mistral") + std::string("ForSequenceClassification")};
+    j["problem_type"] = "single_label_classification";
+    const LlamaConfig c = llama_config_from_hf(j, "config.json");
+    EXPECT_EQ(c.num_labels, 2);
+    EXPECT_EQ(c.labels, (std::vector<std::string>{"bad", "good"}));
+    const nlohmann::json back = nlohmann::json::parse(llama_config_json(c));
+    EXPECT_EQ(back["architectures"], j["architectures"]);
+    EXPECT_EQ(back["id2label"], (nlohmann::json{{"0", "bad"}, {"1", "good"}}));
+    EXPECT_EQ(back["label2id"], (nlohmann::json{{"bad", 0}, {"good", 1}}));
+    EXPECT_EQ(back["problem_type"], "single_label_classification");
+    ModulePtr m = make_llama(c);
+    EXPECT_EQ(m->type_name(), j["architectures"][0].get<std::string>());
+    EXPECT_FALSE(m->can_generate());
+    EXPECT_FALSE(m->shifts_labels());
+    bool score = false, lm_head = false;
+    for (const auto& [name, p] : m->named_parameters()) score |= name == "score.weight", lm_head |= name == "lm_head.weight";
+    EXPECT_TRUE(score && !lm_head);
+  }
+  nlohmann::json j{{"model_type", "llama"}, {"vocab_size", 64}, {"hidden_size", 32}, {"intermediate_size", 64}, {"num_hidden_layers", 2},
+                   {"num_attention_heads", 4}, {"architectures", {"LlamaForSequenceClassification"}}, {"pad_token_id", {0, 1}}};
+  EXPECT_THAT(checkpoint_error([&] { llama_config_from_hf(j, "config.json"); }), ::testing::HasSubstr("takes one pad_token_id"));
+}

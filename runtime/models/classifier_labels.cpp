@@ -1,0 +1,59 @@
+#include "runtime/models/classifier_labels.h"
+
+#include "runtime/core/errors.h"
+#include "runtime/core/json_fields.h"
+#include "runtime/models/losses.h"
+
+namespace runner::models {
+
+using nlohmann::json;
+
+ClassifierLabels classifier_labels_from_hf(const json& c, const std::string& where) {
+  ClassifierLabels l;
+  if (auto it = c.find("id2label"); it != c.end() && it->is_object() && !it->empty()) {
+    l.names.assign(it->size(), "");
+    for (const auto& [k, v] : it->items()) {
+      size_t i = 0;
+      try {
+        i = std::stoul(k);
+      } catch (const std::exception&) {
+        throw CheckpointError("id2label keys must be 0 .. num_labels - 1, got \"" + k + "\"", where);
+      }
+      if (i >= l.names.size() || !v.is_string()) throw CheckpointError("id2label keys must be 0 .. num_labels - 1, got \"" + k + "\"", where);
+      l.names[i] = v.get<std::string>();
+    }
+    l.num_labels = static_cast<int64_t>(l.names.size());
+  } else if (c.contains("num_labels")) {
+    l.num_labels = JsonFields(c, where).integer("num_labels", 2);
+  }
+  if (c.contains("problem_type") && c["problem_type"].is_string()) l.problem_type = c["problem_type"].get<std::string>();
+  if (!l.problem_type.empty() && l.problem_type != "regression" && l.problem_type != "single_label_classification" &&
+      l.problem_type != "multi_label_classification")
+    throw CheckpointError("problem_type \"" + l.problem_type + "\" is not one of regression, single_label_classification, multi_label_classification", where);
+  if (l.problem_type == "regression" && l.num_labels != 1)
+    throw CheckpointError("problem_type regression with " + std::to_string(l.num_labels) + " labels is not supported (num_labels = 1 is)", where);
+  return l;
+}
+
+void add_classifier_labels(json& config, const ClassifierLabels& l) {
+  json id2label = json::object(), label2id = json::object();
+  for (int64_t i = 0; i < l.num_labels; ++i) {
+    const auto k = static_cast<size_t>(i);
+    const std::string name = k < l.names.size() && !l.names[k].empty() ? l.names[k] : "LABEL_" + std::to_string(i);
+    id2label[std::to_string(i)] = name;
+    label2id[name] = i;
+  }
+  config["id2label"] = id2label;
+  config["label2id"] = label2id;
+  if (!l.problem_type.empty()) config["problem_type"] = l.problem_type;
+}
+
+at::Tensor pooled_classification_loss(const ClassifierLabels& l, const at::Tensor& logits, const at::Tensor& labels, const std::string& model) {
+  const std::string& kind = l.problem_type;
+  if (kind == "regression" || (kind.empty() && l.num_labels == 1)) return regression_loss(logits, labels, model);
+  if (kind == "multi_label_classification" || (kind.empty() && labels.is_floating_point()))
+    return multi_label_loss(logits, labels.to(logits.scalar_type()), model);
+  return classification_loss(logits, labels, model);
+}
+
+}  // namespace runner::models

@@ -1,0 +1,32 @@
+// What every *ForSequenceClassification shares, whatever its body (the encoders', the Llama
+// family's): PretrainedConfig's labels (num_labels, id2label, label2id, problem_type) read from
+// and written to config.json, and the loss transformers' ForSequenceClassificationLoss picks.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <ATen/ATen.h>
+#include <nlohmann/json.hpp>
+
+namespace runner::models {
+
+struct ClassifierLabels {
+  int64_t num_labels = 2;
+  std::vector<std::string> names;  // id2label's, in id order (empty: LABEL_0, LABEL_1, ...)
+  std::string problem_type;        // "", "regression", "single_label_classification", "multi_label_classification"
+};
+
+// num_labels is the size of id2label (2 when neither is given); a CheckpointError naming `where`
+// for bad id2label keys or an unknown problem_type.
+ClassifierLabels classifier_labels_from_hf(const nlohmann::json& config, const std::string& where);
+
+// Adds id2label, label2id and (when set) problem_type to a config.json object.
+void add_classifier_labels(nlohmann::json& config, const ClassifierLabels& labels);
+
+// The config's problem_type, else regression (MSE) for one label, multi-label BCE for float
+// labels, cross-entropy otherwise. logits (B, num_labels).
+at::Tensor pooled_classification_loss(const ClassifierLabels& labels, const at::Tensor& logits, const at::Tensor& label_values,
+                                      const std::string& model);
+
+}  // namespace runner::models
