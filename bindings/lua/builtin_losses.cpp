@@ -1,20 +1,23 @@
 // models.dpo_loss{beta = 0.1, loss_type = "sigmoid" | {"sigmoid", "sft", ...}, loss_weights = {...},
 //                 label_smoothing = 0, discopop_tau = 0.05, ld_alpha, disable_dropout = true, ref_model = <model>,
 //                 model = <the model trained, when the recipe's own compute_loss calls the loss>}
-#include "bindings/lua/preference_loss.h"
+// models.reward_loss{center_rewards_coefficient, disable_dropout = true}
+#include "bindings/lua/builtin_losses.h"
 
 #include "bindings/lua/lua_common.h"
 #include "bindings/lua/lua_module.h"
 #include "runtime/core/errors.h"
+#include "runtime/train/preference_loss.h"
+#include "runtime/train/reward_loss.h"
 
 namespace runner::lua {
 
 namespace {
 
-constexpr const char* kMeta = "runner.PreferenceLoss";
+constexpr const char* kMeta = "runner.BuiltinLoss";
 
 struct LossBox {
-  std::shared_ptr<train::PreferenceLoss> loss;
+  std::shared_ptr<train::BuiltinLoss> loss;
 };
 
 int loss_gc(lua_State* L) {
@@ -23,18 +26,18 @@ int loss_gc(lua_State* L) {
 }
 
 int loss_tostring(lua_State* L) {
-  lua_pushstring(L, "models.dpo_loss");
+  lua_pushstring(L, test_builtin_loss(L, 1)->name().c_str());
   return 1;
 }
 
-// dpo(model, inputs[, ctx]) → loss, outputs (empty), metrics {name = 0-dim tensor} (token means divided out)
+// loss(model, inputs[, ctx]) → loss, outputs, metrics {name = 0-dim tensor} (token means divided out)
 int loss_call(lua_State* L) {
-  auto loss = test_preference_loss(L, 1);
+  auto loss = test_builtin_loss(L, 1);
   auto model = check_module(L, 2);
-  const models::TensorMap inputs = to_tensor_map(L, 3, "the DPO loss's inputs");
+  const models::TensorMap inputs = to_tensor_map(L, 3, loss->name() + "'s inputs");
   train::LossResult r = (*loss)(*model, inputs);
   push_tensor(L, r.loss);
-  lua_newtable(L);
+  push_tensor_map(L, r.outputs);
   lua_createtable(L, 0, static_cast<int>(r.metrics.size()));
   for (const auto& m : r.metrics) {
     push_tensor(L, m.weight.defined() ? m.value / m.weight.clamp_min(1) : m.value);
@@ -57,6 +60,14 @@ std::vector<double> number_list(lua_State* L, Options& o, const char* key) {
   lua_pop(L, 1);
   if (!ok) throw RecipeError(std::string("models.dpo_loss: ") + key + " must be a list of numbers");
   return out;
+}
+
+int push_loss(lua_State* L, std::shared_ptr<train::BuiltinLoss> loss) {
+  void* mem = lua_newuserdata(L, sizeof(LossBox));
+  new (mem) LossBox{std::move(loss)};
+  luaL_getmetatable(L, kMeta);
+  lua_setmetatable(L, -2);
+  return 1;
 }
 
 }  // namespace
@@ -92,14 +103,19 @@ int m_dpo_loss(lua_State* L) {
   o.finish();
   auto loss = std::make_shared<train::PreferenceLoss>(std::move(p));
   if (model) loss->attach(*model);
-  void* mem = lua_newuserdata(L, sizeof(LossBox));
-  new (mem) LossBox{std::move(loss)};
-  luaL_getmetatable(L, kMeta);
-  lua_setmetatable(L, -2);
-  return 1;
+  return push_loss(L, std::move(loss));
 }
 
-std::shared_ptr<train::PreferenceLoss> test_preference_loss(lua_State* L, int idx) {
+int m_reward_loss(lua_State* L) {
+  Options o(L, 1, "models.reward_loss");
+  train::RewardLossOptions p;
+  if (o.has("center_rewards_coefficient")) p.center_rewards_coefficient = o.number("center_rewards_coefficient", 0.0);
+  p.disable_dropout = o.boolean("disable_dropout", p.disable_dropout);
+  o.finish();
+  return push_loss(L, std::make_shared<train::RewardLoss>(p));
+}
+
+std::shared_ptr<train::BuiltinLoss> test_builtin_loss(lua_State* L, int idx) {
   void* p = lua_touserdata(L, idx);
   if (!p || !lua_getmetatable(L, idx)) return nullptr;
   luaL_getmetatable(L, kMeta);
@@ -108,7 +124,7 @@ std::shared_ptr<train::PreferenceLoss> test_preference_loss(lua_State* L, int id
   return same ? static_cast<LossBox*>(p)->loss : nullptr;
 }
 
-void register_preference_loss_type(lua_State* L) {
+void register_builtin_loss_type(lua_State* L) {
   luaL_newmetatable(L, kMeta);
   set_functions(L, {{"__gc", loss_gc}, {"__tostring", guarded<loss_tostring>}, {"__call", guarded<loss_call>}});
   lua_pop(L, 1);

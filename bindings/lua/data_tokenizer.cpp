@@ -326,6 +326,27 @@ int t_id_to_token(lua_State* L) {
   return 1;
 }
 
+void push_id_or_nil(lua_State* L, int64_t id) {
+  if (id < 0) lua_pushnil(L);
+  else lua_pushnumber(L, static_cast<double>(id));
+}
+
+// transformers' tokenizer.pad_token_id / eos_token_id: the folder's tokenizer_config.json
+// tokens (a pad token also by its usual names), nil when it has none.
+int t_pad_token_id(lua_State* L) {
+  TokenizerBox& box = self_box(L);
+  if (!box.pad_id) box.pad_id = special_token_id(*box.tok, "pad_token", {"[PAD]", "<pad>"});
+  push_id_or_nil(L, *box.pad_id);
+  return 1;
+}
+
+int t_eos_token_id(lua_State* L) {
+  const data::HfTokenizer& t = self(L);
+  const std::string eos = data::tokenizer_config_eos(t.path());
+  push_id_or_nil(L, eos.empty() ? -1 : t.token_to_id(eos));
+  return 1;
+}
+
 int t_gc(lua_State* L) {
   static_cast<TokenizerBox*>(lua_touserdata(L, 1))->~TokenizerBox();
   return 0;
@@ -343,7 +364,8 @@ int d_tokenizer(lua_State* L) {
     lua_setfield(L, -2, "__call");
     lua_newtable(L);
     set_functions(L, {{"encode", guarded<t_encode>}, {"decode", guarded<t_decode>}, {"vocab_size", guarded<t_vocab_size>},
-                      {"token_to_id", guarded<t_token_to_id>}, {"id_to_token", guarded<t_id_to_token>}});
+                      {"token_to_id", guarded<t_token_to_id>}, {"id_to_token", guarded<t_id_to_token>},
+                      {"pad_token_id", guarded<t_pad_token_id>}, {"eos_token_id", guarded<t_eos_token_id>}});
     lua_setfield(L, -2, "__index");
   }
   lua_setmetatable(L, -2);

@@ -4,7 +4,7 @@
 
 #include "bindings/lua/data_binding.h"
 #include "bindings/lua/lua_module.h"
-#include "bindings/lua/preference_loss.h"
+#include "bindings/lua/builtin_losses.h"
 #include "runtime/core/did_you_mean.h"
 #include "runtime/core/errors.h"
 #include "runtime/core/regex.h"
@@ -92,7 +92,7 @@ LuaHooks::LuaHooks(lua_State* L, int table_idx, std::string origin) : L_(L), ori
       lua_pop(L, 1);
       continue;
     }
-    if (name == "compute_loss" && (builtin_loss_ = test_preference_loss(L, -1))) {  // models.dpo_loss{...}: called directly
+    if (name == "compute_loss" && (builtin_loss_ = test_builtin_loss(L, -1))) {  // models.dpo_loss{...}, models.reward_loss{...}: called directly
       where_[name] = origin_;
       lua_pop(L, 1);
       continue;

@@ -10,7 +10,7 @@
 #include "bindings/lua/lua_call.h"
 #include "runtime/data/collator.h"
 #include "runtime/train/hooks.h"
-#include "runtime/train/preference_loss.h"
+#include "runtime/train/builtin_loss.h"
 
 namespace runner::lua {
 
@@ -54,7 +54,7 @@ class LuaHooks : public train::Hooks, public std::enable_shared_from_this<LuaHoo
   std::map<std::string, std::string> where_;  // file:line where each hook is defined
   std::string origin_;
   nlohmann::json model_init_argument_;
-  std::shared_ptr<train::PreferenceLoss> builtin_loss_;  // compute_loss = models.dpo_loss{...}
+  std::shared_ptr<train::BuiltinLoss> builtin_loss_;  // compute_loss = models.dpo_loss{...}, models.reward_loss{...}
 };
 
 // The hook names a recipe may define (HF method names).

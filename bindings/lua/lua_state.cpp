@@ -10,7 +10,7 @@
 #include "bindings/lua/data_binding.h"
 #include "bindings/lua/lua_callbacks.h"
 #include "bindings/lua/lua_module.h"
-#include "bindings/lua/preference_loss.h"
+#include "bindings/lua/builtin_losses.h"
 #include "runtime/core/errors.h"
 #include "runtime/core/training_args.h"
 #include "runtime/log/log.h"
@@ -76,7 +76,7 @@ LuaState::LuaState(std::map<std::string, std::string> recipe_options, std::vecto
   register_tensor_type(L_);
   register_module_type(L_);
   register_dataset_type(L_);
-  register_preference_loss_type(L_);
+  register_builtin_loss_type(L_);
   register_callback_type(L_);
 
   // cfg for the prelude: modules, lib dirs, print, command-line options, argument names.

@@ -22,4 +22,10 @@ struct PreferenceCollateOptions {
 // DataError naming the missing field when an example lacks prompt_ids, chosen_ids or rejected_ids.
 Collator preference_collate(PreferenceCollateOptions options = {});
 
+// TRL RewardTrainer's DataCollatorForPreference: data.reward_pairs' chosen_ids then rejected_ids
+// as 2B rows of input_ids (right-padded with pad_token_id) and attention_mask, no cut; the
+// examples' margins, when they have them, as a (B) fp32 margin. (max_length and keep_end are
+// not read.)
+Collator reward_collate(PreferenceCollateOptions options = {});
+
 }  // namespace runner::data

@@ -42,6 +42,9 @@ struct LossResult {
     std::string name;
     at::Tensor value;   // one value; with `weight`, the sum of that many items' values
     at::Tensor weight;  // undefined: the call counts once (a token mean weighs its tokens)
+    // kMin / kMax: each call's value is first the minimum (maximum) over the ranks' values of
+    // that call, then the calls are averaged (TRL's min_reward: the minimum of a gathered batch).
+    enum class Across { kMean, kMin, kMax } across = Across::kMean;
   };
   std::vector<Metric> metrics;
 };

@@ -1,5 +1,7 @@
 #include "runtime/train/metric_means.h"
 
+#include <cmath>
+
 #include "runtime/core/errors.h"
 
 namespace runner::train {
@@ -17,6 +19,14 @@ void MetricMeans::add(const std::vector<LossResult::Metric>& metrics, bool count
     // Sums loaded from a checkpoint are on the host: they follow the values to the device, so
     // no later call copies its value back to the host (a wait for the GPU).
     if (s.value.device() != v.device()) s.value = s.value.to(v.device()), s.weight = s.weight.to(v.device());
+    s.across = m.across;
+    if (m.across != LossResult::Metric::Across::kMean) {
+      // Every rank keeps one value per call, a stand-in's the identity of the reduction, so the
+      // ranks' lists line up call by call.
+      const double none = m.across == LossResult::Metric::Across::kMin ? INFINITY : -INFINITY;
+      s.calls.push_back(counts ? v : at::full({}, none, v.options()));
+      continue;
+    }
     if (!counts) continue;
     s.value.add_(v);
     if (m.weight.defined()) s.weight.add_(m.weight.detach().reshape({}).to(s.weight.options()));
@@ -31,9 +41,10 @@ std::vector<double> MetricMeans::totals(const dist::DataParallel& dp) const {
     // (count, 16-bit hash of the names) and their squares are summed; all ranks agree exactly when
     // both have no variance (W·Σx² = (Σx)², exact in doubles at these sizes), and every rank
     // reads the same sums, so all throw or none does.
-    uint32_t hash = 2166136261u;  // FNV-1a
+    uint32_t hash = 2166136261u;  // FNV-1a; a minimum's or maximum's calls count too
     for (const auto& [name, s] : sums_)
-      for (const char c : name + '\n') hash = (hash ^ static_cast<unsigned char>(c)) * 16777619u;
+      for (const char c : name + (s.calls.empty() ? "" : ":" + std::to_string(s.calls.size())) + '\n')
+        hash = (hash ^ static_cast<unsigned char>(c)) * 16777619u;
     const double n = static_cast<double>(sums_.size()), h = static_cast<double>(hash & 0xFFFFu);
     std::vector<double> agree{n, n * n, h, h * h};
     dp.sum(agree);
@@ -45,7 +56,32 @@ std::vector<double> MetricMeans::totals(const dist::DataParallel& dp) const {
   for (const auto& [name, s] : sums_) v.push_back(s.value.item<double>());
   for (const auto& [name, s] : sums_) v.push_back(s.weight.item<double>());
   if (rank_parts_ && !v.empty()) dp.sum(v);
+  const std::map<std::string, double> reduced = reduced_calls(dp);
+  size_t i = 0;
+  for (const auto& [name, s] : sums_) {
+    if (auto it = reduced.find(name); it != reduced.end()) v[i] += it->second, v[sums_.size() + i] += static_cast<double>(s.calls.size());
+    ++i;
+  }
   return v;
+}
+
+std::map<std::string, double> MetricMeans::reduced_calls(const dist::DataParallel& dp) const {
+  std::vector<at::Tensor> all;
+  for (const auto& [name, s] : sums_)
+    if (!s.calls.empty()) all.push_back(at::stack(s.calls).to(at::kCPU));
+  std::map<std::string, double> out;
+  if (all.empty()) return out;
+  at::Tensor rows = at::cat(all).unsqueeze(0);  // (1, calls of every name)
+  if (rank_parts_ && dp.world() > 1) rows = dp.all_gather_rows(rows.squeeze(0));  // (world, calls); the counts agree (totals)
+  int64_t offset = 0;
+  for (const auto& [name, s] : sums_) {
+    if (s.calls.empty()) continue;
+    const auto n = static_cast<int64_t>(s.calls.size());
+    const at::Tensor calls = rows.narrow(1, offset, n);
+    out[name] = (s.across == LossResult::Metric::Across::kMin ? calls.amin(0) : calls.amax(0)).sum().item<double>();
+    offset += n;
+  }
+  return out;
 }
 
 nlohmann::json MetricMeans::flush(const dist::DataParallel& dp, const std::string& prefix) {

@@ -2,7 +2,8 @@
 // rewards/chosen, logps/rejected, ...), averaged between log events as TRL's trainers average
 // their _metrics: a plain value is the mean over the calls since the last log and every rank; a
 // weighted one (a sum over tokens and their count) is the sum over them all divided by the
-// count, so ranks with fewer tokens weigh less and 2 ranks log what 1 process would. The sums
+// count, so ranks with fewer tokens weigh less and 2 ranks log what 1 process would; a minimum
+// or maximum (Across::kMin / kMax) is taken over the ranks for each call, then averaged. The sums
 // stay on the training device, so reporting a value never makes a micro-step wait for the GPU;
 // they are read when logged or checkpointed.
 #pragma once
@@ -42,7 +43,13 @@ class MetricMeans {
   std::vector<double> totals(const dist::DataParallel& dp) const;  // sums then weights, summed over ranks
   struct Sum {
     at::Tensor value, weight;  // () fp64, on the device of the first value reported
+    // Across::kMin / kMax: each call's value (±inf for a stand-in's), reduced over the ranks
+    // when flushed; value and weight then hold only what a checkpoint carried.
+    LossResult::Metric::Across across = LossResult::Metric::Across::kMean;
+    std::vector<at::Tensor> calls;
   };
+  // The kMin / kMax metrics' calls reduced over the ranks: each name's sum over its calls.
+  std::map<std::string, double> reduced_calls(const dist::DataParallel& dp) const;
   std::map<std::string, Sum> sums_;
   bool rank_parts_ = true;
 };

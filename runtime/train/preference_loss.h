@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "runtime/models/module.h"
+#include "runtime/train/builtin_loss.h"
 #include "runtime/train/hooks.h"
 
 namespace runner::train {
@@ -33,17 +34,19 @@ struct PreferenceLossOptions {
 // The loss types, in TRL's names.
 const std::vector<std::string>& preference_loss_types();
 
-class PreferenceLoss {
+class PreferenceLoss : public BuiltinLoss {
  public:
   explicit PreferenceLoss(PreferenceLossOptions options);  // RecipeError for a bad option
+  std::string name() const override { return "models.dpo_loss"; }
   // Settles the reference for `model` when none was given: nothing for a new LoRA adapter, a
   // frozen copy for GPT-2 / Llama models (models::copy_model; RecipeError for others). Before training
   // starts (a resumed run must not copy its trained weights). `may_copy` false (a model that
   // model_init made when training started): a RecipeError instead of a copy.
-  void attach(models::Module& model, bool may_copy = true);
+  void attach(models::Module& model) override { attach(model, true); }
+  void attach(models::Module& model, bool may_copy);
   bool attached() const { return attached_; }
   // The loss of one batch, its named metrics; HookError when the batch is not a preference batch.
-  LossResult operator()(models::Module& model, const Batch& batch);
+  LossResult operator()(models::Module& model, const Batch& batch) override;
 
  private:
   struct SequenceScores {

@@ -42,5 +42,22 @@ TEST(MetricMeans, ACheckpointedStateContinuesTheAverage) {
   EXPECT_DOUBLE_EQ(c.flush(dp).at("x").get<double>(), 5.0);
 }
 
+// TRL's min_reward / max_reward: each call's extreme (over the ranks: tests/integration/test_reward.py),
+// then their mean; a checkpoint carries the calls so far.
+TEST(MetricMeans, MinimaAndMaximaAverageTheCallsExtremes) {
+  dist::DataParallel dp(dist::make_local_communicator(), dist::ParallelConfig{});
+  using Across = LossResult::Metric::Across;
+  auto extreme = [](const char* name, double v, Across a) { return LossResult::Metric{name, at::scalar_tensor(v), {}, a}; };
+  MetricMeans m, resumed;
+  m.reset(true), resumed.reset(true);
+  m.add({extreme("min_reward", -1.0, Across::kMin), extreme("max_reward", 2.0, Across::kMax)});
+  resumed.load(m.state(dp), 0);
+  for (MetricMeans* x : {&m, &resumed}) x->add({extreme("min_reward", -3.0, Across::kMin), extreme("max_reward", 4.0, Across::kMax)});
+  const nlohmann::json logged = m.flush(dp);
+  EXPECT_DOUBLE_EQ(logged.at("min_reward").get<double>(), -2.0);  // (-1 + -3) / 2 calls
+  EXPECT_DOUBLE_EQ(logged.at("max_reward").get<double>(), 3.0);
+  EXPECT_EQ(resumed.flush(dp), logged);
+}
+
 }  // namespace
 }  // namespace runner::train

@@ -56,6 +56,11 @@ at::Tensor ids_tensor(const std::vector<int64_t>& v, size_t from, size_t to) {
 
 }  // namespace
 
+std::string with_eos(const std::string& text, const std::string& eos) {
+  const bool ends = !eos.empty() && text.size() >= eos.size() && text.compare(text.size() - eos.size(), eos.size(), eos) == 0;
+  return ends ? text : text + eos;
+}
+
 DatasetPtr load_preference(const PreferenceOptions& o) {
   if (!o.tokenizer) throw RecipeError("data.preference: needs a tokenizer (a tokenizer.json path or data.tokenizer(...))");
   if (o.max_length < 0) throw RecipeError("data.preference: max_length must be >= 0 (0: no limit)");
@@ -94,12 +99,7 @@ DatasetPtr load_preference(const PreferenceOptions& o) {
       prompt = render(row[P], true), with_chosen = render(joined(C), false), with_rejected = render(joined(R), false);
     } else {
       // TRL adds the end-of-text token to a completion that does not end with it.
-      auto completed = [&](const std::string& field) {
-        const std::string text = row[field].get<std::string>();
-        const bool ends = !o.eos_token.empty() && text.size() >= o.eos_token.size() &&
-                          text.compare(text.size() - o.eos_token.size(), o.eos_token.size(), o.eos_token) == 0;
-        return row[P].get<std::string>() + text + (ends ? "" : o.eos_token);
-      };
+      auto completed = [&](const std::string& field) { return row[P].get<std::string>() + with_eos(row[field].get<std::string>(), o.eos_token); };
       prompt = o.tokenizer->encode(row[P].get<std::string>()), with_chosen = o.tokenizer->encode(completed(C)),
       with_rejected = o.tokenizer->encode(completed(R));
     }

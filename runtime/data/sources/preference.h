@@ -41,4 +41,16 @@ struct PreferenceOptions {
 // chosen/rejected, mixed standard and conversational fields, or a template that fails.
 DatasetPtr load_preference(const PreferenceOptions& options);
 
+// data.reward_pairs: the same rows as TRL's RewardTrainer prepares them: each completion with
+// its prompt (when the row has one; none is extracted), standard rows with the end-of-text token
+// appended to each completion that lacks it and tokenized with special tokens, conversational rows
+// rendered whole by the chat template (no generation prompt). A row whose chosen or rejected
+// sequence has more than max_length tokens is left out (0: no limit; truncation does not apply).
+// Examples hold chosen_ids and rejected_ids (int64) and, when the row has a `margin_field`
+// number, margin (fp32); data.reward_collator batches them.
+DatasetPtr load_reward_pairs(const PreferenceOptions& options, const std::string& margin_field = "margin");
+
+// `text` with `eos` appended unless it already ends with it (TRL's add_eos).
+std::string with_eos(const std::string& text, const std::string& eos);
+
 }  // namespace runner::data
