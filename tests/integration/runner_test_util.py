@@ -73,6 +73,15 @@ def write(path, text):
     return path
 
 
+def write_jsonl(path, rows):
+    return write(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+
+
+def tagged(out, tag):
+    """The rest of each line of `out` that holds `tag` followed by a space (a recipe's print("TAG ..."))."""
+    return [l.split(tag + " ", 1)[1] for l in out.splitlines() if (tag + " ") in l]
+
+
 def check_one_line_errors(test, folder, cases, preamble=""):
     """Each `expr` of `cases` (expr -> message), evaluated by `runner check` in a recipe after
     the data and models requires and `preamble`, must fail with exit 2 and one error line

@@ -16,7 +16,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from runner_test_util import BINARY, RecipeTest, check_one_line_errors, run, write  # noqa: E402
+from runner_test_util import BINARY, RecipeTest, check_one_line_errors, run, tagged as lines, write, write_jsonl  # noqa: E402
 
 try:
     import torch
@@ -113,14 +113,6 @@ return {
   compute_loss = models.dpo_loss{ %s },
 }
 """
-
-
-def lines(out, tag):
-    return [l.split(tag + " ", 1)[1] for l in out.splitlines() if (tag + " ") in l]
-
-
-def write_jsonl(path, rows):
-    write(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
 
 
 class DpoTest(RecipeTest):

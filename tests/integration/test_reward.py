@@ -16,7 +16,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from runner_test_util import BINARY, RecipeTest, check_one_line_errors, run, write  # noqa: E402
+from runner_test_util import BINARY, RecipeTest, check_one_line_errors, run, tagged as lines, write, write_jsonl  # noqa: E402
 
 try:
     import torch
@@ -105,14 +105,6 @@ if out.loss then print("LOSS " .. string.format("%%.17g", out.loss:item())) end
 return { datasets = { train = require("runner.data").tensors{ x = torch.zeros(2, 1) } }, model = nn.Linear(1, 1) }
 """
 IDS = [[5, 9, 17, 33, 2, 2], [7, 8, 2, 2, 2, 2], [2, 11, 12, 13, 14, 15]]
-
-
-def lines(out, tag):
-    return [l.split(tag + " ", 1)[1] for l in out.splitlines() if (tag + " ") in l]
-
-
-def write_jsonl(path, rows):
-    write(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
 
 
 def close(a, b, rel=2e-4, abs_=2e-5):

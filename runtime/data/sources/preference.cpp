@@ -56,6 +56,19 @@ at::Tensor ids_tensor(const std::vector<int64_t>& v, size_t from, size_t to) {
 
 }  // namespace
 
+PairRenderer::PairRenderer(const PreferenceOptions& o, std::string fn) : o_(o), fn_(std::move(fn)) {}
+PairRenderer::~PairRenderer() = default;
+
+std::vector<int64_t> PairRenderer::encode(const json& messages, const json& row, bool generation_prompt, const std::string& where) {
+  if (!looked_) jinja_ = template_layout(o_.chat_template, o_.tokenizer_path, o_.eos_token, fn_), looked_ = true;
+  if (!jinja_)
+    throw DataError("conversational rows need a chat template: the tokenizer's folder has none and chat_template = \"" + o_.chat_template +
+                        "\" is a built-in layout; give chat_template = \"<Jinja template>\"",
+                    where);
+  const std::string text = jinja_->render_text(messages, tools_of(row, where), kwargs_of(row, where), generation_prompt, where);
+  return o_.tokenizer->encode(text, /*add_special_tokens=*/false);
+}
+
 std::string with_eos(const std::string& text, const std::string& eos) {
   const bool ends = !eos.empty() && text.size() >= eos.size() && text.compare(text.size() - eos.size(), eos.size(), eos) == 0;
   return ends ? text : text + eos;
@@ -64,9 +77,7 @@ std::string with_eos(const std::string& text, const std::string& eos) {
 DatasetPtr load_preference(const PreferenceOptions& o) {
   if (!o.tokenizer) throw RecipeError("data.preference: needs a tokenizer (a tokenizer.json path or data.tokenizer(...))");
   if (o.max_length < 0) throw RecipeError("data.preference: max_length must be >= 0 (0: no limit)");
-  // Built lazily: standard rows need no template, and a folder without one is fine for them.
-  std::unique_ptr<SftTemplateLayout> jinja;
-  bool looked = false;
+  PairRenderer chat_ids(o, "data.preference");
   std::vector<Example> examples;
   int64_t dropped = 0, merged = 0;
   const std::string &P = o.prompt_field, &C = o.chosen_field, &R = o.rejected_field;
@@ -82,15 +93,7 @@ DatasetPtr load_preference(const PreferenceOptions& o) {
       throw DataError("\"" + P + "\" must be " + (chat ? "a list of messages, as the completions are" : "text, as the completions are"), where);
     std::vector<int64_t> prompt, with_chosen, with_rejected;
     if (chat) {
-      if (!looked) jinja = template_layout(o.chat_template, o.tokenizer_path, o.eos_token, "data.preference"), looked = true;
-      if (!jinja)
-        throw DataError("conversational rows need a chat template: the tokenizer's folder has none and chat_template = \"" + o.chat_template +
-                            "\" is a built-in layout; give chat_template = \"<Jinja template>\"",
-                        where);
-      const json tools = tools_of(row, where), kwargs = kwargs_of(row, where);
-      auto render = [&](const json& messages, bool generation_prompt) {
-        return o.tokenizer->encode(jinja->render_text(messages, tools, kwargs, generation_prompt, where), /*add_special_tokens=*/false);
-      };
+      auto render = [&](const json& messages, bool generation_prompt) { return chat_ids.encode(messages, row, generation_prompt, where); };
       auto joined = [&](const std::string& completion) {
         json all = row[P];
         for (const auto& m : row[completion]) all.push_back(m);

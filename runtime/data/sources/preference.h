@@ -14,6 +14,9 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "runtime/data/dataset.h"
 #include "runtime/data/tokenizers/hf_tokenizer.h"
@@ -52,5 +55,25 @@ DatasetPtr load_reward_pairs(const PreferenceOptions& options, const std::string
 
 // `text` with `eos` appended unless it already ends with it (TRL's add_eos).
 std::string with_eos(const std::string& text, const std::string& eos);
+
+class SftTemplateLayout;
+
+// How conversational pair rows become ids: the chat template (options.chat_template), built on
+// first use since standard rows need none.
+class PairRenderer {
+ public:
+  PairRenderer(const PreferenceOptions& options, std::string fn);  // fn: "data.preference", for messages
+  ~PairRenderer();
+  // `messages` rendered with `row`'s tools and chat_template_kwargs and tokenized without special
+  // tokens; DataError at `where` when there is no Jinja template.
+  std::vector<int64_t> encode(const nlohmann::ordered_json& messages, const nlohmann::ordered_json& row, bool generation_prompt,
+                              const std::string& where);
+
+ private:
+  const PreferenceOptions& o_;
+  std::string fn_;
+  std::unique_ptr<SftTemplateLayout> jinja_;
+  bool looked_ = false;
+};
 
 }  // namespace runner::data

@@ -4,7 +4,6 @@
 #include "runtime/core/errors.h"
 #include "runtime/data/sources/json_rows.h"
 #include "runtime/data/sources/preference.h"
-#include "runtime/data/sources/sft_template.h"
 
 namespace runner::data {
 
@@ -13,8 +12,7 @@ using json = nlohmann::ordered_json;
 DatasetPtr load_reward_pairs(const PreferenceOptions& o, const std::string& margin_field) {
   if (!o.tokenizer) throw RecipeError("data.reward_pairs: needs a tokenizer (a tokenizer.json path or data.tokenizer(...))");
   if (o.max_length < 0) throw RecipeError("data.reward_pairs: max_length must be >= 0 (0: no limit)");
-  std::unique_ptr<SftTemplateLayout> jinja;  // built lazily: standard rows need no template
-  bool looked = false;
+  PairRenderer chat_ids(o, "data.reward_pairs");
   std::vector<Example> examples;
   int64_t dropped = 0, index = 0;
   // A dataset's numeric margin column is a tensor field, not one of its text fields.
@@ -36,16 +34,10 @@ DatasetPtr load_reward_pairs(const PreferenceOptions& o, const std::string& marg
     std::vector<int64_t> ids[2];
     const std::string* fields[2] = {&C, &R};
     if (chat) {
-      if (!looked) jinja = template_layout(o.chat_template, o.tokenizer_path, o.eos_token, "data.reward_pairs"), looked = true;
-      if (!jinja)
-        throw DataError("conversational rows need a chat template: the tokenizer's folder has none and chat_template = \"" + o.chat_template +
-                            "\" is a built-in layout; give chat_template = \"<Jinja template>\"",
-                        where);
-      const json tools = tools_of(row, where), kwargs = kwargs_of(row, where);
       for (int k = 0; k < 2; ++k) {
         json all = prompt ? row[P] : json::array();
         for (const auto& m : row[*fields[k]]) all.push_back(m);
-        ids[k] = o.tokenizer->encode(jinja->render_text(all, tools, kwargs, /*generation_prompt=*/false, where), /*add_special_tokens=*/false);
+        ids[k] = chat_ids.encode(all, row, /*generation_prompt=*/false, where);
       }
     } else {
       for (int k = 0; k < 2; ++k)
