@@ -5,7 +5,7 @@
 // data.preference_collator{pad_token_id = 0, max_length = 1024 (0: no cut), truncation_mode = "keep_start", pad_to_multiple_of = 0}:
 // TRL's DataCollatorForPreference (runtime/data/preference_collator.h);
 // data.reward_pairs{path | dataset, tokenizer, max_length = 1024, chat_template, eos_token, *_field, margin_field = "margin"}:
-// the pairs as TRL's RewardTrainer prepares them, and data.reward_collator{pad_token_id = 0, pad_to_multiple_of = 0}.
+// the pairs as TRL's RewardTrainer prepares them, and data.reward_collator{pad_token_id | tokenizer, pad_to_multiple_of = 0}.
 #include "bindings/lua/data_binding.h"
 #include "bindings/lua/data_parts.h"
 #include "runtime/core/errors.h"
@@ -59,10 +59,28 @@ int d_reward_pairs(lua_State* L) {
   return 1;
 }
 
+// The model scores each row at its last token that is not its pad id: the collator must pad with
+// that id, so it is given (or read from the tokenizer as TRL reads it: its pad token, else its
+// end-of-text token), never defaulted.
 int d_reward_collator(lua_State* L) {
   Options o(L, 1, "data.reward_collator");
   data::PreferenceCollateOptions p;
-  p.pad_token_id = o.integer("pad_token_id", 0);
+  if (o.has("pad_token_id") == o.has("tokenizer"))
+    throw RecipeError("data.reward_collator: give pad_token_id (the model's: it scores each row at its last token that is not it) or tokenizer = data.tokenizer(...)");
+  if (o.has("pad_token_id")) {
+    p.pad_token_id = o.integer("pad_token_id", 0);
+  } else {
+    lua_getfield(L, 1, "tokenizer");
+    std::shared_ptr<data::HfTokenizer> tok = tokenizer_at(L, -1);
+    lua_pop(L, 1);
+    if (!tok) tok = data::HfTokenizer::load(checked_path(o.string("tokenizer", ""), "data.reward_collator"));
+    p.pad_token_id = special_token_id(*tok, "pad_token", {});
+    if (p.pad_token_id < 0) {
+      const std::string eos = data::tokenizer_config_eos(tok->path());
+      p.pad_token_id = eos.empty() ? -1 : tok->token_to_id(eos);
+    }
+    if (p.pad_token_id < 0) throw RecipeError("data.reward_collator: the tokenizer names neither a pad_token nor an eos_token; give pad_token_id");
+  }
   p.pad_to_multiple_of = o.integer("pad_to_multiple_of", 0);
   o.finish();
   if (p.pad_to_multiple_of < 0) throw RecipeError("data.reward_collator: pad_to_multiple_of must be >= 0 (0: no rounding)");

@@ -332,11 +332,9 @@ void push_id_or_nil(lua_State* L, int64_t id) {
 }
 
 // transformers' tokenizer.pad_token_id / eos_token_id: the folder's tokenizer_config.json
-// tokens (a pad token also by its usual names), nil when it has none.
+// tokens, nil when it names none (TRL then pads with the end-of-text token).
 int t_pad_token_id(lua_State* L) {
-  TokenizerBox& box = self_box(L);
-  if (!box.pad_id) box.pad_id = special_token_id(*box.tok, "pad_token", {"[PAD]", "<pad>"});
-  push_id_or_nil(L, *box.pad_id);
+  push_id_or_nil(L, special_token_id(self(L), "pad_token", {}));
   return 1;
 }
 

@@ -124,7 +124,17 @@ int m_llama(lua_State* L) {
     config["id2label"] = names;
     config.erase(it);
   }
-  if (config.contains("num_labels") || config.contains("id2label") || config.contains("problem_type")) {
+  if (auto it = config.find("id2label"); it != config.end() && it->is_array()) {  // a Lua list: the names in id order
+    nlohmann::json names = nlohmann::json::object();
+    for (size_t i = 0; i < it->size(); ++i) names[std::to_string(i)] = (*it)[i];
+    *it = names;
+  }
+  if (auto it = config.find("id2label"); it != config.end() &&
+      !(it->is_object() && !it->empty() && std::all_of(it->begin(), it->end(), [](const nlohmann::json& v) { return v.is_string(); })))
+    throw RecipeError("models.llama: id2label must name the classes ({\"neg\", \"pos\"}, or {[\"0\"] = \"neg\", ...}); labels = {...} is the same");
+  if (config.contains("problem_type") && !config.contains("num_labels") && !config.contains("id2label"))
+    throw RecipeError("models.llama: problem_type is a classifier's; give num_labels (or labels) too");
+  if (config.contains("num_labels") || config.contains("id2label")) {
     if (config.contains("num_labels") && !(config["num_labels"].is_number_integer() && config["num_labels"].get<int64_t>() > 0))
       throw RecipeError("models.llama: num_labels must be an integer > 0 (a sequence classifier), got " + config["num_labels"].dump());
     if (config.contains("id2label") && config.contains("num_labels") && config["id2label"].size() != config["num_labels"].get<size_t>())

@@ -381,7 +381,7 @@ ModulePtr from_pretrained(const std::string& dir, bool deferred, const std::stri
   if (!fs::exists(folder / "config.json") && fs::exists(folder / "adapter_config.json")) {
     if (num_labels > 0 || !task.empty())
       throw RecipeError("from_pretrained: num_labels, labels and task are for a classification model's folder, not a LoRA adapter's");
-    return load_adapter_folder(dir, "", deferred, dtype);
+    return load_adapter_folder(dir, "", deferred, dtype, pad_token_id);
   }
   const json config = read_config(folder);
   const std::string where = (folder / "config.json").string();

@@ -73,7 +73,8 @@ Module::LoadReport load_saved_weights(Module& model, const std::string& dir) {
   return plan_saved_weights(model, dir).copy_all();
 }
 
-ModulePtr load_adapter_folder(const std::string& dir, const std::string& base_dir, bool deferred, const std::string& dtype) {
+ModulePtr load_adapter_folder(const std::string& dir, const std::string& base_dir, bool deferred, const std::string& dtype,
+                              std::optional<int64_t> pad_token_id) {
   const std::string config_file = dir + "/adapter_config.json";
   std::ifstream in(config_file);
   if (!in) throw CheckpointError("cannot read (a peft adapter folder needs adapter_config.json)", config_file);
@@ -108,7 +109,8 @@ ModulePtr load_adapter_folder(const std::string& dir, const std::string& base_di
                                     tokens                             ? "token_classification"
                                     : config.task_type == "SEQ_CLS"      ? "sequence_classification"
                                     : config.task_type == "QUESTION_ANS" ? "question_answering"
-                                                                         : "");
+                                                                         : "",
+                                    pad_token_id);
   const bool regex = !config.target_regex.empty();
   config.base_model_name_or_path = base;
   config.fan_in_fan_out = false;  // recomputed from the layers

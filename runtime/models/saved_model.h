@@ -3,6 +3,7 @@
 // writes them: adapter_model.safetensors + adapter_config.json (the base model stays where
 // it was read from). Loading reads back whichever the model writes.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,7 +43,10 @@ std::string missing_weights(const Module& model, const std::string& dir);
 // A peft adapter folder (adapter_config.json + adapter_model.safetensors): its base model
 // from `base_dir`, else the config's base_model_name_or_path (as given, else relative to the
 // adapter folder), adapted and loaded strictly. CheckpointError naming the file otherwise.
+// `pad_token_id` is given to the base (pretrained.h): a reward model's adapters are saved
+// without the base's config, so the pad id its score reads comes with the load.
 ModulePtr load_adapter_folder(const std::string& dir, const std::string& base_dir = "", bool deferred = false,
-                              const std::string& dtype = "auto");  // the base model's (pretrained.h)
+                              const std::string& dtype = "auto",  // the base model's (pretrained.h)
+                              std::optional<int64_t> pad_token_id = std::nullopt);
 
 }  // namespace runner::models

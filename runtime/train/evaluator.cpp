@@ -115,6 +115,7 @@ PredictionOutput Evaluator::evaluation_loop(const data::DatasetPtr& ds, const st
       if (b >= loader.num_batches()) {  // this rank's slice of the last global batch is empty
         for (auto* v : {&loss_rows, &pred_rows, &label_rows, &input_rows}) v->push_back(0);
         if (ctx_.dp.lockstep()) prediction_step(prepare(loader.batch(0)), prediction_loss_only, /*stand_in=*/true);  // ZeRO-3 gathers inside forward: join them
+        else metrics_.skip();
         continue;
       }
       const Batch host = loader.batch(b);

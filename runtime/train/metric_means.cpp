@@ -11,6 +11,21 @@ void MetricMeans::reset(bool rank_parts) {
   rank_parts_ = rank_parts;
 }
 
+namespace {
+
+double identity(LossResult::Metric::Across a) { return a == LossResult::Metric::Across::kMin ? INFINITY : -INFINITY; }
+
+}  // namespace
+
+void MetricMeans::Sum::record(const at::Tensor& v) {
+  if (!calls.defined() || n == calls.size(0)) {
+    at::Tensor grown = at::empty({std::max<int64_t>(16, 2 * n)}, v.options());
+    if (n > 0) grown.narrow(0, 0, n).copy_(calls.narrow(0, 0, n));
+    calls = grown;
+  }
+  calls.narrow(0, n++, 1).copy_(v.reshape({1}));  // on the device: no wait for the GPU
+}
+
 void MetricMeans::add(const std::vector<LossResult::Metric>& metrics, bool counts) {
   for (const auto& m : metrics) {
     const at::Tensor v = m.value.detach().reshape({}).to(at::kDouble);
@@ -23,8 +38,7 @@ void MetricMeans::add(const std::vector<LossResult::Metric>& metrics, bool count
     if (m.across != LossResult::Metric::Across::kMean) {
       // Every rank keeps one value per call, a stand-in's the identity of the reduction, so the
       // ranks' lists line up call by call.
-      const double none = m.across == LossResult::Metric::Across::kMin ? INFINITY : -INFINITY;
-      s.calls.push_back(counts ? v : at::full({}, none, v.options()));
+      s.record(counts ? v : at::full({}, identity(m.across), v.options()));
       continue;
     }
     if (!counts) continue;
@@ -32,6 +46,11 @@ void MetricMeans::add(const std::vector<LossResult::Metric>& metrics, bool count
     if (m.weight.defined()) s.weight.add_(m.weight.detach().reshape({}).to(s.weight.options()));
     else s.weight.add_(1.0);
   }
+}
+
+void MetricMeans::skip() {
+  for (auto& [name, s] : sums_)
+    if (s.across != LossResult::Metric::Across::kMean) s.record(at::full({}, identity(s.across), s.value.options()));
 }
 
 std::vector<double> MetricMeans::totals(const dist::DataParallel& dp) const {
@@ -43,7 +62,7 @@ std::vector<double> MetricMeans::totals(const dist::DataParallel& dp) const {
     // reads the same sums, so all throw or none does.
     uint32_t hash = 2166136261u;  // FNV-1a; a minimum's or maximum's calls count too
     for (const auto& [name, s] : sums_)
-      for (const char c : name + (s.calls.empty() ? "" : ":" + std::to_string(s.calls.size())) + '\n')
+      for (const char c : name + (s.n == 0 ? "" : ":" + std::to_string(s.n)) + '\n')
         hash = (hash ^ static_cast<unsigned char>(c)) * 16777619u;
     const double n = static_cast<double>(sums_.size()), h = static_cast<double>(hash & 0xFFFFu);
     std::vector<double> agree{n, n * n, h, h * h};
@@ -56,30 +75,31 @@ std::vector<double> MetricMeans::totals(const dist::DataParallel& dp) const {
   for (const auto& [name, s] : sums_) v.push_back(s.value.item<double>());
   for (const auto& [name, s] : sums_) v.push_back(s.weight.item<double>());
   if (rank_parts_ && !v.empty()) dp.sum(v);
-  const std::map<std::string, double> reduced = reduced_calls(dp);
+  const auto reduced = reduced_calls(dp);
   size_t i = 0;
   for (const auto& [name, s] : sums_) {
-    if (auto it = reduced.find(name); it != reduced.end()) v[i] += it->second, v[sums_.size() + i] += static_cast<double>(s.calls.size());
+    if (auto it = reduced.find(name); it != reduced.end()) v[i] += it->second.first, v[sums_.size() + i] += it->second.second;
     ++i;
   }
   return v;
 }
 
-std::map<std::string, double> MetricMeans::reduced_calls(const dist::DataParallel& dp) const {
+std::map<std::string, std::pair<double, double>> MetricMeans::reduced_calls(const dist::DataParallel& dp) const {
   std::vector<at::Tensor> all;
   for (const auto& [name, s] : sums_)
-    if (!s.calls.empty()) all.push_back(at::stack(s.calls).to(at::kCPU));
-  std::map<std::string, double> out;
+    if (s.n > 0) all.push_back(s.calls.narrow(0, 0, s.n).to(at::kCPU));
+  std::map<std::string, std::pair<double, double>> out;
   if (all.empty()) return out;
   at::Tensor rows = at::cat(all).unsqueeze(0);  // (1, calls of every name)
   if (rank_parts_ && dp.world() > 1) rows = dp.all_gather_rows(rows.squeeze(0));  // (world, calls); the counts agree (totals)
   int64_t offset = 0;
   for (const auto& [name, s] : sums_) {
-    if (s.calls.empty()) continue;
-    const auto n = static_cast<int64_t>(s.calls.size());
-    const at::Tensor calls = rows.narrow(1, offset, n);
-    out[name] = (s.across == LossResult::Metric::Across::kMin ? calls.amin(0) : calls.amax(0)).sum().item<double>();
-    offset += n;
+    if (s.n == 0) continue;
+    const at::Tensor calls = rows.narrow(1, offset, s.n);
+    const at::Tensor extreme = s.across == LossResult::Metric::Across::kMin ? calls.amin(0) : calls.amax(0);
+    const at::Tensor made = extreme.isfinite();  // a call some rank made (the others skipped it)
+    out[name] = {extreme.masked_select(made).sum().item<double>(), static_cast<double>(made.sum().item<int64_t>())};
+    offset += s.n;
   }
   return out;
 }
@@ -94,7 +114,8 @@ nlohmann::json MetricMeans::flush(const dist::DataParallel& dp, const std::strin
     if (v[n + i] > 0) out[prefix + name] = v[i] / v[n + i];
     ++i;
   }
-  sums_.clear();
+  // A fresh start that keeps the names: every rank goes on summing the same ones.
+  for (auto& [name, s] : sums_) s.value = at::zeros_like(s.value), s.weight = at::zeros_like(s.weight), s.n = 0;
   return out;
 }
 

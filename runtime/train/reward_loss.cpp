@@ -42,7 +42,7 @@ LossResult RewardLoss::operator()(models::Module& model, const Batch& batch) {
   if (auto m = batch.find("margin"); m != batch.end() && m->second.defined()) {
     if (m->second.numel() != B)
       throw HookError("the reward loss needs one margin per pair (" + std::to_string(B) + "), got " + std::to_string(m->second.numel()));
-    difference = difference - m->second.reshape({B}).to(difference.options());
+    difference = difference - m->second.reshape({B}).to(difference.device());  // fp32: the difference promotes, as in TRL
   }
   LossResult r;
   r.loss = -at::log_sigmoid(difference).mean();

@@ -79,6 +79,8 @@ void StepRunner::run(const data::DataLoader& loader, const Window& w, size_t i) 
     lockstep_dummy_ = true;
     training_step(ctx_.on_device(loader.batch(0)), loss_ctx);
     lockstep_dummy_ = false;
+  } else {
+    ctx_.loop.metrics.skip();  // the other ranks' minima and maxima of this call stand alone
   }
   dp.end_micro_step();
   current = Staged{};  // its memory is reused by the next micro-batch

@@ -69,7 +69,7 @@ for _, spec in ipairs{ { "text.jsonl", {} }, { "margin.jsonl", {} }, { "text.jso
   local ds = data.reward_pairs{ path = spec[1], tokenizer = "rm/tokenizer.json" }
   local examples = {}
   for i = 0, #ds - 1 do examples[#examples + 1] = ds:get(i) end
-  local b = data.reward_collator{ pad_token_id = 2, pad_to_multiple_of = %d }(examples)
+  local b = data.reward_collator{ tokenizer = "rm/tokenizer.json", pad_to_multiple_of = %d }(examples)  -- its pad token
   print("BATCH " .. rows(b.input_ids) .. " " .. rows(b.attention_mask))
   local loss, outputs, metrics = models.reward_loss(spec[2])(model, b)
   local parts = { string.format("%%q:%%.17g", "loss", loss:item()) }
@@ -184,7 +184,7 @@ class RewardTest(RecipeTest):
         # them with runner's logits and names.
         for name, lua in (("from_lm", 'models.from_pretrained("lm", { num_labels = 1, pad_token_id = 2 })'),
                           ("made", 'models.llama{ vocab_size = %d, hidden_size = 32, intermediate_size = 64, num_hidden_layers = 2, num_attention_heads = 4, '
-                                   'num_key_value_heads = 2, pad_token_id = 2, labels = { "bad", "good" } }' % self.llama["vocab_size"])):
+                                   'num_key_value_heads = 2, pad_token_id = 2, id2label = { "bad", "good" } }' % self.llama["vocab_size"])):
             with self.subTest(model=name):
                 script = TRAIN % ("text.jsonl", name, 1, "0.0", 2, 1, lua, "")
                 if name == "made":  # two classes: trained on class labels, not as a reward model
@@ -288,6 +288,21 @@ class RewardTest(RecipeTest):
             untrained = AutoModelForSequenceClassification.from_pretrained(os.path.join(self.tmp, "rm"))(input_ids=ids, attention_mask=ids.ne(2).long()).logits
         torch.testing.assert_close(torch.tensor(got), want, rtol=1e-5, atol=1e-6)
         self.assertGreater((want - untrained).abs().max().item(), 1e-3)  # the adapters and the score trained
+        # Adapters of a reward model made from a causal LM: the base's config has no pad id (peft saves
+        # none either), so it comes with the load.
+        script = TRAIN % ("text.jsonl", "out_lora_lm", 1, "5e-2", 2, 1,
+                          'models.lora(models.from_pretrained("lm", { num_labels = 1, pad_token_id = 2 }), { r = 4 })', "")
+        code, out, err = run(write(os.path.join(self.tmp, "lora_lm.lua"), script), cwd=self.tmp)
+        self.assertEqual(code, 0, err[-3000:])
+        got, _ = self.classify('models.from_pretrained("out_lora_lm", { pad_token_id = 2 })')
+        model = PeftModel.from_pretrained(AutoModelForSequenceClassification.from_pretrained(os.path.join(self.tmp, "lm"), num_labels=1, pad_token_id=2),
+                                          os.path.join(self.tmp, "out_lora_lm")).eval()
+        with torch.no_grad():
+            torch.testing.assert_close(torch.tensor(got), model(input_ids=ids, attention_mask=ids.ne(2).long()).logits, rtol=1e-5, atol=1e-6)
+        code, out, err = run("check", write(os.path.join(self.tmp, "classify.lua"), CLASSIFY % ('models.from_pretrained("out_lora_lm")', "nil")),
+                             cwd=self.tmp)
+        self.assertEqual(code, 2, err[-2000:])
+        self.assertIn("without pad_token_id takes batches of one row", err.strip().splitlines()[-1])
 
     def test_two_ranks_equal_one_process(self):
         # 2 ranks x 2 pairs against 1 process x 4 pairs: the same loss and metrics (the minimum and
@@ -315,6 +330,35 @@ class RewardTest(RecipeTest):
                         if isinstance(v, float) and "runtime" not in k and "per_second" not in k:
                             self.assertTrue(close(a[k], v, 1e-4, 1e-5), f"{name} step {b.get('step')} {k}: 2 ranks {a[k]}, 1 process {v}")
 
+    def test_two_ranks_with_a_ragged_last_batch(self):
+        # 5 pairs on 2 ranks x 2: the last step's and the last evaluation batch's only pair is rank 0's
+        # (rank 1 has none). The logs equal one process's (x 4): rank 1's missing calls neither
+        # count nor stop the minimum and maximum rewards.
+        mpiexec = shutil.which("mpiexec")
+        if not mpiexec:
+            self.skipTest("no mpiexec")
+        write_jsonl(os.path.join(self.tmp, "five.jsonl"), TEXT_ROWS + [{"prompt": "Say yes.", "chosen": " Yes.", "rejected": " No."}])
+        text = (TRAIN % ("five.jsonl", "out_ragged", 2, "1e-2", 2, 2, 'models.from_pretrained("rm")', "")).replace(
+            "per_device_eval_batch_size = 4", "per_device_eval_batch_size = 2")
+        script = write(os.path.join(self.tmp, "ragged.lua"), text)
+        p = subprocess.run([mpiexec, "-n", "2", BINARY, script], cwd=self.tmp, capture_output=True, text=True, timeout=300)
+        self.assertEqual(p.returncode, 0, p.stderr[-3000:])
+        code, out, err = run(script, "--output_dir", "out_ragged_one", "--per_device_train_batch_size", "4", "--per_device_eval_batch_size", "4",
+                             cwd=self.tmp)
+        self.assertEqual(code, 0, err[-3000:])
+        histories = []
+        for out_dir in ("out_ragged", "out_ragged_one"):
+            with open(os.path.join(self.tmp, out_dir, "trainer_state.json")) as f:
+                histories.append(json.load(f)["log_history"][:-1])
+        train = [[h for h in history if "loss" in h] for history in histories]
+        self.assertEqual([h["step"] for h in train[0]], [1, 2])
+        for a, b in zip(*train):
+            for k in ("loss", "min_reward", "mean_reward", "max_reward", "accuracy", "margin"):
+                self.assertTrue(close(a[k], b[k], 1e-4, 1e-5), f"step {b['step']} {k}: 2 ranks {a[k]}, 1 process {b[k]}")
+        evaluation = [[h for h in history if "eval_loss" in h][-1] for history in histories]
+        for k in ("eval_min_reward", "eval_max_reward"):
+            self.assertTrue(close(evaluation[0][k], evaluation[1][k], 1e-4, 1e-5), f"{k}: 2 ranks {evaluation[0][k]}, 1 process {evaluation[1][k]}")
+
     def test_tokenizer_pad_and_eos_ids_are_transformers(self):
         script = 'local t = require("runner.data").tokenizer("rm/tokenizer.json")\nprint("IDS " .. t:pad_token_id() .. " " .. t:eos_token_id())\n' \
                  'return { datasets = { train = require("runner.data").tensors{ x = torch.zeros(2, 1) } }, model = nn.Linear(1, 1) }\n'
@@ -331,11 +375,14 @@ class RewardTest(RecipeTest):
             'data.reward_pairs{ path = "bad_missing.jsonl", tokenizer = "rm/tokenizer.json" }': 'bad_missing.jsonl:2: needs "chosen" and "rejected"',
             'data.reward_pairs{ path = "bad_margin.jsonl", tokenizer = "rm/tokenizer.json" }': 'bad_margin.jsonl:1: "margin" must be a number',
             'data.reward_pairs{ path = "bad_some_margin.jsonl", tokenizer = "rm/tokenizer.json" }': 'some rows have "margin" and some do not',
-            'data.reward_collator{ pad_to_multiple_of = -1 }': "pad_to_multiple_of must be >= 0",
+            'data.reward_collator{ pad_token_id = 2, pad_to_multiple_of = -1 }': "pad_to_multiple_of must be >= 0",
             'models.reward_loss{ center_rewards_coefficient = 0/0 }': "center_rewards_coefficient must be a finite number",
             'models.llama{ num_labels = 0 }': "num_labels must be an integer > 0",
             'models.llama{ num_labels = 3, labels = { "a", "b" } }': "labels names 2 labels but num_labels is 3",
             'models.from_pretrained("lm", { task = "token_classification" })': "not llama with task",
+            'data.reward_collator{}': "give pad_token_id (the model's",
+            'models.llama{ problem_type = "regression" }': "problem_type is a classifier's; give num_labels",
+            'models.llama{ num_labels = 2, id2label = { ["0"] = 1, ["1"] = 2 } }': "id2label must name the classes",
         })
         # A classifier without a pad id takes one row a batch; a 3-class model is no reward model.
         for name, model, want in (("nopad", 'models.from_pretrained("lm", { num_labels = 1 })', "without pad_token_id takes batches of one row"),

@@ -21,8 +21,7 @@ TEST(MetricMeans, PlainValuesAverageOverCallsWeightedOnesOverTheirItems) {
   const nlohmann::json logged = m.flush(dp, "eval_");
   EXPECT_DOUBLE_EQ(logged.at("eval_rewards/chosen").get<double>(), 2.5);  // (1 + 4) / 2 calls
   EXPECT_DOUBLE_EQ(logged.at("eval_entropy").get<double>(), 1.0);         // (6 + 2) / (2 + 6) tokens
-  EXPECT_TRUE(m.empty());
-  EXPECT_TRUE(m.flush(dp).empty());
+  EXPECT_TRUE(m.flush(dp).empty());  // nothing since: nothing logged
 }
 
 TEST(MetricMeans, ACheckpointedStateContinuesTheAverage) {
@@ -53,10 +52,15 @@ TEST(MetricMeans, MinimaAndMaximaAverageTheCallsExtremes) {
   m.add({extreme("min_reward", -1.0, Across::kMin), extreme("max_reward", 2.0, Across::kMax)});
   resumed.load(m.state(dp), 0);
   for (MetricMeans* x : {&m, &resumed}) x->add({extreme("min_reward", -3.0, Across::kMin), extreme("max_reward", 4.0, Across::kMax)});
+  m.skip();  // a call this rank did not make: no value, and not counted
+  for (int i = 0; i < 40; ++i) m.add({extreme("min_reward", -2.0, Across::kMin), extreme("max_reward", 3.0, Across::kMax)});  // past the buffer's first size
+  resumed.skip();
+  for (int i = 0; i < 40; ++i) resumed.add({extreme("min_reward", -2.0, Across::kMin), extreme("max_reward", 3.0, Across::kMax)});
   const nlohmann::json logged = m.flush(dp);
-  EXPECT_DOUBLE_EQ(logged.at("min_reward").get<double>(), -2.0);  // (-1 + -3) / 2 calls
+  EXPECT_DOUBLE_EQ(logged.at("min_reward").get<double>(), -2.0);  // (-1 + -3 + 40 · -2) / 42 calls
   EXPECT_DOUBLE_EQ(logged.at("max_reward").get<double>(), 3.0);
   EXPECT_EQ(resumed.flush(dp), logged);
+  EXPECT_TRUE(m.flush(dp).empty());
 }
 
 }  // namespace

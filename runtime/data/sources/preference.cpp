@@ -56,17 +56,18 @@ at::Tensor ids_tensor(const std::vector<int64_t>& v, size_t from, size_t to) {
 
 }  // namespace
 
-PairRenderer::PairRenderer(const PreferenceOptions& o, std::string fn) : o_(o), fn_(std::move(fn)) {}
+PairRenderer::PairRenderer(const PreferenceOptions& o, std::string fn)
+    : tokenizer_(o.tokenizer), chat_template_(o.chat_template), tokenizer_path_(o.tokenizer_path), eos_token_(o.eos_token), fn_(std::move(fn)) {}
 PairRenderer::~PairRenderer() = default;
 
 std::vector<int64_t> PairRenderer::encode(const json& messages, const json& row, bool generation_prompt, const std::string& where) {
-  if (!looked_) jinja_ = template_layout(o_.chat_template, o_.tokenizer_path, o_.eos_token, fn_), looked_ = true;
+  if (!looked_) jinja_ = template_layout(chat_template_, tokenizer_path_, eos_token_, fn_), looked_ = true;
   if (!jinja_)
-    throw DataError("conversational rows need a chat template: the tokenizer's folder has none and chat_template = \"" + o_.chat_template +
+    throw DataError("conversational rows need a chat template: the tokenizer's folder has none and chat_template = \"" + chat_template_ +
                         "\" is a built-in layout; give chat_template = \"<Jinja template>\"",
                     where);
   const std::string text = jinja_->render_text(messages, tools_of(row, where), kwargs_of(row, where), generation_prompt, where);
-  return o_.tokenizer->encode(text, /*add_special_tokens=*/false);
+  return tokenizer_->encode(text, /*add_special_tokens=*/false);
 }
 
 std::string with_eos(const std::string& text, const std::string& eos) {

@@ -62,7 +62,7 @@ class SftTemplateLayout;
 // first use since standard rows need none.
 class PairRenderer {
  public:
-  PairRenderer(const PreferenceOptions& options, std::string fn);  // fn: "data.preference", for messages
+  PairRenderer(const PreferenceOptions& options, std::string fn);  // fn: "data.preference", for messages; options copied
   ~PairRenderer();
   // `messages` rendered with `row`'s tools and chat_template_kwargs and tokenized without special
   // tokens; DataError at `where` when there is no Jinja template.
@@ -70,8 +70,8 @@ class PairRenderer {
                               const std::string& where);
 
  private:
-  const PreferenceOptions& o_;
-  std::string fn_;
+  std::shared_ptr<const HfTokenizer> tokenizer_;
+  std::string chat_template_, tokenizer_path_, eos_token_, fn_;
   std::unique_ptr<SftTemplateLayout> jinja_;
   bool looked_ = false;
 };

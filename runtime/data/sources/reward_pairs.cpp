@@ -64,7 +64,7 @@ DatasetPtr load_reward_pairs(const PreferenceOptions& o, const std::string& marg
   if (o.warn && dropped > 0)
     o.warn("data.reward_pairs: " + std::to_string(dropped) + " row(s) of " + source + " have a chosen or rejected sequence longer than max_length (" +
            std::to_string(o.max_length) + " tokens) and were left out, as TRL leaves them out");
-  if (examples.empty()) throw DataError("no preference pairs (every pair is longer than max_length)", source);
+  if (examples.empty()) throw DataError(dropped > 0 ? "no preference pairs (every pair is longer than max_length)" : "no preference pairs", source);
   size_t with_margin = 0;
   for (const Example& e : examples) with_margin += e.count("margin");
   if (with_margin != 0 && with_margin != examples.size()) throw DataError("some rows have \"" + margin_field + "\" and some do not", source);
