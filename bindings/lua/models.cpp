@@ -72,6 +72,16 @@ int m_gpt(lua_State* L) {
   c.bias = o.boolean("bias", c.bias);
   c.layer_norm_epsilon = o.number("layer_norm_epsilon", c.layer_norm_epsilon);
   const bool fused = o.boolean("fused_linear_cross_entropy", true);
+  // num_labels (labels: their names) makes GPT2ForSequenceClassification.
+  c.labels = o.string_list("labels", {});
+  c.num_labels = o.integer("num_labels", static_cast<int64_t>(c.labels.size()));
+  if (o.has("num_labels") && c.num_labels <= 0) throw RecipeError("models.gpt: num_labels must be > 0 (a sequence classifier)");
+  c.problem_type = o.string("problem_type", "");
+  if (!c.problem_type.empty() && c.num_labels == 0) throw RecipeError("models.gpt: problem_type is a classifier's; give num_labels (or labels) too");
+  if (!c.problem_type.empty() && c.problem_type != "regression" && c.problem_type != "single_label_classification" &&
+      c.problem_type != "multi_label_classification")
+    throw RecipeError("models.gpt: problem_type must be regression, single_label_classification or multi_label_classification, got \"" + c.problem_type + "\"");
+  if (o.has("pad_token_id")) c.pad_token_id = {o.integer("pad_token_id", 0)};
   o.finish();
   models::ModulePtr m = models::make_gpt(c);
   m->set_fused_linear_cross_entropy(fused);

@@ -76,6 +76,11 @@ struct GPTConfig {
   // config.json's ids, kept from the folder the model was read from (empty: not written, so
   // transformers takes GPT2Config's defaults, as for a model runner made).
   std::vector<int64_t> bos_token_id, eos_token_id, pad_token_id;
+  // > 0: HF's GPT2ForSequenceClassification, as LlamaConfig's num_labels (a `score` head on the
+  // last token that is not pad_token_id, no lm_head); right padding only, as for the LM.
+  int64_t num_labels = 0;
+  std::vector<std::string> labels;  // id2label's names
+  std::string problem_type;
 };
 ModulePtr make_gpt(const GPTConfig& config);
 

@@ -48,6 +48,22 @@ void add_classifier_labels(json& config, const ClassifierLabels& l) {
   if (!l.problem_type.empty()) config["problem_type"] = l.problem_type;
 }
 
+at::Tensor last_token_rows(const at::Tensor& x, const at::Tensor& ids, const std::vector<int64_t>& pad_token_id, const std::string& model) {
+  const int64_t b = ids.size(0), t = ids.size(1);
+  at::Tensor last;
+  if (pad_token_id.empty()) {
+    if (b != 1)
+      throw RecipeError(model + ": a sequence classifier without pad_token_id takes batches of one row, got " + std::to_string(b) +
+                        " (give the model a pad_token_id: each row is scored at its last token that is not it)");
+    last = at::full({1}, t - 1, ids.options().dtype(at::kLong));
+  } else {
+    const at::Tensor kept = ids.ne(pad_token_id[0]).to(at::kInt);
+    last = (at::arange(t, ids.options().dtype(at::kInt)) * kept).argmax(-1);  // (B)
+  }
+  const at::Tensor rows = at::arange(b, ids.options().dtype(at::kLong)) * t + last;
+  return x.reshape({b * t, x.size(2)}).index_select(0, rows);
+}
+
 at::Tensor pooled_classification_loss(const ClassifierLabels& l, const at::Tensor& logits, const at::Tensor& labels, const std::string& model) {
   const std::string& kind = l.problem_type;
   if (kind == "regression" || (kind.empty() && l.num_labels == 1)) return regression_loss(logits, labels, model);

@@ -24,6 +24,13 @@ ClassifierLabels classifier_labels_from_hf(const nlohmann::json& config, const s
 // Adds id2label, label2id and (when set) problem_type to a config.json object.
 void add_classifier_labels(nlohmann::json& config, const ClassifierLabels& labels);
 
+// transformers' GenericForSequenceClassification pooling: hidden (B, T, C) at each row's last
+// token that is not the pad id, found on input_ids (not attention_mask, as transformers does:
+// with the pad id also the end-of-text id, the row's closing end-of-text is skipped); a row of
+// padding only takes its first token. Without a pad id the batch must be one row (a RecipeError
+// naming `model` otherwise), scored at its last token. (B, C).
+at::Tensor last_token_rows(const at::Tensor& hidden, const at::Tensor& ids, const std::vector<int64_t>& pad_token_id, const std::string& model);
+
 // The config's problem_type, else regression (MSE) for one label, multi-label BCE for float
 // labels, cross-entropy otherwise. logits (B, num_labels).
 at::Tensor pooled_classification_loss(const ClassifierLabels& labels, const at::Tensor& logits, const at::Tensor& label_values,

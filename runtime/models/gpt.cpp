@@ -10,6 +10,7 @@
 //   transformer.h.{i}.mlp.c_proj.weight (4C, C), .bias (C)
 //   transformer.ln_f.weight|bias (C)
 //   lm_head.weight (V, C): the same tensor as transformer.wte.weight
+//   score.weight (num_labels, C): instead of lm_head in GPT2ForSequenceClassification (num_labels > 0)
 //
 // The c_* weights are HF "Conv1D" layers, stored (in, out) and applied as y = x·W + b.
 // Blocks are pre-LayerNorm: x += attn(ln_1(x)); x += mlp(ln_2(x)).
@@ -30,6 +31,7 @@
 #include "runtime/models/attention.h"
 #include "runtime/models/batch_inputs.h"
 #include "runtime/models/builtin.h"
+#include "runtime/models/classifier_labels.h"
 #include "runtime/models/host_facts.h"
 #include "runtime/models/kv_cache.h"
 #include "runtime/models/layers.h"
@@ -152,7 +154,10 @@ std::shared_ptr<Embedding> gpt_embedding(int64_t num, int64_t dim) {
 
 class GPT : public Module {
  public:
-  explicit GPT(const GPTConfig& c) : Module("GPT2LMHeadModel"), config_(c) {
+  explicit GPT(const GPTConfig& c) : Module(c.num_labels > 0 ? "GPT2ForSequenceClassification" : "GPT2LMHeadModel"), config_(c) {
+    if (c.num_labels < 0) throw RecipeError("models.gpt: num_labels must be >= 0 (0: the language model)");
+    if (!c.labels.empty() && static_cast<int64_t>(c.labels.size()) != c.num_labels)
+      throw RecipeError("models.gpt: labels names " + std::to_string(c.labels.size()) + " labels but num_labels is " + std::to_string(c.num_labels));
     if (c.vocab_size <= 0 || c.block_size <= 0 || c.n_layer <= 0 || c.n_head <= 0 || c.n_embd <= 0)
       throw RecipeError("models.gpt: vocab_size, block_size, n_layer, n_head and n_embd must be > 0");
     if (c.n_embd % c.n_head != 0)
@@ -182,6 +187,15 @@ class GPT : public Module {
     ln_f_->feeds_matmuls = true;  // the LM head (never adapted) or the fused loss, which casts to the same dtype
     transformer->register_module("ln_f", ln_f_);
     register_module("transformer", transformer);
+    if (c.num_labels > 0) {  // GPT2ForSequenceClassification: score, no lm_head
+      score_ = std::make_shared<Linear>(c.n_embd, c.num_labels, /*bias=*/false);
+      if (!meta_init_active()) {
+        c10::NoGradGuard no_grad;
+        score_->weight.normal_(0.0, kInitStd);
+      }
+      register_module("score", score_);
+      return;
+    }
     // Tied output projection: the same tensor under a second name (listed once by
     // named_parameters, twice in the state dict, as in PyTorch).
     auto lm_head = std::make_shared<Module>("Linear");
@@ -192,15 +206,17 @@ class GPT : public Module {
   }
 
   bool takes_batch() const override { return true; }
-  bool shifts_labels() const override { return true; }
+  bool shifts_labels() const override { return !score_; }
   std::vector<std::string> input_names() const override { return {"input_ids", "position_ids", "labels"}; }
   bool attends_across_packed_sequences() const override { return true; }
   Module* input_embeddings() override { return wte_.get(); }
   std::vector<IdRange> id_ranges() const override {
     const std::string vocab = "vocab_size = " + std::to_string(config_.vocab_size);
-    return {{"input_ids", config_.vocab_size, false, vocab},
-            {"position_ids", config_.block_size, false, "block_size = " + std::to_string(config_.block_size)},
-            {"labels", config_.vocab_size, true, vocab}};
+    std::vector<IdRange> r{{"input_ids", config_.vocab_size, false, vocab},
+                           {"position_ids", config_.block_size, false, "block_size = " + std::to_string(config_.block_size)}};
+    if (!score_) r.push_back({"labels", config_.vocab_size, true, vocab});
+    else if (config_.num_labels > 1) r.push_back({"labels", config_.num_labels, true, "num_labels = " + std::to_string(config_.num_labels)});
+    return r;
   }
   std::vector<std::string> no_split_modules() const override { return {"GPT2Block"}; }
   // GPT2Config's config.json, so transformers and models.from_pretrained load the folders the
@@ -208,7 +224,7 @@ class GPT : public Module {
   std::string hf_config_json() const override {
     if (!config_.bias) return "";
     const GPTConfig& c = config_;
-    nlohmann::json j{{"architectures", {"GPT2LMHeadModel"}}, {"model_type", "gpt2"}, {"vocab_size", c.vocab_size},
+    nlohmann::json j{{"architectures", {type_name()}}, {"model_type", "gpt2"}, {"vocab_size", c.vocab_size},
                           {"n_positions", c.block_size}, {"n_ctx", c.block_size}, {"n_embd", c.n_embd}, {"n_layer", c.n_layer},
                           {"n_head", c.n_head}, {"n_inner", nullptr}, {"activation_function", "gelu_new"},
                           {"resid_pdrop", c.dropout}, {"embd_pdrop", c.embedding_dropout()}, {"attn_pdrop", c.attention_dropout()},
@@ -217,6 +233,7 @@ class GPT : public Module {
     for (const auto& [key, ids] : {std::pair<const char*, const std::vector<int64_t>&>{"bos_token_id", c.bos_token_id},
                                    {"eos_token_id", c.eos_token_id}, {"pad_token_id", c.pad_token_id}})
       if (!ids.empty()) j[key] = ids_json(ids);
+    if (score_) add_classifier_labels(j, {c.num_labels, c.labels, c.problem_type});
     return j.dump(2);
   }
 
@@ -240,6 +257,12 @@ class GPT : public Module {
     for (const auto& block : blocks_) x = block->forward(x);
     x = ln_f_->forward(x);
     at::Tensor labels = optional_field(batch, "labels");
+    if (score_) {  // HF's GPT2ForSequenceClassification (classifier_labels.h)
+      TensorMap out{{"logits", score_->forward(last_token_rows(x, ids, config_.pad_token_id, "models.gpt"))}};  // (B, num_labels)
+      if (labels.defined())
+        out["loss"] = pooled_classification_loss({config_.num_labels, config_.labels, config_.problem_type}, out["logits"], labels, "models.gpt");
+      return out;
+    }
     if (labels.defined() && fused_linear_cross_entropy() && loss_only())
       return {{"loss", fused_shifted_lm_loss(x, wte_->weight, labels, "models.gpt")}};  // no (B, T, V) logits
     at::Tensor logits = at::linear(x, wte_->weight);  // (B, T, V)
@@ -248,11 +271,12 @@ class GPT : public Module {
     return out;
   }
 
-  bool can_generate() const override { return true; }
+  bool can_generate() const override { return !score_; }
   // The generation path (Module::forward_cached): position ids from the attention mask as
   // transformers' generate makes them for GPT-2 (cumsum - 1, padding at 1), a key mask for
   // left padding, and each block's keys and values kept in the cache.
   at::Tensor forward_cached(const at::Tensor& ids, const at::Tensor& attention_mask, KVCache& cache, int64_t logits_to_keep) override {
+    if (score_) throw RecipeError("generation: GPT2ForSequenceClassification is a classifier; it does not generate");
     const int64_t past = cache.length(), t = ids.size(1), total = past + t;
     if (total > config_.block_size)
       throw RecipeError("generation: " + std::to_string(total) + " positions exceed GPT-2's n_positions (block_size) " +
@@ -294,6 +318,7 @@ class GPT : public Module {
   std::shared_ptr<Embedding> wte_, wpe_;
   std::vector<std::shared_ptr<Block>> blocks_;
   std::shared_ptr<LayerNorm> ln_f_;
+  std::shared_ptr<Linear> score_;  // a sequence classifier's head
 };
 
 }  // namespace

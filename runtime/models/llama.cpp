@@ -182,24 +182,9 @@ class Llama : public Module {
  private:
   bool classifier() const { return config_.num_labels > 0; }
 
-  // HF's GenericForSequenceClassification: the score of each row's last token that is not
-  // pad_token_id, found on input_ids (not attention_mask, as transformers does: with the pad id
-  // also the end-of-text id, the row's closing end-of-text is skipped); a row of padding only
-  // takes its first token. Without a pad id a batch must be one row (as transformers refuses).
+  // HF's GenericForSequenceClassification (classifier_labels.h).
   TensorMap classify(const at::Tensor& x, const at::Tensor& ids, const at::Tensor& labels) {
-    const int64_t b = ids.size(0), t = ids.size(1);
-    at::Tensor last;
-    if (config_.pad_token_id.empty()) {
-      if (b != 1)
-        throw RecipeError("models.llama: a sequence classifier without pad_token_id takes batches of one row, got " + std::to_string(b) +
-                          " (give the model a pad_token_id: each row is scored at its last token that is not it)");
-      last = at::full({1}, t - 1, ids.options().dtype(at::kLong));
-    } else {
-      const at::Tensor kept = ids.ne(config_.pad_token_id[0]).to(at::kInt);
-      last = (at::arange(t, ids.options().dtype(at::kInt)) * kept).argmax(-1);  // (B)
-    }
-    const at::Tensor rows = at::arange(b, ids.options().dtype(at::kLong)) * t + last;
-    const at::Tensor pooled = x.reshape({b * t, x.size(2)}).index_select(0, rows);  // (B, C)
+    const at::Tensor pooled = last_token_rows(x, ids, config_.pad_token_id, "models.llama");  // (B, C)
     TensorMap out{{"logits", score_->forward(pooled)}};  // (B, num_labels)
     if (labels.defined())
       out["loss"] = pooled_classification_loss({config_.num_labels, config_.labels, config_.problem_type}, out["logits"], labels, "models.llama");

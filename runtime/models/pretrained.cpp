@@ -18,6 +18,7 @@
 #include "runtime/models/batch_inputs.h"
 #include "runtime/models/bert_config.h"
 #include "runtime/models/builtin.h"
+#include "runtime/models/gpt_config.h"
 #include "runtime/models/parameter_store.h"
 #include "runtime/models/llama_config.h"
 #include "runtime/models/lora.h"
@@ -94,45 +95,6 @@ json read_config(const fs::path& dir) {
   return config;
 }
 
-int64_t config_int(const json& config, const std::string& key, const std::string& where) {
-  auto it = config.find(key);
-  if (it == config.end() || !it->is_number_integer()) throw CheckpointError("config.json needs an integer \"" + key + "\"", where);
-  return it->get<int64_t>();
-}
-
-GPTConfig gpt_config(const json& c, const std::string& where) {
-  const std::string type = c.value("model_type", std::string());
-  if (type != "gpt2")
-    throw CheckpointError(type.empty() ? "config.json has no model_type (supported: gpt2, llama, qwen2, mistral, bert, roberta, distilbert)"
-                                       : "model_type \"" + type + "\" is not supported (supported: gpt2, llama, qwen2, mistral, bert, roberta, distilbert)",
-                          where);
-  GPTConfig g;
-  g.n_embd = config_int(c, "n_embd", where);
-  g.n_layer = config_int(c, "n_layer", where);
-  g.n_head = config_int(c, "n_head", where);
-  g.vocab_size = config_int(c, "vocab_size", where);
-  g.block_size = config_int(c, c.contains("n_positions") ? "n_positions" : "n_ctx", where);
-  g.layer_norm_epsilon = c.value("layer_norm_epsilon", 1e-5);
-  g.dropout = c.value("resid_pdrop", 0.1);  // GPT2Config's defaults
-  g.attn_dropout = c.value("attn_pdrop", 0.1);
-  g.embd_dropout = c.value("embd_pdrop", 0.1);
-  g.bias = true;
-  g.bos_token_id = get_ids(c, "bos_token_id", where);
-  g.eos_token_id = get_ids(c, "eos_token_id", where);
-  g.pad_token_id = get_ids(c, "pad_token_id", where);
-  const std::string act = c.value("activation_function", std::string("gelu_new"));
-  if (act != "gelu_new" && act != "gelu_pytorch_tanh")
-    throw CheckpointError("activation_function \"" + act + "\" is not supported (GPT-2 uses gelu_new, the tanh approximation)", where);
-  if (c.contains("n_inner") && !c["n_inner"].is_null() && c["n_inner"] != 4 * g.n_embd)
-    throw CheckpointError("n_inner other than 4·n_embd is not supported", where);
-  for (const char* flag : {"scale_attn_by_inverse_layer_idx", "reorder_and_upcast_attn", "add_cross_attention"})
-    if (c.value(flag, false)) throw CheckpointError(std::string(flag) + " = true is not supported", where);
-  if (!c.value("scale_attn_weights", true)) throw CheckpointError("scale_attn_weights = false is not supported", where);
-  if (!c.value("tie_word_embeddings", true))
-    throw CheckpointError("tie_word_embeddings = false is not supported (GPT-2's lm_head is the token embedding)", where);
-  return g;
-}
-
 // A tensor in a model folder's files: which file, and its name there.
 struct FileTensor {
   std::shared_ptr<const io::SafetensorsFile> file;
@@ -171,17 +133,19 @@ FileTensors weight_files(const fs::path& dir) {
 }
 
 // Hub checkpoints name GPT2Model's tensors ("h.0.attn.c_attn.weight"), carry the causal
-// mask buffers, and often omit the tied lm_head: bring them to GPT2LMHeadModel's names.
-FileTensors hf_gpt2_names(FileTensors tensors, const std::string& where) {
+// mask buffers, and often omit the tied lm_head: bring them to GPT2LMHeadModel's names
+// (GPT2ForSequenceClassification's: score, and no lm_head).
+FileTensors hf_gpt2_names(FileTensors tensors, const std::string& where, bool classifier) {
   FileTensors out;
   std::optional<FileTensor> head;
   for (auto& [name, t] : tensors) {
     if (ends_with(name, ".attn.bias") || ends_with(name, ".attn.masked_bias")) continue;
     if (name == "lm_head.weight") {
-      head = t;
+      if (!classifier) head = t;  // a classifier made from the LM has none (transformers drops it)
       continue;
     }
-    out.emplace_back(name.rfind("transformer.", 0) == 0 ? name : "transformer." + name, t);
+    if (name == "score.weight") out.emplace_back(name, t);  // GPT2ForSequenceClassification's head
+    else out.emplace_back(name.rfind("transformer.", 0) == 0 ? name : "transformer." + name, t);
   }
   if (head) {
     for (const auto& [name, t] : out)
@@ -386,12 +350,13 @@ ModulePtr from_pretrained(const std::string& dir, bool deferred, const std::stri
   const json config = read_config(folder);
   const std::string where = (folder / "config.json").string();
   const std::string type = config.value("model_type", std::string());
-  // The Llama family has a sequence classifier (LlamaForSequenceClassification: a reward model).
-  const bool llama_classifier = is_llama_family(type) && (num_labels > 0 || task == "sequence_classification");
-  if ((num_labels > 0 || !task.empty()) && !is_encoder_type(type) && !llama_classifier)
+  // The decoders have a sequence classifier (LlamaForSequenceClassification: a reward model).
+  const bool decoder = is_llama_family(type) || type == "gpt2";
+  const bool decoder_classifier = decoder && (num_labels > 0 || task == "sequence_classification");
+  if ((num_labels > 0 || !task.empty()) && !is_encoder_type(type) && !decoder_classifier)
     throw RecipeError("from_pretrained: num_labels, labels and task are for a classification model (model_type bert, roberta, xlm-roberta, camembert, distilbert, albert, electra; "
-                      "llama, qwen2, mistral as sequence classifiers), not " +
-                      (type.empty() ? "this folder" : is_llama_family(type) ? type + " with task = \"" + task + "\"" : type));
+                      "gpt2, llama, qwen2, mistral as sequence classifiers), not " +
+                      (type.empty() ? "this folder" : decoder ? type + " with task = \"" + task + "\"" : type));
   if (pad_token_id && is_encoder_type(type))
     throw RecipeError("from_pretrained: pad_token_id is an encoder's embedding padding row, read from " + where + "; it cannot be changed");
   ModulePtr model;
@@ -414,23 +379,26 @@ ModulePtr from_pretrained(const std::string& dir, bool deferred, const std::stri
                           " is a question-answering model (give task = \"sequence_classification\" for a classifier on its body)");
       if (encoder->question_answering && encoder->num_labels != 2) encoder->num_labels = 2, encoder->labels.clear();  // start, end
     }
-    std::optional<LlamaConfig> decoder;
+    // A causal LM's folder as a classifier: the score head is new (transformers'
+    // AutoModelForSequenceClassification, num_labels 2 unless given), its lm_head dropped.
+    auto size_classifier = [&](auto& c) {
+      if (decoder_classifier && c.num_labels == 0) c.num_labels = num_labels > 0 ? num_labels : 2;
+      else if (num_labels > 0 && num_labels != c.num_labels) c.num_labels = num_labels, c.labels.clear();
+      if (!labels.empty()) c.labels = labels;
+      if (pad_token_id) c.pad_token_id = {*pad_token_id};
+    };
+    std::optional<LlamaConfig> llama_cfg;
     if (llama) {
-      decoder = llama_config_from_hf(config, where);
-      // A causal LM's folder as a classifier: the score head is new (transformers'
-      // AutoModelForSequenceClassification, num_labels 2 unless given), its lm_head dropped.
-      if (llama_classifier && decoder->num_labels == 0) decoder->num_labels = num_labels > 0 ? num_labels : 2;
-      else if (num_labels > 0 && num_labels != decoder->num_labels) decoder->num_labels = num_labels, decoder->labels.clear();
-      if (!labels.empty()) decoder->labels = labels;
-      if (pad_token_id) decoder->pad_token_id = {*pad_token_id};
+      llama_cfg = llama_config_from_hf(config, where);
+      size_classifier(*llama_cfg);
     }
     GPTConfig gpt;
     if (!bert && !llama) {
       gpt = gpt_config(config, where);
-      if (pad_token_id) gpt.pad_token_id = {*pad_token_id};
+      size_classifier(gpt);
     }
     // Config errors first, then the files.
-    model = bert ? make_encoder_classifier(*encoder) : llama ? make_llama(*decoder) : make_gpt(gpt);
+    model = bert ? make_encoder_classifier(*encoder) : llama ? make_llama(*llama_cfg) : make_gpt(gpt);
     const FileTensors files = weight_files(folder);
     if (bert) defer_named(*model,
                           hf_bert_names(files, type,
@@ -438,9 +406,8 @@ ModulePtr from_pretrained(const std::string& dir, bool deferred, const std::stri
                                             (is_roberta_type(type) && encoder->multiple_choice),
                                         encoder->masked_lm, encoder->question_answering),
                           dir, new_head_parameter, encoder->initializer_range);
-    else if (llama) defer_named(*model, hf_llama_names(files, decoder->num_labels > 0), dir, [](const std::string& n) { return n == "score.weight"; },
-                                decoder->initializer_range);
-    else defer_named(*model, hf_gpt2_names(files, dir), dir);
+    else defer_named(*model, llama ? hf_llama_names(files, llama_cfg->num_labels > 0) : hf_gpt2_names(files, dir, gpt.num_labels > 0), dir,
+                     [](const std::string& n) { return n == "score.weight"; }, llama ? llama_cfg->initializer_range : 0.02);
     model->to(resolve_dtype(dtype, config, files, where));  // the values are converted as they are read (parameter_store.h)
   }
   if (!deferred) materialize(*model);

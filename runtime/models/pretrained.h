@@ -27,11 +27,11 @@ namespace runner::models {
 // the classes in id order (config.id2label; their count is num_labels when that is 0), `task`
 // "token_classification" / "sequence_classification" picks the head (AutoModelForTokenClassification
 // / ...ForSequenceClassification; "": the config's architectures, else sequence classification).
-// A Llama-family folder is a LlamaForSequenceClassification (Qwen2..., Mistral...) when its
-// architectures say so, or as `num_labels` > 0 / task "sequence_classification" make it one
-// (a causal LM's folder then gets a new score head, num_labels 2 unless given).
-// `pad_token_id` replaces the config's (GPT-2, Llama family): a Llama classifier finds each
-// row's end by it (TRL's RewardTrainer sets the tokenizer's on the model's config).
+// A Llama-family or GPT-2 folder is a *ForSequenceClassification (LlamaForSequenceClassification,
+// Qwen2..., Mistral..., GPT2...) when its architectures say so, or as `num_labels` > 0 / task
+// "sequence_classification" make it one (a causal LM's folder then gets a new score head,
+// num_labels 2 unless given). `pad_token_id` replaces the config's (GPT-2, Llama family): a
+// classifier finds each row's end by it (TRL's RewardTrainer sets the tokenizer's on the model's config).
 ModulePtr from_pretrained(const std::string& dir, bool deferred = false, const std::string& dtype = "auto", int64_t num_labels = 0,
                           const std::vector<std::string>& labels = {}, const std::string& task = "",
                           std::optional<int64_t> pad_token_id = std::nullopt);

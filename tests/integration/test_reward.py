@@ -207,6 +207,46 @@ class RewardTest(RecipeTest):
         for k, v in lm.model.state_dict().items():
             torch.testing.assert_close(saved.model.state_dict()[k], v, msg=k)
 
+    def test_gpt2_classifier_equals_transformers(self):
+        # GPT-2's GPT2ForSequenceClassification, right-padded rows (runner's GPT-2 reads no
+        # attention_mask; left padding is not supported for it).
+        from transformers import GPT2Config, GPT2ForSequenceClassification, GPT2LMHeadModel
+        gpt = dict(vocab_size=self.llama["vocab_size"], n_positions=64, n_embd=32, n_layer=2, n_head=4, bos_token_id=1, eos_token_id=2)
+        torch.manual_seed(3)
+        GPT2ForSequenceClassification(GPT2Config(**gpt, num_labels=3, pad_token_id=2)).save_pretrained(os.path.join(self.tmp, "gpt_cls3"))
+        torch.manual_seed(4)
+        GPT2LMHeadModel(GPT2Config(**gpt)).save_pretrained(os.path.join(self.tmp, "gpt_lm"))
+        ids = torch.tensor(IDS[:2])
+        two_rows = CLASSIFY.replace("{ 2, 11, 12, 13, 14, 15 } }", "}")
+        code, out, err = run("check", write(os.path.join(self.tmp, "gpt.lua"), two_rows % ('models.from_pretrained("gpt_cls3")', "torch.tensor({ 2, 0 }):long()")),
+                             cwd=self.tmp)
+        self.assertEqual(code, 0, err[-3000:])
+        hf = AutoModelForSequenceClassification.from_pretrained(os.path.join(self.tmp, "gpt_cls3")).eval()
+        with torch.no_grad():
+            want = hf(input_ids=ids, attention_mask=ids.ne(2).long(), labels=torch.tensor([2, 0]))
+        torch.testing.assert_close(torch.tensor(json.loads(lines(err, "LOGITS")[0])), want.logits, rtol=1e-5, atol=1e-6)
+        self.assertTrue(close(float(lines(err, "LOSS")[0]), want.loss.item(), 1e-5, 1e-6))
+        # A GPT-2 LM's folder as a reward model, and models.gpt{num_labels}: trained a step at learning
+        # rate 0 and saved, transformers loads them with runner's logits.
+        for name, lua in (("gpt_rm", 'models.from_pretrained("gpt_lm", { num_labels = 1, pad_token_id = 2 })'),
+                          ("gpt_made", 'models.gpt{ vocab_size = %d, block_size = 64, n_layer = 2, n_head = 4, n_embd = 32, num_labels = 1, pad_token_id = 2 }'
+                           % self.llama["vocab_size"])):
+            with self.subTest(model=name):
+                code, out, err = run(write(os.path.join(self.tmp, name + ".lua"), TRAIN % ("text.jsonl", name, 1, "0.0", 2, 1, lua, "")), cwd=self.tmp)
+                self.assertEqual(code, 0, err[-3000:])
+                code, out, err = run("check", write(os.path.join(self.tmp, "gpt.lua"), two_rows % ('models.from_pretrained("%s")' % name, "nil")), cwd=self.tmp)
+                self.assertEqual(code, 0, err[-3000:])
+                loaded = AutoModelForSequenceClassification.from_pretrained(os.path.join(self.tmp, name)).eval()
+                self.assertEqual((type(loaded).__name__, loaded.config.pad_token_id), ("GPT2ForSequenceClassification", 2))
+                with torch.no_grad():
+                    torch.testing.assert_close(loaded(input_ids=ids, attention_mask=ids.ne(2).long()).logits,
+                                               torch.tensor(json.loads(lines(err, "LOGITS")[0])), rtol=1e-5, atol=1e-6)
+        lm = GPT2LMHeadModel.from_pretrained(os.path.join(self.tmp, "gpt_lm"))
+        saved = AutoModelForSequenceClassification.from_pretrained(os.path.join(self.tmp, "gpt_rm"))
+        for k, v in lm.transformer.state_dict().items():
+            if not k.endswith(".attn.bias"):
+                torch.testing.assert_close(saved.transformer.state_dict()[k], v, msg=k)
+
     def dump(self, name, max_length=1024):
         code, out, err = run("check", write(os.path.join(self.tmp, "dump.lua"), DUMP % (name + ".jsonl", max_length)), cwd=self.tmp)
         self.assertEqual(code, 0, err[-3000:])

@@ -8,6 +8,7 @@
 #include "runtime/core/errors.h"
 #include "runtime/io/safetensors.h"
 #include "runtime/models/builtin.h"
+#include "runtime/models/gpt_config.h"
 #include "runtime/models/llama_config.h"
 #include "runtime/models/pretrained.h"
 #include "tests/models/model_test_util.h"
@@ -315,4 +316,23 @@ TEST(LlamaConfigFromHf, SequenceClassifierConfigRoundTrips) {
   nlohmann::json j{{"model_type", "llama"}, {"vocab_size", 64}, {"hidden_size", 32}, {"intermediate_size", 64}, {"num_hidden_layers", 2},
                    {"num_attention_heads", 4}, {"architectures", {"LlamaForSequenceClassification"}}, {"pad_token_id", {0, 1}}};
   EXPECT_THAT(checkpoint_error([&] { llama_config_from_hf(j, "config.json"); }), ::testing::HasSubstr("takes one pad_token_id"));
+}
+
+// GPT2ForSequenceClassification: the config it writes reads back as the same classifier.
+TEST(GptConfigFromHf, SequenceClassifierConfigRoundTrips) {
+  GPTConfig c = tiny();
+  c.num_labels = 2, c.labels = {"bad", "good"}, c.pad_token_id = {0};
+  ModulePtr m = make_gpt(c);
+  EXPECT_EQ(m->type_name(), "GPT2ForSequenceClassification");
+  EXPECT_FALSE(m->can_generate());
+  const nlohmann::json j = nlohmann::json::parse(m->hf_config_json());
+  EXPECT_EQ(j["architectures"], nlohmann::json::array({"GPT2ForSequenceClassification"}));
+  const GPTConfig back = gpt_config(j, "config.json");
+  EXPECT_EQ(back.num_labels, 2);
+  EXPECT_EQ(back.labels, c.labels);
+  EXPECT_EQ(back.pad_token_id, c.pad_token_id);
+  bool score = false, lm_head = false;
+  for (const auto& [name, t] : m->state_dict()) score |= name == "score.weight", lm_head |= name == "lm_head.weight";
+  EXPECT_TRUE(score && !lm_head);
+  EXPECT_EQ(gpt_config(nlohmann::json::parse(kConfig), "config.json").num_labels, 0);  // GPT2LMHeadModel's
 }
