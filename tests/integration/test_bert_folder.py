@@ -413,7 +413,7 @@ return {
             transformers.GPT2LMHeadModel(transformers.GPT2Config(vocab_size=64, n_positions=16, n_embd=32, n_layer=1, n_head=2)
                                          ).save_pretrained(os.path.join(d, "gpt2"))
             for folder, options, message in [("act", "", 'hidden_act "gelu_new" is not supported'),
-                                             ("gpt2", ", { num_labels = 3 }", "num_labels, labels and task are for a classification model")]:
+                                             ("gpt2", ', { task = "token_classification" }', "num_labels, labels and task are for a classification model")]:
                 with self.subTest(folder=folder):
                     script = (LOGITS.replace("FOLDER", folder).replace("OPTIONS", options).replace("IDS", lua_list(IDS))
                               .replace("MASK", lua_list(MASK)).replace("TYPES", lua_list(TYPES)))
