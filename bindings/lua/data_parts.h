@@ -31,6 +31,12 @@ int64_t special_token_id(const data::HfTokenizer& t, const char* key, std::initi
 // dataset = <a data.parquet/arrow/hf_dataset> (one of them), and tokenizer = data.tokenizer(...)
 // or its tokenizer.json path (required). `o` is the call's options table (argument 1);
 // RecipeError starting with o's function name.
+// The option `tokenizer` (a data.tokenizer or its tokenizer.json path) of the options table at
+// argument 1; RecipeError starting with `fn` when absent (data_sft.cpp).
+std::shared_ptr<data::HfTokenizer> tokenizer_option(lua_State* L, Options& o, const std::string& fn);
+// transformers' tokenizer.eos_token_id: the folder's tokenizer_config.json eos_token; -1 when none
+// (data_tokenizer.cpp).
+int64_t config_eos_token_id(const data::HfTokenizer& t);
 struct RowSource {
   std::string path;
   data::DatasetPtr dataset;

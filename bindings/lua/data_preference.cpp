@@ -70,15 +70,9 @@ int d_reward_collator(lua_State* L) {
   if (o.has("pad_token_id")) {
     p.pad_token_id = o.integer("pad_token_id", 0);
   } else {
-    lua_getfield(L, 1, "tokenizer");
-    std::shared_ptr<data::HfTokenizer> tok = tokenizer_at(L, -1);
-    lua_pop(L, 1);
-    if (!tok) tok = data::HfTokenizer::load(checked_path(o.string("tokenizer", ""), "data.reward_collator"));
+    const std::shared_ptr<data::HfTokenizer> tok = tokenizer_option(L, o, "data.reward_collator");
     p.pad_token_id = special_token_id(*tok, "pad_token", {});
-    if (p.pad_token_id < 0) {
-      const std::string eos = data::tokenizer_config_eos(tok->path());
-      p.pad_token_id = eos.empty() ? -1 : tok->token_to_id(eos);
-    }
+    if (p.pad_token_id < 0) p.pad_token_id = config_eos_token_id(*tok);
     if (p.pad_token_id < 0) throw RecipeError("data.reward_collator: the tokenizer names neither a pad_token nor an eos_token; give pad_token_id");
   }
   p.pad_to_multiple_of = o.integer("pad_to_multiple_of", 0);

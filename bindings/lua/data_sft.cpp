@@ -23,12 +23,16 @@ RowSource row_source(lua_State* L, Options& o, const std::string& fn, const char
     if (!o.has("path")) throw RecipeError(fn + ": needs " + file + " (or dataset = data.parquet{...})");
     r.path = checked_path(o.string("path", ""), fn);
   }
+  r.tokenizer = tokenizer_option(L, o, fn);
+  return r;
+}
+
+std::shared_ptr<data::HfTokenizer> tokenizer_option(lua_State* L, Options& o, const std::string& fn) {
   if (!o.has("tokenizer")) throw RecipeError(fn + ": needs tokenizer = \"tokenizer.json\" (or a data.tokenizer)");
   lua_getfield(L, 1, "tokenizer");
-  r.tokenizer = tokenizer_at(L, -1);
+  std::shared_ptr<data::HfTokenizer> tok = tokenizer_at(L, -1);
   lua_pop(L, 1);
-  if (!r.tokenizer) r.tokenizer = data::HfTokenizer::load(checked_path(o.string("tokenizer", ""), fn));
-  return r;
+  return tok ? tok : data::HfTokenizer::load(checked_path(o.string("tokenizer", ""), fn));
 }
 
 std::string eos_token_option(Options& o, const data::HfTokenizer& tok, const std::string& fn) {

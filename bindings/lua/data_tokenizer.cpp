@@ -102,6 +102,11 @@ EncodeOptions encode_options(lua_State* L, int idx, const char* fn, bool words_a
 
 }  // namespace
 
+int64_t config_eos_token_id(const data::HfTokenizer& t) {
+  const std::string eos = data::tokenizer_config_eos(t.path());
+  return eos.empty() ? -1 : t.token_to_id(eos);
+}
+
 int64_t special_token_id(const data::HfTokenizer& t, const char* key, std::initializer_list<const char*> defaults) {
   const auto named = data::folder_special_tokens(t.path());
   if (auto it = named.find(key); it != named.end() && t.token_to_id(it->second) >= 0) return t.token_to_id(it->second);
@@ -339,9 +344,7 @@ int t_pad_token_id(lua_State* L) {
 }
 
 int t_eos_token_id(lua_State* L) {
-  const data::HfTokenizer& t = self(L);
-  const std::string eos = data::tokenizer_config_eos(t.path());
-  push_id_or_nil(L, eos.empty() ? -1 : t.token_to_id(eos));
+  push_id_or_nil(L, config_eos_token_id(self(L)));
   return 1;
 }
 

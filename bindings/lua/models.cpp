@@ -7,6 +7,7 @@
 #include "runtime/core/text.h"
 #include "runtime/io/safetensors.h"
 #include "runtime/models/builtin.h"
+#include "runtime/models/classifier_labels.h"
 #include "runtime/models/llama_config.h"
 #include "runtime/models/lora.h"
 #include "runtime/models/pretrained.h"
@@ -78,8 +79,7 @@ int m_gpt(lua_State* L) {
   if (o.has("num_labels") && c.num_labels <= 0) throw RecipeError("models.gpt: num_labels must be > 0 (a sequence classifier)");
   c.problem_type = o.string("problem_type", "");
   if (!c.problem_type.empty() && c.num_labels == 0) throw RecipeError("models.gpt: problem_type is a classifier's; give num_labels (or labels) too");
-  if (!c.problem_type.empty() && c.problem_type != "regression" && c.problem_type != "single_label_classification" &&
-      c.problem_type != "multi_label_classification")
+  if (!c.problem_type.empty() && !models::is_problem_type(c.problem_type))
     throw RecipeError("models.gpt: problem_type must be regression, single_label_classification or multi_label_classification, got \"" + c.problem_type + "\"");
   if (o.has("pad_token_id")) c.pad_token_id = {o.integer("pad_token_id", 0)};
   o.finish();
@@ -123,16 +123,11 @@ int m_llama(lua_State* L) {
   }
   // num_labels (labels: their names) makes LlamaForSequenceClassification, as the config of
   // AutoModelForSequenceClassification.from_config would.
-  if (auto it = config.find("labels"); it != config.end()) {
-    if (!it->is_array() || it->empty() || !std::all_of(it->begin(), it->end(), [](const nlohmann::json& v) { return v.is_string(); }))
-      throw RecipeError("models.llama: labels must be a list of class names");
+  if (auto it = config.find("labels"); it != config.end()) {  // the names in id order: id2label as a list
+    if (!it->is_array()) throw RecipeError("models.llama: labels must be a list of class names");
     if (config.contains("id2label")) throw RecipeError("models.llama: give labels or id2label, not both");
-    nlohmann::json names = nlohmann::json::object();
-    for (size_t i = 0; i < it->size(); ++i) names[std::to_string(i)] = (*it)[i];
-    if (config.contains("num_labels") && config["num_labels"] != nlohmann::json(it->size()))
-      throw RecipeError("models.llama: labels names " + std::to_string(it->size()) + " labels but num_labels is " + config["num_labels"].dump());
-    config["id2label"] = names;
-    config.erase(it);
+    config["id2label"] = *it;
+    config.erase("labels");
   }
   if (auto it = config.find("id2label"); it != config.end() && it->is_array()) {  // a Lua list: the names in id order
     nlohmann::json names = nlohmann::json::object();
@@ -148,7 +143,7 @@ int m_llama(lua_State* L) {
     if (config.contains("num_labels") && !(config["num_labels"].is_number_integer() && config["num_labels"].get<int64_t>() > 0))
       throw RecipeError("models.llama: num_labels must be an integer > 0 (a sequence classifier), got " + config["num_labels"].dump());
     if (config.contains("id2label") && config.contains("num_labels") && config["id2label"].size() != config["num_labels"].get<size_t>())
-      throw RecipeError("models.llama: id2label names " + std::to_string(config["id2label"].size()) + " labels but num_labels is " + config["num_labels"].dump());
+      throw RecipeError("models.llama: labels names " + std::to_string(config["id2label"].size()) + " labels but num_labels is " + config["num_labels"].dump());
     config["architectures"] = {"LlamaForSequenceClassification"};
   }
   try {

@@ -1,12 +1,19 @@
 #include "runtime/models/classifier_labels.h"
 
+#include <c10/core/GradMode.h>
+
 #include "runtime/core/errors.h"
 #include "runtime/core/json_fields.h"
 #include "runtime/models/losses.h"
+#include "runtime/models/parameter_store.h"
 
 namespace runner::models {
 
 using nlohmann::json;
+
+bool is_problem_type(const std::string& t) {
+  return t == "regression" || t == "single_label_classification" || t == "multi_label_classification";
+}
 
 ClassifierLabels classifier_labels_from_hf(const json& c, const std::string& where) {
   ClassifierLabels l;
@@ -27,8 +34,7 @@ ClassifierLabels classifier_labels_from_hf(const json& c, const std::string& whe
     l.num_labels = JsonFields(c, where).integer("num_labels", 2);
   }
   if (c.contains("problem_type") && c["problem_type"].is_string()) l.problem_type = c["problem_type"].get<std::string>();
-  if (!l.problem_type.empty() && l.problem_type != "regression" && l.problem_type != "single_label_classification" &&
-      l.problem_type != "multi_label_classification")
+  if (!l.problem_type.empty() && !is_problem_type(l.problem_type))
     throw CheckpointError("problem_type \"" + l.problem_type + "\" is not one of regression, single_label_classification, multi_label_classification", where);
   if (l.problem_type == "regression" && l.num_labels != 1)
     throw CheckpointError("problem_type regression with " + std::to_string(l.num_labels) + " labels is not supported (num_labels = 1 is)", where);
@@ -46,6 +52,15 @@ void add_classifier_labels(json& config, const ClassifierLabels& l) {
   config["id2label"] = id2label;
   config["label2id"] = label2id;
   if (!l.problem_type.empty()) config["problem_type"] = l.problem_type;
+}
+
+std::shared_ptr<Linear> score_head(int64_t in, int64_t num_labels, double std) {
+  auto score = std::make_shared<Linear>(in, num_labels, /*bias=*/false);
+  if (!meta_init_active()) {
+    c10::NoGradGuard no_grad;
+    score->weight.normal_(0.0, std);
+  }
+  return score;
 }
 
 at::Tensor last_token_rows(const at::Tensor& x, const at::Tensor& ids, const std::vector<int64_t>& pad_token_id, const std::string& model) {

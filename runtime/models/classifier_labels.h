@@ -9,6 +9,8 @@
 #include <ATen/ATen.h>
 #include <nlohmann/json.hpp>
 
+#include "runtime/models/layers.h"
+
 namespace runner::models {
 
 struct ClassifierLabels {
@@ -17,12 +19,19 @@ struct ClassifierLabels {
   std::string problem_type;        // "", "regression", "single_label_classification", "multi_label_classification"
 };
 
+// "regression", "single_label_classification" or "multi_label_classification" (transformers' names).
+bool is_problem_type(const std::string& name);
+
 // num_labels is the size of id2label (2 when neither is given); a CheckpointError naming `where`
 // for bad id2label keys or an unknown problem_type.
 ClassifierLabels classifier_labels_from_hf(const nlohmann::json& config, const std::string& where);
 
 // Adds id2label, label2id and (when set) problem_type to a config.json object.
 void add_classifier_labels(nlohmann::json& config, const ClassifierLabels& labels);
+
+// The decoders' `score`: Linear(in, num_labels) without bias, normal(0, std) as transformers
+// initialises it; left as it is under MetaInit (the files give the values).
+std::shared_ptr<Linear> score_head(int64_t in, int64_t num_labels, double std);
 
 // transformers' GenericForSequenceClassification pooling: hidden (B, T, C) at each row's last
 // token that is not the pad id, found on input_ids (not attention_mask, as transformers does:

@@ -188,11 +188,7 @@ class GPT : public Module {
     transformer->register_module("ln_f", ln_f_);
     register_module("transformer", transformer);
     if (c.num_labels > 0) {  // GPT2ForSequenceClassification: score, no lm_head
-      score_ = std::make_shared<Linear>(c.n_embd, c.num_labels, /*bias=*/false);
-      if (!meta_init_active()) {
-        c10::NoGradGuard no_grad;
-        score_->weight.normal_(0.0, kInitStd);
-      }
+      score_ = score_head(c.n_embd, c.num_labels, kInitStd);
       register_module("score", score_);
       return;
     }

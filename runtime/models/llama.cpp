@@ -70,11 +70,7 @@ class Llama : public Module {
     body->register_module("rotary_emb", rotary);
     register_module("model", body);
     if (k.num_labels > 0) {  // *ForSequenceClassification: score, no lm_head
-      score_ = std::make_shared<Linear>(k.hidden_size, k.num_labels, /*bias=*/false);
-      if (!meta_init_active()) {
-        c10::NoGradGuard no_grad;
-        score_->weight.normal_(0.0, k.initializer_range);
-      }
+      score_ = score_head(k.hidden_size, k.num_labels, k.initializer_range);
       register_module("score", score_);
       return;
     }

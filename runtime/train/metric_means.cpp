@@ -115,7 +115,7 @@ nlohmann::json MetricMeans::flush(const dist::DataParallel& dp, const std::strin
     ++i;
   }
   // A fresh start that keeps the names: every rank goes on summing the same ones.
-  for (auto& [name, s] : sums_) s.value = at::zeros_like(s.value), s.weight = at::zeros_like(s.weight), s.n = 0;
+  for (auto& [name, s] : sums_) s.value.zero_(), s.weight.zero_(), s.n = 0;
   return out;
 }
 
