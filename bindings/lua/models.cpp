@@ -88,7 +88,7 @@ int m_gpt(lua_State* L) {
   return ret(L, m);
 }
 
-// models.llama{...}: the keys and defaults of HF's LlamaConfig / Qwen2Config / MistralConfig
+// models.llama{...}: the keys and defaults of HF's LlamaConfig / Qwen2Config / Qwen3Config / MistralConfig
 // (model_type picks which), read by the same code as a config.json.
 int m_llama(lua_State* L) {
   static const std::vector<std::string> kKeys = {
@@ -108,13 +108,15 @@ int m_llama(lua_State* L) {
   const std::vector<std::string> unread =
       type == "mistral" ? std::vector<std::string>{"attention_bias", "mlp_bias", "use_sliding_window", "max_window_layers", "layer_types"}
       : type == "qwen2" ? std::vector<std::string>{"attention_bias", "mlp_bias"}
+      : type == "qwen3" ? std::vector<std::string>{"mlp_bias"}
                         : std::vector<std::string>{"sliding_window", "use_sliding_window", "max_window_layers", "layer_types"};
   for (const auto& key : unread)
     if (config.contains(key))
       throw RecipeError("models.llama: model_type " + (type.empty() ? config["model_type"].dump() : type) + " does not take '" + key +
                         "' (" + (type == "mistral" ? "Mistral has no biases and one sliding_window on every layer"
                                  : type == "qwen2" ? "Qwen 2 always has q/k/v biases and none elsewhere"
-                                                   : "Llama has no sliding window; model_type mistral or qwen2 has one") + ")");
+                                 : type == "qwen3" ? "Qwen 3's MLP has no biases"
+                                                   : "Llama has no sliding window; model_type mistral, qwen2 or qwen3 has one") + ")");
   bool fused = true;  // runner's option, not a config.json key
   if (auto it = config.find("fused_linear_cross_entropy"); it != config.end()) {
     if (!it->is_boolean()) throw RecipeError("models.llama: fused_linear_cross_entropy must be true or false, got " + it->dump());

@@ -20,10 +20,10 @@ int64_t config_int(const json& config, const std::string& key, const std::string
 
 GPTConfig gpt_config(const json& c, const std::string& where) {
   const std::string type = c.value("model_type", std::string());
-  if (type != "gpt2")
-    throw CheckpointError(type.empty() ? "config.json has no model_type (supported: gpt2, llama, qwen2, mistral, bert, roberta, distilbert)"
-                                       : "model_type \"" + type + "\" is not supported (supported: gpt2, llama, qwen2, mistral, bert, roberta, distilbert)",
-                          where);
+  if (type != "gpt2") {
+    const std::string supported = "(supported: gpt2, " + llama_family_types() + ", bert, roberta, xlm-roberta, camembert, distilbert, albert, electra)";
+    throw CheckpointError(type.empty() ? "config.json has no model_type " + supported : "model_type \"" + type + "\" is not supported " + supported, where);
+  }
   GPTConfig g;
   g.n_embd = config_int(c, "n_embd", where);
   g.n_layer = config_int(c, "n_layer", where);

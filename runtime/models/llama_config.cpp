@@ -12,10 +12,19 @@ using nlohmann::json;
 
 namespace {
 
+// The family's members: config.json's model_type and the prefix of transformers' class names.
+struct Member {
+  const char* model_type;
+  const char* class_prefix;
+};
+constexpr Member kMembers[] = {{"llama", "Llama"}, {"qwen2", "Qwen2"}, {"qwen3", "Qwen3"}, {"mistral", "Mistral"}};
+
+// Qwen 2 and 3 read the same window keys (use_sliding_window, max_window_layers, layer_types).
+bool qwen(const std::string& type) { return type == "qwen2" || type == "qwen3"; }
+
 // LlamaForCausalLM, Qwen2ForSequenceClassification, ...
 std::string architecture(const LlamaConfig& c) {
-  const std::string prefix = c.model_type == "qwen2" ? "Qwen2" : c.model_type == "mistral" ? "Mistral" : "Llama";
-  return prefix + (c.num_labels > 0 ? "ForSequenceClassification" : "ForCausalLM");
+  return llama_class_prefix(c.model_type) + (c.num_labels > 0 ? "ForSequenceClassification" : "ForCausalLM");
 }
 
 // Whether a config.json is a *ForSequenceClassification's (its architectures say so).
@@ -114,11 +123,30 @@ json ids_json(const std::vector<int64_t>& ids) {
   return ids;
 }
 
-bool is_llama_family(const std::string& t) { return t == "llama" || t == "qwen2" || t == "mistral"; }
+bool is_llama_family(const std::string& t) {
+  return std::any_of(std::begin(kMembers), std::end(kMembers), [&](const Member& m) { return t == m.model_type; });
+}
+
+std::string llama_family_types() {
+  std::string out;
+  for (const Member& m : kMembers) out += (out.empty() ? "" : ", ") + std::string(m.model_type);
+  return out;
+}
+
+std::string llama_class_prefix(const std::string& model_type) {
+  for (const Member& m : kMembers)
+    if (model_type == m.model_type) return m.class_prefix;
+  return "Llama";
+}
+
+bool is_llama_class_prefix(const std::string& prefix) {
+  return std::any_of(std::begin(kMembers), std::end(kMembers), [&](const Member& m) { return prefix == m.class_prefix; });
+}
 
 void complete_llama_config(LlamaConfig& c, const std::string& where) {
   if (!is_llama_family(c.model_type))
-    throw RecipeError(where + ": model_type \"" + c.model_type + "\" is not a Llama-family type (llama, qwen2, mistral)");
+    throw RecipeError(where + ": model_type \"" + c.model_type + "\" is not a Llama-family type (" + llama_family_types() + ")");
+  c.qk_norm = c.model_type == "qwen3";  // Qwen3Attention's q_norm and k_norm, always there
   if (c.vocab_size <= 0 || c.hidden_size <= 0 || c.intermediate_size <= 0 || c.num_hidden_layers <= 0 || c.num_attention_heads <= 0)
     throw RecipeError(where + ": vocab_size, hidden_size, intermediate_size, num_hidden_layers and num_attention_heads must be > 0");
   if (c.num_key_value_heads == 0) c.num_key_value_heads = c.num_attention_heads;
@@ -157,7 +185,7 @@ LlamaConfig llama_config_from_hf(const json& j, const std::string& where) {
   c.num_hidden_layers = get_int(j, "num_hidden_layers", c.num_hidden_layers, where);
   c.num_attention_heads = get_int(j, "num_attention_heads", c.num_attention_heads, where);
   c.num_key_value_heads = get_int(j, "num_key_value_heads", 0, where);
-  c.head_dim = get_int(j, "head_dim", 0, where);
+  c.head_dim = get_int(j, "head_dim", c.model_type == "qwen3" ? 128 : 0, where);  // Qwen3Config's default is 128, not C / H
   c.max_position_embeddings = get_int(j, "max_position_embeddings", c.max_position_embeddings, where);
   c.rms_norm_eps = get_number(j, "rms_norm_eps", c.rms_norm_eps, where);
   c.attention_dropout = get_number(j, "attention_dropout", 0.0, where);
@@ -166,9 +194,11 @@ LlamaConfig llama_config_from_hf(const json& j, const std::string& where) {
   c.tie_word_embeddings = get_bool(j, "tie_word_embeddings", false, where);
   // Each type reads only the fields its transformers class reads (a field another class
   // takes, e.g. a Mistral config's attention_bias or layer_types, is ignored as there).
-  if (c.model_type == "qwen2") {
-    c.qkv_bias = true;  // Qwen 2 always has q/k/v biases and no o_proj bias
-    // Qwen2Config: no window unless use_sliding_window; then sliding_window (4096 when absent)
+  if (qwen(c.model_type)) {
+    // Qwen 2 always has q/k/v biases and no o_proj bias; Qwen 3's attention_bias is all or none.
+    if (c.model_type == "qwen2") c.qkv_bias = true;
+    else c.qkv_bias = c.o_bias = get_bool(j, "attention_bias", false, where);
+    // Qwen2Config / Qwen3Config: no window unless use_sliding_window; then sliding_window (4096 when absent)
     // on the layers from max_window_layers (28 when absent) on, or as layer_types lists them.
     if (get_bool(j, "use_sliding_window", false, where)) {
       c.sliding_window = j.contains("sliding_window") ? get_int(j, "sliding_window", 0, where) : 4096;
@@ -241,12 +271,12 @@ std::string llama_config_json(const LlamaConfig& c) {
       throw RecipeError("models.llama: " + c.model_type + " has biases on all of q/k/v/o or none (attention_bias); model_type qwen2 has q/k/v only");
     j["attention_bias"] = c.qkv_bias;
     if (c.model_type == "llama") j["mlp_bias"] = c.mlp_bias;
-    else if (c.mlp_bias) throw RecipeError("models.llama: mistral has no mlp_bias");
+    else if (c.mlp_bias) throw RecipeError("models.llama: " + c.model_type + " has no mlp_bias");
   }
   const bool sliding = c.sliding_window > 0;
   if (c.model_type == "mistral") j["sliding_window"] = sliding ? json(c.sliding_window) : json(nullptr);
   else if (sliding || !c.sliding_layers.empty()) {
-    if (c.model_type != "qwen2") throw RecipeError("models.llama: sliding_window needs model_type mistral or qwen2");
+    if (!qwen(c.model_type)) throw RecipeError("models.llama: sliding_window needs model_type mistral, qwen2 or qwen3");
     j["use_sliding_window"] = true;
     j["sliding_window"] = c.sliding_window;
   }

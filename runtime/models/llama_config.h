@@ -1,4 +1,4 @@
-// LlamaConfig ⇄ Hugging Face config.json (LlamaConfig, Qwen2Config, MistralConfig), in both
+// LlamaConfig ⇄ Hugging Face config.json (LlamaConfig, Qwen2Config, Qwen3Config, MistralConfig), in both
 // the transformers v5 form (rope_parameters) and the v4 form (rope_theta + rope_scaling).
 #pragma once
 #include <cstdint>
@@ -15,8 +15,14 @@ namespace runner::models {
 // RecipeError names `where` and the key.
 void complete_llama_config(LlamaConfig& c, const std::string& where);
 
-// True for the model_types llama_config_from_hf reads.
+// True for the model_types llama_config_from_hf reads; their list ("llama, qwen2, ...") for messages.
 bool is_llama_family(const std::string& model_type);
+std::string llama_family_types();
+
+// HF's class-name prefix per model_type (LlamaDecoderLayer, Qwen2DecoderLayer, ...): the
+// type names no_split_modules and fsdp_transformer_layer_cls_to_wrap refer to.
+std::string llama_class_prefix(const std::string& model_type);
+bool is_llama_class_prefix(const std::string& prefix);  // "Llama", "Qwen2", ...
 
 // A config.json object → LlamaConfig. Settings runner does not implement (other rope types,
 // activations, pretraining_tp > 1) are a CheckpointError naming the key, never ignored.

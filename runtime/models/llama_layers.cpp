@@ -99,6 +99,12 @@ class LlamaAttention : public Module {
     register_module("k_proj", k_);
     register_module("v_proj", v_);
     register_module("o_proj", o_);
+    if (c.qk_norm) {  // Qwen 3: each head's query and key RMS-normalised before the rotation
+      q_norm_ = std::make_shared<RMSNorm>(head_dim_, c.rms_norm_eps);
+      k_norm_ = std::make_shared<RMSNorm>(head_dim_, c.rms_norm_eps);
+      register_module("q_norm", q_norm_);
+      register_module("k_norm", k_norm_);
+    }
   }
 
   // x (B, T, C), cos/sin (B, T, D); `m.hide` (broadcastable to (B, H, T, T_past + T)) or
@@ -116,8 +122,11 @@ class LlamaAttention : public Module {
                          at::Tensor* past_v) {
     const int64_t b = x.out.size(0), t = x.out.size(1);
     const std::vector<at::Tensor> qkv = project({q_.get(), k_.get(), v_.get()}, x);
-    at::Tensor q = qkv[0].view({b, t, heads_, head_dim_}).transpose(1, 2);  // (B, H, T, D)
-    at::Tensor k = qkv[1].view({b, t, kv_heads_, head_dim_}).transpose(1, 2);
+    at::Tensor q = qkv[0].view({b, t, heads_, head_dim_});  // (B, T, H, D)
+    at::Tensor k = qkv[1].view({b, t, kv_heads_, head_dim_});
+    if (q_norm_) q = q_norm_->forward(q), k = k_norm_->forward(k);
+    q = q.transpose(1, 2);  // (B, H, T, D)
+    k = k.transpose(1, 2);
     at::Tensor v = qkv[2].view({b, t, kv_heads_, head_dim_}).transpose(1, 2);
     q = apply_rope(q, cos, sin);
     k = apply_rope(k, cos, sin);
@@ -160,6 +169,7 @@ class LlamaAttention : public Module {
   int64_t heads_, kv_heads_, head_dim_;
   double dropout_;
   std::shared_ptr<Linear> q_, k_, v_, o_;
+  std::shared_ptr<RMSNorm> q_norm_, k_norm_;  // with qk_norm
 };
 
 class LlamaMLP : public Module {
@@ -224,12 +234,6 @@ at::Tensor LlamaDecoderLayer::forward_layer(const at::Tensor& x, const at::Tenso
       return h + mlp_->forward_normed(normed(*post_norm_, h));
     });
   });
-}
-
-std::string llama_class_prefix(const std::string& model_type) {
-  if (model_type == "qwen2") return "Qwen2";
-  if (model_type == "mistral") return "Mistral";
-  return "Llama";
 }
 
 }  // namespace runner::models

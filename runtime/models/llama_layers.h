@@ -7,6 +7,7 @@
 
 #include "runtime/models/host_facts.h"
 #include "runtime/models/builtin.h"
+#include "runtime/models/llama_config.h"
 #include "runtime/models/module.h"
 
 namespace runner::models {
@@ -24,10 +25,6 @@ struct AttentionMasks {
   at::ScalarType dtype = at::kBFloat16;
   int64_t sliding_window = 0;
 };
-
-// HF's class-name prefix per model_type (LlamaDecoderLayer, Qwen2DecoderLayer, ...): the
-// type names no_split_modules and fsdp_transformer_layer_cls_to_wrap refer to.
-std::string llama_class_prefix(const std::string& model_type);
 
 class LlamaAttention;
 class LlamaMLP;

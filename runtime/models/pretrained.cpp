@@ -355,7 +355,7 @@ ModulePtr from_pretrained(const std::string& dir, bool deferred, const std::stri
   const bool decoder_classifier = decoder && (num_labels > 0 || task == "sequence_classification");
   if ((num_labels > 0 || !task.empty()) && !is_encoder_type(type) && !decoder_classifier)
     throw RecipeError("from_pretrained: num_labels, labels and task are for a classification model (model_type bert, roberta, xlm-roberta, camembert, distilbert, albert, electra; "
-                      "gpt2, llama, qwen2, mistral as sequence classifiers), not " +
+                      "gpt2, " + llama_family_types() + " as sequence classifiers), not " +
                       (type.empty() ? "this folder" : decoder ? type + " with task = \"" + task + "\"" : type));
   if (pad_token_id && is_encoder_type(type))
     throw RecipeError("from_pretrained: pad_token_id is an encoder's embedding padding row, read from " + where + "; it cannot be changed");

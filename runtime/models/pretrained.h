@@ -1,4 +1,4 @@
-// Loading weights from disk: Hugging Face GPT-2 and Llama-family (llama, qwen2, mistral)
+// Loading weights from disk: Hugging Face GPT-2 and Llama-family (llama, qwen2, qwen3, mistral)
 // folders, and safetensors files into any Module.
 #pragma once
 #include <optional>

@@ -1,5 +1,5 @@
 // make_llama / from_pretrained against the real transformers (llama_reference.py, run with the
-// build's Python): tiny random LlamaForCausalLM / Qwen2ForCausalLM / MistralForCausalLM saved
+// build's Python): tiny random LlamaForCausalLM / Qwen2ForCausalLM / Qwen3ForCausalLM / MistralForCausalLM saved
 // by transformers load here and give the same logits, loss and gradients (fp32, rel 1e-5);
 // what runner writes (model.safetensors + config.json) loads back in transformers.
 #include <gmock/gmock.h>
@@ -103,6 +103,16 @@ std::vector<Case> cases() {
        std::string("{") + kSizes + R"(, "num_key_value_heads": 3, "use_sliding_window": true, "sliding_window": 4, "max_window_layers": 1})",
        plain_batch},
       {"LlamaHeadDimPlain", "llama", std::string("{") + kSizes + R"(, "num_key_value_heads": 1, "head_dim": 16})", plain_batch},
+      // Qwen 3: q_norm / k_norm over each head; head_dim apart from hidden_size / heads, as in
+      // Qwen3-0.6B (1024 wide, 16 heads of 128)
+      {"Qwen3QkNormHeadDimLeftPadding", "qwen3", std::string("{") + kSizes + R"(, "num_key_value_heads": 2, "head_dim": 16})",
+       left_padded_batch},
+      {"Qwen3AttentionBiasTiedPacked", "qwen3",
+       std::string("{") + kSizes + R"(, "num_key_value_heads": 3, "head_dim": 8, "attention_bias": true, "tie_word_embeddings": true})",
+       packed_batch},
+      {"Qwen3WindowFromMaxWindowLayers", "qwen3",
+       std::string("{") + kSizes + R"(, "num_key_value_heads": 2, "head_dim": 8, "use_sliding_window": true, "sliding_window": 4, "max_window_layers": 1})",
+       plain_batch},
   };
 }
 
@@ -151,7 +161,7 @@ INSTANTIATE_TEST_SUITE_P(Configs, LlamaGolden, ::testing::ValuesIn(cases()),
 // the same logits: built by runner from a Lua-style config, not by transformers.
 TEST(LlamaGoldenWrite, RunnerWrittenFolderLoadsInTransformers) {
   if (!test::python_torch_available()) GTEST_SKIP() << RUNNER_PYTHON " cannot import torch (run scripts/setup)";
-  for (const std::string type : {"llama", "qwen2", "mistral"}) {
+  for (const std::string type : {"llama", "qwen2", "qwen3", "mistral"}) {
     LlamaConfig c;
     c.model_type = type;
     c.vocab_size = 96, c.hidden_size = 32, c.intermediate_size = 64, c.num_hidden_layers = 2, c.num_attention_heads = 4;
@@ -160,6 +170,7 @@ TEST(LlamaGoldenWrite, RunnerWrittenFolderLoadsInTransformers) {
     c.tie_word_embeddings = type == "qwen2";
     c.qkv_bias = type == "qwen2";
     if (type == "mistral") c.sliding_window = 5;
+    if (type == "qwen3") c.head_dim = 12, c.qkv_bias = c.o_bias = true;
     c.rope.theta = 1e4;
     at::manual_seed(11);
     ModulePtr model = make_llama(c);

@@ -99,7 +99,7 @@ TEST(Pretrained, ClearErrors) {
   EXPECT_THAT(checkpoint_error([&] { from_pretrained(dir); }), ::testing::HasSubstr("no config.json"));
   test::write_text(dir + "/config.json", R"({"model_type": "t5", "hidden_size": 16})");
   EXPECT_THAT(checkpoint_error([&] { from_pretrained(dir); }),
-              ::testing::HasSubstr("model_type \"t5\" is not supported (supported: gpt2, llama, qwen2, mistral, bert, roberta, distilbert)"));
+              ::testing::HasSubstr("model_type \"t5\" is not supported (supported: gpt2, llama, qwen2, qwen3, mistral, bert, roberta, xlm-roberta, camembert, distilbert, albert, electra)"));
   test::write_text(dir + "/config.json", R"({"n_embd": 16})");
   EXPECT_THAT(checkpoint_error([&] { from_pretrained(dir); }), ::testing::HasSubstr("config.json has no model_type"));
   test::write_text(dir + "/config.json", R"({"model_type": "gpt2", "vocab_size": 40, "n_embd": 16, "n_layer": 1, "n_head": 2})");
@@ -210,7 +210,7 @@ TEST(LlamaConfigFromHf, RopeAndWindowFieldsAsTransformersReadsThem) {
   EXPECT_TRUE(c.sliding_layers.empty());  // MistralAttention windows every layer
 }
 
-// The window fields as MistralConfig / Qwen2Config default them, and the keys each ignores.
+// The window fields as MistralConfig / Qwen2Config / Qwen3Config default them, and the keys each ignores.
 TEST(LlamaConfigFromHf, WindowDefaultsAndIgnoredKeysPerModelType) {
   const auto base = [](const char* type) {
     return nlohmann::json{{"model_type", type}, {"vocab_size", 64}, {"hidden_size", 32}, {"intermediate_size", 64},
@@ -240,6 +240,31 @@ TEST(LlamaConfigFromHf, WindowDefaultsAndIgnoredKeysPerModelType) {
   ASSERT_EQ(c.sliding_layers.size(), 30u);
   EXPECT_FALSE(c.sliding_layers[27]);
   EXPECT_TRUE(c.sliding_layers[28]);
+  // Qwen 3: Qwen 2's window keys; attention_bias on q/k/v/o (none by default), head_dim 128
+  // when absent (Qwen3Config's default, not hidden_size / heads), q_norm and k_norm always
+  j = base("qwen3");
+  j["use_sliding_window"] = true;
+  j["max_window_layers"] = 10;
+  c = llama_config_from_hf(j, "config.json");
+  EXPECT_EQ(c.sliding_window, 4096);
+  ASSERT_EQ(c.sliding_layers.size(), 30u);
+  EXPECT_FALSE(c.sliding_layers[9]);
+  EXPECT_TRUE(c.sliding_layers[10]);
+  EXPECT_FALSE(c.qkv_bias || c.o_bias || c.mlp_bias);
+  EXPECT_EQ(c.head_dim, 128);
+  EXPECT_TRUE(c.qk_norm);
+  j["attention_bias"] = true;
+  j["mlp_bias"] = true;  // Qwen3MLP has no biases, whatever this says
+  j["head_dim"] = 16;
+  c = llama_config_from_hf(j, "config.json");
+  EXPECT_TRUE(c.qkv_bias && c.o_bias && !c.mlp_bias);
+  EXPECT_EQ(c.head_dim, 16);
+  const nlohmann::json back = nlohmann::json::parse(llama_config_json(c));
+  EXPECT_EQ(back["attention_bias"], true);
+  EXPECT_FALSE(back.contains("mlp_bias"));
+  EXPECT_EQ(back["use_sliding_window"], true);
+  EXPECT_EQ(back["architectures"], nlohmann::json{"Qwen3ForCausalLM"});
+  EXPECT_FALSE(llama_config_from_hf(base("qwen2"), "config.json").qk_norm);
   // swish is silu (transformers' ACT2FN)
   j = base("llama");
   j["hidden_act"] = "swish";
@@ -289,13 +314,13 @@ TEST(Pretrained, Gpt2DropoutsReadApart) {
 // *ForSequenceClassification configs: their architectures make a classifier (id2label's names,
 // problem_type kept), written back under the type's own class name; a causal LM's is not one.
 TEST(LlamaConfigFromHf, SequenceClassifierConfigRoundTrips) {
-  for (const std::string type : {"llama", "qwen2", "mistral"}) {
+  for (const std::string type : {"llama", "qwen2", "qwen3", "mistral"}) {
     nlohmann::json j{{"model_type", type}, {"vocab_size", 64}, {"hidden_size", 32}, {"intermediate_size", 64}, {"num_hidden_layers", 2},
                      {"num_attention_heads", 4}, {"pad_token_id", 0}};
     EXPECT_EQ(llama_config_from_hf(j, "config.json").num_labels, 0) << type;
     j["id2label"] = {{"1", "good"}, {"0", "bad"}};
     EXPECT_EQ(llama_config_from_hf(j, "config.json").num_labels, 0) << type;  // labels alone do not make a classifier
-    j["architectures"] = {(type == "llama" ? "Llama" : type == "qwen2" ? "Qwen2" : "Mistral") + std::string("ForSequenceClassification")};
+    j["architectures"] = {llama_class_prefix(type) + "ForSequenceClassification"};
     j["problem_type"] = "single_label_classification";
     const LlamaConfig c = llama_config_from_hf(j, "config.json");
     EXPECT_EQ(c.num_labels, 2);
