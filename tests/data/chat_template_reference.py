@@ -17,8 +17,6 @@ try:
 except ImportError:
     sys.exit(77)
 
-out, source = sys.argv[1], sys.argv[2]
-
 # name: (template file, the model's special tokens as its tokenizer_config.json names them)
 MODELS = {
     "llama3_1": ("llama3_1.jinja", {"bos_token": "<|begin_of_text|>", "eos_token": "<|eot_id|>"}),
@@ -79,24 +77,29 @@ def context_for(tokenizer, messages, tools, add_generation_prompt):
             **tokenizer.special_tokens_map}
 
 
-cases = []
-for name, (filename, specials) in MODELS.items():
-    with open(os.path.join(source, "tests/data/chat_templates", filename), encoding="utf-8") as f:
-        template = f.read()
-    tokenizer = tokenizer_for(specials, template)
-    runs = [(c, msgs, None) for c, msgs in CONVERSATIONS.items()]
-    if name in TOOL_CASES:
-        runs += [("tools", CONVERSATIONS["single"], TOOLS), ("tool_calls", TOOL_CHAT, TOOLS), ("tool_calls_no_tools", TOOL_CHAT, None)]
-    for case, messages, tools in runs:
-        for agp in (False, True):
-            entry = {"model": name, "case": case, "add_generation_prompt": agp, "template": template,
-                     "context": context_for(tokenizer, messages, tools, agp)}
-            try:
-                entry["expected"] = tokenizer.apply_chat_template(messages, tools=tools, tokenize=False, add_generation_prompt=agp)
-            except Exception as e:  # the template refused the conversation (raise_exception), or a Python error
-                entry["error"] = str(e)
-            cases.append(entry)
+def main(out, source):
+    cases = []
+    for name, (filename, specials) in MODELS.items():
+        with open(os.path.join(source, "tests/data/chat_templates", filename), encoding="utf-8") as f:
+            template = f.read()
+        tokenizer = tokenizer_for(specials, template)
+        runs = [(c, msgs, None) for c, msgs in CONVERSATIONS.items()]
+        if name in TOOL_CASES:
+            runs += [("tools", CONVERSATIONS["single"], TOOLS), ("tool_calls", TOOL_CHAT, TOOLS), ("tool_calls_no_tools", TOOL_CHAT, None)]
+        for case, messages, tools in runs:
+            for agp in (False, True):
+                entry = {"model": name, "case": case, "add_generation_prompt": agp, "template": template,
+                         "context": context_for(tokenizer, messages, tools, agp)}
+                try:
+                    entry["expected"] = tokenizer.apply_chat_template(messages, tools=tools, tokenize=False, add_generation_prompt=agp)
+                except Exception as e:  # the template refused the conversation (raise_exception), or a Python error
+                    entry["error"] = str(e)
+                cases.append(entry)
 
-with open(os.path.join(out, "expected.json"), "w", encoding="utf-8") as f:
-    json.dump({"today": time.strftime("%d %b %Y"), "cases": cases}, f, ensure_ascii=False, indent=1)
-print(f"{len(cases)} renderings of {len(MODELS)} templates")
+    with open(os.path.join(out, "expected.json"), "w", encoding="utf-8") as f:
+        json.dump({"today": time.strftime("%d %b %Y"), "cases": cases}, f, ensure_ascii=False, indent=1)
+    print(f"{len(cases)} renderings of {len(MODELS)} templates")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])

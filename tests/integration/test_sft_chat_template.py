@@ -171,6 +171,40 @@ class SftChatTemplate(unittest.TestCase):
             folder = model_folder(d, "qwen_marked", tok, config, jinja_file=marked)
             self.check(d, folder, ROWS, assistant_only=True)
 
+    def test_qwen3_reasoning_rows_with_its_template_and_trls_training_version(self):
+        """Qwen 3's template (as TRL ships it) on rows whose reasoning is in the content
+        (<think> ... </think>), in reasoning_content, or in gpt-oss's "thinking" (transformers
+        aliases them: template_messages); TRL's training version ({% generation %} markers) trains
+        every assistant turn with its reasoning."""
+        user = {"role": "user", "content": "What is 2 + 2?"}
+        rows = [{"messages": [user, {"role": "assistant", "content": "Four.", "reasoning_content": "Two and two."}]},
+                {"messages": [user, {"role": "assistant", "thinking": "Two and two.", "content": "Four."}]},
+                {"messages": [user, {"role": "assistant", "content": "<think>\nTwo and two.\n</think>\n\nFour."}]},
+                {"messages": [user, {"role": "assistant", "content": "Four.", "reasoning_content": "Two and two."},
+                              {"role": "user", "content": "And 3 + 3?"}, {"role": "assistant", "content": "Six.", "reasoning": "Three and three."}]},
+                ROWS[0]]
+        with TempDir() as d:
+            specials = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<think>", "</think>"]
+            tok = byte_level("qwen2", specials)
+            config = {"eos_token": "<|im_end|>", "pad_token": "<|endoftext|>"}
+            folder = model_folder(d, "qwen3", tok, config, jinja_file=trl_templates.qwen3_chat_template)
+            got = self.check(d, folder, rows[:3], assistant_only=False)
+            # the reasoning reached the template: the last turn's, as Qwen 3 shows it
+            for ids, _ in got:
+                self.assertIn("<think>\nTwo and two.\n</think>\n\nFour.", tok.decode(ids, skip_special_tokens=False))
+            # several turns: Qwen 3 drops the reasoning of turns before the last question, so a turn
+            # renders otherwise once more follow and its text cannot be cut out; one line says so
+            code, _, err = dump(d, folder, rows[3:4])
+            self.assertEqual(code, 2)
+            self.assertIn("train.jsonl:1: chat template qwen3/chat_template.jinja is not prefix-stable", err)
+            marked = trl_templates.get_training_chat_template(PreTrainedTokenizerFast.from_pretrained(folder))
+            self.assertEqual(marked, trl_templates.qwen3_training_chat_template)
+            folder = model_folder(d, "qwen3_marked", tok, config, jinja_file=marked)
+            got = self.check(d, folder, rows, assistant_only=True)
+            trained = tok.decode([t for t in got[3][1] if t != -100], skip_special_tokens=False)
+            self.assertIn("Two and two.", trained)
+            self.assertIn("Three and three.", trained)
+
     def test_gemma(self):
         with TempDir() as d:  # SentencePiece with byte fallback, spaces to "▁" and no prefix; the template writes <bos>
             specials = ["<pad>", "<eos>", "<bos>", "<unk>", "<start_of_turn>", "<end_of_turn>"]

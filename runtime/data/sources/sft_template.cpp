@@ -37,6 +37,7 @@ ChatTemplate::Rendered SftTemplateLayout::render(const ChatTemplate& tmpl, const
   ordered_json context = {{"messages", ordered_json::array()}, {"tools", tools}, {"documents", nullptr},
                           {"add_generation_prompt", add_generation_prompt}};
   for (size_t k = 0; k < count; ++k) context["messages"].push_back(messages[k]);
+  context["messages"] = template_messages(context["messages"]);
   for (const auto& [k, v] : variables_.items()) context[k] = v;
   if (kwargs.is_object())  // apply_chat_template(**kwargs): the template's own variables
     for (const auto& [k, v] : kwargs.items()) context[k] = v;

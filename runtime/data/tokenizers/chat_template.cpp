@@ -59,6 +59,30 @@ std::string ChatTemplate::render_text(const nlohmann::json& context) const {
 
 bool ChatTemplate::has_generation_markers() const { return program_->has_generation; }
 
+nlohmann::ordered_json template_messages(const nlohmann::ordered_json& messages) {
+  if (!messages.is_array()) return messages;
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const auto& m : messages) {
+    const nlohmann::ordered_json* reasoning = nullptr;
+    if (m.is_object())
+      for (const char* key : {"reasoning_content", "thinking", "reasoning"})
+        if (auto it = m.find(key); it != m.end() && !it->is_null()) {
+          reasoning = &*it;
+          break;
+        }
+    if (!reasoning) {
+      out.push_back(m);
+      continue;
+    }
+    // Python's {"thinking": r, **message, "reasoning_content": r}: key order as there.
+    nlohmann::ordered_json aliased = {{"thinking", *reasoning}};
+    for (const auto& [k, v] : m.items()) aliased[k] = v;
+    aliased["reasoning_content"] = *reasoning;
+    out.push_back(std::move(aliased));
+  }
+  return out;
+}
+
 std::map<std::string, ChatTemplateSource> find_chat_templates(const std::string& tokenizer_json) {
   std::map<std::string, ChatTemplateSource> out;
   const std::string folder = folder_of(tokenizer_json);
