@@ -88,7 +88,7 @@ int m_gpt(lua_State* L) {
   return ret(L, m);
 }
 
-// models.llama{...}: the keys and defaults of HF's LlamaConfig / Qwen2Config / Qwen3Config / MistralConfig
+// models.llama{...}: the keys and defaults of HF's LlamaConfig / Qwen2Config / Qwen3Config / MistralConfig / Gemma3TextConfig
 // (model_type picks which), read by the same code as a config.json.
 int m_llama(lua_State* L) {
   static const std::vector<std::string> kKeys = {
@@ -96,7 +96,8 @@ int m_llama(lua_State* L) {
       "num_key_value_heads", "head_dim", "max_position_embeddings", "rms_norm_eps", "attention_dropout", "initializer_range",
       "rope_theta", "rope_scaling", "rope_parameters", "attention_bias", "mlp_bias", "tie_word_embeddings", "sliding_window",
       "use_sliding_window", "max_window_layers", "layer_types", "hidden_act", "bos_token_id", "eos_token_id", "pad_token_id",
-      "fused_linear_cross_entropy", "num_labels", "labels", "id2label", "problem_type"};
+      "fused_linear_cross_entropy", "num_labels", "labels", "id2label", "problem_type", "query_pre_attn_scalar", "rope_local_base_freq",
+      "sliding_window_pattern", "hidden_activation", "final_logit_softcapping", "attn_logit_softcapping", "use_bidirectional_attention"};
   nlohmann::json config = lua_isnoneornil(L, 1) ? nlohmann::json::object() : to_json(L, 1, "models.llama");
   if (!config.is_object()) throw RecipeError("models.llama: expected a table of options");
   for (const auto& [key, value] : config.items())
@@ -106,17 +107,25 @@ int m_llama(lua_State* L) {
   // A key the model type's transformers class does not read would be taken and ignored.
   const std::string type = config["model_type"].is_string() ? config["model_type"].get<std::string>() : "";
   const std::vector<std::string> unread =
-      type == "mistral" ? std::vector<std::string>{"attention_bias", "mlp_bias", "use_sliding_window", "max_window_layers", "layer_types"}
-      : type == "qwen2" ? std::vector<std::string>{"attention_bias", "mlp_bias"}
-      : type == "qwen3" ? std::vector<std::string>{"mlp_bias"}
-                        : std::vector<std::string>{"sliding_window", "use_sliding_window", "max_window_layers", "layer_types"};
+      type == "mistral"       ? std::vector<std::string>{"attention_bias", "mlp_bias", "use_sliding_window", "max_window_layers", "layer_types"}
+      : type == "qwen2"       ? std::vector<std::string>{"attention_bias", "mlp_bias"}
+      : type == "qwen3"       ? std::vector<std::string>{"mlp_bias"}
+      : type == "gemma3_text" ? std::vector<std::string>{"mlp_bias", "use_sliding_window", "max_window_layers", "hidden_act"}
+                              : std::vector<std::string>{"sliding_window", "use_sliding_window", "max_window_layers", "layer_types"};
+  if (type != "gemma3_text")  // Gemma 3's own keys
+    for (const char* key : {"query_pre_attn_scalar", "rope_local_base_freq", "sliding_window_pattern", "hidden_activation", "final_logit_softcapping",
+                            "attn_logit_softcapping", "use_bidirectional_attention"})
+      if (config.contains(key))
+        throw RecipeError("models.llama: '" + std::string(key) + "' is a key of model_type gemma3_text (Gemma3TextConfig), not of " +
+                          (type.empty() ? config["model_type"].dump() : type));
   for (const auto& key : unread)
     if (config.contains(key))
       throw RecipeError("models.llama: model_type " + (type.empty() ? config["model_type"].dump() : type) + " does not take '" + key +
-                        "' (" + (type == "mistral" ? "Mistral has no biases and one sliding_window on every layer"
-                                 : type == "qwen2" ? "Qwen 2 always has q/k/v biases and none elsewhere"
-                                 : type == "qwen3" ? "Qwen 3's MLP has no biases"
-                                                   : "Llama has no sliding window; model_type mistral, qwen2 or qwen3 has one") + ")");
+                        "' (" + (type == "mistral"       ? "Mistral has no biases and one sliding_window on every layer"
+                                 : type == "qwen2"       ? "Qwen 2 always has q/k/v biases and none elsewhere"
+                                 : type == "qwen3"       ? "Qwen 3's MLP has no biases"
+                                 : type == "gemma3_text" ? "Gemma 3's MLP has no biases, its activation is hidden_activation and its window is on layer_types' sliding layers"
+                                                         : "Llama has no sliding window; model_type mistral, qwen2, qwen3 or gemma3_text has one") + ")");
   bool fused = true;  // runner's option, not a config.json key
   if (auto it = config.find("fused_linear_cross_entropy"); it != config.end()) {
     if (!it->is_boolean()) throw RecipeError("models.llama: fused_linear_cross_entropy must be true or false, got " + it->dump());

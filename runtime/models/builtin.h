@@ -84,13 +84,13 @@ struct GPTConfig {
 };
 ModulePtr make_gpt(const GPTConfig& config);
 
-// Llama-family decoder (Llama 2/3, Qwen 2/2.5/3, Mistral, SmolLM, TinyLlama) with Hugging Face
+// Llama-family decoder (Llama 2/3, Qwen 2/2.5/3, Mistral, Gemma 3, SmolLM, TinyLlama) with Hugging Face
 // LlamaForCausalLM's names (see llama.cpp): RMSNorm, rotary embeddings, SwiGLU MLP,
 // grouped-query attention. Reads input_ids (B, T), and optionally attention_mask (B, T) (0 =
 // padding, e.g. left-padded prompts), position_ids (B, T) (packed sequences: where the
 // positions restart, attention stops at the boundary, as in HF) and labels (B, T).
 struct LlamaConfig {
-  std::string model_type = "llama";  // llama | qwen2 | qwen3 | mistral: config.json's model_type and the layer type names
+  std::string model_type = "llama";  // llama | qwen2 | qwen3 | mistral | gemma3_text: config.json's model_type and the layer type names
   int64_t vocab_size = 32000, hidden_size = 4096, intermediate_size = 11008, num_hidden_layers = 32,
           num_attention_heads = 32;
   int64_t num_key_value_heads = 0;  // 0: num_attention_heads (no grouping)
@@ -99,7 +99,14 @@ struct LlamaConfig {
   double rms_norm_eps = 1e-6, attention_dropout = 0.0, initializer_range = 0.02;
   RopeConfig rope;
   bool qkv_bias = false, o_bias = false, mlp_bias = false;  // HF attention_bias sets q/k/v/o; Qwen 2 has q/k/v only
-  bool qk_norm = false;  // Qwen 3's q_norm / k_norm: RMSNorm over each head (set by model_type)
+  bool qk_norm = false;  // Qwen 3's and Gemma 3's q_norm / k_norm: RMSNorm over each head (set by model_type)
+  // Gemma 3 (model_type gemma3_text, set by it): RMSNorm weights are offsets from one, applied
+  // in fp32 (x̂·(1 + w)); embeddings scaled by √hidden_size (in the weights' dtype) with
+  // pad_token_id's row untrained; GELU (tanh) gating; norms after attention and around the MLP;
+  // queries scaled by query_pre_attn_scalar^-½; the sliding layers rotate by local_rope.
+  bool gemma = false;
+  int64_t query_pre_attn_scalar = 0;  // 0: head_dim
+  RopeConfig local_rope;
   bool tie_word_embeddings = false;
   // Keys a query may see: the last sliding_window positions (Mistral, Qwen 2's sliding
   // layers); 0 = all. sliding_layers: which layers use the window (empty = all, when set).

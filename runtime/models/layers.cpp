@@ -94,12 +94,16 @@ at::Tensor LayerNorm::forward_impl(const at::Tensor& x) {
   return at::layer_norm(x, normalized_shape, weight, bias, eps);
 }
 
-RMSNorm::RMSNorm(int64_t dim, double eps_) : Module("RMSNorm"), eps(eps_) {
-  weight = register_parameter("weight", at::ones({dim}, param_options()));
+RMSNorm::RMSNorm(int64_t dim, double eps_, bool offset) : Module("RMSNorm"), eps(eps_), unit_offset(offset) {
+  weight = register_parameter("weight", offset ? at::zeros({dim}, param_options()) : at::ones({dim}, param_options()));
   mirror_parameter("weight", &weight);
 }
 
-at::Tensor RMSNorm::forward_impl(const at::Tensor& x) { return kernels::rms_norm(x, weight, eps); }
+at::Tensor RMSNorm::forward_impl(const at::Tensor& x) {
+  if (!unit_offset) return kernels::rms_norm(x, weight, eps);
+  const at::Tensor f = x.to(at::kFloat);
+  return (f * at::rsqrt(f.pow(2).mean(-1, /*keepdim=*/true) + eps) * (weight.to(at::kFloat) + 1.0)).to(x.scalar_type());
+}
 
 GroupNorm::GroupNorm(int64_t groups, int64_t channels, double eps_, bool affine)
     : Module("GroupNorm"), num_groups(groups), num_channels(channels), eps(eps_) {

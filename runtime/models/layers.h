@@ -53,10 +53,13 @@ class LayerNorm : public Module {
 // computed in fp32 whatever the input dtype (as HF does, so bf16 training normalises exactly).
 class RMSNorm : public Module {
  public:
-  RMSNorm(int64_t dim, double eps = 1e-6);
+  // unit_offset: Gemma's, whose weight is an offset from one, zeros at init; the whole norm in
+  // fp32, x̂·(1 + w), cast back to x's dtype once (Llama's rounds x̂ first, then scales).
+  RMSNorm(int64_t dim, double eps = 1e-6, bool unit_offset = false);
   at::Tensor forward_impl(const at::Tensor& x) override;  // (*, dim)
   double eps;
-  at::Tensor weight;  // (dim), ones at init
+  bool unit_offset;
+  at::Tensor weight;  // (dim), ones at init (zeros with unit_offset)
 };
 
 // PyTorch nn.GroupNorm: statistics over each group of channels of (B, C, *) inputs.

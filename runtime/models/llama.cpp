@@ -14,9 +14,16 @@
 //   lm_head.weight (V, C): its own tensor, or embed_tokens' with tie_word_embeddings
 //   score.weight (num_labels, C): instead of lm_head in *ForSequenceClassification (num_labels > 0)
 //
-// Blocks are pre-norm: x += attn(rms(x)); x += down(silu(gate(rms(x))) · up(rms(x))).
+//   model.layers.{i}.self_attn.q_norm.weight (D), k_norm (D)  Qwen 3, Gemma 3
+//   model.layers.{i}.pre_feedforward_layernorm.weight (C), post_feedforward_layernorm (C)  Gemma 3
+//
+// Blocks are pre-norm: x += attn(rms(x)); x += down(silu(gate(rms(x))) · up(rms(x))). Gemma 3's
+// are sandwiched: x += rms(attn(rms(x))); x += rms(down(gelu(gate(rms(x))) · up(rms(x)))).
 // Attention: rotary embeddings on q and k, each group of H/Hkv query heads shares one key/value
 // head (grouped-query attention), causal, optionally a sliding window.
+#include <cmath>
+#include <optional>
+
 #include <ATen/autocast_mode.h>
 #include <c10/core/GradMode.h>
 
@@ -43,15 +50,19 @@ namespace {
 class Llama : public Module {
  public:
   explicit Llama(LlamaConfig c)
-      : Module(llama_class_prefix(c.model_type) + (c.num_labels > 0 ? "ForSequenceClassification" : "ForCausalLM")),
+      : Module(llama_architecture(c.model_type, c.num_labels > 0)),
         config_(validated(std::move(c))) {
     const LlamaConfig& k = config_;
     const std::string prefix = llama_class_prefix(k.model_type);
-    auto body = std::make_shared<Module>(prefix + "Model");
-    embed_ = std::make_shared<Embedding>(k.vocab_size, k.hidden_size);
+    auto body = std::make_shared<Module>(llama_body_class(k.model_type));
+    // Gemma's embedding row of pad_token_id gets no gradient (nn.Embedding's padding_idx).
+    std::optional<int64_t> padding_row;
+    if (k.gemma && k.pad_token_id.size() == 1 && k.pad_token_id[0] >= 0 && k.pad_token_id[0] < k.vocab_size) padding_row = k.pad_token_id[0];
+    embed_ = std::make_shared<Embedding>(k.vocab_size, k.hidden_size, padding_row);
     if (!meta_init_active()) {
       c10::NoGradGuard no_grad;
       embed_->weight.normal_(0.0, k.initializer_range);
+      if (padding_row) embed_->weight[*padding_row].zero_();  // HF _init_weights
     }
     body->register_module("embed_tokens", embed_);
     auto layers = std::make_shared<ModuleList>();
@@ -61,12 +72,13 @@ class Llama : public Module {
       layers->append(layers_.back());
     }
     body->register_module("layers", layers);
-    norm_ = std::make_shared<RMSNorm>(k.hidden_size, k.rms_norm_eps);
+    norm_ = std::make_shared<RMSNorm>(k.hidden_size, k.rms_norm_eps, k.gemma);
     body->register_module("norm", norm_);
     // HF's model.rotary_emb.inv_freq: a non-persistent fp32 buffer, so it moves with the
     // model instead of being copied to the device at every forward.
     auto rotary = std::make_shared<Module>(prefix + "RotaryEmbedding");
     inv_freq_ = rotary->register_buffer("inv_freq", rope_inv_freq(k.rope, k.head_dim), /*persistent=*/false);
+    if (k.gemma) local_inv_freq_ = rotary->register_buffer("local_inv_freq", rope_inv_freq(k.local_rope, k.head_dim), /*persistent=*/false);
     body->register_module("rotary_emb", rotary);
     register_module("model", body);
     if (k.num_labels > 0) {  // *ForSequenceClassification: score, no lm_head
@@ -237,9 +249,16 @@ class Llama : public Module {
   at::Tensor hidden_states(const at::Tensor& ids, const at::Tensor& positions, const AttentionMasks& masks, KVCache* cache,
                            int64_t logits_to_keep = 0) {
     at::Tensor x = embed_->forward(ids);  // (B, T, C)
+    // Gemma: ·√C, rounded to the embedding's dtype first (as transformers: 55.4256 is 55.5 in bf16)
+    if (config_.gemma) x = x * at::scalar_tensor(std::sqrt(static_cast<double>(config_.hidden_size)), x.options());
     auto [cos, sin] = rope_cos_sin(inv_freq_, positions, x.scalar_type());
-    for (size_t i = 0; i < layers_.size(); ++i)
-      x = layers_[i]->forward_layer(x, cos, sin, masks, cache ? &cache->keys[i] : nullptr, cache ? &cache->values[i] : nullptr);
+    std::pair<at::Tensor, at::Tensor> local;  // Gemma's sliding layers' rotation
+    if (local_inv_freq_.defined()) local = rope_cos_sin(local_inv_freq_, positions, x.scalar_type());
+    for (size_t i = 0; i < layers_.size(); ++i) {
+      const bool own = local_inv_freq_.defined() && layers_[i]->sliding();
+      x = layers_[i]->forward_layer(x, own ? local.first : cos, own ? local.second : sin, masks, cache ? &cache->keys[i] : nullptr,
+                                    cache ? &cache->values[i] : nullptr);
+    }
     if (logits_to_keep > 0 && logits_to_keep < x.size(1)) x = x.narrow(1, x.size(1) - logits_to_keep, logits_to_keep);
     return norm_->forward(x);
   }
@@ -248,7 +267,7 @@ class Llama : public Module {
   std::shared_ptr<Embedding> embed_;
   std::vector<std::shared_ptr<LlamaDecoderLayer>> layers_;
   std::shared_ptr<RMSNorm> norm_;
-  at::Tensor lm_head_, inv_freq_;
+  at::Tensor lm_head_, inv_freq_, local_inv_freq_;
   std::shared_ptr<Linear> score_;
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "runtime/core/errors.h"
 #include "runtime/models/classifier_labels.h"
@@ -12,20 +13,29 @@ using nlohmann::json;
 
 namespace {
 
-// The family's members: config.json's model_type and the prefix of transformers' class names.
+// The family's members: config.json's model_type, the prefix of transformers' class names and
+// the two that do not follow it (Gemma 3's text-only classes say "Text").
 struct Member {
   const char* model_type;
   const char* class_prefix;
+  const char* body = nullptr;        // <prefix>Model unless given
+  const char* classifier = nullptr;  // <prefix>ForSequenceClassification unless given
 };
-constexpr Member kMembers[] = {{"llama", "Llama"}, {"qwen2", "Qwen2"}, {"qwen3", "Qwen3"}, {"mistral", "Mistral"}};
+constexpr Member kMembers[] = {{"llama", "Llama"},
+                               {"qwen2", "Qwen2"},
+                               {"qwen3", "Qwen3"},
+                               {"mistral", "Mistral"},
+                               {"gemma3_text", "Gemma3", "Gemma3TextModel", "Gemma3TextForSequenceClassification"}};
+
+const Member* member(const std::string& type) {
+  for (const Member& m : kMembers)
+    if (type == m.model_type) return &m;
+  return nullptr;
+}
 
 // Qwen 2 and 3 read the same window keys (use_sliding_window, max_window_layers, layer_types).
 bool qwen(const std::string& type) { return type == "qwen2" || type == "qwen3"; }
 
-// LlamaForCausalLM, Qwen2ForSequenceClassification, ...
-std::string architecture(const LlamaConfig& c) {
-  return llama_class_prefix(c.model_type) + (c.num_labels > 0 ? "ForSequenceClassification" : "ForCausalLM");
-}
 
 // Whether a config.json is a *ForSequenceClassification's (its architectures say so).
 bool classifier_config(const json& j) {
@@ -100,6 +110,60 @@ RopeConfig rope_from_hf(const json& c, const std::string& where) {
   return r;
 }
 
+// rope_from_hf on one part of a per-layer-type rope (Gemma 3's full_attention / sliding_attention):
+// v5's rope_parameters[part], else v4's flat keys (`scaling`, `theta`).
+RopeConfig rope_part(const json& c, const char* part, double theta, const json& scaling, const std::string& where) {
+  json flat = {{"rope_theta", theta}};
+  if (c.contains("max_position_embeddings")) flat["max_position_embeddings"] = c["max_position_embeddings"];
+  if (auto rp = c.find("rope_parameters"); rp != c.end() && rp->is_object() && rp->contains(part) && (*rp)[part].is_object())
+    flat["rope_parameters"] = (*rp)[part];
+  else if (scaling.is_object())
+    flat["rope_scaling"] = scaling;
+  return rope_from_hf(flat, where);
+}
+
+json rope_json(const RopeConfig& r) {
+  json rope = {{"rope_type", r.type}, {"rope_theta", r.theta}};
+  if (r.type != "default") rope["factor"] = r.factor;
+  if (r.type == "llama3") {
+    rope["low_freq_factor"] = r.low_freq_factor;
+    rope["high_freq_factor"] = r.high_freq_factor;
+    rope["original_max_position_embeddings"] = r.original_max_position_embeddings;
+  }
+  return rope;
+}
+
+// Gemma3TextConfig's own keys, read as transformers reads them; what runner does not implement
+// (Gemma 2's soft-capping, EmbeddingGemma's bidirectional attention, other activations) is refused.
+void gemma3_from_hf(const json& j, LlamaConfig& c, const std::string& where) {
+  c.qkv_bias = c.o_bias = get_bool(j, "attention_bias", false, where);
+  c.query_pre_attn_scalar = get_int(j, "query_pre_attn_scalar", 256, where);
+  const std::string act = j.contains("hidden_activation") && j["hidden_activation"].is_string() ? j["hidden_activation"].get<std::string>()
+                                                                                                 : "gelu_pytorch_tanh";
+  if (act != "gelu_pytorch_tanh") throw CheckpointError("hidden_activation \"" + act + "\" is not supported (Gemma 3 uses gelu_pytorch_tanh)", where);
+  for (const char* key : {"final_logit_softcapping", "attn_logit_softcapping"})
+    if (j.contains(key) && !j[key].is_null()) throw CheckpointError(std::string(key) + " is not supported (Gemma 2's soft-capping; Gemma 3 has none)", where);
+  if (get_bool(j, "use_bidirectional_attention", false, where))
+    throw CheckpointError("use_bidirectional_attention (EmbeddingGemma's encoder) is not supported", where);
+  // A window of sliding_window keys (4096 when absent, none when null) on the sliding layers:
+  // layer_types', else all but every sliding_window_pattern-th (6).
+  c.sliding_window = j.contains("sliding_window") ? get_int(j, "sliding_window", 0, where) : 4096;
+  if (c.sliding_window > 0) {
+    if (j.contains("layer_types") && j["layer_types"].is_array()) {
+      c.sliding_layers = layer_types(j["layer_types"], where);
+    } else {
+      const int64_t pattern = get_int(j, "sliding_window_pattern", get_int(j, "_sliding_window_pattern", 6, where), where);
+      if (pattern <= 0) throw CheckpointError("\"sliding_window_pattern\" must be > 0", where);
+      for (int64_t i = 0; i < c.num_hidden_layers; ++i) c.sliding_layers.push_back((i + 1) % pattern != 0);
+    }
+    if (std::none_of(c.sliding_layers.begin(), c.sliding_layers.end(), [](bool s) { return s; })) c.sliding_layers.clear(), c.sliding_window = 0;
+  }
+  // The full layers rotate by rope_theta (1e6) with rope_scaling, the sliding ones by
+  // rope_local_base_freq (1e4); v5 gives each its own rope_parameters.
+  c.rope = rope_part(j, "full_attention", get_number(j, "rope_theta", 1e6, where), j.value("rope_scaling", json()), where);
+  c.local_rope = rope_part(j, "sliding_attention", get_number(j, "rope_local_base_freq", 1e4, where), json(), where);
+}
+
 }  // namespace
 
 std::vector<int64_t> get_ids(const json& c, const std::string& key, const std::string& where) {
@@ -124,7 +188,7 @@ json ids_json(const std::vector<int64_t>& ids) {
 }
 
 bool is_llama_family(const std::string& t) {
-  return std::any_of(std::begin(kMembers), std::end(kMembers), [&](const Member& m) { return t == m.model_type; });
+  return member(t) != nullptr;
 }
 
 std::string llama_family_types() {
@@ -134,19 +198,30 @@ std::string llama_family_types() {
 }
 
 std::string llama_class_prefix(const std::string& model_type) {
-  for (const Member& m : kMembers)
-    if (model_type == m.model_type) return m.class_prefix;
-  return "Llama";
+  const Member* m = member(model_type);
+  return m ? m->class_prefix : "Llama";
 }
 
-bool is_llama_class_prefix(const std::string& prefix) {
-  return std::any_of(std::begin(kMembers), std::end(kMembers), [&](const Member& m) { return prefix == m.class_prefix; });
+std::string llama_body_class(const std::string& model_type) {
+  const Member* m = member(model_type);
+  return m && m->body ? m->body : llama_class_prefix(model_type) + "Model";
+}
+
+std::string llama_architecture(const std::string& model_type, bool classifier) {
+  const Member* m = member(model_type);
+  if (classifier && m && m->classifier) return m->classifier;
+  return llama_class_prefix(model_type) + (classifier ? "ForSequenceClassification" : "ForCausalLM");
+}
+
+bool is_llama_body_class(const std::string& type) {
+  return std::any_of(std::begin(kMembers), std::end(kMembers), [&](const Member& m) { return type == llama_body_class(m.model_type); });
 }
 
 void complete_llama_config(LlamaConfig& c, const std::string& where) {
   if (!is_llama_family(c.model_type))
     throw RecipeError(where + ": model_type \"" + c.model_type + "\" is not a Llama-family type (" + llama_family_types() + ")");
-  c.qk_norm = c.model_type == "qwen3";  // Qwen3Attention's q_norm and k_norm, always there
+  c.gemma = c.model_type == "gemma3_text";
+  c.qk_norm = c.model_type == "qwen3" || c.gemma;  // Qwen3Attention's and Gemma3Attention's q_norm and k_norm, always there
   if (c.vocab_size <= 0 || c.hidden_size <= 0 || c.intermediate_size <= 0 || c.num_hidden_layers <= 0 || c.num_attention_heads <= 0)
     throw RecipeError(where + ": vocab_size, hidden_size, intermediate_size, num_hidden_layers and num_attention_heads must be > 0");
   if (c.num_key_value_heads == 0) c.num_key_value_heads = c.num_attention_heads;
@@ -162,6 +237,9 @@ void complete_llama_config(LlamaConfig& c, const std::string& where) {
   if (!(c.rms_norm_eps > 0) || !std::isfinite(c.rms_norm_eps)) throw RecipeError(where + ": rms_norm_eps must be > 0");
   if (!(c.attention_dropout >= 0 && c.attention_dropout < 1)) throw RecipeError(where + ": attention_dropout must be in [0, 1)");
   if (c.sliding_window < 0) throw RecipeError(where + ": sliding_window must be >= 0 (0: none)");
+  if (c.gemma && c.query_pre_attn_scalar == 0) c.query_pre_attn_scalar = c.head_dim;
+  if (c.query_pre_attn_scalar < 0) throw RecipeError(where + ": query_pre_attn_scalar must be > 0");
+  if (c.gemma && c.mlp_bias) throw RecipeError(where + ": gemma3_text has no mlp_bias");
   if (c.num_labels < 0) throw RecipeError(where + ": num_labels must be >= 0 (0: a causal language model)");
   if (!c.labels.empty() && static_cast<int64_t>(c.labels.size()) != c.num_labels)
     throw RecipeError(where + ": id2label names " + std::to_string(c.labels.size()) + " labels but num_labels is " + std::to_string(c.num_labels));
@@ -185,13 +263,15 @@ LlamaConfig llama_config_from_hf(const json& j, const std::string& where) {
   c.num_hidden_layers = get_int(j, "num_hidden_layers", c.num_hidden_layers, where);
   c.num_attention_heads = get_int(j, "num_attention_heads", c.num_attention_heads, where);
   c.num_key_value_heads = get_int(j, "num_key_value_heads", 0, where);
-  c.head_dim = get_int(j, "head_dim", c.model_type == "qwen3" ? 128 : 0, where);  // Qwen3Config's default is 128, not C / H
+  const bool gemma = c.model_type == "gemma3_text";
+  // Qwen3Config's default is 128 and Gemma3TextConfig's 256, not hidden_size / heads
+  c.head_dim = get_int(j, "head_dim", c.model_type == "qwen3" ? 128 : gemma ? 256 : 0, where);
   c.max_position_embeddings = get_int(j, "max_position_embeddings", c.max_position_embeddings, where);
   c.rms_norm_eps = get_number(j, "rms_norm_eps", c.rms_norm_eps, where);
   c.attention_dropout = get_number(j, "attention_dropout", 0.0, where);
   c.initializer_range = get_number(j, "initializer_range", 0.02, where);
   c.rope = rope_from_hf(j, where);
-  c.tie_word_embeddings = get_bool(j, "tie_word_embeddings", false, where);
+  c.tie_word_embeddings = get_bool(j, "tie_word_embeddings", gemma, where);
   // Each type reads only the fields its transformers class reads (a field another class
   // takes, e.g. a Mistral config's attention_bias or layer_types, is ignored as there).
   if (qwen(c.model_type)) {
@@ -210,6 +290,8 @@ LlamaConfig llama_config_from_hf(const json& j, const std::string& where) {
           c.sliding_layers.clear(), c.sliding_window = 0;
       }
     }
+  } else if (gemma) {
+    gemma3_from_hf(j, c, where);
   } else if (c.model_type == "mistral") {
     // MistralConfig: one window on every layer, 4096 when the key is absent, none when null.
     c.sliding_window = j.contains("sliding_window") ? get_int(j, "sliding_window", 0, where) : 4096;
@@ -217,13 +299,16 @@ LlamaConfig llama_config_from_hf(const json& j, const std::string& where) {
     c.qkv_bias = c.o_bias = get_bool(j, "attention_bias", false, where);
     c.mlp_bias = get_bool(j, "mlp_bias", false, where);
   }
-  const std::string act = j.value("hidden_act", std::string("silu"));
+  const std::string act = gemma ? "silu" : j.value("hidden_act", std::string("silu"));  // Gemma's is hidden_activation
   if (act != "silu" && act != "swish")  // transformers' ACT2FN: swish is silu
     throw CheckpointError("hidden_act \"" + act + "\" is not supported (the Llama family uses silu)", where);
   if (get_int(j, "pretraining_tp", 1, where) != 1) throw CheckpointError("pretraining_tp other than 1 is not supported", where);
   c.bos_token_id = get_ids(j, "bos_token_id", where);
   c.eos_token_id = get_ids(j, "eos_token_id", where);
   c.pad_token_id = get_ids(j, "pad_token_id", where);
+  if (gemma)  // Gemma3TextConfig's ids where the keys are absent (null stays none)
+    for (auto [key, ids, id] : {std::tuple{"bos_token_id", &c.bos_token_id, 2}, {"eos_token_id", &c.eos_token_id, 1}, {"pad_token_id", &c.pad_token_id, 0}})
+      if (!j.contains(key)) *ids = {id};
   if (classifier_config(j)) {
     ClassifierLabels labels = classifier_labels_from_hf(j, where);
     c.num_labels = labels.num_labels, c.labels = std::move(labels.names), c.problem_type = std::move(labels.problem_type);
@@ -237,14 +322,8 @@ LlamaConfig llama_config_from_hf(const json& j, const std::string& where) {
 }
 
 std::string llama_config_json(const LlamaConfig& c) {
-  json rope = {{"rope_type", c.rope.type}, {"rope_theta", c.rope.theta}};
-  if (c.rope.type != "default") rope["factor"] = c.rope.factor;
-  if (c.rope.type == "llama3") {
-    rope["low_freq_factor"] = c.rope.low_freq_factor;
-    rope["high_freq_factor"] = c.rope.high_freq_factor;
-    rope["original_max_position_embeddings"] = c.rope.original_max_position_embeddings;
-  }
-  json j = {{"architectures", {architecture(c)}},
+  const json rope = c.gemma ? json{{"full_attention", rope_json(c.rope)}, {"sliding_attention", rope_json(c.local_rope)}} : rope_json(c.rope);
+  json j = {{"architectures", {llama_architecture(c.model_type, c.num_labels > 0)}},
             {"model_type", c.model_type},
             {"vocab_size", c.vocab_size},
             {"hidden_size", c.hidden_size},
@@ -257,13 +336,20 @@ std::string llama_config_json(const LlamaConfig& c) {
             {"rms_norm_eps", c.rms_norm_eps},
             {"attention_dropout", c.attention_dropout},
             {"initializer_range", c.initializer_range},
-            {"hidden_act", "silu"},
             {"rope_parameters", rope},
             {"tie_word_embeddings", c.tie_word_embeddings},
             {"bos_token_id", ids_json(c.bos_token_id)},
             {"eos_token_id", ids_json(c.eos_token_id)},
             {"pad_token_id", ids_json(c.pad_token_id)},
             {"dtype", "float32"}};
+  if (c.gemma) {
+    j["hidden_activation"] = "gelu_pytorch_tanh";
+    j["query_pre_attn_scalar"] = c.query_pre_attn_scalar;
+    j["final_logit_softcapping"] = nullptr;
+    j["attn_logit_softcapping"] = nullptr;
+  } else {
+    j["hidden_act"] = "silu";
+  }
   if (c.model_type == "qwen2") {
     if (!c.qkv_bias || c.o_bias || c.mlp_bias) throw RecipeError("models.llama: qwen2 has q/k/v biases only (qkv_bias = true, o_bias = mlp_bias = false)");
   } else {
@@ -274,9 +360,9 @@ std::string llama_config_json(const LlamaConfig& c) {
     else if (c.mlp_bias) throw RecipeError("models.llama: " + c.model_type + " has no mlp_bias");
   }
   const bool sliding = c.sliding_window > 0;
-  if (c.model_type == "mistral") j["sliding_window"] = sliding ? json(c.sliding_window) : json(nullptr);
+  if (c.model_type == "mistral" || c.gemma) j["sliding_window"] = sliding ? json(c.sliding_window) : json(nullptr);
   else if (sliding || !c.sliding_layers.empty()) {
-    if (!qwen(c.model_type)) throw RecipeError("models.llama: sliding_window needs model_type mistral, qwen2 or qwen3");
+    if (!qwen(c.model_type)) throw RecipeError("models.llama: sliding_window needs model_type mistral, qwen2, qwen3 or gemma3_text");
     j["use_sliding_window"] = true;
     j["sliding_window"] = c.sliding_window;
   }

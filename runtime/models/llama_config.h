@@ -22,7 +22,11 @@ std::string llama_family_types();
 // HF's class-name prefix per model_type (LlamaDecoderLayer, Qwen2DecoderLayer, ...): the
 // type names no_split_modules and fsdp_transformer_layer_cls_to_wrap refer to.
 std::string llama_class_prefix(const std::string& model_type);
-bool is_llama_class_prefix(const std::string& prefix);  // "Llama", "Qwen2", ...
+// transformers' class of the body (LlamaModel, Gemma3TextModel) and of the whole model
+// (LlamaForCausalLM, Qwen2ForSequenceClassification, Gemma3TextForSequenceClassification).
+std::string llama_body_class(const std::string& model_type);
+bool is_llama_body_class(const std::string& type);
+std::string llama_architecture(const std::string& model_type, bool classifier);
 
 // A config.json object → LlamaConfig. Settings runner does not implement (other rope types,
 // activations, pretraining_tp > 1) are a CheckpointError naming the key, never ignored.

@@ -1,6 +1,8 @@
 // The Llama family's decoder layer (llama_layers.h): attention, MLP and the pre-norm block.
 #include "runtime/models/llama_layers.h"
 
+#include <cmath>
+
 #include <ATen/autocast_mode.h>
 #include <c10/core/GradMode.h>
 
@@ -46,7 +48,8 @@ struct Normed {
 
 Normed normed(RMSNorm& norm, const at::Tensor& x) {
   Normed n(norm.forward(x));
-  if (!norm.has_forward_hooks() && !norm.checkpointing() && !norm.has_adapter()) n.x = x, n.weight = norm.weight, n.eps = norm.eps;
+  // (Gemma's unit-offset norm has no fused recompute: its branches read its output.)
+  if (!norm.has_forward_hooks() && !norm.checkpointing() && !norm.has_adapter() && !norm.unit_offset) n.x = x, n.weight = norm.weight, n.eps = norm.eps;
   return n;
 }
 
@@ -90,6 +93,9 @@ class LlamaAttention : public Module {
   LlamaAttention(const LlamaConfig& c, const std::string& prefix)
       : Module(prefix + "Attention"), heads_(c.num_attention_heads), kv_heads_(c.num_key_value_heads), head_dim_(c.head_dim),
         dropout_(c.attention_dropout) {
+    // Gemma's scores are q·k / √query_pre_attn_scalar: q is scaled so that the kernels' 1/√D gives that.
+    if (c.query_pre_attn_scalar > 0 && c.query_pre_attn_scalar != head_dim_)
+      query_scale_ = std::sqrt(static_cast<double>(head_dim_) / static_cast<double>(c.query_pre_attn_scalar));
     const double std = c.initializer_range;
     q_ = projection(c.hidden_size, heads_ * head_dim_, c.qkv_bias, std);
     k_ = projection(c.hidden_size, kv_heads_ * head_dim_, c.qkv_bias, std);
@@ -99,9 +105,9 @@ class LlamaAttention : public Module {
     register_module("k_proj", k_);
     register_module("v_proj", v_);
     register_module("o_proj", o_);
-    if (c.qk_norm) {  // Qwen 3: each head's query and key RMS-normalised before the rotation
-      q_norm_ = std::make_shared<RMSNorm>(head_dim_, c.rms_norm_eps);
-      k_norm_ = std::make_shared<RMSNorm>(head_dim_, c.rms_norm_eps);
+    if (c.qk_norm) {  // Qwen 3, Gemma 3: each head's query and key RMS-normalised before the rotation
+      q_norm_ = std::make_shared<RMSNorm>(head_dim_, c.rms_norm_eps, c.gemma);
+      k_norm_ = std::make_shared<RMSNorm>(head_dim_, c.rms_norm_eps, c.gemma);
       register_module("q_norm", q_norm_);
       register_module("k_norm", k_norm_);
     }
@@ -130,6 +136,7 @@ class LlamaAttention : public Module {
     at::Tensor v = qkv[2].view({b, t, kv_heads_, head_dim_}).transpose(1, 2);
     q = apply_rope(q, cos, sin);
     k = apply_rope(k, cos, sin);
+    if (query_scale_ != 1.0) q = q * query_scale_;
     if (m.packed.cu_seqlens.defined()) {
       // The B·T tokens as one batch of sequences (B·T, heads, D): rope's output keeps the
       // projection's (B, T, H, D) memory, so these are views; the shared key/value heads go
@@ -167,14 +174,14 @@ class LlamaAttention : public Module {
   }
 
   int64_t heads_, kv_heads_, head_dim_;
-  double dropout_;
+  double dropout_, query_scale_ = 1.0;
   std::shared_ptr<Linear> q_, k_, v_, o_;
   std::shared_ptr<RMSNorm> q_norm_, k_norm_;  // with qk_norm
 };
 
 class LlamaMLP : public Module {
  public:
-  LlamaMLP(const LlamaConfig& c, const std::string& prefix) : Module(prefix + "MLP") {
+  LlamaMLP(const LlamaConfig& c, const std::string& prefix) : Module(prefix + "MLP"), gelu_(c.gemma) {
     gate_ = projection(c.hidden_size, c.intermediate_size, c.mlp_bias, c.initializer_range);
     up_ = projection(c.hidden_size, c.intermediate_size, c.mlp_bias, c.initializer_range);
     down_ = projection(c.intermediate_size, c.hidden_size, c.mlp_bias, c.initializer_range);
@@ -195,24 +202,32 @@ class LlamaMLP : public Module {
   at::Tensor body(const Normed& x) {
     const std::vector<at::Tensor> gate_up = project({gate_.get(), up_.get()}, x);
     const at::Tensor &gate = gate_up[0], &up = gate_up[1];
+    if (gelu_) return down_->forward(at::gelu(gate, "tanh") * up);  // Gemma's gelu_pytorch_tanh gating
     if (const auto w = fusable_linear(*down_); w && kernels::swiglu_linear_is_one_node(gate, up, *w)) return kernels::swiglu_linear(gate, up, *w);
     return down_->forward(kernels::swiglu(gate, up));
   }
 
   std::shared_ptr<Linear> gate_, up_, down_;
+  bool gelu_;
 };
 
 
 LlamaDecoderLayer::LlamaDecoderLayer(const LlamaConfig& c, const std::string& prefix, bool sliding)
     : Module(prefix + "DecoderLayer"), sliding_(sliding) {
-  input_norm_ = std::make_shared<RMSNorm>(c.hidden_size, c.rms_norm_eps);
+  input_norm_ = std::make_shared<RMSNorm>(c.hidden_size, c.rms_norm_eps, c.gemma);
   attn_ = std::make_shared<LlamaAttention>(c, prefix);
-  post_norm_ = std::make_shared<RMSNorm>(c.hidden_size, c.rms_norm_eps);
+  post_norm_ = std::make_shared<RMSNorm>(c.hidden_size, c.rms_norm_eps, c.gemma);
   mlp_ = std::make_shared<LlamaMLP>(c, prefix);
   register_module("self_attn", attn_);
   register_module("mlp", mlp_);
   register_module("input_layernorm", input_norm_);
   register_module("post_attention_layernorm", post_norm_);
+  if (c.gemma) {  // Gemma 3: post_attention_layernorm normalises attention's output; two more around the MLP
+    pre_ff_norm_ = std::make_shared<RMSNorm>(c.hidden_size, c.rms_norm_eps, true);
+    post_ff_norm_ = std::make_shared<RMSNorm>(c.hidden_size, c.rms_norm_eps, true);
+    register_module("pre_feedforward_layernorm", pre_ff_norm_);
+    register_module("post_feedforward_layernorm", post_ff_norm_);
+  }
 }
 
 at::Tensor LlamaDecoderLayer::forward_layer(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin, const AttentionMasks& masks,
@@ -230,7 +245,12 @@ at::Tensor LlamaDecoderLayer::forward_layer(const at::Tensor& x, const at::Tenso
     return maybe_checkpointed(inputs, [this, m, varlen, past_k, past_v](const std::vector<at::Tensor>& in) {
       LayerMask layer = m;
       if (in.size() > 3) (varlen ? layer.packed.cu_seqlens : layer.hide) = in[3];
-      at::Tensor h = in[0] + attn_->attend_to(normed(*input_norm_, in[0]), in[1], in[2], layer, past_k, past_v);
+      const at::Tensor attended = attn_->attend_to(normed(*input_norm_, in[0]), in[1], in[2], layer, past_k, past_v);
+      if (pre_ff_norm_) {  // Gemma 3's sandwich: x += norm(attn(norm(x))); x += norm(mlp(norm(x)))
+        const at::Tensor h = in[0] + post_norm_->forward(attended);
+        return h + post_ff_norm_->forward(mlp_->forward_normed(normed(*pre_ff_norm_, h)));
+      }
+      const at::Tensor h = in[0] + attended;
       return h + mlp_->forward_normed(normed(*post_norm_, h));
     });
   });

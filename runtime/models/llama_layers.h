@@ -36,12 +36,14 @@ class LlamaDecoderLayer : public Module {
 
   // Inside hooked(): a sharding engine gathers this layer's parameters around it, and with
   // gradient checkpointing backward recomputes body from its inputs.
+  bool sliding() const { return sliding_; }  // attends within the sliding window (and, in Gemma 3, rotates by local_rope)
   at::Tensor forward_layer(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin, const AttentionMasks& masks,
                            at::Tensor* past_k, at::Tensor* past_v);
 
  private:
   bool sliding_;
   std::shared_ptr<RMSNorm> input_norm_, post_norm_;
+  std::shared_ptr<RMSNorm> pre_ff_norm_, post_ff_norm_;  // Gemma 3 only
   std::shared_ptr<LlamaAttention> attn_;
   std::shared_ptr<LlamaMLP> mlp_;
 };

@@ -99,7 +99,7 @@ std::vector<std::pair<const char*, const char*>> hf_only_children(const std::str
   if (type == "GPT2Attention") return {{"attn_dropout", "Dropout"}, {"resid_dropout", "Dropout"}};
   if (type == "GPT2Model") return {{"drop", "Dropout"}};
   if (ends_with(type, "MLP")) return {{"act_fn", "SiLUActivation"}};  // the Llama family's
-  if (ends_with(type, "Model") && is_llama_class_prefix(type.substr(0, type.size() - 5))) return {{"rotary_emb", "RotaryEmbedding"}};
+  if (is_llama_body_class(type)) return {{"rotary_emb", "RotaryEmbedding"}};
   if (type == "BertEmbeddings" || type == "BertSelfAttention" || type == "BertOutput") return {{"dropout", "Dropout"}};
   if (type == "BertIntermediate") return {{"intermediate_act_fn", "GELUActivation"}};
   if (type == "BertPooler") return {{"activation", "Tanh"}};
@@ -118,7 +118,7 @@ std::vector<std::pair<const char*, const char*>> hf_only_children(const std::str
 std::vector<std::string> default_targets(const Module& model) {
   std::string type;
   if (const std::string config = model.hf_config_json(); !config.empty()) type = nlohmann::json::parse(config).value("model_type", "");
-  if (is_llama_family(type)) return {"q_proj", "v_proj"};
+  if (is_llama_family(type)) return {"q_proj", "v_proj"};  // peft's for llama, qwen2, qwen3, mistral and gemma3_text alike
   if (type == "gpt2" || model.type_name() == "GPT2LMHeadModel") return {"c_attn"};
   if (type == "bert" || type == "roberta" || type == "xlm-roberta" || type == "electra") return {"query", "value"};  // peft has none for ALBERT, CamemBERT
   if (type == "distilbert") return {"q_lin", "v_lin"};

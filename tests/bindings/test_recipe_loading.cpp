@@ -70,6 +70,12 @@ TEST_F(RecipeLoading, LlamaKeysTheModelTypeDoesNotReadAreRefused) {
   EXPECT_THAT(model(", model_type = 'qwen2', mlp_bias = true"), HasSubstr("model_type qwen2 does not take 'mlp_bias'"));
   EXPECT_EQ(model(", model_type = 'mistral', sliding_window = 4"), "");
   EXPECT_EQ(model(", model_type = 'qwen2', use_sliding_window = true, sliding_window = 4, max_window_layers = 0"), "");
+  EXPECT_THAT(model(", model_type = 'qwen3', mlp_bias = true"), HasSubstr("model_type qwen3 does not take 'mlp_bias'"));
+  EXPECT_THAT(model(", query_pre_attn_scalar = 8"), HasSubstr("'query_pre_attn_scalar' is a key of model_type gemma3_text (Gemma3TextConfig), not of llama"));
+  EXPECT_THAT(model(", model_type = 'gemma3_text', hidden_act = 'silu'"), HasSubstr("model_type gemma3_text does not take 'hidden_act'"));
+  EXPECT_THAT(model(", model_type = 'gemma3_text', final_logit_softcapping = 30.0"),
+              HasSubstr("final_logit_softcapping is not supported (Gemma 2's soft-capping; Gemma 3 has none)"));
+  EXPECT_EQ(model(", model_type = 'gemma3_text', head_dim = 4, query_pre_attn_scalar = 4, sliding_window = 2, sliding_window_pattern = 2"), "");
 }
 
 // A JSONL of sentences not yet tokenized would give empty batches.

@@ -1,5 +1,6 @@
 // make_llama / from_pretrained against the real transformers (llama_reference.py, run with the
-// build's Python): tiny random LlamaForCausalLM / Qwen2ForCausalLM / Qwen3ForCausalLM / MistralForCausalLM saved
+// build's Python): tiny random LlamaForCausalLM / Qwen2ForCausalLM / Qwen3ForCausalLM / MistralForCausalLM /
+// Gemma3ForCausalLM saved
 // by transformers load here and give the same logits, loss and gradients (fp32, rel 1e-5);
 // what runner writes (model.safetensors + config.json) loads back in transformers.
 #include <gmock/gmock.h>
@@ -68,6 +69,14 @@ TensorMap left_padded_batch() {
   return {{"input_ids", ids}, {"attention_mask", mask}, {"labels", labels}};
 }
 
+// Left padding whose padded positions hold id 0, Gemma's pad_token_id: its embedding row gets no
+// gradient in transformers (padding_idx), and must not here either.
+TensorMap left_padded_with_pad_ids() {
+  TensorMap b = left_padded_batch();
+  b.at("input_ids")[1].narrow(0, 0, 4).fill_(0);
+  return b;
+}
+
 // Two sequences packed per row: position_ids restart where the second begins.
 TensorMap packed_batch() {
   at::Tensor ids = at::randint(0, 96, {2, 13}, at::kLong);
@@ -109,6 +118,21 @@ std::vector<Case> cases() {
        left_padded_batch},
       {"Qwen3AttentionBiasTiedPacked", "qwen3",
        std::string("{") + kSizes + R"(, "num_key_value_heads": 3, "head_dim": 8, "attention_bias": true, "tie_word_embeddings": true})",
+       packed_batch},
+      // Gemma 3: unit-offset norms around attention and the MLP, √C-scaled embeddings with the
+      // pad row untrained (pad_token_id 0 is in the batch), GELU gating, per-head norms,
+      // query_pre_attn_scalar apart from head_dim, local and global rotations (the full layer
+      // with a linear-scaled rope), a window of 4 on the sliding layer
+      {"Gemma3SandwichNormsLocalRopeWindow", "gemma3_text",
+       std::string("{") + kSizes + R"(, "num_key_value_heads": 2, "head_dim": 16, "query_pre_attn_scalar": 12, "sliding_window": 4,
+        "layer_types": ["sliding_attention", "full_attention"], "rope_theta": 50000.0, "rope_local_base_freq": 500.0,
+        "rope_scaling": {"rope_type": "linear", "factor": 2.0}})",
+       plain_batch},
+      {"Gemma3DefaultsUntiedLeftPadding", "gemma3_text",
+       std::string("{") + kSizes + R"(, "num_key_value_heads": 3, "head_dim": 8, "tie_word_embeddings": false, "attention_bias": true,
+        "sliding_window_pattern": 2})",
+       left_padded_with_pad_ids},
+      {"Gemma3Packed", "gemma3_text", std::string("{") + kSizes + R"(, "num_key_value_heads": 1, "head_dim": 8, "sliding_window": 5})",
        packed_batch},
       {"Qwen3WindowFromMaxWindowLayers", "qwen3",
        std::string("{") + kSizes + R"(, "num_key_value_heads": 2, "head_dim": 8, "use_sliding_window": true, "sliding_window": 4, "max_window_layers": 1})",
@@ -161,7 +185,7 @@ INSTANTIATE_TEST_SUITE_P(Configs, LlamaGolden, ::testing::ValuesIn(cases()),
 // the same logits: built by runner from a Lua-style config, not by transformers.
 TEST(LlamaGoldenWrite, RunnerWrittenFolderLoadsInTransformers) {
   if (!test::python_torch_available()) GTEST_SKIP() << RUNNER_PYTHON " cannot import torch (run scripts/setup)";
-  for (const std::string type : {"llama", "qwen2", "qwen3", "mistral"}) {
+  for (const std::string type : {"llama", "qwen2", "qwen3", "mistral", "gemma3_text"}) {
     LlamaConfig c;
     c.model_type = type;
     c.vocab_size = 96, c.hidden_size = 32, c.intermediate_size = 64, c.num_hidden_layers = 2, c.num_attention_heads = 4;
@@ -171,6 +195,7 @@ TEST(LlamaGoldenWrite, RunnerWrittenFolderLoadsInTransformers) {
     c.qkv_bias = type == "qwen2";
     if (type == "mistral") c.sliding_window = 5;
     if (type == "qwen3") c.head_dim = 12, c.qkv_bias = c.o_bias = true;
+    if (type == "gemma3_text") c.head_dim = 16, c.query_pre_attn_scalar = 10, c.sliding_window = 3, c.sliding_layers = {true, false}, c.pad_token_id = {0};
     c.rope.theta = 1e4;
     at::manual_seed(11);
     ModulePtr model = make_llama(c);

@@ -99,7 +99,7 @@ TEST(Pretrained, ClearErrors) {
   EXPECT_THAT(checkpoint_error([&] { from_pretrained(dir); }), ::testing::HasSubstr("no config.json"));
   test::write_text(dir + "/config.json", R"({"model_type": "t5", "hidden_size": 16})");
   EXPECT_THAT(checkpoint_error([&] { from_pretrained(dir); }),
-              ::testing::HasSubstr("model_type \"t5\" is not supported (supported: gpt2, llama, qwen2, qwen3, mistral, bert, roberta, xlm-roberta, camembert, distilbert, albert, electra)"));
+              ::testing::HasSubstr("model_type \"t5\" is not supported (supported: gpt2, llama, qwen2, qwen3, mistral, gemma3_text, bert, roberta, xlm-roberta, camembert, distilbert, albert, electra)"));
   test::write_text(dir + "/config.json", R"({"n_embd": 16})");
   EXPECT_THAT(checkpoint_error([&] { from_pretrained(dir); }), ::testing::HasSubstr("config.json has no model_type"));
   test::write_text(dir + "/config.json", R"({"model_type": "gpt2", "vocab_size": 40, "n_embd": 16, "n_layer": 1, "n_head": 2})");
@@ -265,6 +265,47 @@ TEST(LlamaConfigFromHf, WindowDefaultsAndIgnoredKeysPerModelType) {
   EXPECT_EQ(back["use_sliding_window"], true);
   EXPECT_EQ(back["architectures"], nlohmann::json{"Qwen3ForCausalLM"});
   EXPECT_FALSE(llama_config_from_hf(base("qwen2"), "config.json").qk_norm);
+  // Gemma 3: Gemma3TextConfig's defaults where keys are absent, both ropes, its refusals
+  j = base("gemma3_text");
+  c = llama_config_from_hf(j, "config.json");
+  EXPECT_TRUE(c.gemma && c.qk_norm && c.tie_word_embeddings);
+  EXPECT_EQ(c.head_dim, 256);
+  EXPECT_EQ(c.query_pre_attn_scalar, 256);
+  EXPECT_EQ(c.sliding_window, 4096);
+  ASSERT_EQ(c.sliding_layers.size(), 30u);
+  EXPECT_TRUE(c.sliding_layers[4]);
+  EXPECT_FALSE(c.sliding_layers[5]);  // every 6th layer attends to all
+  EXPECT_EQ((std::vector<std::vector<int64_t>>{c.pad_token_id, c.eos_token_id, c.bos_token_id}), (std::vector<std::vector<int64_t>>{{0}, {1}, {2}}));
+  EXPECT_EQ(c.rope.theta, 1e6);
+  EXPECT_EQ(c.local_rope.theta, 1e4);
+  j["rope_scaling"] = {{"rope_type", "linear"}, {"factor", 8.0}};  // v4: the full layers' scaling
+  j["rope_local_base_freq"] = 5e3;
+  j["sliding_window_pattern"] = 2;
+  j["pad_token_id"] = nullptr;
+  c = llama_config_from_hf(j, "config.json");
+  EXPECT_EQ(c.rope.type, "linear");
+  EXPECT_EQ(c.rope.factor, 8.0);
+  EXPECT_EQ(c.local_rope.type, "default");
+  EXPECT_EQ(c.local_rope.theta, 5e3);
+  EXPECT_TRUE(c.sliding_layers[0] && !c.sliding_layers[1]);
+  EXPECT_TRUE(c.pad_token_id.empty());
+  nlohmann::json gemma_back = nlohmann::json::parse(llama_config_json(c));
+  EXPECT_EQ(gemma_back["architectures"], nlohmann::json{"Gemma3ForCausalLM"});
+  EXPECT_EQ(gemma_back["hidden_activation"], "gelu_pytorch_tanh");
+  EXPECT_FALSE(gemma_back.contains("hidden_act"));
+  EXPECT_EQ(gemma_back["rope_parameters"]["full_attention"]["rope_type"], "linear");
+  EXPECT_EQ(gemma_back["rope_parameters"]["sliding_attention"]["rope_theta"], 5e3);
+  EXPECT_EQ(gemma_back["query_pre_attn_scalar"], 256);
+  const LlamaConfig again = llama_config_from_hf(gemma_back, "config.json");  // v5's nested rope_parameters read back
+  EXPECT_EQ(again.rope.factor, 8.0);
+  EXPECT_EQ(again.local_rope.theta, 5e3);
+  EXPECT_EQ(again.sliding_layers, c.sliding_layers);
+  for (const auto& [key, value] : std::vector<std::pair<std::string, nlohmann::json>>{
+           {"final_logit_softcapping", 30.0}, {"attn_logit_softcapping", 50.0}, {"hidden_activation", "gelu"}, {"use_bidirectional_attention", true}}) {
+    nlohmann::json bad = base("gemma3_text");
+    bad[key] = value;
+    EXPECT_THAT(checkpoint_error([&] { llama_config_from_hf(bad, "config.json"); }), ::testing::HasSubstr(key)) << key;
+  }
   // swish is silu (transformers' ACT2FN)
   j = base("llama");
   j["hidden_act"] = "swish";
@@ -314,13 +355,13 @@ TEST(Pretrained, Gpt2DropoutsReadApart) {
 // *ForSequenceClassification configs: their architectures make a classifier (id2label's names,
 // problem_type kept), written back under the type's own class name; a causal LM's is not one.
 TEST(LlamaConfigFromHf, SequenceClassifierConfigRoundTrips) {
-  for (const std::string type : {"llama", "qwen2", "qwen3", "mistral"}) {
+  for (const std::string type : {"llama", "qwen2", "qwen3", "mistral", "gemma3_text"}) {
     nlohmann::json j{{"model_type", type}, {"vocab_size", 64}, {"hidden_size", 32}, {"intermediate_size", 64}, {"num_hidden_layers", 2},
                      {"num_attention_heads", 4}, {"pad_token_id", 0}};
     EXPECT_EQ(llama_config_from_hf(j, "config.json").num_labels, 0) << type;
     j["id2label"] = {{"1", "good"}, {"0", "bad"}};
     EXPECT_EQ(llama_config_from_hf(j, "config.json").num_labels, 0) << type;  // labels alone do not make a classifier
-    j["architectures"] = {llama_class_prefix(type) + "ForSequenceClassification"};
+    j["architectures"] = {llama_architecture(type, /*classifier=*/true)};
     j["problem_type"] = "single_label_classification";
     const LlamaConfig c = llama_config_from_hf(j, "config.json");
     EXPECT_EQ(c.num_labels, 2);
