@@ -36,7 +36,7 @@ py_tests=(test_every_shipped_recipe_trains_on_cuda test_every_mode_with_nccl_on_
           test_cuda_out_of_memory_is_one_line_with_exit_2 test_hf_deepspeed_examples_train_with_fp16
           test_full_determinism_and_tf32_from_the_command_line test_zero3_offload_trains_where_ddp_runs_out_of_memory
           test_peak_memory_agrees_with_pytorch test_more_ranks_than_gpus_fall_back_to_mpi_with_one_warning
-          test_fused_kernels_train_like_the_plain_chains_on_cuda
+          test_fused_kernels_train_like_the_plain_chains_on_cuda test_qwen3_and_gemma3_train_on_cuda_as_on_the_cpu
           test_cuda_graphs_replay_equals_the_static_step test_activation_offload_lowers_peak_memory_with_the_same_losses
           test_profile_steps_records_cuda_kernels
           test_generate_runs_on_the_gpu test_from_pretrained_reads_its_files_onto_the_gpu

@@ -5,8 +5,8 @@ DeepSpeed ZeRO-2 and ZeRO-3 examples train a GPT with fp16 as written; ZeRO-3 wi
 trains a model whose states exceed a device-memory cap that plain DDP runs into; a
 models.from_pretrained model read from its files onto the GPU (whole, or as ZeRO-3 shards)
 trains like on the CPU; activation_offload lowers a long-context Llama's peak GPU memory with
-the same losses; a CUDA out-of-memory error is one line with exit 2; `runner
---version` lists the GPU."""
+the same losses; Qwen 3 and Gemma 3 train on CUDA as on the CPU; a CUDA out-of-memory error is
+one line with exit 2; `runner --version` lists the GPU."""
 import json
 import os
 import re
@@ -349,6 +349,45 @@ class Gpu(unittest.TestCase):
                 np.testing.assert_allclose(losses["fused"], losses["plain"], rtol=rtol, err_msg=f"{model} {precision}")
                 differs = differs or losses["fused"] != losses["plain"]
         self.assertTrue(differs, "RUNNER_FUSED_KERNELS=0 changed nothing: the kernels did not run")
+
+    # (device, precision) runs of test_qwen3_and_gemma3_train_on_cuda_as_on_the_cpu: the first is the reference.
+    MEMBER_RUNS = (("cpu", "fp32"), ("cuda", "fp32"), ("cuda", "bf16"))
+
+    def test_qwen3_and_gemma3_train_on_cuda_as_on_the_cpu(self):
+        # The newer Llama-family members' own pieces on CUDA: per-head q/k norms, Gemma's
+        # unit-offset norms (fp32 inside, its dtype out), GELU gating, √C embeddings with the pad
+        # row untrained, query_pre_attn_scalar, the sliding layers' rotation and window, and packed
+        # rows (under bf16 the varlen kernel, with the window and the queries' scale): fp32 on
+        # CUDA follows the CPU's curve, bf16 tracks it.
+        base = LLAMA.replace("torch.randint(0, 32, {50, 8})", "torch.randint(0, 1000, {64, 64})").replace(
+            "models.llama{vocab_size = 32, hidden_size = 16, intermediate_size = 24",
+            "models.llama{vocab_size = 1000, hidden_size = 128, intermediate_size = 344").replace(
+                "max_position_embeddings = 16", "max_position_embeddings = 64")
+        self.assertIn("{64, 64}", base)
+        members = {"qwen3": 'model_type = "qwen3", head_dim = 64, ',
+                   "gemma3_text": 'model_type = "gemma3_text", head_dim = 64, query_pre_attn_scalar = 48, sliding_window = 16, '
+                                  'sliding_window_pattern = 2, pad_token_id = 0, '}
+        for member, options in members.items():
+            rows = base.replace("models.llama{", "models.llama{" + options)
+            packed = rows.replace("data.tensors{ input_ids = ids, labels = ids }",
+                                  "data.tensors{ input_ids = ids, labels = ids, position_ids = torch.arange(64 * 64):reshape(64, 64) % 20 }")
+            self.assertIn("position_ids", packed)
+            for layout, recipe in (("rows", rows), ("packed", packed)):
+                path = write(os.path.join(self.tmp, f"{member}_{layout}.lua"), recipe)
+                losses = {}
+                for device, precision in self.MEMBER_RUNS:
+                    out = os.path.join(self.tmp, f"{member}_{layout}_{device}_{precision}")
+                    extra = (["--use_cpu", "true"] if device == "cpu" else []) + (["--bf16", "true"] if precision == "bf16" else [])
+                    p = subprocess.run([BINARY, path, "--output_dir", out, "--max_steps", "8", "--per_device_train_batch_size", "8", *extra],
+                                       capture_output=True, text=True, timeout=300)
+                    self.assertEqual(p.returncode, 0, f"{member} {layout} {device} {precision}: {p.stderr[-3000:]}")
+                    losses[device, precision] = [e["loss"] for e in load_json(os.path.join(out, "trainer_state.json"))["log_history"] if "loss" in e]
+                reference = losses[self.MEMBER_RUNS[0]]
+                self.assertEqual(len(reference), 8)
+                for run, got in losses.items():
+                    np.testing.assert_allclose(got, reference, rtol=3e-2 if run[1] == "bf16" else 1e-3, err_msg=f"{member} {layout} {run}")
+                if ("cuda", "bf16") in losses:  # autocast ran: bf16 rounds otherwise than fp32
+                    self.assertNotEqual(losses["cuda", "bf16"], losses["cuda", "fp32"], f"{member} {layout}")
 
     def test_cuda_visible_devices_decides_what_runner_sees(self):
         hidden = subprocess.run([BINARY, "--version"], capture_output=True, text=True, timeout=120, env=dict(os.environ, CUDA_VISIBLE_DEVICES=""))
