@@ -72,7 +72,8 @@ Embedding::Embedding(int64_t num, int64_t dim, std::optional<int64_t> pad) : Mod
 }
 
 at::Tensor Embedding::forward_impl(const at::Tensor& ids) {
-  return at::embedding(weight, ids, padding_idx.value_or(-1));
+  const at::Tensor out = at::embedding(weight, ids, padding_idx.value_or(-1));
+  return output_scale == 1.0 ? out : out * rounded_scale();
 }
 
 LayerNorm::LayerNorm(std::vector<int64_t> shape, double eps_, bool affine, bool has_bias)

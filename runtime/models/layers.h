@@ -31,6 +31,12 @@ class Embedding : public Module {
   at::Tensor forward_impl(const at::Tensor& ids) override;  // (*) int64 -> (*, dim)
   at::Tensor weight;                                  // (num, dim)
   std::optional<int64_t> padding_idx;
+  // Gemma's √hidden_size (Gemma3TextScaledWordEmbedding): the output times it rounded to the
+  // weight's dtype; a LoRA branch is scaled by it too (peft), and output hooks (NEFTune) see
+  // the scaled embeddings, as transformers' hooks do.
+  double output_scale = 1.0;
+  // A host 0-dim tensor in the weight's dtype (the rounding); ATen reads it as a scalar on any device.
+  at::Tensor rounded_scale() const { return at::scalar_tensor(output_scale, at::TensorOptions().dtype(weight.scalar_type())); }
 };
 
 class LayerNorm : public Module {

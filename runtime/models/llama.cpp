@@ -59,6 +59,7 @@ class Llama : public Module {
     std::optional<int64_t> padding_row;
     if (k.gemma && k.pad_token_id.size() == 1 && k.pad_token_id[0] >= 0 && k.pad_token_id[0] < k.vocab_size) padding_row = k.pad_token_id[0];
     embed_ = std::make_shared<Embedding>(k.vocab_size, k.hidden_size, padding_row);
+    if (k.gemma) embed_->output_scale = std::sqrt(static_cast<double>(k.hidden_size));  // 55.4256 is 55.5 in bf16, as in transformers
     if (!meta_init_active()) {
       c10::NoGradGuard no_grad;
       embed_->weight.normal_(0.0, k.initializer_range);
@@ -249,8 +250,6 @@ class Llama : public Module {
   at::Tensor hidden_states(const at::Tensor& ids, const at::Tensor& positions, const AttentionMasks& masks, KVCache* cache,
                            int64_t logits_to_keep = 0) {
     at::Tensor x = embed_->forward(ids);  // (B, T, C)
-    // Gemma: ·√C, rounded to the embedding's dtype first (as transformers: 55.4256 is 55.5 in bf16)
-    if (config_.gemma) x = x * at::scalar_tensor(std::sqrt(static_cast<double>(config_.hidden_size)), x.options());
     auto [cos, sin] = rope_cos_sin(inv_freq_, positions, x.scalar_type());
     std::pair<at::Tensor, at::Tensor> local;  // Gemma's sliding layers' rotation
     if (local_inv_freq_.defined()) local = rope_cos_sin(local_inv_freq_, positions, x.scalar_type());

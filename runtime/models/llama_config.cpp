@@ -112,13 +112,14 @@ RopeConfig rope_from_hf(const json& c, const std::string& where) {
 
 // rope_from_hf on one part of a per-layer-type rope (Gemma 3's full_attention / sliding_attention):
 // v5's rope_parameters[part], else v4's flat keys (`scaling`, `theta`).
+// A rope_scaling beside them goes over rope_parameters[part], as Gemma3TextConfig merges it.
 RopeConfig rope_part(const json& c, const char* part, double theta, const json& scaling, const std::string& where) {
   json flat = {{"rope_theta", theta}};
   if (c.contains("max_position_embeddings")) flat["max_position_embeddings"] = c["max_position_embeddings"];
-  if (auto rp = c.find("rope_parameters"); rp != c.end() && rp->is_object() && rp->contains(part) && (*rp)[part].is_object())
-    flat["rope_parameters"] = (*rp)[part];
-  else if (scaling.is_object())
-    flat["rope_scaling"] = scaling;
+  json params = json::object();
+  if (auto rp = c.find("rope_parameters"); rp != c.end() && rp->is_object() && rp->contains(part) && (*rp)[part].is_object()) params = (*rp)[part];
+  if (scaling.is_object()) params.update(scaling);
+  if (!params.empty()) flat["rope_parameters"] = params;
   return rope_from_hf(flat, where);
 }
 
@@ -145,18 +146,20 @@ void gemma3_from_hf(const json& j, LlamaConfig& c, const std::string& where) {
     if (j.contains(key) && !j[key].is_null()) throw CheckpointError(std::string(key) + " is not supported (Gemma 2's soft-capping; Gemma 3 has none)", where);
   if (get_bool(j, "use_bidirectional_attention", false, where))
     throw CheckpointError("use_bidirectional_attention (EmbeddingGemma's encoder) is not supported", where);
-  // A window of sliding_window keys (4096 when absent, none when null) on the sliding layers:
-  // layer_types', else all but every sliding_window_pattern-th (6).
-  c.sliding_window = j.contains("sliding_window") ? get_int(j, "sliding_window", 0, where) : 4096;
-  if (c.sliding_window > 0) {
-    if (j.contains("layer_types") && j["layer_types"].is_array()) {
-      c.sliding_layers = layer_types(j["layer_types"], where);
-    } else {
-      const int64_t pattern = get_int(j, "sliding_window_pattern", get_int(j, "_sliding_window_pattern", 6, where), where);
-      if (pattern <= 0) throw CheckpointError("\"sliding_window_pattern\" must be > 0", where);
-      for (int64_t i = 0; i < c.num_hidden_layers; ++i) c.sliding_layers.push_back((i + 1) % pattern != 0);
-    }
-    if (std::none_of(c.sliding_layers.begin(), c.sliding_layers.end(), [](bool s) { return s; })) c.sliding_layers.clear(), c.sliding_window = 0;
+  // The sliding layers (layer_types', else all but every sliding_window_pattern-th, 6) attend
+  // to the last sliding_window keys (4096 when absent) and rotate by the local rope. A Gemma 3
+  // without a window does not run in transformers: refused.
+  if (j.contains("sliding_window") && !(j["sliding_window"].is_number_integer() && j["sliding_window"].get<int64_t>() > 0))
+    throw CheckpointError("\"sliding_window\" must be an integer > 0 for gemma3_text (transformers cannot run a Gemma 3 without one), got " +
+                              j["sliding_window"].dump(),
+                          where);
+  c.sliding_window = get_int(j, "sliding_window", 4096, where);
+  if (j.contains("layer_types") && j["layer_types"].is_array()) {
+    c.sliding_layers = layer_types(j["layer_types"], where);
+  } else {
+    const int64_t pattern = get_int(j, "sliding_window_pattern", 6, where);
+    if (pattern <= 0) throw CheckpointError("\"sliding_window_pattern\" must be > 0", where);
+    for (int64_t i = 0; i < c.num_hidden_layers; ++i) c.sliding_layers.push_back((i + 1) % pattern != 0);
   }
   // The full layers rotate by rope_theta (1e6) with rope_scaling, the sliding ones by
   // rope_local_base_freq (1e4); v5 gives each its own rope_parameters.
@@ -240,6 +243,8 @@ void complete_llama_config(LlamaConfig& c, const std::string& where) {
   if (c.gemma && c.query_pre_attn_scalar == 0) c.query_pre_attn_scalar = c.head_dim;
   if (c.query_pre_attn_scalar < 0) throw RecipeError(where + ": query_pre_attn_scalar must be > 0");
   if (c.gemma && c.mlp_bias) throw RecipeError(where + ": gemma3_text has no mlp_bias");
+  if (c.gemma && c.sliding_window <= 0)
+    throw RecipeError(where + ": gemma3_text needs sliding_window > 0 (transformers cannot run a Gemma 3 without one; all-full layer_types attend to all)");
   if (c.num_labels < 0) throw RecipeError(where + ": num_labels must be >= 0 (0: a causal language model)");
   if (!c.labels.empty() && static_cast<int64_t>(c.labels.size()) != c.num_labels)
     throw RecipeError(where + ": id2label names " + std::to_string(c.labels.size()) + " labels but num_labels is " + std::to_string(c.num_labels));
@@ -367,9 +372,10 @@ std::string llama_config_json(const LlamaConfig& c) {
     j["sliding_window"] = c.sliding_window;
   }
   if (c.num_labels > 0) add_classifier_labels(j, {c.num_labels, c.labels, c.problem_type});
-  if (!c.sliding_layers.empty()) {
+  if (!c.sliding_layers.empty() || c.gemma) {  // Gemma 3's always: transformers would otherwise derive them
     json types = json::array();
-    for (bool s : c.sliding_layers) types.push_back(s ? "sliding_attention" : "full_attention");
+    for (int64_t i = 0; i < c.num_hidden_layers; ++i)
+      types.push_back(c.sliding_layers.empty() || c.sliding_layers[static_cast<size_t>(i)] ? "sliding_attention" : "full_attention");
     j["layer_types"] = types;
   }
   return j.dump(2);

@@ -62,11 +62,12 @@ void adapt_embedding(Embedding& e, const LoraConfig& c, bool on_device) {
   e.register_parameter("lora_embedding_B", b);
   const double scaling = c.scaling();
   const int64_t padding = e.padding_idx.value_or(-1);
-  const Module* owner = &e;  // owns the branch, so outlives it; looked up per call, wherever the store has put them
+  const Embedding* owner = &e;  // owns the branch, so outlives it; looked up per call, wherever the store has put them
   e.set_adapter([owner, scaling, padding](const at::Tensor& ids, const at::Tensor& out) {
     if (adapters_disabled()) return out;
     const at::Tensor A = owner->parameter("lora_embedding_A"), B = owner->parameter("lora_embedding_B");
-    const at::Tensor extra = at::matmul(at::embedding(A.t(), ids, padding), B.t()) * scaling;  // (*, dim)
+    at::Tensor extra = at::matmul(at::embedding(A.t(), ids, padding), B.t()) * scaling;  // (*, dim)
+    if (owner->output_scale != 1.0) extra = extra * owner->rounded_scale().to(extra.scalar_type());  // peft's embed_scale
     if (extra.scalar_type() == out.scalar_type()) return out + extra;
     return (out.to(at::promote_types(out.scalar_type(), extra.scalar_type())) + extra).to(out.scalar_type());
   });
@@ -98,7 +99,8 @@ std::vector<std::pair<const char*, const char*>> hf_only_children(const std::str
   if (type == "GPT2MLP") return {{"act", "NewGELUActivation"}, {"dropout", "Dropout"}};
   if (type == "GPT2Attention") return {{"attn_dropout", "Dropout"}, {"resid_dropout", "Dropout"}};
   if (type == "GPT2Model") return {{"drop", "Dropout"}};
-  if (ends_with(type, "MLP")) return {{"act_fn", "SiLUActivation"}};  // the Llama family's
+  if (type == "Gemma3MLP") return {{"act_fn", "GELUTanh"}};
+  if (ends_with(type, "MLP")) return {{"act_fn", "SiLUActivation"}};  // the rest of the Llama family's
   if (is_llama_body_class(type)) return {{"rotary_emb", "RotaryEmbedding"}};
   if (type == "BertEmbeddings" || type == "BertSelfAttention" || type == "BertOutput") return {{"dropout", "Dropout"}};
   if (type == "BertIntermediate") return {{"intermediate_act_fn", "GELUActivation"}};

@@ -143,6 +143,22 @@ TEST(ChatTemplate, GenerationBlocksGiveTheAssistantSpans) {
   EXPECT_FALSE(data::ChatTemplate("x", "t").has_generation_markers());
 }
 
+// What transformers hands a template: null keys dropped (apply_chat_template), then a
+// message's reasoning under each of its names (_alias_reasoning_fields), key order as Python's.
+TEST(ChatTemplate, TemplateMessagesDropNullsAndAliasReasoning) {
+  const ordered_json given = ordered_json::parse(R"([
+    {"role": "user", "content": "q", "tool_calls": null},
+    {"role": "assistant", "thinking": null, "content": "a", "reasoning_content": "R"},
+    {"role": "assistant", "content": "b", "reasoning": "S"},
+    "not a message"])");
+  const ordered_json want = ordered_json::parse(R"([
+    {"role": "user", "content": "q"},
+    {"thinking": "R", "role": "assistant", "content": "a", "reasoning_content": "R"},
+    {"thinking": "S", "role": "assistant", "content": "b", "reasoning": "S", "reasoning_content": "S"},
+    "not a message"])");
+  EXPECT_EQ(data::template_messages(given).dump(), want.dump());
+}
+
 TEST(ChatTemplate, ErrorsNameTheTemplateAndLine) {
   EXPECT_EQ(error_of("a\n{% if x %}\nb"), std::make_pair(std::string("t.jinja:3"), std::string("missing {% endif %}")));
   EXPECT_EQ(error_of("a\n\n{{ x |nofilter }}").first, "t.jinja:3");

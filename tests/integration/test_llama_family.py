@@ -6,7 +6,9 @@ and the sliding layers' own rotation). models.llama{model_type = ...} trains, it
 in transformers with runner's logits and generate() gives runner's ids (through the sliding
 window); a transformers-written model loads with models.lora's default targets (peft's), and
 peft loads the adapters runner trained with runner's logits. The per-layer logits and gradients
-against transformers are test_llama_golden's cases. Exit 77 (skipped) without transformers and peft."""
+against transformers are test_llama_golden's cases; each member's sequence classifier, saved by
+runner, loads in transformers as its *ForSequenceClassification with runner's logits. Exit 77
+(skipped) without transformers and peft."""
 import json
 import os
 import re
@@ -20,7 +22,8 @@ try:
     import torch
     import transformers
     from peft import PeftModel
-    from transformers import AutoModelForCausalLM, Gemma3ForCausalLM, Gemma3TextConfig, Qwen3Config, Qwen3ForCausalLM
+    from transformers import (AutoModelForCausalLM, AutoModelForSequenceClassification, Gemma3ForCausalLM, Gemma3TextConfig,
+                              Gemma3TextForSequenceClassification, Qwen3Config, Qwen3ForCausalLM, Qwen3ForSequenceClassification)
 except ImportError as e:
     print(f"SKIP: transformers or peft not installed ({e}); scripts/setup installs them")
     sys.exit(77)
@@ -78,7 +81,34 @@ return {
 """
 
 
+# A sequence classifier (num_labels = 3, scored at each row's last token that is not pad 0), a
+# few steps on labels, saved; then its logits on right-padded rows, one JSON line per row.
+CLASSIFY = """
+local data, models = require "runner.data", require "runner.models"
+torch.manual_seed(0)
+local ids = torch.cat({ torch.randint(1, 64, {32, 8}), torch.zeros(32, 4, {dtype = "long"}) }, 1)  -- right padding with 0
+return {
+  args = { output_dir = "cls", max_steps = 4, learning_rate = 1e-2, per_device_train_batch_size = 8, report_to = "none" },
+  datasets = { train = data.tensors{ input_ids = ids, labels = torch.randint(0, 3, {32}) } },
+  model = models.llama{ MODEL_OPTIONS, vocab_size = 64, hidden_size = 32, intermediate_size = 64, num_hidden_layers = 2,
+                        num_attention_heads = 4, num_key_value_heads = 2, head_dim = 16, max_position_embeddings = 64,
+                        num_labels = 3, pad_token_id = 0 },
+}
+"""
+CLASS_LOGITS = """
+local models = require "runner.models"
+local model = models.from_pretrained("cls")
+local logits = model{ input_ids = torch.tensor{ { 5, 17, 40, 2, 33, 0, 0, 0 }, { 12, 9, 63, 8, 21, 44, 3, 30 } } }.logits
+for b = 0, 1 do
+  local row = {}
+  for k = 0, 2 do row[#row + 1] = string.format("%.9g", logits:select(0, b):select(0, k):item()) end
+  print("CLASSES [" .. table.concat(row, ",") .. "]")
+end
+return { datasets = { train = (require "runner.data").tensors{ x = torch.zeros(2, 1) } }, model = nn.Linear(1, 1) }
+"""
+
 ARCHITECTURES = {"qwen3": Qwen3ForCausalLM, "gemma3_text": Gemma3ForCausalLM}
+CLASSIFIERS = {"qwen3": Qwen3ForSequenceClassification, "gemma3_text": Gemma3TextForSequenceClassification}
 
 
 def make_base(path, model_type):
@@ -131,16 +161,37 @@ class LlamaFamilyRecipe(unittest.TestCase):
                                                   num_beams=beams, pad_token_id=0)
                     self.assertEqual(got[beams], expected.tolist(), f"{model_type} num_beams={beams}")
 
-    def test_lora_default_targets_on_a_transformers_model_load_in_peft(self):
-        for model_type in MODELS:
+    def test_sequence_classifier_loads_in_transformers_with_runners_logits(self):
+        for model_type, options in MODELS.items():
             with self.subTest(model_type), TempDir() as d:
+                write(os.path.join(d, "cls.lua"), CLASSIFY.replace("MODEL_OPTIONS", options))
+                code, out, err = run(os.path.join(d, "cls.lua"), cwd=d, timeout=600)
+                self.assertEqual(code, 0, err[-3000:])
+                model = AutoModelForSequenceClassification.from_pretrained(os.path.join(d, "cls")).eval()
+                self.assertIsInstance(model, CLASSIFIERS[model_type])
+                write(os.path.join(d, "logits.lua"), CLASS_LOGITS)
+                code, out, err = run("check", os.path.join(d, "logits.lua"), cwd=d)
+                self.assertEqual(code, 0, err[-3000:])
+                got = [json.loads(m.group(1)) for m in re.finditer(r"CLASSES (\S+)$", err, re.M)]
+                ids = torch.tensor([[5, 17, 40, 2, 33, 0, 0, 0], [12, 9, 63, 8, 21, 44, 3, 30]])
+                with torch.no_grad():
+                    expected = model(input_ids=ids).logits
+                torch.testing.assert_close(torch.tensor(got), expected, rtol=1e-5, atol=1e-5)
+
+    def test_lora_default_targets_on_a_transformers_model_load_in_peft(self):
+        # Gemma's embed_tokens too: peft scales its branch by the embedding's √C as the layer's output
+        runs = [(model_type, LORA, ["q_proj", "v_proj"]) for model_type in MODELS] + [
+            ("gemma3_text", LORA.replace("{ r = 4, alpha = 8 }", "{ r = 4, alpha = 8, target_modules = { \"q_proj\", \"embed_tokens\" } }"),
+             ["embed_tokens", "q_proj"])]
+        for model_type, recipe, targets in runs:
+            with self.subTest(f"{model_type} {targets}"), TempDir() as d:
                 make_base(os.path.join(d, "base"), model_type)
-                write(os.path.join(d, "lora.lua"), LORA)
+                write(os.path.join(d, "lora.lua"), recipe)
                 code, out, err = run(os.path.join(d, "lora.lua"), cwd=d, timeout=600)
                 self.assertEqual(code, 0, err[-3000:])
                 with open(os.path.join(d, "adapters", "adapter_config.json")) as f:
                     adapter = json.load(f)
-                self.assertEqual(sorted(adapter["target_modules"]), ["q_proj", "v_proj"])
+                self.assertEqual(sorted(adapter["target_modules"]), targets)
                 base = AutoModelForCausalLM.from_pretrained(os.path.join(d, "base"))
                 peft_model = PeftModel.from_pretrained(base, os.path.join(d, "adapters"))
                 lora_b = [p for n, p in peft_model.named_parameters() if "lora_B" in n]

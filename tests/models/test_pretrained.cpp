@@ -300,6 +300,27 @@ TEST(LlamaConfigFromHf, WindowDefaultsAndIgnoredKeysPerModelType) {
   EXPECT_EQ(again.rope.factor, 8.0);
   EXPECT_EQ(again.local_rope.theta, 5e3);
   EXPECT_EQ(again.sliding_layers, c.sliding_layers);
+  // rope_scaling beside v5's per-type rope_parameters goes over the full layers' (Gemma3TextConfig's update)
+  nlohmann::json both = gemma_back;
+  both["rope_parameters"]["full_attention"] = {{"rope_type", "default"}, {"rope_theta", 1e6}};
+  both["rope_scaling"] = {{"rope_type", "linear"}, {"factor", 4.0}};
+  EXPECT_EQ(llama_config_from_hf(both, "config.json").rope.factor, 4.0);
+  EXPECT_EQ(llama_config_from_hf(both, "config.json").rope.theta, 1e6);
+  // Every layer full: no window is used and the local rope neither, but the window stays, and
+  // layer_types is written (transformers would otherwise derive sliding layers again)
+  nlohmann::json full = base("gemma3_text");
+  full["layer_types"] = std::vector<std::string>(30, "full_attention");
+  c = llama_config_from_hf(full, "config.json");
+  EXPECT_EQ(c.sliding_window, 4096);
+  EXPECT_EQ(c.sliding_layers, std::vector<bool>(30, false));
+  gemma_back = nlohmann::json::parse(llama_config_json(c));
+  EXPECT_EQ(gemma_back["layer_types"], full["layer_types"]);
+  EXPECT_EQ(gemma_back["sliding_window"], 4096);
+  // A Gemma 3 without a window does not run in transformers: refused
+  for (const nlohmann::json& window : {nlohmann::json(nullptr), nlohmann::json(0)}) {
+    full["sliding_window"] = window;
+    EXPECT_THAT(checkpoint_error([&] { llama_config_from_hf(full, "config.json"); }), ::testing::HasSubstr("\"sliding_window\" must be an integer > 0"));
+  }
   for (const auto& [key, value] : std::vector<std::pair<std::string, nlohmann::json>>{
            {"final_logit_softcapping", 30.0}, {"attn_logit_softcapping", 50.0}, {"hidden_activation", "gelu"}, {"use_bidirectional_attention", true}}) {
     nlohmann::json bad = base("gemma3_text");

@@ -186,57 +186,62 @@ TEST(PackedAttentionGpu, ASlidingWindowTakesTheKernelsWindowWithTheMasksLogits) 
   REQUIRE_FLASH_GPU();
   // A sliding window of 4 keys on the first layer only (Qwen2's per-layer choice; Mistral's is
   // every layer) on packed rows (sequences of 6, 3 and 7; one of 16): the kernel's window
-  // against the windowed block-diagonal mask, forward and backward.
-  models::LlamaConfig c = small_llama();
-  c.sliding_window = 4;
-  c.sliding_layers = {true, false};
-  at::manual_seed(2);
-  models::ModulePtr model = models::make_llama(c);
-  model->to(kGpu);
-  model->train();
-  std::vector<int64_t> pos;
-  for (int64_t l : {6, 3, 7, 16})
-    for (int64_t i = 0; i < l; ++i) pos.push_back(i);
-  const models::TensorMap host{{"input_ids", at::randint(0, 64, {2, 16}, at::kLong)}, {"position_ids", at::tensor(pos, at::kLong).view({2, 16})}};
-  models::TensorMap dev;
-  for (const auto& [name, t] : host) dev[name] = t.to(kGpu);
-  at::Tensor varlen, masked;
-  {
-    const device::AutocastGuard autocast(true, at::kCUDA, at::kBFloat16);
+  // against the windowed block-diagonal mask, forward and backward. Also Gemma 3's layer: its
+  // queries scaled for query_pre_attn_scalar, the sliding layer's own rotation, sandwich norms.
+  models::LlamaConfig gemma = small_llama();
+  gemma.model_type = "gemma3_text", gemma.head_dim = 16, gemma.query_pre_attn_scalar = 8, gemma.local_rope.theta = 100;
+  for (const std::string type : {"llama", "gemma3_text"}) {
+    SCOPED_TRACE(type);
+    models::LlamaConfig c = type == "llama" ? small_llama() : gemma;
+    c.sliding_window = 4;
+    c.sliding_layers = {true, false};
+    at::manual_seed(2);
+    models::ModulePtr model = models::make_llama(c);
+    model->to(kGpu);
+    model->train();
+    std::vector<int64_t> pos;
+    for (int64_t l : {6, 3, 7, 16})
+      for (int64_t i = 0; i < l; ++i) pos.push_back(i);
+    const models::TensorMap host{{"input_ids", at::randint(0, 64, {2, 16}, at::kLong)}, {"position_ids", at::tensor(pos, at::kLong).view({2, 16})}};
+    models::TensorMap dev;
+    for (const auto& [name, t] : host) dev[name] = t.to(kGpu);
+    at::Tensor varlen, masked;
     {
-      const models::HostFactsScope scope(models::host_facts(host, dev));
-      varlen = model->forward_batch(dev).at("logits").to(at::kFloat);
+      const device::AutocastGuard autocast(true, at::kCUDA, at::kBFloat16);
+      {
+        const models::HostFactsScope scope(models::host_facts(host, dev));
+        varlen = model->forward_batch(dev).at("logits").to(at::kFloat);
+      }
+      masked = model->forward_batch(dev).at("logits").to(at::kFloat);
     }
-    masked = model->forward_batch(dev).at("logits").to(at::kFloat);
+    EXPECT_TRUE(graph_has(varlen, "FlashAttentionBackward0"));
+    EXPECT_FALSE(graph_has(masked, "FlashAttentionBackward0"));
+    EXPECT_LT(max_abs(varlen, masked), 5e-2);
+    const at::Tensor up = at::randn(varlen.sizes(), varlen.options());
+    std::vector<at::Tensor> params;
+    for (const auto& p : model->parameters()) params.push_back(p);
+    const auto g_varlen = torch::autograd::grad({varlen}, params, {up});
+    const auto g_masked = torch::autograd::grad({masked}, params, {up});
+    for (size_t i = 0; i < params.size(); ++i) {
+      const double scale = g_masked[i].abs().max().item<double>() + 1e-6;
+      EXPECT_LT(max_abs(g_varlen[i], g_masked[i]) / scale, 5e-2) << "parameter " << i;
+    }
+    // The window matters here: without it the last tokens of the long sequences would see more.
+    models::LlamaConfig unwindowed = c;
+    unwindowed.sliding_window = 1000;  // longer than any sequence (Gemma 3 needs a window)
+    at::manual_seed(2);
+    models::ModulePtr full = models::make_llama(unwindowed);
+    full->to(kGpu);
+    full->train();
+    at::Tensor wide;
+    {
+      const device::AutocastGuard autocast(true, at::kCUDA, at::kBFloat16);
+      wide = full->forward_batch(dev).at("logits").to(at::kFloat);
+    }
+    const double window_effect = max_abs(wide, masked);
+    EXPECT_GT(window_effect, 0.05);
+    EXPECT_LT(max_abs(varlen, masked), 0.2 * window_effect) << "the kernel's window differs from the mask's";
   }
-  EXPECT_TRUE(graph_has(varlen, "FlashAttentionBackward0"));
-  EXPECT_FALSE(graph_has(masked, "FlashAttentionBackward0"));
-  EXPECT_LT(max_abs(varlen, masked), 5e-2);
-  const at::Tensor up = at::randn(varlen.sizes(), varlen.options());
-  std::vector<at::Tensor> params;
-  for (const auto& p : model->parameters()) params.push_back(p);
-  const auto g_varlen = torch::autograd::grad({varlen}, params, {up});
-  const auto g_masked = torch::autograd::grad({masked}, params, {up});
-  for (size_t i = 0; i < params.size(); ++i) {
-    const double scale = g_masked[i].abs().max().item<double>() + 1e-6;
-    EXPECT_LT(max_abs(g_varlen[i], g_masked[i]) / scale, 5e-2) << "parameter " << i;
-  }
-  // The window matters here: without it the last tokens of the long sequences would see more.
-  models::LlamaConfig unwindowed = c;
-  unwindowed.sliding_window = 0;
-  unwindowed.sliding_layers.clear();
-  at::manual_seed(2);
-  models::ModulePtr full = models::make_llama(unwindowed);
-  full->to(kGpu);
-  full->train();
-  at::Tensor wide;
-  {
-    const device::AutocastGuard autocast(true, at::kCUDA, at::kBFloat16);
-    wide = full->forward_batch(dev).at("logits").to(at::kFloat);
-  }
-  const double window_effect = max_abs(wide, masked);
-  EXPECT_GT(window_effect, 0.05);
-  EXPECT_LT(max_abs(varlen, masked), 0.2 * window_effect) << "the kernel's window differs from the mask's";
 }
 
 TEST(PackedAttentionGpu, LlamasGroupedHeadsGoToAFusedSdpaKernelUnrepeatedWithTheCpusLogits) {

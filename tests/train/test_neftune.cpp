@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "runtime/models/layers.h"
 #include "runtime/train/neftune.h"
 #include "tests/train/gpu_fixture.h"
 
@@ -37,6 +38,26 @@ TEST(Neftune, NoiseIsUniformAtHfsScaleInTrainingOnly) {
   }
   EXPECT_FALSE(embeddings->has_output_hook());
   EXPECT_TRUE(at::equal(embeddings->forward(ids), clean));
+}
+
+// Gemma's input embeddings are the scaled ones (Gemma3TextScaledWordEmbedding), so the noise is
+// added after the √C scale, as HF's hook on get_input_embeddings() adds it; the model does not
+// scale them again.
+TEST(Neftune, GemmasInputEmbeddingsAreTheScaledOnes) {
+  models::LlamaConfig c;
+  c.model_type = "gemma3_text";
+  c.vocab_size = 64, c.hidden_size = 32, c.intermediate_size = 64, c.num_hidden_layers = 1, c.num_attention_heads = 2, c.head_dim = 16;
+  c.sliding_window = 8;
+  auto model = models::make_llama(c);
+  auto* embeddings = dynamic_cast<models::Embedding*>(model->input_embeddings());
+  ASSERT_NE(embeddings, nullptr);
+  const at::Tensor ids = at::randint(1, 64, {2, 5}, at::kLong);
+  EXPECT_TRUE(at::allclose(embeddings->forward(ids), at::embedding(embeddings->weight, ids) * std::sqrt(32.0)));
+  model->train();
+  const at::Tensor clean = embeddings->forward(ids).detach();
+  const train::NeftuneNoise noise(5.0, model.get());
+  const double bound = 5.0 / std::sqrt(5.0 * 32.0);
+  EXPECT_LE((embeddings->forward(ids).detach() - clean).abs().max().item<double>(), bound * (1 + 1e-5));
 }
 
 TEST(Neftune, TrainerAddsNoiseForTrainingOnly) {

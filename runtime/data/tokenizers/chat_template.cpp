@@ -62,16 +62,22 @@ bool ChatTemplate::has_generation_markers() const { return program_->has_generat
 nlohmann::ordered_json template_messages(const nlohmann::ordered_json& messages) {
   if (!messages.is_array()) return messages;
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
-  for (const auto& m : messages) {
+  for (const auto& given : messages) {
+    if (!given.is_object()) {
+      out.push_back(given);
+      continue;
+    }
+    nlohmann::ordered_json m = nlohmann::ordered_json::object();  // apply_chat_template drops None-valued keys first
+    for (const auto& [k, v] : given.items())
+      if (!v.is_null()) m[k] = v;
     const nlohmann::ordered_json* reasoning = nullptr;
-    if (m.is_object())
-      for (const char* key : {"reasoning_content", "thinking", "reasoning"})
-        if (auto it = m.find(key); it != m.end() && !it->is_null()) {
-          reasoning = &*it;
-          break;
-        }
+    for (const char* key : {"reasoning_content", "thinking", "reasoning"})
+      if (auto it = m.find(key); it != m.end()) {
+        reasoning = &*it;
+        break;
+      }
     if (!reasoning) {
-      out.push_back(m);
+      out.push_back(std::move(m));
       continue;
     }
     // Python's {"thinking": r, **message, "reasoning_content": r}: key order as there.

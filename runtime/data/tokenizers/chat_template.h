@@ -47,8 +47,9 @@ class ChatTemplate {
   std::string origin_;
 };
 
-// The messages as transformers hands them to a template (render_jinja_template's
-// _alias_reasoning_fields): a message's reasoning, given as "reasoning_content", "thinking" or
+// The messages as transformers hands them to a template: keys whose value is null dropped
+// (apply_chat_template), then (render_jinja_template's _alias_reasoning_fields) a message's
+// reasoning, given as "reasoning_content", "thinking" or
 // "reasoning" (the first not null, in that order), is also its "thinking" (what gpt-oss's
 // templates read; first in the message unless it has one) and its "reasoning_content" (what
 // the others read; where the message had it, else last). Other messages are unchanged.
