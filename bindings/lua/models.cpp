@@ -106,26 +106,32 @@ int m_llama(lua_State* L) {
   if (!config.contains("model_type")) config["model_type"] = "llama";
   // A key the model type's transformers class does not read would be taken and ignored.
   const std::string type = config["model_type"].is_string() ? config["model_type"].get<std::string>() : "";
-  const std::vector<std::string> unread =
-      type == "mistral"       ? std::vector<std::string>{"attention_bias", "mlp_bias", "use_sliding_window", "max_window_layers", "layer_types"}
-      : type == "qwen2"       ? std::vector<std::string>{"attention_bias", "mlp_bias"}
-      : type == "qwen3"       ? std::vector<std::string>{"mlp_bias"}
-      : type == "gemma3_text" ? std::vector<std::string>{"mlp_bias", "use_sliding_window", "max_window_layers", "hidden_act"}
-                              : std::vector<std::string>{"sliding_window", "use_sliding_window", "max_window_layers", "layer_types"};
+  // Per model_type, those keys and why (Llama's for any other type).
+  struct Unread {
+    const char* type;
+    std::vector<std::string> keys;
+    const char* why;
+  };
+  static const std::vector<Unread> kUnread = {
+      {"mistral", {"attention_bias", "mlp_bias", "use_sliding_window", "max_window_layers", "layer_types"},
+       "Mistral has no biases and one sliding_window on every layer"},
+      {"qwen2", {"attention_bias", "mlp_bias"}, "Qwen 2 always has q/k/v biases and none elsewhere"},
+      {"qwen3", {"mlp_bias"}, "Qwen 3's MLP has no biases"},
+      {"gemma3_text", {"mlp_bias", "use_sliding_window", "max_window_layers", "hidden_act"},
+       "Gemma 3's MLP has no biases, its activation is hidden_activation and its window is on layer_types' sliding layers"},
+      {"llama", {"sliding_window", "use_sliding_window", "max_window_layers", "layer_types"},
+       "Llama has no sliding window; model_type mistral, qwen2, qwen3 or gemma3_text has one"}};
+  const auto own = std::find_if(kUnread.begin(), kUnread.end(), [&](const Unread& u) { return type == u.type; });
+  const Unread& unread = own != kUnread.end() ? *own : kUnread.back();
+  const std::string named = type.empty() ? config["model_type"].dump() : type;
   if (type != "gemma3_text")  // Gemma 3's own keys
     for (const char* key : {"query_pre_attn_scalar", "rope_local_base_freq", "sliding_window_pattern", "hidden_activation", "final_logit_softcapping",
                             "attn_logit_softcapping", "use_bidirectional_attention"})
       if (config.contains(key))
-        throw RecipeError("models.llama: '" + std::string(key) + "' is a key of model_type gemma3_text (Gemma3TextConfig), not of " +
-                          (type.empty() ? config["model_type"].dump() : type));
-  for (const auto& key : unread)
+        throw RecipeError("models.llama: '" + std::string(key) + "' is a key of model_type gemma3_text (Gemma3TextConfig), not of " + named);
+  for (const auto& key : unread.keys)
     if (config.contains(key))
-      throw RecipeError("models.llama: model_type " + (type.empty() ? config["model_type"].dump() : type) + " does not take '" + key +
-                        "' (" + (type == "mistral"       ? "Mistral has no biases and one sliding_window on every layer"
-                                 : type == "qwen2"       ? "Qwen 2 always has q/k/v biases and none elsewhere"
-                                 : type == "qwen3"       ? "Qwen 3's MLP has no biases"
-                                 : type == "gemma3_text" ? "Gemma 3's MLP has no biases, its activation is hidden_activation and its window is on layer_types' sliding layers"
-                                                         : "Llama has no sliding window; model_type mistral, qwen2, qwen3 or gemma3_text has one") + ")");
+      throw RecipeError("models.llama: model_type " + named + " does not take '" + key + "' (" + unread.why + ")");
   bool fused = true;  // runner's option, not a config.json key
   if (auto it = config.find("fused_linear_cross_entropy"); it != config.end()) {
     if (!it->is_boolean()) throw RecipeError("models.llama: fused_linear_cross_entropy must be true or false, got " + it->dump());

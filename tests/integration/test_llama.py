@@ -67,6 +67,23 @@ return { datasets = { train = (require "runner.data").tensors{ x = torch.zeros(2
 """
 
 
+def assert_generate_like_transformers(test, model, cwd, label=""):
+    """GENERATE's ids (runner check in `cwd`, whose "out" folder `model` was loaded from) equal
+    transformers' generate() on the same left-padded prompts, greedy and beam search."""
+    write(os.path.join(cwd, "generate.lua"), GENERATE)
+    code, out, err = run("check", os.path.join(cwd, "generate.lua"), cwd=cwd)
+    test.assertEqual(code, 0, err[-3000:])
+    # print() lines reach stderr with a time stamp: "[hh:mm:ss] GENERATED <beams> <ids>"
+    got = {int(m.group(1)): json.loads(m.group(2)) for m in re.finditer(r"GENERATED (\d+) (.*)$", err, re.M)}
+    prompts = torch.tensor([[0, 0, 20, 15, 0, 2], [52, 47, 32, 2, 15, 32]])
+    mask = torch.tensor([[0, 0, 1, 1, 1, 1], [1, 1, 1, 1, 1, 1]])
+    for beams in (1, 3):
+        with torch.no_grad():
+            expected = model.generate(input_ids=prompts, attention_mask=mask, max_new_tokens=10, do_sample=False,
+                                      num_beams=beams, pad_token_id=0)
+        test.assertEqual(got[beams], expected.tolist(), f"{label} num_beams={beams}")
+
+
 class LlamaRecipe(unittest.TestCase):
     def test_train_save_load_in_transformers_and_generate(self):
         with TempDir() as d:
@@ -89,20 +106,7 @@ class LlamaRecipe(unittest.TestCase):
             self.assertIn("model.layers.1.self_attn.k_proj.weight", weights)
             self.assertNotIn("lm_head.weight", weights)  # tied to embed_tokens: HF's files hold it once
             self.assertEqual((model.generation_config.bos_token_id, model.generation_config.eos_token_id), (1, 63))
-            prompts = torch.tensor([[0, 0, 20, 15, 0, 2], [52, 47, 32, 2, 15, 32]])
-            mask = torch.tensor([[0, 0, 1, 1, 1, 1], [1, 1, 1, 1, 1, 1]])
-
-            write(os.path.join(d, "generate.lua"), GENERATE)
-            code, out, err = run("check", os.path.join(d, "generate.lua"), cwd=d)
-            self.assertEqual(code, 0, err[-3000:])
-            # print() lines reach stderr with a time stamp: "[hh:mm:ss] GENERATED <beams> <ids>"
-            got = {int(m.group(1)): json.loads(m.group(2))
-                   for m in re.finditer(r"GENERATED (\d+) (.*)$", err, re.M)}
-            for beams in (1, 3):
-                with torch.no_grad():
-                    expected = model.generate(input_ids=prompts, attention_mask=mask, max_new_tokens=10, do_sample=False,
-                                              num_beams=beams, pad_token_id=0)
-                self.assertEqual(got[beams], expected.tolist(), f"num_beams={beams}")
+            assert_generate_like_transformers(self, model, d)
 
     def test_runner_generate_command(self):
         """`runner generate` on the trained folder (its tokenizer.json) and on the recipe (its

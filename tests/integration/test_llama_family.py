@@ -28,7 +28,7 @@ except ImportError as e:
     print(f"SKIP: transformers or peft not installed ({e}); scripts/setup installs them")
     sys.exit(77)
 
-from test_llama import GENERATE  # noqa: E402
+from test_llama import assert_generate_like_transformers  # noqa: E402
 from test_lora import hf_logits, runner_logits  # noqa: E402
 
 transformers.logging.set_verbosity_error()
@@ -148,18 +148,7 @@ class LlamaFamilyRecipe(unittest.TestCase):
                 model = AutoModelForCausalLM.from_pretrained(os.path.join(d, "out"), attn_implementation="eager").eval()
                 self.assertIsInstance(model, architecture)
                 torch.testing.assert_close(torch.from_numpy(runner_logits(d, "out")), torch.from_numpy(hf_logits(model)), rtol=1e-5, atol=1e-5)
-
-                write(os.path.join(d, "generate.lua"), GENERATE)
-                code, out, err = run("check", os.path.join(d, "generate.lua"), cwd=d)
-                self.assertEqual(code, 0, err[-3000:])
-                got = {int(m.group(1)): json.loads(m.group(2)) for m in re.finditer(r"GENERATED (\d+) (.*)$", err, re.M)}
-                prompts = torch.tensor([[0, 0, 20, 15, 0, 2], [52, 47, 32, 2, 15, 32]])
-                mask = torch.tensor([[0, 0, 1, 1, 1, 1], [1, 1, 1, 1, 1, 1]])
-                for beams in (1, 3):
-                    with torch.no_grad():
-                        expected = model.generate(input_ids=prompts, attention_mask=mask, max_new_tokens=10, do_sample=False,
-                                                  num_beams=beams, pad_token_id=0)
-                    self.assertEqual(got[beams], expected.tolist(), f"{model_type} num_beams={beams}")
+                assert_generate_like_transformers(self, model, d, model_type)
 
     def test_sequence_classifier_loads_in_transformers_with_runners_logits(self):
         for model_type, options in MODELS.items():

@@ -49,10 +49,10 @@ class ChatTemplate {
 
 // The messages as transformers hands them to a template: keys whose value is null dropped
 // (apply_chat_template), then (render_jinja_template's _alias_reasoning_fields) a message's
-// reasoning, given as "reasoning_content", "thinking" or
-// "reasoning" (the first not null, in that order), is also its "thinking" (what gpt-oss's
-// templates read; first in the message unless it has one) and its "reasoning_content" (what
-// the others read; where the message had it, else last). Other messages are unchanged.
+// reasoning, given as "reasoning_content", "thinking" or "reasoning" (the first, in that
+// order), is also its "thinking" (what gpt-oss's templates read; first in the message unless it
+// has one) and its "reasoning_content" (what the others read; where the message had it, else
+// last). Values that are not messages pass unchanged.
 nlohmann::ordered_json template_messages(const nlohmann::ordered_json& messages);
 
 struct ChatTemplateSource {
